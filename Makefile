@@ -1,0 +1,46 @@
+# Set-up and test entry points. `make run` and `make test` install missing Debian packages first.
+SHELL := /bin/bash
+APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev lame sox mpg123 libsox-fmt-mp3 curl
+SWIFT ?= swift
+RELEASE_BIN := .build/release/xzmusic
+
+.PHONY: deps build run test schema bench-search bench-playback bench-download fuzz-lyrics install clean
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release --product xzmusic
+
+run: build
+	$(RELEASE_BIN) $(ARGS)
+
+test: deps
+	scripts/check-schema.sh
+	$(SWIFT) test
+
+# Regenerates the Swift copy of schema.sql that the binary carries.
+schema:
+	scripts/embed-schema.sh > Sources/XZCatalogue/Schema+Embedded.swift
+
+bench-search: deps
+	$(SWIFT) build -c release --product xzmusic-bench
+	.build/release/xzmusic-bench search
+
+install: build
+	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/xzmusic
+	mkdir -p $(DESTDIR)$(PREFIX)/share/xzmusic
+	cp -R Resources/demo $(DESTDIR)$(PREFIX)/share/xzmusic/
+
+PREFIX ?= /usr/local
+
+clean:
+	rm -rf .build

@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, lowest first. A target may depend only on targets listed above it.
+let package = Package(
+    name: "XZMusic",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "xzmusic", targets: ["xzmusic"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123",
+                       providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CAO", pkgConfig: "ao",
+                       providers: [.apt(["libao-dev"])]),
+        .systemLibrary(name: "CEditLine", pkgConfig: "libedit",
+                       providers: [.apt(["libedit-dev"])]),
+
+        // Terminal-safe text, display width, legacy encodings.
+        .target(name: "XZText"),
+        // MP3 decoding and tag reading through libmpg123.
+        .target(name: "XZAudio", dependencies: ["CMPG123", "XZText"]),
+        // The SQLite catalogue: schema, import, search.
+        .target(name: "XZCatalogue", dependencies: [
+            "XZText", "XZAudio", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // Likes, play sessions and counts.
+        .target(name: "XZStats", dependencies: ["XZCatalogue", .product(name: "GRDB", package: "GRDB.swift")]),
+        // LRC parsing and the lyric timeline.
+        .target(name: "XZLyrics", dependencies: ["XZText"]),
+        // libao output and the player.
+        .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics"]),
+        // Song and lyric downloads.
+        .target(name: "XZDownloader", dependencies: [
+            "XZCatalogue", "XZAudio",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
+        // Commands shared by the one-shot CLI and the REPL.
+        .target(name: "XZCommands", dependencies: [
+            "XZText", "XZAudio", "XZCatalogue", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
+            "CEditLine",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
+
+        .testTarget(name: "XZTextTests", dependencies: ["XZText"]),
+        .testTarget(name: "XZAudioTests", dependencies: ["XZAudio"]),
+        .testTarget(name: "XZCatalogueTests", dependencies: ["XZCatalogue"]),
+        .testTarget(name: "XZStatsTests", dependencies: ["XZStats"]),
+        .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
+        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback"]),
+        .testTarget(name: "XZDownloaderTests", dependencies: ["XZDownloader"]),
+        .testTarget(name: "XZCommandsTests", dependencies: ["XZCommands"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,1 @@
+#include <ao/ao.h>

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Where a library lives: `--library DIR`, else `$XZMUSIC_HOME`, else `$XDG_DATA_HOME/xzmusic`,
+/// else `~/.local/share/xzmusic`. Everything the program writes stays inside this folder.
+public struct LibraryFolder: Sendable, Equatable {
+    public let url: URL
+
+    public init(url: URL) { self.url = url.standardizedFileURL }
+
+    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> LibraryFolder {
+        if let explicit, !explicit.isEmpty { return LibraryFolder(url: URL(fileURLWithPath: expandTilde(explicit))) }
+        if let home = environment["XZMUSIC_HOME"], !home.isEmpty {
+            return LibraryFolder(url: URL(fileURLWithPath: expandTilde(home)))
+        }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return LibraryFolder(url: URL(fileURLWithPath: data).appendingPathComponent("xzmusic"))
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return LibraryFolder(url: URL(fileURLWithPath: home).appendingPathComponent(".local/share/xzmusic"))
+    }
+
+    public static func expandTilde(_ path: String) -> String {
+        (path as NSString).expandingTildeInPath
+    }
+
+    public var databasePath: String { url.appendingPathComponent("library.sqlite").path }
+    public var historyPath: String { url.appendingPathComponent("history").path }
+    public var demoFolder: URL { url.appendingPathComponent("demo") }
+
+    public func create() throws {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw CatalogueError("cannot create library folder \(url.path): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// Opens the library's database; a library opened for the first time gets the demo songs
+    /// from `demoSource` (a folder holding catalogue.jsonl and the files it names), if given.
+    public func open(seedingDemoFrom demoSource: URL?) throws -> LibraryDatabase {
+        try create()
+        let isNew = !FileManager.default.fileExists(atPath: databasePath)
+        let database = try LibraryDatabase(path: databasePath)
+        if isNew, let demoSource {
+            _ = try seedDemo(from: demoSource, into: database)
+        }
+        return database
+    }
+
+    /// Copies the demo into the library folder and imports its catalogue from there.
+    public func seedDemo(from source: URL, into database: LibraryDatabase) throws -> ImportSummary {
+        let manager = FileManager.default
+        do {
+            if manager.fileExists(atPath: demoFolder.path) { try manager.removeItem(at: demoFolder) }
+            try manager.copyItem(at: source, to: demoFolder)
+        } catch {
+            throw CatalogueError("cannot copy the demo library: \((error as NSError).localizedDescription)")
+        }
+        return try database.importFeed(at: demoFolder.appendingPathComponent("catalogue.jsonl"),
+                                       resolveBundledFiles: true)
+    }
+}

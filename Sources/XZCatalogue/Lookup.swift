@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+
+extension LibraryDatabase {
+    public func song(id: Int64) throws -> Song? {
+        try pool.read { db in
+            try Song.fetchOne(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.id = ?",
+                              arguments: [id])
+        }
+    }
+
+    public func songs(ids: [Int64]) throws -> [Song] {
+        try ids.compactMap { try song(id: $0) }
+    }
+
+    /// A singer by exact name, else the best search hit for `name`.
+    public func singer(named name: String) throws -> Singer? {
+        try pool.read { db in
+            if let exact = try Singer.fetchOne(db, sql: "SELECT id, name, first_letter, song_count FROM singer WHERE name = ?",
+                                               arguments: [name]) {
+                return exact
+            }
+            guard let match = SearchText.matchExpression(name) else { return nil }
+            let hits = try Self.searchSingers(db, match: match, key: SearchText.analyze(name).key, limit: 1)
+            guard let hit = hits.first else { return nil }
+            return try Singer.fetchOne(db, sql: "SELECT id, name, first_letter, song_count FROM singer WHERE id = ?",
+                                       arguments: [hit.id])
+        }
+    }
+
+    /// A singer's songs by album, track and title (XZMusic's singer → songs view).
+    public func songs(bySingerId singerId: Int64) throws -> [Song] {
+        try pool.read { db in
+            try Song.fetchAll(db, sql: """
+                SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.singer_id = ?
+                ORDER BY album.title IS NULL, album.title, song.track IS NULL, song.track, song.title_key, song.id
+                """, arguments: [singerId])
+        }
+    }
+
+    public func songCount() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM song") ?? 0 }
+    }
+
+    /// Song titles and singer names beginning with `prefix`, for Tab completion.
+    public func names(startingWith prefix: String, limit: Int = 50) throws -> [String] {
+        try pool.read { db in
+            let pattern = prefix.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+            let singers = try String.fetchAll(db, sql: """
+                SELECT name FROM singer WHERE name LIKE ? ESCAPE '\\' ORDER BY song_count DESC LIMIT ?
+                """, arguments: [pattern, limit])
+            let titles = try String.fetchAll(db, sql: """
+                SELECT DISTINCT title FROM song WHERE title LIKE ? ESCAPE '\\' LIMIT ?
+                """, arguments: [pattern, limit])
+            var seen = Set<String>()
+            return (singers + titles).filter { seen.insert($0).inserted }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+/// A song as the commands see it, with its singer's name and album title joined in.
+public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable {
+    public var id: Int64
+    public var songKey: String
+    public var title: String
+    public var singerId: Int64
+    public var singer: String
+    public var album: String?
+    public var track: Int?
+    public var year: Int?
+    public var durationMs: Int?
+    public var audioURL: String
+    public var lyricsURL: String
+    public var localPath: String
+    public var lyricsPath: String
+    public var size: Int64?
+    public var sha256: String
+    public var addedAt: String
+
+    /// Playable without the network.
+    public var isLocal: Bool { !localPath.isEmpty }
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, singer, album, track, year, size, sha256
+        case songKey = "song_key", singerId = "singer_id", durationMs = "duration_ms"
+        case audioURL = "audio_url", lyricsURL = "lyrics_url", localPath = "local_path"
+        case lyricsPath = "lyrics_path", addedAt = "added_at"
+    }
+
+    /// Columns for `Song`; join `singer` and `album` in the FROM clause.
+    static let selection = """
+        song.id, song.song_key, song.title, song.singer_id, singer.name AS singer, album.title AS album,
+        song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,
+        song.lyrics_path, song.size, song.sha256, song.added_at
+        """
+    static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
+}
+
+public struct Singer: Codable, FetchableRecord, Sendable, Equatable, Identifiable {
+    public var id: Int64
+    public var name: String
+    public var firstLetter: String
+    public var songCount: Int
+
+    enum CodingKeys: String, CodingKey {
+        case id, name
+        case firstLetter = "first_letter", songCount = "song_count"
+    }
+}

@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import XZCatalogue
+import XZText
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import a folder of MP3 files or a catalogue feed (.jsonl).",
+        discussion: "Folders are scanned recursively; a rescan skips unchanged files and drops vanished ones. "
+            + "A feed holds one JSON object per line; see README.md for its keys.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("Folders or .jsonl feeds.", valueName: "path")) var paths: [String]
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one folder or .jsonl feed to import") }
+    }
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        var failures = 0
+        for path in paths {
+            let url = URL(fileURLWithPath: LibraryFolder.expandTilde(path))
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+                throw CommandError("\(path.safe): no such file or folder")
+            }
+            let progress = ProgressBar(label: url.lastPathComponent.safe, console: context.console)
+            let summary: ImportSummary
+            if isDirectory.boolValue {
+                summary = try context.database.importFolder(at: url, progress: progress.update)
+            } else if url.pathExtension.lowercased() == "jsonl" {
+                summary = try context.database.importFeed(at: url, progress: progress.update)
+            } else {
+                throw CommandError("\(path.safe): not a folder or a .jsonl feed")
+            }
+            progress.finish()
+            for problem in summary.problems { context.console.error("\(path.safe): \(problem.safe)") }
+            context.console.line("\(path.safe): \(summary.line)")
+            failures += summary.failed
+        }
+        if failures > 0 { throw ExitCode.failure }
+    }
+}
+
+/// A progress bar on stderr, only on a terminal, redrawn at most every 100 ms.
+final class ProgressBar {
+    private let label: String
+    private let console: Console
+    private var lastDraw = Date.distantPast
+
+    init(label: String, console: Console) {
+        self.label = label
+        self.console = console
+    }
+
+    func update(_ fraction: Double) {
+        guard console.stderrIsTTY, Date().timeIntervalSince(lastDraw) > 0.1 else { return }
+        lastDraw = Date()
+        let width = 30
+        let filled = Int((min(max(fraction, 0), 1) * Double(width)).rounded())
+        console.status("\(DisplayWidth.truncate(label, to: 30)) [" + String(repeating: "█", count: filled)
+            + String(repeating: "·", count: width - filled) + "] \(Int(fraction * 100))%")
+    }
+
+    func finish() { console.clearStatus() }
+}
+
+struct Search: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Search songs and singers (any script, pinyin, initials).",
+        discussion: "Every word must match in the title, singer or album; the last word may be a prefix.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "What to look for.") var query: [String]
+    @Option(help: "Most songs to show.") var limit = 20
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        if query.joined(separator: " ").trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("give something to search for")
+        }
+        if limit < 1 || limit > 10_000 { throw ValidationError("--limit must be between 1 and 10000") }
+    }
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let result = try context.database.search(query.joined(separator: " "), limit: limit)
+        context.lastListing = result.songs.map(\.id)
+        if json {
+            struct Output: Encodable { let songs: [SongJSON]; let singers: [SingerHit] }
+            context.console.line(try Format.json(Output(songs: result.songs.map(Format.songJSON), singers: result.singers)))
+            return
+        }
+        if result.songs.isEmpty && result.singers.isEmpty {
+            context.console.line("No matches.")
+            return
+        }
+        if !result.songs.isEmpty {
+            Format.songTable(result.songs, width: context.console.width, console: context.console)
+                .forEach(context.console.line)
+        }
+        if !result.singers.isEmpty {
+            let names = result.singers.prefix(8).map { "\($0.name.safe) (\($0.songs))" }
+            context.console.line(context.console.styled("Singers: ", "1") + names.joined(separator: ", "))
+        }
+    }
+}
+
+struct SingerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "singer", abstract: "List a singer's songs.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The singer's name, or part of it.") var name: [String]
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        if name.joined().trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("give a singer's name") }
+    }
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let text = name.joined(separator: " ")
+        guard let singer = try context.database.singer(named: text) else {
+            throw CommandError("no singer matches \"\(text.safe)\"")
+        }
+        let songs = try context.database.songs(bySingerId: singer.id)
+        context.lastListing = songs.map(\.id)
+        if json {
+            struct Output: Encodable { let id: Int64; let name: String; let songs: [SongJSON] }
+            context.console.line(try Format.json(Output(id: singer.id, name: singer.name, songs: songs.map(Format.songJSON))))
+            return
+        }
+        context.console.line(context.console.styled(singer.name.safe, "1") + " — \(songs.count) song\(songs.count == 1 ? "" : "s")")
+        Format.songTable(songs, width: context.console.width, console: context.console).forEach(context.console.line)
+    }
+}
+
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show one song's fields.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "#ID, a number, or a search.") var song: [String]
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        if song.joined().trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("name a song") }
+    }
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let found = try SongReference(song.joined(separator: " "), interactive: context.isInteractive).resolve(in: context)
+        if json {
+            context.console.line(try Format.json(found))
+            return
+        }
+        let rows: [(String, String)] = [
+            ("id", "#\(found.id)"), ("title", found.title), ("singer", found.singer), ("album", found.album ?? ""),
+            ("track", found.track.map(String.init) ?? ""), ("year", found.year.map(String.init) ?? ""),
+            ("duration", Format.duration(ms: found.durationMs)), ("local file", found.localPath),
+            ("lyrics file", found.lyricsPath), ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
+            ("size", found.size.map(String.init) ?? ""), ("sha256", found.sha256), ("key", found.songKey),
+            ("added", found.addedAt),
+        ]
+        for (name, value) in rows where !value.isEmpty {
+            context.console.line(DisplayWidth.fit(name, to: 12) + value.safe)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import XZText
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// All terminal output goes through here. Lines that arrive while the user types at the REPL prompt
+/// (lyrics, download progress, track changes) are handed to the line editor, which prints them above
+/// the prompt and redraws what was typed.
+public final class Console: @unchecked Sendable {
+    public static let shared = Console()
+
+    private let lock = NSLock()
+    /// Set while the line editor waits at the prompt; receives asynchronous lines.
+    private var promptSink: ((String) -> Void)?
+
+    public let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
+    public let stderrIsTTY = isatty(STDERR_FILENO) == 1
+
+    /// Colour only on a terminal and never with NO_COLOR.
+    public var colorEnabled: Bool {
+        stdoutIsTTY && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+    }
+
+    public func line(_ text: String = "") {
+        lock.lock()
+        defer { lock.unlock() }
+        write(STDOUT_FILENO, text + "\n")
+    }
+
+    public func error(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        write(STDERR_FILENO, text + "\n")
+    }
+
+    /// Progress that redraws itself on one stderr line (TTY only).
+    public func status(_ text: String) {
+        guard stderrIsTTY else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        write(STDERR_FILENO, "\r\u{1B}[2K" + text)
+    }
+
+    public func clearStatus() {
+        guard stderrIsTTY else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        write(STDERR_FILENO, "\r\u{1B}[2K")
+    }
+
+    /// A line from a background activity: above the prompt when the user is typing, else plain.
+    public func announce(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let sink = promptSink {
+            sink(text)
+        } else {
+            write(STDOUT_FILENO, text + "\n")
+        }
+    }
+
+    func setPromptSink(_ sink: ((String) -> Void)?) {
+        lock.lock()
+        promptSink = sink
+        lock.unlock()
+    }
+
+    public func styled(_ text: String, _ code: String) -> String {
+        colorEnabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    /// Terminal width, or 100 when output is not a terminal.
+    public var width: Int {
+        var size = winsize()
+        if stdoutIsTTY, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 {
+            return Int(size.ws_col)
+        }
+        return 100
+    }
+
+    private func write(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { if errno == EINTR { continue } else { return } }
+            offset += n
+        }
+    }
+}
+
+extension String {
+    /// Outside text made safe for the terminal.
+    var safe: String { TerminalText.sanitize(self) }
+}

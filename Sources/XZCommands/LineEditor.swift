@@ -1,0 +1,127 @@
+import CEditLine
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// libedit on a terminal, through its callback interface so that the loop can also wake for lines
+/// printed by background work and for Ctrl-C. One instance at a time; libedit's state is global.
+final class LineEditor {
+    private let prompt: String
+    private let historyPath: String
+    private var wakePipe: [Int32] = [-1, -1]
+    private let pendingLock = NSLock()
+    private var pendingAnnouncements: [String] = []
+
+    nonisolated(unsafe) fileprivate static var completedLine: String?
+    nonisolated(unsafe) fileprivate static var reachedEOF = false
+    nonisolated(unsafe) fileprivate static var completer: ((String, Bool) -> [String])?
+    nonisolated(unsafe) fileprivate static var matches: [String] = []
+    nonisolated(unsafe) fileprivate static var interruptFD: Int32 = -1
+    nonisolated(unsafe) fileprivate static var interrupted: sig_atomic_t = 0
+
+    init(prompt: String, historyPath: String, completer: @escaping (String, Bool) -> [String]) {
+        self.prompt = prompt
+        self.historyPath = historyPath
+        LineEditor.completer = completer
+        _ = pipe(&wakePipe)
+        for fd in wakePipe { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        LineEditor.interruptFD = wakePipe[1]
+
+        rl_readline_name = UnsafePointer(strdup("xzmusic"))
+        rl_catch_signals = 0
+        stifle_history(1000)
+        _ = read_history(historyPath)
+        rl_attempted_completion_function = { text, start, _ in
+            LineEditor.matches = LineEditor.completer?(text.map { String(cString: $0) } ?? "", start == 0) ?? []
+            rl_attempted_completion_over = 1
+            return rl_completion_matches(text) { _, state in
+                if state == 0 { LineEditor.matchIndex = 0 }
+                guard LineEditor.matchIndex < LineEditor.matches.count else { return nil }
+                defer { LineEditor.matchIndex += 1 }
+                return strdup(LineEditor.matches[LineEditor.matchIndex])
+            }
+        }
+        signal(SIGINT) { _ in
+            LineEditor.interrupted = 1
+            var byte: UInt8 = 3
+            _ = write(LineEditor.interruptFD, &byte, 1)
+        }
+    }
+
+    nonisolated(unsafe) fileprivate static var matchIndex = 0
+
+    deinit {
+        signal(SIGINT, SIG_DFL)
+        for fd in wakePipe where fd >= 0 { close(fd) }
+    }
+
+    /// Prints `text` above the prompt and redraws the line being typed. Called from any thread.
+    func announce(_ text: String) {
+        pendingLock.lock()
+        pendingAnnouncements.append(text)
+        pendingLock.unlock()
+        var byte: UInt8 = 1
+        _ = write(wakePipe[1], &byte, 1)
+    }
+
+    /// The next line, or nil at end of input (Ctrl-D).
+    func readLine() -> String? {
+        LineEditor.completedLine = nil
+        LineEditor.reachedEOF = false
+        rl_callback_handler_install(prompt) { line in
+            if let line {
+                LineEditor.completedLine = String(cString: line)
+                free(line)
+            } else {
+                LineEditor.reachedEOF = true
+            }
+            rl_callback_handler_remove()
+        }
+        Console.shared.setPromptSink { [weak self] text in self?.announce(text) }
+        defer { Console.shared.setPromptSink(nil) }
+        flushAnnouncements()
+        while LineEditor.completedLine == nil && !LineEditor.reachedEOF {
+            var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 && errno != EINTR { return nil }
+            if fds[1].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 64)
+                while read(wakePipe[0], &drain, drain.count) > 0 {}
+                if LineEditor.interrupted != 0 {
+                    LineEditor.interrupted = 0
+                    // Ctrl-C clears the line being typed and gives a fresh prompt.
+                    rl_replace_line("", 0)
+                    fputs("^C\n", stdout)
+                    fflush(stdout)
+                    rl_on_new_line()
+                    rl_redisplay()
+                }
+                flushAnnouncements()
+            }
+            if fds[0].revents & Int16(POLLIN | POLLHUP) != 0 {
+                rl_callback_read_char()
+            }
+        }
+        if let line = LineEditor.completedLine, !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            _ = add_history(line)
+            _ = write_history(historyPath)
+        }
+        return LineEditor.completedLine
+    }
+
+    private func flushAnnouncements() {
+        pendingLock.lock()
+        let lines = pendingAnnouncements
+        pendingAnnouncements.removeAll()
+        pendingLock.unlock()
+        guard !lines.isEmpty else { return }
+        // Clear the prompt line, print above it, then let libedit draw prompt and typed text again.
+        var out = "\r\u{1B}[2K"
+        for line in lines { out += line + "\n" }
+        fputs(out, stdout)
+        fflush(stdout)
+        rl_forced_update_display()
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+
+/// The whole program: parse the arguments, run the command, map failures to exit codes
+/// (0 success, 1 failure, 64 usage error).
+public enum Main {
+    public static func run(_ arguments: [String]) -> Int32 {
+        do {
+            var command = try XZMusic.parseAsRoot(arguments)
+            try command.run()
+            return 0
+        } catch let error as CommandError {
+            Console.shared.error("xzmusic: \(error.description)")
+            return 1
+        } catch {
+            let code = XZMusic.exitCode(for: error)
+            let message = XZMusic.message(for: error)
+            if code == .success {
+                if !message.isEmpty { Console.shared.line(message) }
+            } else if !message.isEmpty {
+                let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+                Console.shared.error("xzmusic: \(text)")
+            }
+            return code.rawValue
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import XZCatalogue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The interactive prompt: each line is parsed by the same command table as the one-shot CLI.
+/// A bad line prints one error and the prompt comes back.
+enum Repl {
+    static let prompt = "xzmusic> "
+
+    static func run(options: GlobalOptions) throws {
+        let context = try CommandContext.open(options)
+        let session = CommandContext(folder: context.folder, database: context.database,
+                                     console: context.console, isInteractive: true)
+        CommandContext.session = session
+        defer { CommandContext.session = nil }
+
+        let interactive = isatty(STDIN_FILENO) == 1
+        let editor = interactive
+            ? LineEditor(prompt: prompt, historyPath: session.folder.historyPath) { text, isCommand in
+                completions(for: text, isCommand: isCommand, database: session.database)
+            }
+            : nil
+        if interactive {
+            let count = (try? session.database.songCount()) ?? 0
+            session.console.line("XZMusic \(XZMusicVersion.string) — \(count) songs in \(session.folder.url.path.safe). "
+                + "Type 'help' for commands, 'quit' to leave.")
+        } else {
+            // Ctrl-C from a script ends the program as usual; on a terminal the editor handles it.
+            signal(SIGPIPE, SIG_IGN)
+        }
+        while true {
+            let line: String?
+            if let editor {
+                line = editor.readLine()
+            } else {
+                line = Swift.readLine(strippingNewline: true)
+            }
+            guard let line else {
+                if interactive { session.console.line() }
+                break
+            }
+            if execute(line, context: session) == .quit { break }
+        }
+    }
+
+    enum Outcome { case `continue`, quit }
+
+    /// Runs one REPL line. Never throws: every failure becomes one line on stderr.
+    static func execute(_ line: String, context: CommandContext) -> Outcome {
+        let words: [String]
+        do {
+            words = try CommandLineWords.split(line)
+        } catch {
+            context.console.error("error: \(error)")
+            return .continue
+        }
+        guard let first = words.first else { return .continue }
+        switch first {
+        case "quit", "exit":
+            return .quit
+        case "help", "?":
+            if words.count > 1 {
+                context.console.line(XZMusic.helpMessage(for: subcommand(named: words[1]) ?? XZMusic.self))
+            } else {
+                context.console.line(helpText())
+            }
+            return .continue
+        default:
+            break
+        }
+        guard first.hasPrefix("-") || subcommand(named: first) != nil else {
+            context.console.error("error: unknown command '\(first.safe)' (type 'help')")
+            return .continue
+        }
+        do {
+            var command = try XZMusic.parseAsRoot(words)
+            if command is XZMusic {
+                context.console.error("error: unknown command '\(first.safe)' (type 'help')")
+                return .continue
+            }
+            try command.run()
+        } catch let error as CommandError {
+            context.console.error("error: \(error.description)")
+        } catch {
+            let code = XZMusic.exitCode(for: error)
+            let message = XZMusic.message(for: error)
+            if code == .success {
+                context.console.line(message)
+            } else if code != .failure || !message.isEmpty {
+                let firstLine = message.split(separator: "\n").first.map(String.init) ?? "\(error)"
+                let text = firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst(7)) : firstLine
+                context.console.error("error: \(text.safe)")
+            }
+        }
+        return .continue
+    }
+
+    static func subcommand(named name: String) -> ParsableCommand.Type? {
+        XZMusic.configuration.subcommands.first { $0._commandName == name }
+    }
+
+    static func helpText() -> String {
+        var lines = ["Commands:"]
+        for command in XZMusic.configuration.subcommands {
+            let name = command._commandName
+            lines.append("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + command.configuration.abstract)
+        }
+        lines.append("  " + "help CMD".padding(toLength: 12, withPad: " ", startingAt: 0) + "Details of one command.")
+        lines.append("  " + "quit".padding(toLength: 12, withPad: " ", startingAt: 0) + "Leave (Ctrl-D works too).")
+        return lines.joined(separator: "\n")
+    }
+
+    static func completions(for text: String, isCommand: Bool, database: LibraryDatabase) -> [String] {
+        if isCommand {
+            let names = XZMusic.configuration.subcommands.map { $0._commandName } + ["help", "quit"]
+            return names.filter { $0.hasPrefix(text) }.sorted()
+        }
+        guard !text.isEmpty else { return [] }
+        let names = (try? database.names(startingWith: text)) ?? []
+        return names.map { $0.safe }.map { $0.contains(" ") ? "\"\($0)\"" : $0 }
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+
+/// Options every command takes; in the REPL the library is already open.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Library folder (default: $XZMUSIC_HOME, else $XDG_DATA_HOME/xzmusic).",
+                                             valueName: "dir"))
+    var library: String?
+}
+
+/// The one command table, shared by the one-shot CLI and the REPL.
+public struct XZMusic: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "xzmusic",
+        abstract: "A terminal music library and player with CJK-first search and synced lyrics.",
+        discussion: "Run without a command to start the interactive prompt.",
+        version: XZMusicVersion.string,
+        subcommands: [
+            Import.self, Search.self, SingerCommand.self, Info.self,
+        ])
+
+    @OptionGroup var global: GlobalOptions
+
+    public init() {}
+
+    public func run() throws {
+        try Repl.run(options: global)
+    }
+}
+
+public enum XZMusicVersion {
+    public static let string = "0.1.0"
+    public static let homepage = "https://github.com/xzmusic/xzmusic"
+}

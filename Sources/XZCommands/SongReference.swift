@@ -1,0 +1,56 @@
+import Foundation
+import XZCatalogue
+
+/// A SONG argument: `#ID` anywhere; a bare number is an id in one-shot commands and a position in
+/// the last listing inside the REPL; a path to an audio file; other text is a search, best hit taken.
+enum SongReference: Equatable {
+    case id(Int64)
+    case listing(Int)
+    case file(String)
+    case query(String)
+
+    init(_ text: String, interactive: Bool) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("#"), let id = Int64(trimmed.dropFirst()) {
+            self = .id(id)
+        } else if let number = Int64(trimmed), number > 0 {
+            self = interactive ? .listing(Int(clamping: number)) : .id(number)
+        } else if Self.looksLikePath(trimmed) {
+            self = .file(LibraryFolder.expandTilde(trimmed))
+        } else {
+            self = .query(trimmed)
+        }
+    }
+
+    private static func looksLikePath(_ text: String) -> Bool {
+        guard text.hasPrefix("/") || text.hasPrefix("~") || text.hasPrefix("./") || text.hasPrefix("../")
+            || text.lowercased().hasSuffix(".mp3") else { return false }
+        return FileManager.default.fileExists(atPath: LibraryFolder.expandTilde(text))
+    }
+
+    /// The catalogue song this refers to; files are not catalogue songs.
+    func resolve(in context: CommandContext) throws -> Song {
+        switch self {
+        case .id(let id):
+            guard let song = try context.database.song(id: id) else { throw CommandError("no song #\(id)") }
+            return song
+        case .listing(let position):
+            guard position <= context.lastListing.count else {
+                throw CommandError(context.lastListing.isEmpty
+                    ? "no listing yet: search first, or use #ID"
+                    : "no song \(position) in the last listing (1-\(context.lastListing.count))")
+            }
+            let id = context.lastListing[position - 1]
+            guard let song = try context.database.song(id: id) else { throw CommandError("song #\(id) is gone") }
+            return song
+        case .file(let path):
+            throw CommandError("\(path) is a file, not a catalogue song")
+        case .query(let text):
+            guard !text.isEmpty else { throw CommandError("empty song name") }
+            guard let song = try context.database.search(text, limit: 1).songs.first else {
+                throw CommandError("no song matches \"\(text.safe)\"")
+            }
+            return song
+        }
+    }
+}

@@ -1,0 +1,1 @@
+// XZDownloader layer.

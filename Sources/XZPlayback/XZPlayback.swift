@@ -1,0 +1,1 @@
+// XZPlayback layer.

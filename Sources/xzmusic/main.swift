@@ -1,0 +1,4 @@
+import Foundation
+import XZCommands
+
+exit(Main.run(Array(CommandLine.arguments.dropFirst())))
