@@ -1,0 +1,57 @@
+// XZLyrics layer: the LRC data model. Parsing lives in LRCParser, decoding in LRCDecoding,
+// renderings in LRCRendering, playback-time lookups in LyricTimeline and LyricSyncTracker.
+
+/// A parsed LRC file. Times in `lines` already have `[offset:]` applied.
+public struct LRCDocument: Sendable, Equatable {
+    /// Tag keys lower-cased (`ar`, `ti`, `offset`, any other `[key:value]`); a repeated tag keeps its last value.
+    public var tags: [String: String]
+    /// The `[offset:]` value in milliseconds (positive = lyrics sooner); 0 when absent or not a number.
+    public var offsetMs: Int
+    /// Timed lines sorted by time; lines with equal times keep their file order.
+    public var lines: [LyricLine]
+
+    public init(tags: [String: String] = [:], offsetMs: Int = 0, lines: [LyricLine] = []) {
+        self.tags = tags
+        self.offsetMs = offsetMs
+        self.lines = lines
+    }
+
+    /// True when the file has at least one timed line.
+    public var isSynced: Bool { !lines.isEmpty }
+}
+
+public struct LyricLine: Sendable, Equatable {
+    public var timeMs: Int
+    /// The text without word tags, trimmed; empty text is a real line that clears the display.
+    public var text: String
+    /// Word timing from `<mm:ss.xx>` (A2) or inline `[mm:ss.xx]` tags; empty when the line has none.
+    /// The words' texts joined give `text` exactly, so a word's place in the line is known.
+    public var words: [LyricWord]
+
+    public init(timeMs: Int, text: String, words: [LyricWord] = []) {
+        self.timeMs = timeMs
+        self.text = text
+        self.words = words
+    }
+
+    /// Character offsets in `text` of word `index` without its surrounding spaces (for highlighting).
+    public func wordCharacterRange(_ index: Int) -> Range<Int>? {
+        guard words.indices.contains(index) else { return nil }
+        var start = 0
+        for word in words[..<index] { start += word.text.count }
+        let word = words[index].text
+        let leading = word.prefix { $0.isWhitespace }.count
+        let core = LRCText.trimmed(word).count
+        return (start + leading)..<(start + leading + core)
+    }
+}
+
+public struct LyricWord: Sendable, Equatable {
+    public var timeMs: Int
+    public var text: String
+
+    public init(timeMs: Int, text: String) {
+        self.timeMs = timeMs
+        self.text = text
+    }
+}
