@@ -48,14 +48,15 @@ let package = Package(
         ]),
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
 
+        .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
         .testTarget(name: "XZTextTests", dependencies: ["XZText"]),
-        .testTarget(name: "XZAudioTests", dependencies: ["XZAudio"]),
-        .testTarget(name: "XZCatalogueTests", dependencies: ["XZCatalogue"]),
-        .testTarget(name: "XZStatsTests", dependencies: ["XZStats"]),
+        .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "XZTestSupport"]),
+        .testTarget(name: "XZCatalogueTests", dependencies: ["XZCatalogue", "XZTestSupport"]),
+        .testTarget(name: "XZStatsTests", dependencies: ["XZStats", "XZTestSupport"]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
-        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback"]),
-        .testTarget(name: "XZDownloaderTests", dependencies: ["XZDownloader"]),
-        .testTarget(name: "XZCommandsTests", dependencies: ["XZCommands"]),
+        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZTestSupport"]),
+        .testTarget(name: "XZDownloaderTests", dependencies: ["XZDownloader", "XZTestSupport"]),
+        .testTarget(name: "XZCommandsTests", dependencies: ["XZCommands", "XZTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

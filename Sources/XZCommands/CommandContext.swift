@@ -47,8 +47,9 @@ enum DemoResources {
         func valid(_ url: URL) -> URL? {
             manager.fileExists(atPath: url.appendingPathComponent("catalogue.jsonl").path) ? url : nil
         }
-        if let env = ProcessInfo.processInfo.environment["XZMUSIC_DEMO"], !env.isEmpty {
-            return valid(URL(fileURLWithPath: env))
+        // Set but empty means "no demo", for a library that should start out empty.
+        if let env = ProcessInfo.processInfo.environment["XZMUSIC_DEMO"] {
+            return env.isEmpty ? nil : valid(URL(fileURLWithPath: env))
         }
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
         var dir = executable.deletingLastPathComponent()

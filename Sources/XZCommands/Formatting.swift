@@ -52,4 +52,16 @@ struct SongJSON: Encodable {
     let album: String?
     let duration_ms: Int?
     let local: Bool
+
+    // Unknown fields are written as null, so every song has the same keys.
+    func encode(to encoder: Encoder) throws {
+        enum Key: String, CodingKey { case id, title, singer, album, duration_ms, local }
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(singer, forKey: .singer)
+        try container.encode(album, forKey: .album)
+        try container.encode(duration_ms, forKey: .duration_ms)
+        try container.encode(local, forKey: .local)
+    }
 }
