@@ -1,0 +1,187 @@
+import CMPG123
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Decodes one MP3 (or MP1/MP2) file to signed 16-bit PCM at the stream's own rate and channel count,
+/// gapless, byte for byte what `mpg123 -s FILE` writes. One instance per track; not thread-safe,
+/// use it from one thread at a time.
+public final class MP3Decoder {
+    public let path: String
+    public let format: AudioFormat
+    /// Per channel, after gapless trimming; from a full header scan, so exact for intact files.
+    public private(set) var lengthInSamples: Int?
+    public let tags: TrackTags
+    public private(set) var positionInSamples: Int = 0
+
+    private let handle: MPG123Handle
+    /// Decoded bytes of the current frame not yet handed out; they live in libmpg123's buffer,
+    /// which stays valid until the next decode or seek call.
+    private var pending: UnsafeMutablePointer<UInt8>?
+    private var pendingCount = 0
+    private var finished = false
+    private var deferredError: AudioError?
+
+    // Damage tracking: a frame that does not start where the previous one ended means libmpg123
+    // skipped bytes to resync.
+    private var expectedFramePos: Int?
+    private var damagePlaces = 0
+    private var damagedBytes = 0
+    private var firstDamageSample: Int?
+
+    public init(path: String) throws {
+        self.path = path
+        let handle = try MPG123Handle(path: path)
+        self.handle = handle
+        format = try handle.streamFormat()
+        // Pin the output so a mid-stream rate or channel change is converted, not passed on.
+        try handle.fixOutput(to: format)
+        tags = TagReader.read(handle)
+        // The first frame was found and checked under libmpg123's default resync limit, which keeps
+        // garbage files out. Past that point skip any amount of damage rather than give up mid-track.
+        try handle.resyncWithoutLimit()
+
+        lengthInSamples = Self.exactLength(handle)
+    }
+
+    /// Gapless length of what read() will deliver. This handle is never scanned: after a scan that
+    /// disagrees with the VBR header libmpg123 turns gapless off, while `mpg123 -s` still trims.
+    /// A second handle counts the frames really there (headers only, no decoding).
+    private static func exactLength(_ main: MPG123Handle) -> Int? {
+        let mh = main.pointer
+        let claimed = mpg123_length(mh)
+        let claimedFrames = mpg123_framelength(mh)
+        guard let counter = try? MPG123Handle(path: main.path), (try? counter.streamFormat()) != nil,
+              (try? counter.resyncWithoutLimit()) != nil,
+              mpg123_scan(counter.pointer) == MPG123_OK.rawValue else {
+            return claimed >= 0 ? Int(claimed) : nil
+        }
+        let frames = mpg123_framelength(counter.pointer)
+        guard main.hasVBRHeader else {
+            // No header, no gapless info: the scanned count is exact, libmpg123's own figure a size guess.
+            let length = mpg123_length(counter.pointer)
+            return length >= 0 ? Int(length) : nil
+        }
+        if frames >= claimedFrames { return claimed >= 0 ? Int(claimed) : nil }
+        // Truncated: decoding trims the encoder delay at the start and hits EOF before the end trim.
+        let spf = Int(mpg123_spf(mh))
+        let encoderDelay = main.state(MPG123_ENC_DELAY) ?? -1
+        let startTrim = encoderDelay >= 0 ? encoderDelay + max(0, main.state(MPG123_DEC_DELAY) ?? 0) : 0
+        return max(0, Int(frames) * spf - startTrim)
+    }
+
+    public var damageReport: String? {
+        guard damagePlaces > 0 else { return nil }
+        let at = firstDamageSample.map { " at " + Self.clock($0, rate: format.sampleRate) } ?? ""
+        if damagePlaces == 1 {
+            return "Skipped \(damagedBytes) bytes of corrupt data\(at); the rest of the track was decoded."
+        }
+        return "Skipped corrupt data in \(damagePlaces) places (\(damagedBytes) bytes), first\(at); the rest of the track was decoded."
+    }
+
+    /// Fills `buffer` with whole sample frames; returns the bytes written, 0 at the end of the track.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if let error = deferredError {
+            deferredError = nil
+            throw error
+        }
+        let frameBytes = format.bytesPerFrame
+        let usable = buffer.count - buffer.count % frameBytes
+        guard usable > 0, let base = buffer.baseAddress else {
+            if buffer.count == 0 { return 0 }
+            throw AudioError(file: path, message: "read buffer of \(buffer.count) bytes is smaller than one sample frame (\(frameBytes) bytes)")
+        }
+        var written = 0
+        while written < usable {
+            if pendingCount > 0, let source = pending {
+                let n = min(pendingCount, usable - written)
+                (base + written).copyMemory(from: source, byteCount: n)
+                pending = source + n
+                pendingCount -= n
+                written += n
+                positionInSamples += n / frameBytes
+                continue
+            }
+            if finished { break }
+            do {
+                try decodeNextFrame()
+            } catch let error as AudioError {
+                // Hand out what we have; the error comes with the next call.
+                if written == 0 { throw error }
+                deferredError = error
+                break
+            }
+        }
+        return written
+    }
+
+    /// Sample-accurate: the next read starts exactly at `sample` (clamped to the track length).
+    public func seek(toSample sample: Int) throws {
+        guard sample >= 0 else {
+            throw AudioError(file: path, message: "cannot seek to negative sample \(sample)")
+        }
+        let target = lengthInSamples.map { min(sample, $0) } ?? sample
+        let result = mpg123_seek(handle.pointer, off_t(target), SEEK_SET)
+        guard result >= 0 else { throw handle.error(Int32(truncatingIfNeeded: result)) }
+        pending = nil
+        pendingCount = 0
+        finished = false
+        deferredError = nil
+        expectedFramePos = nil
+        positionInSamples = Int(result)
+    }
+
+    private func decodeNextFrame() throws {
+        let mh = handle.pointer
+        var number: off_t = 0
+        var audio: UnsafeMutablePointer<UInt8>?
+        var bytes = 0
+        let code = mpg123_decode_frame(mh, &number, &audio, &bytes)
+        switch code {
+        case MPG123_OK.rawValue:
+            noteFramePosition()
+            pending = audio
+            pendingCount = audio == nil ? 0 : bytes
+        case MPG123_NEW_FORMAT.rawValue:
+            // Expected once at the start; output is pinned, so a different format means conversion failed.
+            let now = try handle.streamFormat()
+            if now != format {
+                throw AudioError(file: path, message: "stream changed to \(now.sampleRate) Hz, \(now.channels) channel(s) mid-way and cannot be converted to \(format.sampleRate) Hz, \(format.channels) channel(s)")
+            }
+        case MPG123_DONE.rawValue, MPG123_NEED_MORE.rawValue:
+            finished = true
+        default:
+            finished = true
+            throw handle.error(code)
+        }
+    }
+
+    private func noteFramePosition() {
+        let mh = handle.pointer
+        let position = Int(mpg123_framepos(mh))
+        let size = handle.frameInfo().map { Int($0.framesize) } ?? 0
+        if let expected = expectedFramePos, position > expected, !takeNewTagFlag() {
+            if damagePlaces == 0 { firstDamageSample = positionInSamples }
+            damagePlaces += 1
+            damagedBytes += position - expected
+        }
+        expectedFramePos = position >= 0 && size > 0 ? position + size : nil
+    }
+
+    /// True when libmpg123 parsed a new ID3 tag since the last look (a tag between frames is no damage).
+    private func takeNewTagFlag() -> Bool {
+        let mh = handle.pointer
+        guard mpg123_meta_check(mh) & MPG123_NEW_ID3 != 0 else { return false }
+        var v1: UnsafeMutablePointer<mpg123_id3v1>?
+        var v2: UnsafeMutablePointer<mpg123_id3v2>?
+        _ = mpg123_id3(mh, &v1, &v2)  // reading the tag clears the flag
+        return true
+    }
+
+    static func clock(_ sample: Int, rate: Int) -> String {
+        let seconds = rate > 0 ? sample / rate : 0
+        return "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
+    }
+}

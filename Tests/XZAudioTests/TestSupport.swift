@@ -1,0 +1,285 @@
+import Foundation
+import XCTest
+@testable import XZAudio
+
+/// Shared helpers: corpus paths, running tools, decoding, PCM comparison, fixture generation.
+enum TestPaths {
+    /// The real test folder even when reached through a symlink (side-package builds).
+    static let testsDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().resolvingSymlinksInPath()
+    static let repoRoot = testsDir.deletingLastPathComponent().deletingLastPathComponent()
+    /// The public corpora live next to the repo, never inside it (see ../shared/corpora/README.md).
+    static let corpora = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
+    static let tinytag = corpora.appendingPathComponent("tinytag-tinytag")
+    static let minimp3 = corpora.appendingPathComponent("lieff-minimp3")
+
+    static func requireDirectory(_ url: URL) throws -> URL {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
+            throw TestFailure("corpus folder missing: \(url.path)")
+        }
+        return url
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs command-line tools; output goes through temp files so large PCM cannot dead-lock a pipe.
+enum Tool {
+    struct Result {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+    }
+
+    static func run(_ tool: String, _ arguments: [String], allowFailure: Bool = false) throws -> Result {
+        let tmp = FileManager.default.temporaryDirectory
+        let outURL = tmp.appendingPathComponent("xzaudio-out-\(UUID().uuidString)")
+        let errURL = tmp.appendingPathComponent("xzaudio-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        let result = Result(status: process.terminationStatus,
+                            stdout: try Data(contentsOf: outURL),
+                            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        if !allowFailure && result.status != 0 {
+            throw TestFailure("\(tool) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
+        }
+        return result
+    }
+
+    /// What the mpg123 command line writes for FILE: raw s16 native channels and rate, gapless.
+    static func mpg123PCM(_ path: String) throws -> Data {
+        try run("mpg123", ["-q", "-s", path]).stdout
+    }
+
+    static func md5(_ path: String) throws -> String {
+        let out = try run("md5sum", [path]).stdout
+        return String(String(decoding: out, as: UTF8.self).prefix(32))
+    }
+}
+
+enum PCM {
+    /// Decodes to the end; `chunk` bytes per read.
+    static func decodeAll(_ decoder: MP3Decoder, chunk: Int = 16384) throws -> Data {
+        var out = Data()
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { try decoder.read(into: $0) }
+            if n == 0 { break }
+            out.append(contentsOf: buffer[0..<n])
+        }
+        return out
+    }
+
+    static func decodeFile(_ path: String) throws -> (MP3Decoder, Data) {
+        let decoder = try MP3Decoder(path: path)
+        return (decoder, try decodeAll(decoder))
+    }
+
+    /// Reads up to `samples` sample frames from the current position.
+    static func read(_ decoder: MP3Decoder, samples: Int) throws -> Data {
+        var out = Data()
+        let want = samples * decoder.format.bytesPerFrame
+        var buffer = [UInt8](repeating: 0, count: min(want, 8192))
+        while out.count < want {
+            let n = try buffer.withUnsafeMutableBytes {
+                try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<min($0.count, want - out.count)]))
+            }
+            if n == 0 { break }
+            out.append(contentsOf: buffer[0..<n])
+        }
+        return out
+    }
+
+    static func int16s(_ data: Data) -> [Int16] {
+        data.withUnsafeBytes { raw in
+            (0..<raw.count / 2).map { Int16(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self)) }
+        }
+    }
+
+    /// Byte equality with a readable failure instead of a multi-megabyte dump.
+    static func assertSame(_ got: Data, _ expected: Data, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        if got == expected { return }
+        let common = min(got.count, expected.count)
+        let firstDiff = (0..<common).first { got[got.startIndex + $0] != expected[expected.startIndex + $0] } ?? common
+        XCTFail("\(what): \(got.count) bytes vs \(expected.count) expected, first difference at byte \(firstDiff)", file: file, line: line)
+    }
+
+    /// minimp3's measure: max |diff| and PSNR = 10 log10(32767^2 / MSE), 99 dB when identical.
+    static func compare(_ out: [Int16], _ ref: [Int16], offset: Int = 0) -> (count: Int, maxDiff: Int, psnr: Double) {
+        let count = max(0, min(ref.count, out.count - offset))
+        var maxDiff = 0
+        var squared = 0.0
+        for i in 0..<count {
+            let d = Int(out[i + offset]) - Int(ref[i])
+            maxDiff = max(maxDiff, abs(d))
+            squared += Double(d * d)
+        }
+        let mse = count > 0 ? squared / Double(count) : 0
+        let psnr = mse == 0 ? 99 : 10 * log10(32767.0 * 32767.0 / mse)
+        return (count, maxDiff, psnr)
+    }
+}
+
+/// Deterministic bytes for corruption tests (SplitMix64), so failures reproduce.
+struct SeededBytes {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
+    }
+}
+
+/// Builds ID3 tags byte by byte, for cases lame cannot write (USLT, Latin-1 GBK, v2.4 dates).
+enum ID3Builder {
+    enum Encoding: UInt8 { case latin1 = 0, utf16 = 1, utf8 = 3 }
+
+    static func text(_ id: String, _ encoding: Encoding, _ payload: [UInt8]) -> (String, [UInt8]) {
+        (id, [encoding.rawValue] + payload)
+    }
+
+    /// UTF-16 with a little-endian BOM, as most taggers write it.
+    static func utf16(_ s: String) -> [UInt8] {
+        [0xFF, 0xFE] + s.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+    }
+
+    static func lyrics(_ text: String, language: String = "eng") -> (String, [UInt8]) {
+        // encoding, language, empty description (UTF-16: BOM + 00 00), text
+        ("USLT", [Encoding.utf16.rawValue] + Array(language.utf8) + [0xFF, 0xFE, 0, 0] + utf16(text))
+    }
+
+    static func tag(version: UInt8, frames: [(String, [UInt8])]) -> [UInt8] {
+        var body: [UInt8] = []
+        for (id, data) in frames {
+            body += Array(id.utf8)
+            body += version == 4 ? synchsafe(data.count) : bigEndian(data.count)
+            body += [0, 0]
+            body += data
+        }
+        return Array("ID3".utf8) + [version, 0, 0] + synchsafe(body.count) + body
+    }
+
+    static func v1(title: [UInt8], artist: [UInt8], album: [UInt8], year: String, track: UInt8) -> [UInt8] {
+        func field(_ b: [UInt8], _ n: Int) -> [UInt8] { Array(b.prefix(n)) + [UInt8](repeating: 0, count: max(0, n - b.count)) }
+        return Array("TAG".utf8) + field(title, 30) + field(artist, 30) + field(album, 30)
+            + field(Array(year.utf8), 4) + field([], 28) + [0, track] + [255]
+    }
+
+    static func synchsafe(_ n: Int) -> [UInt8] {
+        [UInt8((n >> 21) & 0x7F), UInt8((n >> 14) & 0x7F), UInt8((n >> 7) & 0x7F), UInt8(n & 0x7F)]
+    }
+
+    static func bigEndian(_ n: Int) -> [UInt8] {
+        [UInt8((n >> 24) & 0xFF), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+    }
+
+    /// Bytes of `text` in a legacy encoding, converted by the system's iconv tool.
+    static func encode(_ text: String, as encoding: String) throws -> [UInt8] {
+        let src = FileManager.default.temporaryDirectory.appendingPathComponent("xzaudio-iconv-\(UUID().uuidString)")
+        try Data(text.utf8).write(to: src)
+        defer { try? FileManager.default.removeItem(at: src) }
+        return [UInt8](try Tool.run("iconv", ["-f", "UTF-8", "-t", encoding, src.path]).stdout)
+    }
+}
+
+/// MP3s made at test time with sox and lame, once per test run, in a temp folder removed at exit.
+final class Fixtures {
+    private static let made: Result<Fixtures, Error> = Result {
+        let fixtures = try Fixtures()
+        atexit { Fixtures.cleanUp() }
+        return fixtures
+    }
+
+    static func shared() throws -> Fixtures { try made.get() }
+
+    private static func cleanUp() {
+        if case .success(let fixtures) = made { fixtures.remove() }
+    }
+
+    let dir: URL
+    private(set) var files: [String: String] = [:]
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("xzaudio-fixtures-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        // Two tones so left and right differ; short files keep the suite fast on shared cores.
+        let stereo44 = try sine("stereo44", rate: 44100, channels: 2, seconds: 4)
+        try encode("cbr44", stereo44, ["-b", "128"])
+        try encode("vbr44", stereo44, ["-V", "2"])  // Xing/LAME header with gapless info
+        try encode("noheader44", stereo44, ["-b", "128", "-t"])  // no Xing/LAME frame
+        try encode("mono22", try sine("mono22", rate: 22050, channels: 1, seconds: 3), ["-b", "64"])
+        try encode("stereo48", try sine("stereo48", rate: 48000, channels: 2, seconds: 3), ["-V", "4"])
+        try encode("mpeg25_8k", try sine("mono8", rate: 8000, channels: 1, seconds: 3), ["-V", "5"])
+        try encode("cjk", stereo44, ["-b", "96", "--id3v2-utf16", "--tt", "晴天", "--ta", "周杰伦",
+                                     "--tl", "叶惠美", "--ty", "2003", "--tn", "3/11"])
+        // A 400 KB cover in front of a header-less CBR stream: libmpg123's own size guess would count it as audio.
+        let cover = dir.appendingPathComponent("cover.jpg")
+        var random = SeededBytes(seed: 7)
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0] + random.bytes(400_000)).write(to: cover)
+        try encode("picture", stereo44, ["-b", "128", "-t", "--ti", cover.path, "--tt", "With cover"])
+    }
+
+    func path(_ name: String) throws -> String {
+        guard let p = files[name] else { throw TestFailure("no fixture \(name)") }
+        return p
+    }
+
+    /// A copy of fixture `name` with `transform` applied to its bytes.
+    func variant(of name: String, as newName: String, _ transform: (inout [UInt8]) throws -> Void) throws -> String {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try path(name))))
+        try transform(&bytes)
+        return try write(newName, bytes)
+    }
+
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    private func sine(_ name: String, rate: Int, channels: Int, seconds: Int) throws -> String {
+        let wav = dir.appendingPathComponent(name + ".wav").path
+        var args = ["-n", "-r", "\(rate)", "-b", "16", "-c", "\(channels)", wav, "synth", "\(seconds)", "sine", "440"]
+        if channels == 2 { args += ["sine", "660"] }
+        args += ["vol", "0.5"]
+        _ = try Tool.run("sox", args)
+        return wav
+    }
+
+    private func encode(_ name: String, _ wav: String, _ options: [String]) throws {
+        let mp3 = dir.appendingPathComponent(name + ".mp3").path
+        _ = try Tool.run("lame", ["--quiet"] + options + [wav, mp3])
+        files[name] = mp3
+    }
+}
