@@ -2,62 +2,94 @@ import Foundation
 import GRDB
 
 /// Parses catalogue feed lines (JSON Lines, one song per line).
-public enum FeedLine {
-    /// The song a line describes, or a message saying what is wrong with it. `baseDirectory` resolves
-    /// the optional `audio_file` / `lyrics_file` keys of bundled feeds such as the demo library.
-    public static func parse(_ bytes: Data, baseDirectory: URL?) -> Result<SongInput, CatalogueError> {
-        let object: Any
+public struct FeedLine {
+    private let decoder = JSONDecoder()
+    private let baseDirectory: URL?
+
+    /// `baseDirectory` resolves the optional `audio_file` / `lyrics_file` keys of bundled feeds such
+    /// as the demo library.
+    public init(baseDirectory: URL?) {
+        self.baseDirectory = baseDirectory
+    }
+
+    /// The song a line describes, or a message saying what is wrong with it.
+    public func parse(_ bytes: Data) -> Result<SongInput, CatalogueError> {
+        let record: Record
         do {
-            object = try JSONSerialization.jsonObject(with: bytes, options: [])
+            record = try decoder.decode(Record.self, from: bytes)
+        } catch let error as CatalogueError {
+            return .failure(error)
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            return .failure(CatalogueError("not a JSON object"))
         } catch {
             return .failure(CatalogueError("not valid JSON"))
         }
-        guard let fields = object as? [String: Any] else {
-            return .failure(CatalogueError("not a JSON object"))
-        }
-        func text(_ key: String) throws -> String? {
-            switch fields[key] {
-            case nil, is NSNull: return nil
-            case let s as String: return s.trimmingCharacters(in: .whitespacesAndNewlines)
-            default: throw CatalogueError("\"\(key)\" must be a string")
-            }
-        }
-        func number(_ key: String) throws -> Int64? {
-            switch fields[key] {
-            case nil, is NSNull: return nil
-            case let n as NSNumber where !(n is Bool) && n.doubleValue.rounded() == n.doubleValue
-                && abs(n.doubleValue) < 9e15:
-                return n.int64Value
-            case let s as String where Int64(s) != nil: return Int64(s)
-            default: throw CatalogueError("\"\(key)\" must be a whole number")
-            }
-        }
         do {
-            guard let title = try text("title"), !title.isEmpty else { throw CatalogueError("missing \"title\"") }
-            guard let singer = try text("singer"), !singer.isEmpty else { throw CatalogueError("missing \"singer\"") }
-            let album = try text("album").flatMap { $0.isEmpty ? nil : $0 }
-            let sourceId = try text("source_id") ?? ""
-            let key = sourceId.isEmpty
-                ? "meta:\(singer)\u{1F}\(album ?? "")\u{1F}\(title)"
-                : "src:\(sourceId)"
+            guard let title = record.title, !title.isEmpty else { throw CatalogueError("missing \"title\"") }
+            guard let singer = record.singer, !singer.isEmpty else { throw CatalogueError("missing \"singer\"") }
+            let album = record.album.flatMap { $0.isEmpty ? nil : $0 }
+            let sourceId = record.sourceId ?? ""
+            let key = sourceId.isEmpty ? "meta:\(singer)\u{1F}\(album ?? "")\u{1F}\(title)" : "src:\(sourceId)"
             var input = SongInput(key: key, title: title, singer: singer)
             input.album = album
-            input.track = try number("track").map { Int(clamping: $0) }
-            input.year = try number("year").map { Int(clamping: $0) }
-            input.durationMs = try number("duration_ms").map { Int(clamping: $0) }
-            input.audioURL = try text("audio_url") ?? ""
-            input.lyricsURL = try text("lyrics_url") ?? ""
-            input.size = try number("size")
-            input.sha256 = (try text("sha256") ?? "").lowercased()
+            input.track = record.track.map { Int(clamping: $0) }
+            input.year = record.year.map { Int(clamping: $0) }
+            input.durationMs = record.durationMs.map { Int(clamping: $0) }
+            input.audioURL = record.audioURL ?? ""
+            input.lyricsURL = record.lyricsURL ?? ""
+            input.size = record.size
+            input.sha256 = (record.sha256 ?? "").lowercased()
             if let base = baseDirectory {
-                input.localPath = try text("audio_file").flatMap { try bundledFile($0, in: base) }
-                input.lyricsPath = try text("lyrics_file").flatMap { try bundledFile($0, in: base) }
+                input.localPath = try record.audioFile.flatMap { try Self.bundledFile($0, in: base) }
+                input.lyricsPath = try record.lyricsFile.flatMap { try Self.bundledFile($0, in: base) }
             }
             return .success(input)
         } catch let error as CatalogueError {
             return .failure(error)
         } catch {
             return .failure(CatalogueError("\(error)"))
+        }
+    }
+
+    /// One feed line's keys; unknown keys are ignored, numbers may also come as numeric strings.
+    struct Record: Decodable {
+        var sourceId, title, singer, album, audioURL, lyricsURL, sha256, audioFile, lyricsFile: String?
+        var track, year, durationMs, size: Int64?
+
+        enum Key: String, CodingKey {
+            case sourceId = "source_id", title, singer, album, audioURL = "audio_url", lyricsURL = "lyrics_url"
+            case sha256, audioFile = "audio_file", lyricsFile = "lyrics_file"
+            case track, year, durationMs = "duration_ms", size
+        }
+
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: Key.self)
+            func text(_ key: Key) throws -> String? {
+                guard c.contains(key), try !c.decodeNil(forKey: key) else { return nil }
+                guard let value = try? c.decode(String.self, forKey: key) else {
+                    throw CatalogueError("\"\(key.rawValue)\" must be a string")
+                }
+                return value.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            func number(_ key: Key) throws -> Int64? {
+                guard c.contains(key), try !c.decodeNil(forKey: key) else { return nil }
+                if let value = try? c.decode(Int64.self, forKey: key) { return value }
+                if let value = try? c.decode(String.self, forKey: key), let parsed = Int64(value) { return parsed }
+                throw CatalogueError("\"\(key.rawValue)\" must be a whole number")
+            }
+            sourceId = try text(.sourceId)
+            title = try text(.title)
+            singer = try text(.singer)
+            album = try text(.album)
+            audioURL = try text(.audioURL)
+            lyricsURL = try text(.lyricsURL)
+            sha256 = try text(.sha256)
+            audioFile = try text(.audioFile)
+            lyricsFile = try text(.lyricsFile)
+            track = try number(.track)
+            year = try number(.year)
+            durationMs = try number(.durationMs)
+            size = try number(.size)
         }
     }
 
@@ -84,7 +116,7 @@ extension LibraryDatabase {
         } catch {
             throw CatalogueError("cannot read \(url.path): \((error as NSError).localizedDescription)")
         }
-        let base = resolveBundledFiles ? url.deletingLastPathComponent() : nil
+        let parser = FeedLine(baseDirectory: resolveBundledFiles ? url.deletingLastPathComponent() : nil)
         return try pool.write { db in
             var summary = ImportSummary()
             let writer = try CatalogueWriter(db)
@@ -102,7 +134,7 @@ extension LibraryDatabase {
                     let isBlank = bytes[start..<lineEnd].allSatisfy { $0 == 0x20 || $0 == 0x09 }
                     if !isBlank {
                         let line = Data(bytes: raw.baseAddress! + start, count: lineEnd - start)
-                        switch FeedLine.parse(line, baseDirectory: base) {
+                        switch parser.parse(line) {
                         case .success(let input):
                             switch try writer.upsert(input) {
                             case .added: summary.added += 1

@@ -16,7 +16,7 @@ public struct XZMusic: ParsableCommand {
         discussion: "Run without a command to start the interactive prompt.",
         version: XZMusicVersion.string,
         subcommands: [
-            Import.self, Search.self, SingerCommand.self, Info.self,
+            Import.self, Search.self, SingerCommand.self, Info.self, LyricsCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

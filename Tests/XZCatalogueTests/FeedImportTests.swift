@@ -133,3 +133,16 @@ final class FeedImportTests: XCTestCase {
         }
     }
 }
+
+final class FeedLineTests: XCTestCase {
+    func testNumbersZeroAndOneAreNumbersNotBooleans() throws {
+        let parser = FeedLine(baseDirectory: nil)
+        let input = try parser.parse(Data(#"{"title":"t","singer":"s","track":1,"year":0,"size":1}"#.utf8)).get()
+        XCTAssertEqual(input.track, 1)
+        XCTAssertEqual(input.year, 0)
+        XCTAssertEqual(input.size, 1)
+        XCTAssertThrowsError(try parser.parse(Data(#"{"title":"t","singer":"s","track":true}"#.utf8)).get())
+        XCTAssertThrowsError(try parser.parse(Data(#"{"title":"t","singer":"s","track":3.5}"#.utf8)).get())
+        XCTAssertThrowsError(try parser.parse(Data(#"{"title":5,"singer":"s"}"#.utf8)).get())
+    }
+}
