@@ -6,8 +6,9 @@ import Darwin
 #endif
 
 /// Decodes one MP3 (or MP1/MP2) file to signed 16-bit PCM at the stream's own rate and channel count,
-/// gapless, byte for byte what `mpg123 -s FILE` writes. One instance per track; not thread-safe,
-/// use it from one thread at a time.
+/// gapless, byte for byte what `mpg123 -s FILE` writes. The format is that of the first frame and never
+/// changes: a broken stream that switches rate or channel count mid-way is converted by libmpg123
+/// (where mpg123 would switch). One instance per track; not thread-safe, use it from one thread at a time.
 public final class MP3Decoder {
     public let path: String
     public let format: AudioFormat
@@ -31,6 +32,18 @@ public final class MP3Decoder {
     private var damagedBytes = 0
     private var firstDamageSample: Int?
 
+    // Seeking (see seek(toSample:)).
+    private let gaplessBegin: Int
+    private let defaultPreframes: Int
+    private let seekIndex: SeekIndex?
+
+    /// libmpg123's frame index (byte offsets every `step` frames) from the scan, handed to the
+    /// reopened handle so a seek jumps instead of reading the file up to the target.
+    private struct SeekIndex {
+        var offsets: [off_t]
+        let step: off_t
+    }
+
     public init(path: String) throws {
         self.path = path
         let handle = try MPG123Handle(path: path)
@@ -43,42 +56,60 @@ public final class MP3Decoder {
         // garbage files out. Past that point skip any amount of damage rather than give up mid-track.
         try handle.resyncWithoutLimit()
 
-        lengthInSamples = Self.exactLength(handle)
+        let encoderDelay = handle.state(MPG123_ENC_DELAY) ?? -1
+        gaplessBegin = encoderDelay >= 0 ? encoderDelay + max(0, handle.state(MPG123_DEC_DELAY) ?? 0) : 0
+        var preframes = 0
+        var unused = 0.0
+        mpg123_getparam2(handle.pointer, Int32(MPG123_PREFRAMES.rawValue), &preframes, &unused)
+        defaultPreframes = preframes
+
+        (lengthInSamples, seekIndex) = Self.exactLength(handle)
     }
 
     /// Gapless length of what read() will deliver. This handle is never scanned: after a scan that
     /// disagrees with the VBR header libmpg123 turns gapless off, while `mpg123 -s` still trims.
     /// A second handle counts the frames really there (headers only, no decoding).
-    private static func exactLength(_ main: MPG123Handle) -> Int? {
+    private static func exactLength(_ main: MPG123Handle) -> (Int?, SeekIndex?) {
         let mh = main.pointer
         let claimed = mpg123_length(mh)
         let claimedFrames = mpg123_framelength(mh)
         guard let counter = try? MPG123Handle(path: main.path), (try? counter.streamFormat()) != nil,
               (try? counter.resyncWithoutLimit()) != nil,
               mpg123_scan(counter.pointer) == MPG123_OK.rawValue else {
-            return claimed >= 0 ? Int(claimed) : nil
+            return (claimed >= 0 ? Int(claimed) : nil, nil)
         }
+        let index = seekIndex(of: counter)
         let frames = mpg123_framelength(counter.pointer)
         guard main.hasVBRHeader else {
             // No header, no gapless info: the scanned count is exact, libmpg123's own figure a size guess.
             let length = mpg123_length(counter.pointer)
-            return length >= 0 ? Int(length) : nil
+            return (length >= 0 ? Int(length) : nil, index)
         }
-        if frames >= claimedFrames { return claimed >= 0 ? Int(claimed) : nil }
+        if frames >= claimedFrames { return (claimed >= 0 ? Int(claimed) : nil, index) }
         // Truncated: decoding trims the encoder delay at the start and hits EOF before the end trim.
         let spf = Int(mpg123_spf(mh))
         let encoderDelay = main.state(MPG123_ENC_DELAY) ?? -1
         let startTrim = encoderDelay >= 0 ? encoderDelay + max(0, main.state(MPG123_DEC_DELAY) ?? 0) : 0
-        return max(0, Int(frames) * spf - startTrim)
+        return (max(0, Int(frames) * spf - startTrim), index)
     }
 
+    private static func seekIndex(of handle: MPG123Handle) -> SeekIndex? {
+        var offsets: UnsafeMutablePointer<off_t>?
+        var step: off_t = 0
+        var fill = 0
+        guard mpg123_index(handle.pointer, &offsets, &step, &fill) == MPG123_OK.rawValue,
+              let offsets, step > 0, fill > 0 else { return nil }
+        return SeekIndex(offsets: Array(UnsafeBufferPointer(start: offsets, count: fill)), step: step)
+    }
+
+    /// One sentence once libmpg123 had to skip damaged data between frames; nil for a clean stream.
     public var damageReport: String? {
         guard damagePlaces > 0 else { return nil }
-        let at = firstDamageSample.map { " at " + Self.clock($0, rate: format.sampleRate) } ?? ""
+        let at = firstDamageSample.map { Self.clock($0, rate: format.sampleRate) } ?? "?"
         if damagePlaces == 1 {
-            return "Skipped \(damagedBytes) bytes of corrupt data\(at); the rest of the track was decoded."
+            return "Skipped \(damagedBytes) bytes of damaged data at \(at); decoding carried on after it."
         }
-        return "Skipped corrupt data in \(damagePlaces) places (\(damagedBytes) bytes), first\(at); the rest of the track was decoded."
+        return "Skipped damaged data in \(damagePlaces) places (\(damagedBytes) bytes), the first at \(at); decoding carried on after each."
     }
 
     /// Fills `buffer` with whole sample frames; returns the bytes written, 0 at the end of the track.
@@ -117,20 +148,82 @@ public final class MP3Decoder {
         return written
     }
 
-    /// Sample-accurate: the next read starts exactly at `sample` (clamped to the track length).
+    /// Sample-accurate: the next read starts exactly at `sample` (clamped to the track length) and
+    /// gives what a straight decode from the start gives there.
+    ///
+    /// libmpg123's own seek lands on the right sample, but the audio right after it can differ from a
+    /// straight decode: its default 4 frames of pre-roll do not refill a large bit reservoir (a burst of
+    /// wrong audio in low-bitrate files), and its synthesis filter keeps a ring-buffer phase that seeking
+    /// does not reset (1-LSB rounding differences). So short hops forward are decoded through; longer
+    /// jumps reopen the file (phase back to its start value) and pre-roll at least 16 frames, a count
+    /// chosen so the phase at the target matches a straight decode.
     public func seek(toSample sample: Int) throws {
         guard sample >= 0 else {
             throw AudioError(file: path, message: "cannot seek to negative sample \(sample)")
         }
         let target = lengthInSamples.map { min(sample, $0) } ?? sample
-        let result = mpg123_seek(handle.pointer, off_t(target), SEEK_SET)
+        deferredError = nil
+        if target >= positionInSamples && target - positionInSamples <= format.sampleRate * 10 {
+            try skip(target - positionInSamples)
+            return
+        }
+        try reopen()
+        let mh = handle.pointer
+        let spf = Int(mpg123_spf(mh))
+        guard spf >= 32 else { return try skip(target) }
+        // A straight decode synthesises every frame from the first output frame on; spf/32 filter
+        // steps per frame move the 16-slot ring, so the pre-roll length only matters modulo `period`.
+        let frame = (target + gaplessBegin) / spf
+        let decodedBefore = frame - gaplessBegin / spf
+        let period = 16 / gcd(spf / 32, 16)
+        let minimum = 16
+        let preroll = minimum + ((decodedBefore - minimum) % period + period) % period
+        if decodedBefore - preroll < 2 {
+            // Close to the start: decoding through is as cheap and exact by construction.
+            return try skip(target)
+        }
+        try handle.check(mpg123_param2(mh, Int32(MPG123_PREFRAMES.rawValue), preroll, 0))
+        let result = mpg123_seek(mh, off_t(target), SEEK_SET)
+        try handle.check(mpg123_param2(mh, Int32(MPG123_PREFRAMES.rawValue), defaultPreframes, 0))
         guard result >= 0 else { throw handle.error(Int32(truncatingIfNeeded: result)) }
+        positionInSamples = Int(result)
+    }
+
+    /// Decodes and drops `samples` sample frames (fewer at the end of the track).
+    private func skip(_ samples: Int) throws {
+        var left = samples * format.bytesPerFrame
+        guard left > 0 else { return }
+        var scratch = [UInt8](repeating: 0, count: 32768)
+        while left > 0 {
+            let n = try scratch.withUnsafeMutableBytes {
+                try read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<min($0.count, left)]))
+            }
+            if n == 0 { break }
+            left -= n
+        }
+    }
+
+    /// Closes and reopens the file on the same handle: decoder state as at the start, settings kept.
+    private func reopen() throws {
+        let mh = handle.pointer
+        mpg123_close(mh)
         pending = nil
         pendingCount = 0
         finished = false
-        deferredError = nil
         expectedFramePos = nil
-        positionInSamples = Int(result)
+        positionInSamples = 0
+        try handle.check(mpg123_open(mh, path))
+        let now = try handle.streamFormat()
+        guard now == format else {
+            throw AudioError(file: path, message: "file changed while open: now \(now.sampleRate) Hz, \(now.channels) channel(s)")
+        }
+        if let index = seekIndex {
+            var offsets = index.offsets  // libmpg123 copies them
+            _ = offsets.withUnsafeMutableBufferPointer {
+                mpg123_set_index(mh, $0.baseAddress, index.step, $0.count)
+            }
+        }
+        _ = takeNewTagFlag()  // the tag read again on open is no news
     }
 
     private func decodeNextFrame() throws {
@@ -178,6 +271,10 @@ public final class MP3Decoder {
         var v2: UnsafeMutablePointer<mpg123_id3v2>?
         _ = mpg123_id3(mh, &v1, &v2)  // reading the tag clears the flag
         return true
+    }
+
+    private func gcd(_ a: Int, _ b: Int) -> Int {
+        b == 0 ? max(a, 1) : gcd(b, a % b)
     }
 
     static func clock(_ sample: Int, rate: Int) -> String {

@@ -1,4 +1,9 @@
 import CMPG123
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Owns one libmpg123 handle with an open file; shared by the probe and the decoder.
 final class MPG123Handle {
@@ -29,7 +34,12 @@ final class MPG123Handle {
         try check(mpg123_param2(mh, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))
         try check(mpg123_format_none(mh))
         try allowS16AtAllRates()
-        try check(mpg123_open(mh, path))
+        let openCode = mpg123_open(mh, path)
+        if openCode != MPG123_OK.rawValue {
+            // libmpg123 only says "File access error"; the system's reason is the useful part.
+            let reason = String(cString: strerror(errno))
+            throw AudioError(file: path, message: message(openCode) + ": " + reason)
+        }
     }
 
     deinit {

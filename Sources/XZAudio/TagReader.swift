@@ -29,8 +29,8 @@ enum TagReader {
     // MARK: ID3v2
 
     private static func fromV2(_ v2: mpg123_id3v2) -> TrackTags {
-        // libmpg123 keeps every frame in `text` (v2.2 ids already promoted to v2.3 ones) and its
-        // title/artist pointers name the last duplicate; we take the first non-empty one instead.
+        // Text frames and USLT are in `text`, v2.2 ids already promoted to v2.3 ones. libmpg123 1.31
+        // overwrites a repeated frame id in place (older versions append), so take the first non-empty.
         var first: [String: String] = [:]
         var lyrics: String?
         if let list = v2.text {
@@ -50,7 +50,7 @@ enum TagReader {
         tags.artist = first["TPE1"]
         tags.album = first["TALB"]
         tags.track = first["TRCK"].flatMap(trackNumber)
-        tags.year = (first["TYER"] ?? first["TDRC"]).flatMap(yearNumber)
+        tags.year = first["TYER"].flatMap(yearNumber) ?? first["TDRC"].flatMap(yearNumber)
         tags.lyrics = lyrics
         return tags
     }
@@ -95,12 +95,9 @@ enum TagReader {
         Array(raw.prefix { $0 != 0 })
     }
 
-    /// v1 fields are raw bytes: UTF-8 when they are valid UTF-8, else Latin-1 (with GBK recovery).
+    /// v1 fields are raw bytes; read them as Latin-1 and let repairEncoding sort out the rest.
     private static func decodeLegacy(_ raw: [UInt8]) -> String {
-        if raw.contains(where: { $0 >= 0x80 }), let utf8 = String(validating: raw, as: UTF8.self) {
-            return utf8
-        }
-        return String(String.UnicodeScalarView(raw.map { Unicode.Scalar($0) }))
+        String(String.UnicodeScalarView(raw.map { Unicode.Scalar($0) }))
     }
 
     // MARK: Cleaning
@@ -142,7 +139,8 @@ enum TagReader {
     }
 
     /// Text whose scalars all fit in one byte may be bytes of another encoding read as Latin-1:
-    /// UTF-8 (valid UTF-8 with multi-byte sequences) or GBK (XZText's heuristic decides).
+    /// UTF-8 (valid UTF-8 with multi-byte sequences), GBK (XZText's heuristic decides), or
+    /// Windows-1252, whose curly quotes and dashes sit where Latin-1 has invisible C1 controls.
     static func repairMojibake(_ text: String) -> String {
         var raw: [UInt8] = []
         raw.reserveCapacity(text.unicodeScalars.count)
@@ -152,8 +150,20 @@ enum TagReader {
         }
         guard raw.contains(where: { $0 >= 0x80 }) else { return text }
         if let utf8 = String(validating: raw, as: UTF8.self) { return utf8 }
-        return LegacyEncoding.recoverGBKStoredAsLatin1(text)
+        let gbk = LegacyEncoding.recoverGBKStoredAsLatin1(text)
+        if gbk != text { return gbk }
+        guard raw.contains(where: { (0x80...0x9F).contains($0) }) else { return text }
+        return String(String.UnicodeScalarView(raw.map { windows1252[$0] ?? Unicode.Scalar($0) }))
     }
+
+    private static let windows1252: [UInt8: Unicode.Scalar] = [
+        0x80: "\u{20AC}", 0x82: "\u{201A}", 0x83: "\u{0192}", 0x84: "\u{201E}", 0x85: "\u{2026}",
+        0x86: "\u{2020}", 0x87: "\u{2021}", 0x88: "\u{02C6}", 0x89: "\u{2030}", 0x8A: "\u{0160}",
+        0x8B: "\u{2039}", 0x8C: "\u{0152}", 0x8E: "\u{017D}", 0x91: "\u{2018}", 0x92: "\u{2019}",
+        0x93: "\u{201C}", 0x94: "\u{201D}", 0x95: "\u{2022}", 0x96: "\u{2013}", 0x97: "\u{2014}",
+        0x98: "\u{02DC}", 0x99: "\u{2122}", 0x9A: "\u{0161}", 0x9B: "\u{203A}", 0x9C: "\u{0153}",
+        0x9E: "\u{017E}", 0x9F: "\u{0178}",
+    ]
 
     // MARK: Numbers
 

@@ -85,12 +85,15 @@ final class GeneratedFileTests: XCTestCase {
             ID3Builder.text("TIT2", .utf16, ID3Builder.utf16("Title\u{1B}[31m with escape")),
             ID3Builder.text("TDRC", .utf8, Array("2008-05-01".utf8)),
             ID3Builder.text("TPE1", .utf8, Array("Artist A".utf8) + [0] + Array("Artist B".utf8)),
+            // Windows-1252 curly apostrophe and dash in a Latin-1 frame, as many Windows taggers write.
+            ID3Builder.text("TALB", .latin1, Array("Don".utf8) + [0x92] + Array("t Stop ".utf8) + [0x96] + Array(" Live".utf8)),
         ])
         let path24 = try fixtures.variant(of: "cbr44", as: "hand-v24.mp3") { $0 = v24 + $0 }
         let tags24 = try MP3Probe.probe(path: path24).tags
         XCTAssertEqual(tags24.title, "Title[31m with escape", "terminal escapes are removed")
         XCTAssertEqual(tags24.year, 2008)
         XCTAssertEqual(tags24.artist, "Artist A")
+        XCTAssertEqual(tags24.album, "Don\u{2019}t Stop \u{2013} Live")
     }
 
     func testID3v1FallbackWithGBKAndLatin1() throws {
@@ -112,21 +115,37 @@ final class GeneratedFileTests: XCTestCase {
 
     // MARK: Seeking
 
+    /// After seek(toSample: N) the PCM is the slice of a full decode starting at N: byte for byte for
+    /// MPEG-1 and the CBR MPEG-2 file. In the low-bitrate MPEG-2.5 VBR file the bit reservoir reaches two
+    /// frames back, and libmpg123's pre-roll then sometimes synthesises one frame fewer than a straight
+    /// decode, which shifts its filter's rounding: there a sample may differ by 1 LSB (the position is
+    /// still exact; neighbouring samples of the tone differ by thousands).
     func testSeekIsSampleExact() throws {
+        let byteExact: Set<String> = ["vbr44", "cbr44", "mono22", "stereo48"]
         for name in ["vbr44", "cbr44", "mono22", "mpeg25_8k", "stereo48"] {
             let path = try fixtures.path(name)
             let (full, pcm) = try PCM.decodeFile(path)
             let bpf = full.format.bytesPerFrame
             let total = pcm.count / bpf
             let decoder = try MP3Decoder(path: path)
-            let targets = [0, 1, 575, 576, 1151, 1152, 1153, 1105, 4410, total / 3, total / 2 + 17, total - 1000, total - 1]
-            for target in targets + targets.reversed() where target >= 0 && target < total {
+            var random = SeededBytes(seed: UInt64(total))
+            let fixed = [0, 1, 575, 576, 1151, 1152, 1153, 1105, 4410, total / 3, total / 2 + 17, total - 1000, total - 1]
+            let scattered = (0..<40).map { _ in Int(random.next() % UInt64(total)) }
+            // Forwards, backwards and jumping around: short hops decode through, long ones reopen.
+            let targets = fixed + fixed.reversed() + scattered
+            for target in targets where target >= 0 && target < total {
                 try decoder.seek(toSample: target)
                 XCTAssertEqual(decoder.positionInSamples, target, "\(name) @\(target)")
                 let count = min(3000, total - target)
                 let got = try PCM.read(decoder, samples: count)
                 let want = pcm.subdata(in: target * bpf..<(target + count) * bpf)
-                PCM.assertSame(got, want, "\(name) seek to \(target)")
+                if byteExact.contains(name) {
+                    PCM.assertSame(got, want, "\(name) seek to \(target)")
+                } else {
+                    let diff = PCM.compare(PCM.int16s(got), PCM.int16s(want))
+                    XCTAssertEqual(diff.count, count * full.format.channels, "\(name) seek to \(target)")
+                    XCTAssertLessThanOrEqual(diff.maxDiff, 1, "\(name) seek to \(target)")
+                }
                 XCTAssertEqual(decoder.positionInSamples, target + count, "\(name) @\(target)")
             }
             // At or past the end: nothing more to read.

@@ -237,7 +237,7 @@ final class Fixtures {
         try encode("mono22", try sine("mono22", rate: 22050, channels: 1, seconds: 3), ["-b", "64"])
         try encode("stereo48", try sine("stereo48", rate: 48000, channels: 2, seconds: 3), ["-V", "4"])
         try encode("mpeg25_8k", try sine("mono8", rate: 8000, channels: 1, seconds: 3), ["-V", "5"])
-        try encode("cjk", stereo44, ["-b", "96", "--id3v2-utf16", "--tt", "晴天", "--ta", "周杰伦",
+        try encode("cjk", stereo44, ["-b", "128", "--id3v2-utf16", "--tt", "晴天", "--ta", "周杰伦",
                                      "--tl", "叶惠美", "--ty", "2003", "--tn", "3/11"])
         // A 400 KB cover in front of a header-less CBR stream: libmpg123's own size guess would count it as audio.
         let cover = dir.appendingPathComponent("cover.jpg")
