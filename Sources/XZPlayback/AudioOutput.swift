@@ -1,0 +1,92 @@
+import Foundation
+import XZAudio
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A sink for s16 native-endian interleaved PCM. Used from the audio thread only.
+///
+/// `open(format:)` is called before the first write and again whenever the format changes; the output
+/// stays open across tracks of the same format (gapless). An output that cannot take a new format
+/// while open throws `OutputFormatRefused` and the player fails that track alone; any other error from
+/// `open` or `write` means the output is unusable and stops the queue.
+public protocol AudioOutput: AnyObject {
+    func open(format: AudioFormat) throws
+    func write(_ pcm: UnsafeRawBufferPointer) throws
+    /// Releases the device or finishes the file; a later `open` starts again.
+    func close()
+    /// True when writes return at once (null driver, files) and the player must pace them to real time.
+    var needsPacing: Bool { get }
+    /// Frames written but not yet heard; the player subtracts them from the position.
+    var bufferedFrames: Int { get }
+    /// Messages for the user produced by the last `open` (e.g. a fallback); each is returned once.
+    func takeNotices() -> [String]
+}
+
+extension AudioOutput {
+    public func takeNotices() -> [String] { [] }
+}
+
+/// Builds the output for a spec. `realtime` paces file outputs like a sound card.
+public func makeAudioOutput(_ spec: OutputSpec, realtime: Bool = false) -> AudioOutput {
+    switch spec {
+    case .raw(let path): return RawFileOutput(path: path, realtime: realtime)
+    default: return LibaoOutput(spec: spec, realtime: realtime)
+    }
+}
+
+/// Raw PCM written straight to a file. The file is truncated by the first open of this instance and
+/// appended to after that, so stop/play in one session keeps everything. A format change is written
+/// as is (the file then mixes formats); there is no header to disagree with.
+public final class RawFileOutput: AudioOutput {
+    public let path: String
+    public let needsPacing: Bool
+    public var bufferedFrames: Int { 0 }
+    private var fd: Int32 = -1
+    private var openedBefore = false
+
+    public init(path: String, realtime: Bool = false) {
+        self.path = path
+        self.needsPacing = realtime
+    }
+
+    deinit { close() }
+
+    public func open(format: AudioFormat) throws {
+        guard fd < 0 else { return }
+        let flags = O_WRONLY | O_CREAT | (openedBefore ? O_APPEND : O_TRUNC)
+        let opened = posixOpen(path, flags, 0o644)
+        guard opened >= 0 else {
+            throw PlaybackError("cannot open \(path) for writing: " + String(cString: strerror(errno)))
+        }
+        fd = opened
+        openedBefore = true
+    }
+
+    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+        guard fd >= 0 else { throw PlaybackError("raw output \(path) is not open") }
+        guard var next = pcm.baseAddress else { return }
+        var left = pcm.count
+        while left > 0 {
+            let n = posixWrite(fd, next, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PlaybackError("cannot write to \(path): " + String(cString: strerror(errno)))
+            }
+            left -= n
+            next += n
+        }
+    }
+
+    public func close() {
+        if fd >= 0 { _ = posixClose(fd) }
+        fd = -1
+    }
+}
+
+// File-scope wrappers: inside the output classes `open`, `write` and `close` name the methods.
+func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { open(path, flags, mode) }
+func posixWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }
+@discardableResult func posixClose(_ fd: Int32) -> Int32 { close(fd) }

@@ -1,0 +1,194 @@
+import CAO
+import Foundation
+import XZAudio
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Output through libao: the default live driver, the null driver, or the wav/au file drivers.
+///
+/// Formats: a live or null device is reopened on a format change. A wav/au file has one format in its
+/// header, and reopening would truncate it, so a track in another format is refused (the player reports
+/// it as an error and goes on). The file is finished (header sizes written) by `close()`, which the
+/// player calls when playback stops; playing again afterwards starts the file over.
+public final class LibaoOutput: AudioOutput {
+    public let spec: OutputSpec
+    private let realtime: Bool
+    private var device: OpaquePointer?
+    private var format: AudioFormat?
+    /// Set once the default driver failed; later opens go straight to null without a second notice.
+    private var usingNullFallback = false
+    private var notices: [String] = []
+
+    public init(spec: OutputSpec, realtime: Bool = false) {
+        self.spec = spec
+        self.realtime = realtime
+    }
+
+    deinit { close() }
+
+    public var needsPacing: Bool {
+        switch spec {
+        case .systemDefault: return usingNullFallback
+        case .null: return true
+        case .wav, .au, .raw: return realtime
+        }
+    }
+
+    /// libao does not report device latency; live drivers block in ao_play instead.
+    public var bufferedFrames: Int { 0 }
+
+    /// True when `default` could not open a live device and audio goes to the null driver.
+    public var isFallbackToNull: Bool { usingNullFallback }
+
+    public func takeNotices() -> [String] {
+        defer { notices = [] }
+        return notices
+    }
+
+    public func open(format newFormat: AudioFormat) throws {
+        if device != nil {
+            if format == newFormat { return }
+            if case .wav(let path) = spec { throw mismatch(path, newFormat) }
+            if case .au(let path) = spec { throw mismatch(path, newFormat) }
+            close()
+        }
+        guard LibaoOutput.initialized else { throw PlaybackError("libao could not be initialised") }
+        var sample = ao_sample_format(bits: 16, rate: Int32(newFormat.sampleRate), channels: Int32(newFormat.channels),
+                                      byte_format: Int32(AO_FMT_NATIVE), matrix: nil)
+        switch spec {
+        case .systemDefault:
+            device = usingNullFallback ? nil : openDefault(&sample)
+            if device == nil { device = try openNull(&sample) }
+        case .null:
+            device = try openNull(&sample)
+        case .wav(let path):
+            device = try openFile("wav", path, &sample)
+        case .au(let path):
+            device = try openFile("au", path, &sample)
+        case .raw(let path):
+            device = try openFile("raw", path, &sample)
+        }
+        format = newFormat
+    }
+
+    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+        guard let device else { throw PlaybackError("output \(spec) is not open") }
+        guard let base = pcm.baseAddress, pcm.count > 0 else { return }
+        // ao_play takes char* but does not write through it.
+        let bytes = UnsafeMutableRawPointer(mutating: base).assumingMemoryBound(to: CChar.self)
+        if ao_play(device, bytes, UInt32(pcm.count)) == 0 {
+            throw PlaybackError("output \(spec) stopped accepting audio")
+        }
+    }
+
+    public func close() {
+        if let device { ao_close(device) }
+        device = nil
+        format = nil
+    }
+
+    // MARK: Opening
+
+    /// ao_initialize once per process; a static let runs its initialiser exactly once, thread-safely.
+    private static let initialized: Bool = {
+        StderrSilencer.run { ao_initialize() }
+        return true
+    }()
+
+    /// The configured/default live driver, or nil (with a notice) when there is none or it cannot open.
+    /// alsa-lib prints its complaints straight to fd 2, so fd 2 is silenced around the calls.
+    private func openDefault(_ sample: inout ao_sample_format) -> OpaquePointer? {
+        var failure = ""
+        let opened: OpaquePointer? = StderrSilencer.run {
+            let id = ao_default_driver_id()
+            guard id >= 0 else {
+                failure = "libao found no usable sound driver"
+                return nil
+            }
+            if let device = ao_open_live(id, &sample, nil) { return device }
+            failure = "libao driver \"\(Self.driverName(id))\": \(Self.errorText(errno))"
+            return nil
+        }
+        if opened == nil {
+            usingNullFallback = true
+            notices.append("No sound device could be opened (\(failure)); playing to the null output instead.")
+        }
+        return opened
+    }
+
+    private func openNull(_ sample: inout ao_sample_format) throws -> OpaquePointer {
+        let id = ao_driver_id("null")
+        guard id >= 0 else { throw PlaybackError("libao has no null driver") }
+        guard let device = ao_open_live(id, &sample, nil) else {
+            throw PlaybackError("cannot open libao's null driver: " + Self.errorText(errno))
+        }
+        return device
+    }
+
+    private func openFile(_ driver: String, _ path: String, _ sample: inout ao_sample_format) throws -> OpaquePointer {
+        let id = ao_driver_id(driver)
+        guard id >= 0 else { throw PlaybackError("libao has no \(driver) driver") }
+        guard let device = ao_open_file(id, path, 1, &sample, nil) else {
+            throw PlaybackError("cannot open \(path) for writing (\(Self.errorText(errno)))")
+        }
+        return device
+    }
+
+    private func mismatch(_ path: String, _ wanted: AudioFormat) -> OutputFormatRefused {
+        let have = format.map(Self.describe) ?? "another format"
+        return OutputFormatRefused("\(path) is being written as \(have); a \(Self.describe(wanted)) track cannot go into the same file")
+    }
+
+    static func describe(_ format: AudioFormat) -> String {
+        let layout = format.channels == 1 ? "mono" : format.channels == 2 ? "stereo" : "\(format.channels) channels"
+        return "\(format.sampleRate) Hz \(layout)"
+    }
+
+    private static func driverName(_ id: Int32) -> String {
+        guard let info = ao_driver_info(id), let name = info.pointee.short_name else { return "#\(id)" }
+        return String(cString: name)
+    }
+
+    /// libao leaves one of its AO_E* codes in errno.
+    private static func errorText(_ code: Int32) -> String {
+        switch code {
+        case AO_ENODRIVER: return "no such driver"
+        case AO_ENOTFILE: return "not a file driver"
+        case AO_ENOTLIVE: return "not a live driver"
+        case AO_EBADOPTION: return "bad option"
+        case AO_EOPENDEVICE: return "cannot open the device"
+        case AO_EOPENFILE: return "cannot open the file"
+        case AO_EFILEEXISTS: return "file exists"
+        case AO_EBADFORMAT: return "sample format not supported"
+        default: return "libao error \(code)"
+        }
+    }
+}
+
+/// Sends fd 2 to /dev/null while `body` runs, for C libraries that print to stderr themselves.
+/// fd 2 is process-wide, so other threads' stderr output in that moment is lost too; the calls
+/// wrapped are short (driver probing, device open).
+enum StderrSilencer {
+    private static let lock = NSLock()
+
+    static func run<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        fflush(nil)
+        let saved = dup(2)
+        let sink = posixOpen("/dev/null", O_WRONLY)
+        if saved >= 0, sink >= 0 { _ = dup2(sink, 2) }
+        defer {
+            fflush(nil)
+            if saved >= 0 {
+                _ = dup2(saved, 2)
+                _ = posixClose(saved)
+            }
+            if sink >= 0 { _ = posixClose(sink) }
+        }
+        return try body()
+    }
+}

@@ -1,0 +1,55 @@
+import XZAudio
+import XZLyrics
+
+/// The track on the audio thread, with its clock and lyric state.
+final class LoadedTrack {
+    let start: PlayerStateMachine.TrackStart
+    let decoder: MP3Decoder
+    let format: AudioFormat
+    var durationMs: Int?
+    /// Heard position in samples.
+    var positionSample = 0
+    var nextPositionSample = 0
+    var tracker: LyricSyncTracker?
+    var nextLyricSample: Int?
+    var lyricsPendingAfterSeek = false
+
+    init(start: PlayerStateMachine.TrackStart, decoder: MP3Decoder) {
+        self.start = start
+        self.decoder = decoder
+        self.format = decoder.format
+    }
+}
+
+/// Keeps unpaced writes (null driver, realtime files) in step with the wall clock: the next chunk is
+/// written only once the clock has reached the end of what was written, so audio is at most one chunk ahead.
+struct Pacer {
+    /// Behind the clock by more than this (a stall, a gap between tracks) starts a new timeline instead of bursting.
+    static let slackNs = 200_000_000.0
+    private var anchorNs: UInt64?
+    private var audioNs = 0.0
+
+    mutating func reset() {
+        anchorNs = nil
+    }
+
+    /// Nanoseconds to wait before the next write.
+    mutating func delay(nowNs: UInt64) -> UInt64 {
+        guard let anchor = anchorNs, nowNs >= anchor else {
+            anchorNs = nowNs
+            audioNs = 0
+            return 0
+        }
+        let elapsed = Double(nowNs - anchor)
+        if elapsed > audioNs + Self.slackNs {
+            anchorNs = nowNs
+            audioNs = 0
+            return 0
+        }
+        return audioNs > elapsed ? UInt64(audioNs - elapsed) : 0
+    }
+
+    mutating func didWrite(frames: Int, rate: Int) {
+        audioNs += Double(frames) * 1e9 / Double(max(rate, 1))
+    }
+}

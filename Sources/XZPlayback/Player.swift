@@ -1,0 +1,301 @@
+import Foundation
+import XZAudio
+import XZLyrics
+
+/// The one way into playback. Commands return at once: each runs the state machine under a lock
+/// (so `snapshot()` reflects it immediately) and leaves the resulting effects in a mailbox that the
+/// dedicated audio thread reads between chunks (every ~20 ms of audio, at most).
+///
+/// Events arrive in order on `events` (and on `onEvent`, called on the audio thread, if given).
+public final class Player: @unchecked Sendable {
+    /// Every event, in order, from the first time this is read (read it before `play` to miss nothing;
+    /// until then nothing piles up). One stream, for a single consumer; it finishes after `shutdown()`.
+    public var events: AsyncStream<PlayerEvent> { hub.stream() }
+
+    private let hub: EventHub
+    private let core: PlayerCore
+    private let engine: PlaybackEngine
+    private let thread: Thread
+
+    /// `realtime` paces file outputs to real time as a sound card would (null is always paced).
+    /// `seed` fixes the shuffle order (tests); `onEvent` must not block, it runs on the audio thread.
+    public convenience init(output spec: OutputSpec = .systemDefault, realtime: Bool = false, seed: UInt64? = nil,
+                            onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
+        self.init(output: makeAudioOutput(spec, realtime: realtime), seed: seed, onEvent: onEvent)
+    }
+
+    /// Plays into any output; the player owns it from now on and uses it from the audio thread only.
+    public init(output: AudioOutput, seed: UInt64? = nil, onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
+        let hub = EventHub(handler: onEvent)
+        self.hub = hub
+        core = PlayerCore(machine: seed.map { PlayerStateMachine(seed: $0) } ?? PlayerStateMachine())
+        engine = PlaybackEngine(core: core, output: output, emit: hub.emit, finish: hub.finish)
+        let engine = self.engine
+        // A Foundation thread, not the cooperative pool: decoding and ao_play block.
+        thread = Thread { engine.run() }
+        thread.name = "xzmusic-audio"
+        thread.start()
+    }
+
+    deinit { shutdown() }
+
+    // MARK: Queue
+
+    /// Replaces the queue and starts at `index`.
+    public func play(_ items: [QueueItem], startingAt index: Int = 0) {
+        command { $0.play(items, startingAt: index) }
+    }
+
+    /// Plays the queue item at `index`; false when there is none.
+    @discardableResult
+    public func playItem(at index: Int) -> Bool {
+        var found = false
+        command { machine in
+            let effects = machine.playItem(at: index)
+            found = effects != nil
+            return effects ?? []
+        }
+        return found
+    }
+
+    /// Appends without starting; `togglePause()` starts a stopped queue.
+    public func add(_ items: [QueueItem]) {
+        command { $0.add(items) }
+    }
+
+    /// False when there is no item at `index`. Removing the playing item skips to the next one.
+    @discardableResult
+    public func removeFromQueue(at index: Int) -> Bool {
+        var found = false
+        command { machine in
+            let effects = machine.remove(at: index)
+            found = effects != nil
+            return effects ?? []
+        }
+        return found
+    }
+
+    public func clearQueue() {
+        command { $0.clear() }
+    }
+
+    // MARK: Transport
+
+    public func next() {
+        command { $0.next() }
+    }
+
+    /// Restarts the track when more than 3 s in, else goes to the previous one.
+    public func previous() {
+        core.condition.lock()
+        let positionMs = core.positionMs()  // read before the machine is borrowed for the transition
+        core.condition.unlock()
+        command { $0.previous(positionMs: positionMs) }
+    }
+
+    /// playing <-> paused; a stopped queue starts again.
+    public func togglePause() {
+        command { $0.togglePause() }
+    }
+
+    public func pause() {
+        command { $0.state == .playing ? $0.togglePause() : [] }
+    }
+
+    public func resume() {
+        command { $0.state == .paused ? $0.togglePause() : [] }
+    }
+
+    public func stop() {
+        command { $0.stop() }
+    }
+
+    /// Ignored when nothing is loaded. The result comes as `.seeked` (or a `.notice` when impossible).
+    public func seek(_ target: SeekTarget) {
+        core.condition.lock()
+        defer { core.condition.unlock() }
+        guard !core.shutdownRequested, core.machine.isActive else { return }
+        core.mailbox.append(.seek(target))
+        core.condition.broadcast()
+    }
+
+    /// 0...100 (clamped), linear software scaling; applies from the next chunk, the output is not reopened.
+    public func setVolume(_ percent: Int) {
+        core.condition.lock()
+        core.volume = min(max(percent, 0), 100)
+        core.condition.unlock()
+    }
+
+    public func setRepeat(_ mode: RepeatMode) {
+        command { machine in
+            machine.setRepeat(mode)
+            return []
+        }
+    }
+
+    public func setShuffle(_ on: Bool) {
+        command { machine in
+            machine.setShuffle(on)
+            return []
+        }
+    }
+
+    // MARK: State
+
+    public func snapshot() -> PlayerSnapshot {
+        core.condition.lock()
+        defer { core.condition.unlock() }
+        let machine = core.machine
+        let status = core.status
+        // The engine's figures belong to the current track only once it has loaded it.
+        let live = machine.isActive && status.generation == machine.generation
+        return PlayerSnapshot(
+            state: machine.state, currentIndex: machine.currentIndex, current: machine.current,
+            positionMs: live ? status.positionMs : 0,
+            durationMs: live ? status.durationMs : machine.current?.durationMs,
+            queue: machine.queue, volume: core.volume, repeatMode: machine.repeatMode, shuffle: machine.shuffle,
+            lyricLineIndex: live ? status.lyricLineIndex : nil, lyricText: live ? status.lyricText : nil,
+            failedTracks: core.failedTracks)
+    }
+
+    /// Tracks that ended with `.error` so far (a one-shot CLI's exit status).
+    public var failedTrackCount: Int {
+        core.condition.lock()
+        defer { core.condition.unlock() }
+        return core.failedTracks
+    }
+
+    /// Blocks until nothing is playing or paused and the audio thread has caught up with every command
+    /// (queue finished, stopped, or shut down). Returns false when `timeout` passed first.
+    @discardableResult
+    public func waitUntilFinished(timeout: TimeInterval? = nil) -> Bool {
+        let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
+        core.condition.lock()
+        defer { core.condition.unlock() }
+        while !core.isFinished {
+            if let deadline {
+                if !core.condition.wait(until: deadline) { return core.isFinished }
+            } else {
+                core.condition.wait()
+            }
+        }
+        return true
+    }
+
+    /// `waitUntilFinished()` for async callers, waiting on a plain thread so the cooperative pool is not blocked.
+    public func finished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiter = Thread { [self] in
+                waitUntilFinished()
+                continuation.resume()
+            }
+            waiter.start()
+        }
+    }
+
+    /// Stops playback (`.ended(.stopped)` for a loaded track), closes the output, ends the thread and
+    /// finishes `events`. Further commands are ignored. Called by deinit.
+    public func shutdown() {
+        core.condition.lock()
+        defer { core.condition.unlock() }
+        if !core.shutdownRequested {
+            core.shutdownRequested = true
+            core.condition.broadcast()
+        }
+        // From the audio thread itself (an onEvent handler) waiting would never end.
+        guard Thread.current !== thread else { return }
+        while !core.engineExited { core.condition.wait() }
+    }
+
+    private func command(_ transition: (inout PlayerStateMachine) -> [PlayerStateMachine.Effect]) {
+        core.condition.lock()
+        defer { core.condition.unlock() }
+        guard !core.shutdownRequested else { return }
+        let effects = transition(&core.machine)
+        guard !effects.isEmpty else { return }
+        core.mailbox += effects.map(EngineCommand.effect)
+        core.condition.broadcast()
+    }
+}
+
+enum EngineCommand {
+    case effect(PlayerStateMachine.Effect)
+    case seek(SeekTarget)
+}
+
+/// What the audio thread last reported, for snapshots.
+struct EngineStatus {
+    var generation = 0
+    var positionMs = 0
+    var durationMs: Int?
+    var lyricLineIndex: Int?
+    var lyricText: String?
+}
+
+/// State shared by the command side and the audio thread; every field is guarded by `condition`.
+final class PlayerCore: @unchecked Sendable {
+    let condition = NSCondition()
+    var machine: PlayerStateMachine
+    var mailbox: [EngineCommand] = []
+    var volume = 100
+    var status = EngineStatus()
+    var failedTracks = 0
+    /// The audio thread is waiting with nothing to do (or has not started yet).
+    var engineIdle = true
+    var shutdownRequested = false
+    var engineExited = false
+
+    init(machine: PlayerStateMachine) {
+        self.machine = machine
+    }
+
+    /// Caller holds the lock.
+    var isFinished: Bool {
+        engineExited || (!machine.isActive && mailbox.isEmpty && engineIdle)
+    }
+
+    /// Caller holds the lock.
+    func positionMs() -> Int {
+        status.generation == machine.generation ? status.positionMs : 0
+    }
+}
+
+/// Passes events to the handler and, once it has been asked for, to the stream.
+final class EventHub: @unchecked Sendable {
+    private let lock = NSLock()
+    private let handler: (@Sendable (PlayerEvent) -> Void)?
+    private var made: AsyncStream<PlayerEvent>?
+    private var continuation: AsyncStream<PlayerEvent>.Continuation?
+    private var finished = false
+
+    init(handler: (@Sendable (PlayerEvent) -> Void)?) {
+        self.handler = handler
+    }
+
+    func stream() -> AsyncStream<PlayerEvent> {
+        lock.lock()
+        defer { lock.unlock() }
+        if let made { return made }
+        let (stream, continuation) = AsyncStream<PlayerEvent>.makeStream(bufferingPolicy: .unbounded)
+        if finished { continuation.finish() } else { self.continuation = continuation }
+        made = stream
+        return stream
+    }
+
+    func emit(_ event: PlayerEvent) {
+        lock.lock()
+        let continuation = continuation
+        lock.unlock()
+        continuation?.yield(event)
+        handler?(event)
+    }
+
+    func finish() {
+        lock.lock()
+        finished = true
+        let continuation = continuation
+        self.continuation = nil
+        lock.unlock()
+        continuation?.finish()
+    }
+}

@@ -1,0 +1,105 @@
+/// One entry of the play queue. Only `path` is needed to play; the rest is for display and stats.
+public struct QueueItem: Sendable, Equatable {
+    public var songId: Int64?
+    public var songKey: String?
+    public var path: String
+    public var title: String
+    public var singer: String
+    /// From the catalogue; the decoder's exact length wins once the file is open.
+    public var durationMs: Int?
+    /// An LRC file to sync while this item plays.
+    public var lyricsPath: String?
+    /// Per-song shift of the lyrics; positive shows them sooner (as LRC `[offset:]`).
+    public var lyricsAdjustmentMs: Int
+
+    public init(songId: Int64? = nil, songKey: String? = nil, path: String, title: String = "", singer: String = "",
+                durationMs: Int? = nil, lyricsPath: String? = nil, lyricsAdjustmentMs: Int = 0) {
+        self.songId = songId
+        self.songKey = songKey
+        self.path = path
+        self.title = title
+        self.singer = singer
+        self.durationMs = durationMs
+        self.lyricsPath = lyricsPath
+        self.lyricsAdjustmentMs = lyricsAdjustmentMs
+    }
+}
+
+/// idle: empty queue. stopped: a queue, nothing playing. playing / paused: a track is loaded.
+public enum PlayerState: String, Sendable, Equatable {
+    case idle, playing, paused, stopped
+}
+
+public enum RepeatMode: String, Sendable, Equatable, CaseIterable {
+    case off, one, all
+}
+
+public enum EndReason: String, Sendable, Equatable {
+    /// Played to its end.
+    case completed
+    /// Left for another track (next, previous, play, removal).
+    case skipped
+    /// stop(), clearQueue() or shutdown().
+    case stopped
+    /// Could not be opened or decoded; an `.error` event came first.
+    case error
+}
+
+public enum PlayerEvent: Sendable, Equatable {
+    /// The track is open and its audio is about to go out. Not sent for a track that cannot be opened.
+    case started(QueueItem, durationMs: Int?)
+    /// Every 250 ms of audio (at exact multiples of 250 ms) while playing.
+    case position(ms: Int)
+    case paused(ms: Int)
+    case resumed(ms: Int)
+    case seeked(ms: Int)
+    /// Every started track ends exactly once; a track that failed to open ends with `.error` and position 0.
+    case ended(QueueItem, reason: EndReason, positionMs: Int)
+    /// A track could not be opened or decoded (or the output refused it); `.ended(.error)` follows.
+    case error(file: String, message: String)
+    /// Something worth telling the user that is no failure: output fallback, damaged audio skipped,
+    /// unreadable lyrics, a seek that could not be done.
+    case notice(String)
+    /// The audio position crossed `timeMs` of line `lineIndex` (or a seek landed inside it).
+    case lyric(lineIndex: Int, timeMs: Int, positionMs: Int, text: String)
+    /// The queue ran out (repeat off); playback has stopped and the output is closed.
+    case queueFinished
+}
+
+public struct PlayerSnapshot: Sendable, Equatable {
+    public var state: PlayerState
+    public var currentIndex: Int?
+    public var current: QueueItem?
+    public var positionMs: Int
+    public var durationMs: Int?
+    public var queue: [QueueItem]
+    public var volume: Int
+    public var repeatMode: RepeatMode
+    public var shuffle: Bool
+    public var lyricLineIndex: Int?
+    public var lyricText: String?
+    /// Tracks that ended with `.error` since the player was made.
+    public var failedTracks: Int
+}
+
+/// Thrown by an output that is fine but cannot take this track's format (a WAV file already holding another);
+/// the player fails that track alone and goes on.
+public struct OutputFormatRefused: Error, CustomStringConvertible, Sendable, Equatable {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+public struct PlaybackError: Error, CustomStringConvertible, Sendable, Equatable {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
