@@ -9,6 +9,10 @@ public final class CommandContext: @unchecked Sendable {
     public let isInteractive: Bool
     /// Song ids of the last numbered listing, so the REPL can take "play 3".
     public var lastListing: [Int64] = []
+    /// The REPL's player, once something was played.
+    var playback: PlaybackSession?
+    /// Called when the REPL's player is created, so other layers can watch its events.
+    var onPlaybackStarted: ((PlaybackSession) -> Void)?
 
     init(folder: LibraryFolder, database: LibraryDatabase, console: Console, isInteractive: Bool) {
         self.folder = folder

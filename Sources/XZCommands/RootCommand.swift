@@ -17,6 +17,8 @@ public struct XZMusic: ParsableCommand {
         version: XZMusicVersion.string,
         subcommands: [
             Import.self, Search.self, SingerCommand.self, Info.self, LyricsCommand.self,
+            Play.self, Add.self, Queue.self, Next.self, Prev.self, Pause.self, Stop.self, Seek.self, Volume.self,
+            Repeat.self, Shuffle.self, Now.self,
         ])
 
     @OptionGroup var global: GlobalOptions

@@ -1,0 +1,274 @@
+import ArgumentParser
+import Foundation
+import XZLyrics
+import XZPlayback
+import XZText
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Play: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play songs: replace the queue and start.",
+        discussion: "Each SONG is #ID, a number, an audio file, or a search (quote searches of several words). "
+            + "One-shot, plays the queue to its end: exit 0 when every track played, 1 when any failed.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("Songs to play.", valueName: "song")) var songs: [String] = []
+    @Option(help: "default, null, wav:PATH, au:PATH or raw:PATH (one-shot only).") var output = "default"
+    @Flag(help: "Pace file outputs to real time (one-shot only).") var realtime = false
+    @Flag(help: "Print events as JSON lines (one-shot only).") var json = false
+
+    func validate() throws {
+        do { _ = try OutputSpec(parsing: output) } catch { throw ValidationError("\(error)") }
+    }
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        if context.isInteractive {
+            let session = try context.playbackSession()
+            if songs.isEmpty {
+                let snapshot = session.player.snapshot()
+                guard !snapshot.queue.isEmpty else { throw CommandError("the queue is empty: play SONG...") }
+                if snapshot.state != .playing { session.player.togglePause() }
+                return
+            }
+            session.player.play(try context.queueItems(for: songs))
+            return
+        }
+        guard !songs.isEmpty else { throw ValidationError("name at least one song to play") }
+        let items = try context.queueItems(for: songs)
+        let session = PlaybackSession(output: try OutputSpec(parsing: output), realtime: realtime,
+                                      console: context.console, presentation: json ? .json : .text)
+        context.onPlaybackStarted?(session)
+        // Ctrl-C stops playback cleanly: the current track ends as "stopped" and the output is closed.
+        let interrupted = InterruptFlag()
+        let signals = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        signal(SIGINT, SIG_IGN)
+        signals.setEventHandler { interrupted.set(); session.player.stop() }
+        signals.resume()
+        session.player.play(items)
+        while !session.player.waitUntilFinished(timeout: 0.2) {
+            if interrupted.isSet { break }
+        }
+        let failed = session.player.failedTrackCount
+        session.close()
+        signals.cancel()
+        if interrupted.isSet { throw ExitCode(130) }
+        if failed > 0 { throw ExitCode.failure }
+    }
+}
+
+/// Set from a signal handler queue, read by the waiting thread.
+final class InterruptFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Append songs to the queue.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("Songs to add.", valueName: "song")) var songs: [String]
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let session = try context.playbackSession()
+        let items = try context.queueItems(for: songs)
+        session.player.add(items)
+        context.console.line("added \(items.count) to the queue (\(session.player.snapshot().queue.count) in all)")
+    }
+}
+
+struct Queue: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the queue; 'queue remove N' or 'queue clear' change it.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("remove N | clear", valueName: "action")) var action: [String] = []
+
+    func validate() throws {
+        switch action.first {
+        case nil, "clear": if action.count > 1 { throw ValidationError("'queue clear' takes nothing more") }
+        case "remove": if action.count != 2 || Int(action[1]) == nil { throw ValidationError("use 'queue remove N'") }
+        default: throw ValidationError("unknown queue action '\(action[0])': use 'queue', 'queue remove N' or 'queue clear'")
+        }
+    }
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let player = try context.playbackSession().player
+        switch action.first {
+        case "clear":
+            player.clearQueue()
+            context.console.line("queue cleared")
+        case "remove":
+            let number = Int(action[1]) ?? 0
+            guard player.removeFromQueue(at: number - 1) else {
+                throw CommandError("no entry \(number) in the queue (1-\(player.snapshot().queue.count))")
+            }
+        default:
+            let snapshot = player.snapshot()
+            if snapshot.queue.isEmpty { context.console.line("The queue is empty.") }
+            for (index, item) in snapshot.queue.enumerated() {
+                let mark = index == snapshot.currentIndex ? context.console.styled("▶", "32") : " "
+                let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
+                context.console.line("\(mark) \(DisplayWidth.fit("\(index + 1)", to: 3, alignRight: true))  "
+                    + "\(item.title.safe)\(who)  [\(Format.duration(ms: item.durationMs))]")
+            }
+        }
+    }
+}
+
+/// Commands that act on the REPL's player without arguments.
+protocol PlayerAction: ParsableCommand {
+    var global: GlobalOptions { get }
+    func act(on player: Player, console: Console) throws
+}
+
+extension PlayerAction {
+    func run() throws {
+        let context = try CommandContext.open(global)
+        try act(on: context.playbackSession().player, console: context.console)
+    }
+}
+
+struct Next: PlayerAction {
+    static let configuration = CommandConfiguration(abstract: "Skip to the next song.")
+    @OptionGroup var global: GlobalOptions
+    func act(on player: Player, console: Console) { player.next() }
+}
+
+struct Prev: PlayerAction {
+    static let configuration = CommandConfiguration(abstract: "Previous song (restarts the song if more than 3 s in).")
+    @OptionGroup var global: GlobalOptions
+    func act(on player: Player, console: Console) { player.previous() }
+}
+
+struct Pause: PlayerAction {
+    static let configuration = CommandConfiguration(abstract: "Pause or resume.")
+    @OptionGroup var global: GlobalOptions
+    func act(on player: Player, console: Console) {
+        player.togglePause()
+        console.line(player.snapshot().state == .paused ? "paused" : "playing")
+    }
+}
+
+struct Stop: PlayerAction {
+    static let configuration = CommandConfiguration(abstract: "Stop playing (the queue stays).")
+    @OptionGroup var global: GlobalOptions
+    func act(on player: Player, console: Console) { player.stop() }
+}
+
+struct Seek: PlayerAction {
+    static let configuration = CommandConfiguration(abstract: "Seek: +10, -5, 1:23 or 50%.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("+SECONDS, -SECONDS, M:SS or N%.", valueName: "position")) var position: String
+
+    func validate() throws {
+        do { _ = try SeekTarget(parsing: position) } catch { throw ValidationError("\(error)") }
+    }
+
+    func act(on player: Player, console: Console) throws {
+        guard player.snapshot().state == .playing || player.snapshot().state == .paused else {
+            throw CommandError("nothing is playing")
+        }
+        player.seek(try SeekTarget(parsing: position))
+    }
+}
+
+struct Volume: PlayerAction {
+    static let configuration = CommandConfiguration(abstract: "Show or set the volume (0-100).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "0 to 100.") var level: Int?
+
+    func validate() throws {
+        if let level, !(0...100).contains(level) { throw ValidationError("volume must be between 0 and 100") }
+    }
+
+    func act(on player: Player, console: Console) {
+        if let level { player.setVolume(level) }
+        console.line("volume \(player.snapshot().volume)")
+    }
+}
+
+struct Repeat: PlayerAction {
+    static let configuration = CommandConfiguration(abstract: "Repeat off, one or all.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "off, one or all.") var mode: String
+
+    func validate() throws {
+        if RepeatMode(rawValue: mode) == nil { throw ValidationError("use 'repeat off', 'repeat one' or 'repeat all'") }
+    }
+
+    func act(on player: Player, console: Console) {
+        if let mode = RepeatMode(rawValue: mode) { player.setRepeat(mode) }
+        console.line("repeat \(player.snapshot().repeatMode.rawValue)")
+    }
+}
+
+struct Shuffle: PlayerAction {
+    static let configuration = CommandConfiguration(abstract: "Shuffle on or off.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "on or off.") var mode: String
+
+    func validate() throws {
+        if mode != "on" && mode != "off" { throw ValidationError("use 'shuffle on' or 'shuffle off'") }
+    }
+
+    func act(on player: Player, console: Console) {
+        player.setShuffle(mode == "on")
+        console.line("shuffle \(player.snapshot().shuffle ? "on" : "off")")
+    }
+}
+
+struct Now: PlayerAction {
+    static let configuration = CommandConfiguration(abstract: "What is playing, with the lyrics around it.")
+    @OptionGroup var global: GlobalOptions
+
+    func act(on player: Player, console: Console) {
+        let snapshot = player.snapshot()
+        guard let item = snapshot.current, snapshot.state == .playing || snapshot.state == .paused else {
+            console.line(snapshot.queue.isEmpty ? "Nothing is playing." : "Stopped (\(snapshot.queue.count) in the queue).")
+            return
+        }
+        NowPlaying.lines(snapshot: snapshot, item: item, width: console.width, console: console).forEach(console.line)
+    }
+}
+
+enum NowPlaying {
+    static func lines(snapshot: PlayerSnapshot, item: QueueItem, width: Int, console: Console) -> [String] {
+        let total = snapshot.durationMs ?? item.durationMs
+        let barWidth = max(10, min(40, width - 30))
+        let fraction = total.map { $0 > 0 ? min(1, Double(snapshot.positionMs) / Double($0)) : 0 } ?? 0
+        let filled = Int(fraction * Double(barWidth))
+        let bar = String(repeating: "━", count: filled) + "●" + String(repeating: "─", count: max(0, barWidth - filled))
+        let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
+        var lines = [
+            console.styled(DisplayWidth.truncate(item.title.safe + who, to: width - 2), "1"),
+            "\(snapshot.state.rawValue)  \(Format.duration(ms: snapshot.positionMs)) \(bar) \(Format.duration(ms: total))"
+                + "  vol \(snapshot.volume)  repeat \(snapshot.repeatMode.rawValue)\(snapshot.shuffle ? "  shuffle" : "")",
+        ]
+        guard let path = item.lyricsPath, let data = FileManager.default.contents(atPath: path) else { return lines }
+        let timeline = LyricTimeline(LRCParser.parse(bytes: [UInt8](data)), adjustmentMs: item.lyricsAdjustmentMs)
+        guard let current = timeline.lineIndex(at: snapshot.positionMs) ?? (timeline.isEmpty ? nil : -1) else { return lines }
+        for index in (current - 1)...(current + 1) where timeline.lines.indices.contains(index) {
+            let line = timeline.lines[index]
+            var text = DisplayWidth.truncate(line.text.safe, to: width - 4)
+            if index == current {
+                // The sung part of a word-timed line is marked.
+                if let word = timeline.wordIndex(line: index, at: snapshot.positionMs), !line.words.isEmpty {
+                    let sung = line.words[...word].map(\.text).joined()
+                    let rest = line.words[(word + 1)...].map(\.text).joined()
+                    text = console.colorEnabled
+                        ? console.styled(sung.safe, "1;36") + rest.safe
+                        : DisplayWidth.truncate("[\(sung.safe)]\(rest.safe)", to: width - 4)
+                }
+                lines.append("> " + text)
+            } else {
+                lines.append("  " + console.styled(text, "2"))
+            }
+        }
+        return lines
+    }
+}
