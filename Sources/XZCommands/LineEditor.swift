@@ -28,6 +28,9 @@ final class LineEditor {
         for fd in wakePipe { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         LineEditor.interruptFD = wakePipe[1]
 
+        // libedit decodes multibyte input by the locale: without a UTF-8 one, CJK keystrokes are lost.
+        setlocale(LC_ALL, "")
+        if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }
         rl_readline_name = UnsafePointer(strdup("xzmusic"))
         rl_catch_signals = 0
         stifle_history(1000)
@@ -69,17 +72,10 @@ final class LineEditor {
     func readLine() -> String? {
         LineEditor.completedLine = nil
         LineEditor.reachedEOF = false
-        rl_callback_handler_install(prompt) { line in
-            if let line {
-                LineEditor.completedLine = String(cString: line)
-                free(line)
-            } else {
-                LineEditor.reachedEOF = true
-            }
-            rl_callback_handler_remove()
-        }
+        // The sink goes first: a line arriving while the prompt is drawn waits for the redraw below.
         Console.shared.setPromptSink { [weak self] text in self?.announce(text) }
         defer { Console.shared.setPromptSink(nil) }
+        installHandler()
         flushAnnouncements()
         while LineEditor.completedLine == nil && !LineEditor.reachedEOF {
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
@@ -91,12 +87,11 @@ final class LineEditor {
                 while read(wakePipe[0], &drain, drain.count) > 0 {}
                 if LineEditor.interrupted != 0 {
                     LineEditor.interrupted = 0
-                    // Ctrl-C clears the line being typed and gives a fresh prompt.
-                    rl_replace_line("", 0)
+                    // Ctrl-C drops the line being typed: a fresh handler starts with an empty buffer.
                     fputs("^C\n", stdout)
                     fflush(stdout)
-                    rl_on_new_line()
-                    rl_redisplay()
+                    rl_callback_handler_remove()
+                    installHandler()
                 }
                 flushAnnouncements()
             }
@@ -109,6 +104,18 @@ final class LineEditor {
             _ = write_history(historyPath)
         }
         return LineEditor.completedLine
+    }
+
+    private func installHandler() {
+        rl_callback_handler_install(prompt) { line in
+            if let line {
+                LineEditor.completedLine = String(cString: line)
+                free(line)
+            } else {
+                LineEditor.reachedEOF = true
+            }
+            rl_callback_handler_remove()
+        }
     }
 
     private func flushAnnouncements() {

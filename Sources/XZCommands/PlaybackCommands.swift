@@ -222,16 +222,20 @@ struct Shuffle: PlayerAction {
     }
 }
 
-struct Now: PlayerAction {
+struct Now: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What is playing, with the lyrics around it.")
     @OptionGroup var global: GlobalOptions
 
-    func act(on player: Player, console: Console) {
-        let snapshot = player.snapshot()
-        guard let item = snapshot.current, snapshot.state == .playing || snapshot.state == .paused else {
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let console = context.console
+        let snapshot = try context.playbackSession().player.snapshot()
+        guard var item = snapshot.current, snapshot.state == .playing || snapshot.state == .paused else {
             console.line(snapshot.queue.isEmpty ? "Nothing is playing." : "Stopped (\(snapshot.queue.count) in the queue).")
             return
         }
+        // The stored offset wins: 'lyrics offset' may have changed it since the song started.
+        if let key = item.songKey { item.lyricsAdjustmentMs = (try? context.database.lyricsAdjustment(songKey: key)) ?? 0 }
         NowPlaying.lines(snapshot: snapshot, item: item, width: console.width, console: console).forEach(console.line)
     }
 }

@@ -113,6 +113,10 @@ final class PlaybackEngine: @unchecked Sendable {
             emit(.queueFinished)
         case .seek(let target):
             seek(target)
+        case .lyricsAdjustment(let ms):
+            guard let track, track.tracker != nil else { return }
+            loadLyrics(track, adjustmentMs: ms)
+            if paused { track.lyricsPendingAfterSeek = true } else { updateLyrics(track, seeked: true) }
         }
     }
 
@@ -322,7 +326,7 @@ final class PlaybackEngine: @unchecked Sendable {
 
     // MARK: Lyrics and clock
 
-    private func loadLyrics(_ track: LoadedTrack) {
+    private func loadLyrics(_ track: LoadedTrack, adjustmentMs: Int? = nil) {
         guard let path = track.start.item.lyricsPath else { return }
         guard let data = FileManager.default.contents(atPath: path) else {
             emit(.notice("Cannot read the lyrics file \(path)."))
@@ -330,7 +334,8 @@ final class PlaybackEngine: @unchecked Sendable {
         }
         let document = LRCParser.parse(bytes: [UInt8](data))
         guard document.isSynced else { return }  // plain text lyrics: nothing to sync
-        track.tracker = LyricSyncTracker(timeline: LyricTimeline(document, adjustmentMs: track.start.item.lyricsAdjustmentMs))
+        track.tracker = LyricSyncTracker(timeline: LyricTimeline(
+            document, adjustmentMs: adjustmentMs ?? track.start.item.lyricsAdjustmentMs))
     }
 
     private func updateLyrics(_ track: LoadedTrack, seeked: Bool) {

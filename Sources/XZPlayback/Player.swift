@@ -119,6 +119,16 @@ public final class Player: @unchecked Sendable {
         core.condition.broadcast()
     }
 
+    /// Shifts the playing track's lyrics (positive = sooner) at once; the line for the current
+    /// position is sent again, as after a seek. Later plays take the item's own adjustment.
+    public func setLyricsAdjustment(_ ms: Int) {
+        core.condition.lock()
+        defer { core.condition.unlock() }
+        guard !core.shutdownRequested, core.machine.isActive else { return }
+        core.mailbox.append(.lyricsAdjustment(ms))
+        core.condition.broadcast()
+    }
+
     /// 0...100 (clamped), linear software scaling; applies from the next chunk, the output is not reopened.
     public func setVolume(_ percent: Int) {
         core.condition.lock()
@@ -221,6 +231,7 @@ public final class Player: @unchecked Sendable {
 enum EngineCommand {
     case effect(PlayerStateMachine.Effect)
     case seek(SeekTarget)
+    case lyricsAdjustment(Int)
 }
 
 /// What the audio thread last reported, for snapshots.
