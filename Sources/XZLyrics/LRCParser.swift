@@ -276,6 +276,13 @@ enum LRCScanner {
         words[0].text = LRCText.trimmedStart(words[0].text)
         words[words.count - 1].text = LRCText.trimmedEnd(words[words.count - 1].text)
         let text = words.map(\.text).joined()
+        // A tag inside a character (e.g. before a combining mark) leaves word borders that are not character
+        // borders of the text (and can leave whitespace at its end): keep the text, drop the word timing.
+        var border = text.utf8.startIndex
+        for word in words.dropLast() {
+            border = text.utf8.index(border, offsetBy: word.text.utf8.count)
+            if String.Index(border, within: text) == nil { return (LRCText.trimmed(text), []) }
+        }
         // Tags that time nothing (e.g. a stray stamp at the end) leave no word timing.
         if words.allSatisfy({ $0.timeMs == nil }) { return (text, []) }
         return (text, words)

@@ -1,0 +1,147 @@
+import Foundation
+import XCTest
+import XZTestSupport
+
+/// play, queue, now and lyrics through the xzmusic executable on the demo library.
+final class PlaybackCommandTests: XCTestCase {
+    private var temp: TemporaryFolder!
+    private var binary: String { TestPaths.products.appendingPathComponent("xzmusic").path }
+
+    override func setUpWithError() throws {
+        temp = try TemporaryFolder("play")
+    }
+
+    private func environment(output: String = "null") -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["XZMUSIC_HOME"] = temp.path("library")
+        env["XZMUSIC_DEMO"] = TestPaths.repositoryRoot.appendingPathComponent("Resources/demo").path
+        env["XZMUSIC_OUTPUT"] = output
+        env["NO_COLOR"] = "1"
+        return env
+    }
+
+    @discardableResult
+    private func xzmusic(_ arguments: [String], input: String? = nil, output: String = "null") throws -> ProcessResult {
+        try TestProcess.run(binary, arguments, input: input.map { Data($0.utf8) }, environment: environment(output: output))
+    }
+
+    private func demoSong(_ file: String) -> String {
+        temp.path("library/demo/songs/\(file)")
+    }
+
+    private func jsonLines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    func testOneShotPlayRendersExactlyWhatMpg123Decodes() throws {
+        let raw = temp.path("out.raw")
+        let result = try xzmusic(["play", "晴天小调", "#4", "--output", "raw:\(raw)", "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let expected = try TestProcess.run("mpg123", ["-q", "-s", demoSong("01-qingtian-xiaodiao.mp3")]).stdoutData
+            + TestProcess.run("mpg123", ["-q", "-s", demoSong("04-cafe-du-matin.mp3")]).stdoutData
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: raw)), expected, "gapless: the two decodes back to back")
+
+        let events = try jsonLines(result.stdout)
+        let kinds = events.compactMap { $0["event"] as? String }
+        XCTAssertEqual(kinds.filter { $0 == "started" }.count, 2)
+        XCTAssertEqual(events.filter { $0["event"] as? String == "ended" }.compactMap { $0["reason"] as? String },
+                       ["completed", "completed"])
+        let started = try XCTUnwrap(events.first)
+        XCTAssertEqual(started["event"] as? String, "started")
+        XCTAssertEqual(started["title"] as? String, "晴天小调")
+        XCTAssertNotNil(started["song"] as? Int)
+        XCTAssertEqual(started["duration_ms"] as? Int, 25_704)
+        let positions = events.filter { $0["event"] as? String == "position" }.compactMap { $0["position_ms"] as? Int }
+        XCTAssertEqual(Array(positions.prefix(3)), [250, 500, 750])
+        // Lyric events fire at the line's own time, in sample positions, in file order.
+        let lyrics = events.filter { $0["event"] as? String == "lyric" }
+        XCTAssertGreaterThanOrEqual(lyrics.count, 5)
+        for lyric in lyrics {
+            XCTAssertEqual(lyric["position_ms"] as? Int, lyric["time_ms"] as? Int, "\(lyric)")
+        }
+        XCTAssertEqual(lyrics.first?["text"] as? String, "早晨推开一扇窗")
+    }
+
+    func testBrokenTrackIsReportedAndTheQueueGoesOn() throws {
+        let bad = temp.path("broken.mp3")
+        try Data("this is not audio".utf8).write(to: URL(fileURLWithPath: bad))
+        try xzmusic(["search", "demo"])
+        let raw = temp.path("out.raw")
+        let result = try xzmusic(["play", bad, "#2", "--output", "raw:\(raw)", "--json"])
+        XCTAssertEqual(result.status, 1, "a failed track makes play exit 1")
+        let events = try jsonLines(result.stdout)
+        let error = try XCTUnwrap(events.first { $0["event"] as? String == "error" })
+        XCTAssertEqual(error["file"] as? String, bad)
+        XCTAssertFalse((error["message"] as? String ?? "").isEmpty)
+        XCTAssertTrue(events.contains { $0["event"] as? String == "ended" && $0["reason"] as? String == "completed" })
+        let expected = try TestProcess.run("mpg123", ["-q", "-s", demoSong("02-yokaze-no-waltz.mp3")]).stdoutData
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: raw)), expected)
+    }
+
+    func testPlayUsageErrors() throws {
+        XCTAssertEqual(try xzmusic(["play"]).status, 64)
+        XCTAssertEqual(try xzmusic(["play", "#1", "--output", "speakers"]).status, 64)
+        XCTAssertEqual(try xzmusic(["play", "no-such-song-anywhere"]).status, 1)
+        let remote = try xzmusic(["play", "七里香"])
+        XCTAssertEqual(remote.status, 1)
+        XCTAssertTrue(remote.stderr.contains("not offline"), remote.stderr)
+        XCTAssertEqual(try xzmusic(["next"]).status, 1, "player commands need the prompt")
+    }
+
+    func testReplPlaysInTheBackgroundAndKeepsTheLyricOffset() throws {
+        let script = """
+            search xzmusic demo
+            play 晴天小调
+            add #2
+            queue
+            now
+            seek 50%
+            volume 40
+            repeat all
+            lyrics offset +200
+            lyrics offset
+            pause
+            bogus
+            quit
+            """
+        let result = try xzmusic([], input: script)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("▶   1  晴天小调 — 林晓舟"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("    2  夜風のワルツ — 星野みなと"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("晴天小调 — 林晓舟\nplaying"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("volume 40"))
+        XCTAssertTrue(result.stdout.contains("repeat all"))
+        XCTAssertTrue(result.stdout.contains("lyrics offset for 晴天小调: +200 ms (sooner)"))
+        XCTAssertTrue(result.stdout.contains("paused"))
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+
+        // The offset is kept for the song in the library.
+        let again = try xzmusic([], input: "play 晴天小调\nlyrics offset\nquit\n")
+        XCTAssertTrue(again.stdout.contains("lyrics offset for 晴天小调: +200 ms"), again.stdout)
+    }
+
+    func testLyricsCommandOnFilesAndSongs() throws {
+        let lrc = temp.path("a.lrc")
+        try "[ar:Tester]\n[offset:+100]\n[00:01.00][00:03.00]twice\n[00:02.00]<00:02.00>word <00:02.50>timed\n"
+            .write(toFile: lrc, atomically: true, encoding: .utf8)
+        let json = try xzmusic(["lyrics", lrc, "--json"])
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])
+        XCTAssertEqual((object["tags"] as? [String: String])?["ar"], "Tester")
+        let lines = try XCTUnwrap(object["lines"] as? [[String: Any]])
+        XCTAssertEqual(lines.compactMap { $0["time_ms"] as? Int }, [900, 1900, 2900])
+        XCTAssertEqual(lines.compactMap { $0["text"] as? String }, ["twice", "word timed", "twice"])
+        XCTAssertNil(lines[0]["words"])
+        XCTAssertEqual((lines[1]["words"] as? [[String: Any]])?.compactMap { $0["time_ms"] as? Int }, [1900, 2400])
+
+        let text = try xzmusic(["lyrics", lrc])
+        XCTAssertEqual(text.stdout, "[00:00.900] twice\n[00:01.900] word timed\n[00:02.900] twice\n")
+
+        let song = try xzmusic(["lyrics", "夜風のワルツ"])
+        XCTAssertEqual(song.status, 0, song.stderr)
+        XCTAssertTrue(song.stdout.contains("夜風が窓を"))
+        XCTAssertEqual(try xzmusic(["lyrics", "七里香"]).status, 1, "no lyrics for a catalogue-only song")
+    }
+}
