@@ -47,6 +47,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
+        // Benchmarks against same-run baselines (make bench-*); not part of make test.
+        .executableTarget(name: "xzmusic-bench", dependencies: [
+            "XZCatalogue", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
         .testTarget(name: "XZTextTests", dependencies: ["XZText"]),

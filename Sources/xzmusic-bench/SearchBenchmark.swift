@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import XZCatalogue
+
+/// Builds a synthetic multi-script catalogue, imports it, and compares FTS search latency with a
+/// plain LIKE scan over the same data in the same run.
+struct SearchBenchmark {
+    let songCount: Int
+    let singerCount: Int
+    let folder: URL
+
+    func run() throws {
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let feed = folder.appendingPathComponent("catalogue.jsonl")
+        print("generating \(songCount) songs by \(singerCount) singers…")
+        try SyntheticCatalogue(songCount: songCount, singerCount: singerCount).write(to: feed)
+
+        let database = try LibraryDatabase(path: folder.appendingPathComponent("library.sqlite").path)
+        let started = Date()
+        let summary = try database.importFeed(at: feed)
+        let seconds = Date().timeIntervalSince(started)
+        print(String(format: "import: %d songs in %.2f s = %.0f songs/s (index included)",
+                     summary.added, seconds, Double(summary.added) / seconds))
+
+        let queries = SyntheticCatalogue.queries
+        var ftsTimes: [Double] = []
+        var likeTimes: [Double] = []
+        print("\nquery                      hits   fts ms   like ms    ratio")
+        for query in queries {
+            var hits = 0
+            let fts = try measure(repeats: 21) { hits = try database.search(query, limit: 20).songs.count }
+            let like = try measure(repeats: 3) { try likeScan(database, query) }
+            ftsTimes.append(contentsOf: fts.all)
+            likeTimes.append(like.median)
+            print(String(format: "%@ %5d %8.3f %9.1f %8.0fx", pad(query, 26), hits, fts.median * 1000,
+                         like.median * 1000, like.median / fts.median))
+        }
+        ftsTimes.sort()
+        let p50 = percentile(ftsTimes, 0.5), p99 = percentile(ftsTimes, 0.99)
+        let likeMedian = percentile(likeTimes.sorted(), 0.5)
+        print(String(format: "\nsearch latency over %d runs: p50 %.3f ms, p99 %.3f ms", ftsTimes.count, p50 * 1000, p99 * 1000))
+        print(String(format: "LIKE scan median %.1f ms; FTS p50 is %.0fx faster", likeMedian * 1000, likeMedian / p50))
+        print("targets: import >= 250000 songs/s, p50 < 1 ms, p99 < 5 ms, >= 100x LIKE")
+    }
+
+    /// The baseline: what a search without an index does.
+    private func likeScan(_ database: LibraryDatabase, _ query: String) throws {
+        let words = query.split(separator: " ").map { "%\($0)%" }
+        let condition = words.map { _ in "(song.title LIKE ? OR singer.name LIKE ? OR album.title LIKE ?)" }
+            .joined(separator: " AND ")
+        let arguments = StatementArguments(words.flatMap { [$0, $0, $0] })
+        _ = try database.pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT song.id FROM song JOIN singer ON singer.id = song.singer_id
+                LEFT JOIN album ON album.id = song.album_id WHERE \(condition) LIMIT 20
+                """, arguments: arguments)
+        }
+    }
+
+    private func measure(repeats: Int, _ body: () throws -> Void) throws -> (median: Double, all: [Double]) {
+        var times: [Double] = []
+        for _ in 0..<repeats {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        return (percentile(times.sorted(), 0.5), times)
+    }
+
+    private func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
+
+    private func pad(_ s: String, _ width: Int) -> String {
+        let w = s.unicodeScalars.reduce(0) { $0 + ($1.value >= 0x1100 ? 2 : 1) }
+        return s + String(repeating: " ", count: max(0, width - w))
+    }
+}
+
+/// Deterministic names from syllable pools in several scripts.
+struct SyntheticCatalogue {
+    let songCount: Int
+    let singerCount: Int
+
+    static let han = Array("周杰伦陈奕迅王菲邓丽君林俊张学友刘德华梁静茹孙燕姿蔡依林李宗盛五月天晴天七里香十年红豆后来夜曲稻香青花瓷告白气球说好的幸福呢安静简单爱东风破发如雪千里之外")
+    static let kana = Array("あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをんアイウエオカキクケコサシスセソタチツテト")
+    static let hangul = Array("가나다라마바사아자차카타파하서울사랑별바다하늘노래꿈밤")
+    static let latin = ["love", "night", "queen", "river", "dream", "café", "björk", "señor", "rose", "light",
+                        "heart", "fire", "rain", "blue", "garden", "ocean", "winter", "summer", "jazz", "rhapsody",
+                        "moon", "star", "road", "city", "golden", "electric", "silent", "wild", "lonely", "sweet"]
+
+    static let queries = ["杰伦", "周", "晴天", "七里香", "zhou jie lun", "zjl", "qingtian", "陳奕迅", "あい", "サシ",
+                          "사랑", "bjork", "cafe", "queen jazz", "love night", "rhap", "dream riv", "golden ci",
+                          "electric", "wild heart fi", "东风破", "dong feng", "qlx", "summer"]
+
+    /// A small linear congruential generator keeps every run identical.
+    private struct Generator {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+    }
+
+    private func name(_ g: inout Generator, words: Int) -> String {
+        switch g.next(5) {
+        case 0, 1: return String((0..<(2 + g.next(3))).map { _ in Self.han[g.next(Self.han.count)] })
+        case 2: return String((0..<(3 + g.next(3))).map { _ in Self.kana[g.next(Self.kana.count)] })
+        case 3: return String((0..<(2 + g.next(2))).map { _ in Self.hangul[g.next(Self.hangul.count)] })
+        default: return (0..<words).map { _ in Self.latin[g.next(Self.latin.count)] }.joined(separator: " ").capitalized
+        }
+    }
+
+    func write(to url: URL) throws {
+        var g = Generator(state: 42)
+        let singers = (0..<singerCount).map { i in name(&g, words: 2) + " \(i)" }
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var buffer = ""
+        let encoder = JSONEncoder()
+        struct Line: Encodable { let source_id: String; let title: String; let singer: String; let album: String; let duration_ms: Int }
+        for i in 0..<songCount {
+            let line = Line(source_id: "bench:\(i)", title: name(&g, words: 1 + g.next(3)),
+                            singer: singers[g.next(singers.count)], album: name(&g, words: 2),
+                            duration_ms: 120_000 + g.next(240_000))
+            buffer += String(decoding: try encoder.encode(line), as: UTF8.self) + "\n"
+            if buffer.utf8.count > 1 << 20 {
+                try handle.write(contentsOf: Data(buffer.utf8))
+                buffer = ""
+            }
+        }
+        try handle.write(contentsOf: Data(buffer.utf8))
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+
+// Benchmarks that print figures next to a baseline measured in the same run. Not part of `make test`.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("bench-data")
+switch arguments.first {
+case "search":
+    let songs = arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000
+    do {
+        try SearchBenchmark(songCount: songs, singerCount: max(1, songs / 10), folder: folder.appendingPathComponent("search")).run()
+    } catch {
+        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
+        exit(1)
+    }
+default:
+    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS]\n".utf8))
+    exit(64)
+}
