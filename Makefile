@@ -35,6 +35,11 @@ bench-search: deps
 	$(SWIFT) build -c release --product xzmusic-bench
 	.build/release/xzmusic-bench search
 
+bench-playback: deps
+	$(SWIFT) build -c release --product xzmusic
+	$(SWIFT) build -c release --product xzmusic-bench
+	.build/release/xzmusic-bench playback
+
 install: build
 	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/xzmusic
 	mkdir -p $(DESTDIR)$(PREFIX)/share/xzmusic

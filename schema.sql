@@ -52,3 +52,100 @@ CREATE INDEX song_by_title_key ON song(title_key);
 -- rowid is song.id / singer.id. The text is built in Swift, so the tokenizer only splits on spaces.
 CREATE VIRTUAL TABLE song_search USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0', prefix = '2 3');
 CREATE VIRTUAL TABLE singer_search USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0', prefix = '2 3');
+
+-- migration: v3-downloads
+-- Download tasks, one per song and kind. A row left 'running' whose owner_pid is no longer alive
+-- was interrupted: the next resume picks it up from downloads/audio-<id>.part in the library folder.
+CREATE TABLE download_task (
+    id INTEGER PRIMARY KEY,
+    song_key TEXT NOT NULL,          -- song.song_key; no foreign key, so a re-import keeps the task
+    kind TEXT NOT NULL CHECK (kind IN ('audio', 'lyrics')),
+    state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'paused', 'done', 'failed', 'cancelled')),
+    url TEXT NOT NULL DEFAULT '',    -- the URL the .part was fetched from; a different one restarts it
+    validator TEXT NOT NULL DEFAULT '', -- ETag or Last-Modified of the .part's bytes, sent as If-Range
+    bytes_done INTEGER NOT NULL DEFAULT 0,
+    bytes_total INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT NOT NULL DEFAULT '',
+    note TEXT NOT NULL DEFAULT '',   -- an outcome that is no error, e.g. "instrumental: no lyrics"
+    path TEXT NOT NULL DEFAULT '',   -- where the finished file went
+    owner_pid INTEGER,               -- the process running it, while state = 'running'
+    created_at TEXT NOT NULL,        -- UTC, ISO 8601
+    updated_at TEXT NOT NULL,
+    UNIQUE (song_key, kind)
+);
+CREATE INDEX download_task_by_state ON download_task(state, id);
+
+-- Lyrics lookups that found nothing, so the same miss is not asked again for a while
+-- ('not_found', kept 7 days) or ever ('instrumental'). lookup_key: singer, title, album, seconds.
+CREATE TABLE lyrics_miss (
+    lookup_key TEXT PRIMARY KEY,
+    reason TEXT NOT NULL CHECK (reason IN ('not_found', 'instrumental')),
+    missed_at TEXT NOT NULL          -- UTC, ISO 8601
+);
+
+-- migration: v2-stats
+-- Likes and play sessions name songs by song_key, never song.id, so they outlive re-imports and
+-- rescans that drop a song; title and singer are snapshots that still name a removed song.
+CREATE TABLE song_like (
+    song_key TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    singer TEXT NOT NULL,
+    liked_at TEXT NOT NULL           -- UTC, ISO 8601
+);
+CREATE INDEX song_like_by_time ON song_like(liked_at);
+
+-- One row per pass through a track, written when it starts, every 10 s of audio, when it counts and
+-- when it ends. end_reason is NULL while it plays, or for good when the program died during it.
+CREATE TABLE play_session (
+    id INTEGER PRIMARY KEY,
+    song_key TEXT NOT NULL,
+    title TEXT NOT NULL,
+    singer TEXT NOT NULL,
+    started_at TEXT NOT NULL,        -- UTC, ISO 8601
+    updated_at TEXT NOT NULL,        -- UTC, ISO 8601: the last write
+    played_ms INTEGER NOT NULL DEFAULT 0,   -- audio heard: pauses and seek jumps excluded
+    position_ms INTEGER NOT NULL DEFAULT 0, -- where it ended, or stood at the last write
+    duration_ms INTEGER,
+    end_reason TEXT CHECK (end_reason IN ('completed', 'skipped', 'stopped', 'error', 'quit')),
+    counted INTEGER NOT NULL DEFAULT 0 CHECK (counted IN (0, 1)), -- Last.fm's rule, set once crossed
+    counted_at TEXT,                 -- UTC, ISO 8601
+    skip INTEGER NOT NULL DEFAULT 0 CHECK (skip IN (0, 1))        -- moved on before it counted, after 5 s
+);
+CREATE INDEX play_session_by_song ON play_session(song_key);
+CREATE INDEX play_session_by_start ON play_session(started_at);
+
+-- Counted plays and like per song_key, kept by the triggers below, so search breaks ties with one
+-- primary-key lookup per hit instead of counting sessions.
+CREATE TABLE song_popularity (
+    song_key TEXT PRIMARY KEY,
+    plays INTEGER NOT NULL DEFAULT 0,
+    liked INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TRIGGER play_session_counts_on_insert AFTER INSERT ON play_session WHEN NEW.counted = 1 BEGIN
+    INSERT INTO song_popularity (song_key, plays) VALUES (NEW.song_key, 1)
+        ON CONFLICT (song_key) DO UPDATE SET plays = plays + 1;
+END;
+CREATE TRIGGER play_session_counts_on_update AFTER UPDATE OF song_key, counted ON play_session
+WHEN OLD.counted <> NEW.counted OR OLD.song_key <> NEW.song_key BEGIN
+    UPDATE song_popularity SET plays = plays - OLD.counted WHERE song_key = OLD.song_key;
+    INSERT INTO song_popularity (song_key, plays) VALUES (NEW.song_key, NEW.counted)
+        ON CONFLICT (song_key) DO UPDATE SET plays = plays + NEW.counted;
+END;
+CREATE TRIGGER play_session_counts_on_delete AFTER DELETE ON play_session WHEN OLD.counted = 1 BEGIN
+    UPDATE song_popularity SET plays = plays - 1 WHERE song_key = OLD.song_key;
+END;
+CREATE TRIGGER song_like_counts_on_insert AFTER INSERT ON song_like BEGIN
+    INSERT INTO song_popularity (song_key, liked) VALUES (NEW.song_key, 1)
+        ON CONFLICT (song_key) DO UPDATE SET liked = 1;
+END;
+CREATE TRIGGER song_like_counts_on_delete AFTER DELETE ON song_like BEGIN
+    UPDATE song_popularity SET liked = 0 WHERE song_key = OLD.song_key;
+END;
+
+-- migration: v4-lyrics
+-- The user's per-song lyric shift (`lyrics offset`), keyed like stats so it survives re-imports.
+CREATE TABLE lyrics_adjustment (
+    song_key TEXT PRIMARY KEY,
+    offset_ms INTEGER NOT NULL
+);

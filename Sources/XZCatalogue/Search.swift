@@ -63,5 +63,5 @@ extension LibraryDatabase {
 
 /// How popularity breaks ties in search: ORDER BY terms over `song`. Stats add counted plays and likes here.
 enum Popularity {
-    static let songTerms: [String] = []
+    static let songTerms: [String] = ["/* liked is 0 or 1: plays first, then liked */ coalesce((SELECT plays * 2 + liked FROM song_popularity WHERE song_popularity.song_key = song.song_key), 0) DESC"]
 }

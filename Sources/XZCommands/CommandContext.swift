@@ -11,8 +11,19 @@ public final class CommandContext: @unchecked Sendable {
     public var lastListing: [Int64] = []
     /// The REPL's player, once something was played.
     var playback: PlaybackSession?
-    /// Called when the REPL's player is created, so other layers can watch its events.
-    var onPlaybackStarted: ((PlaybackSession) -> Void)?
+    /// Records play sessions of the player in use.
+    private var recording: StatsRecording?
+
+    func startRecording(_ session: PlaybackSession) {
+        let recording = StatsRecording(database: database, console: console)
+        recording.attach(to: session)
+        self.recording = recording
+    }
+
+    /// Ends playback: the open play session is saved as "quit".
+    func closePlayback(_ session: PlaybackSession) {
+        if let recording { recording.finish(closing: session) } else { session.close() }
+    }
 
     init(folder: LibraryFolder, database: LibraryDatabase, console: Console, isInteractive: Bool) {
         self.folder = folder

@@ -40,7 +40,7 @@ struct Play: ParsableCommand {
         let items = try context.queueItems(for: songs)
         let session = PlaybackSession(output: try OutputSpec(parsing: output), realtime: realtime,
                                       console: context.console, presentation: json ? .json : .text)
-        context.onPlaybackStarted?(session)
+        context.startRecording(session)
         // Ctrl-C stops playback cleanly: the current track ends as "stopped" and the output is closed.
         let interrupted = InterruptFlag()
         let signals = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -52,7 +52,7 @@ struct Play: ParsableCommand {
             if interrupted.isSet { break }
         }
         let failed = session.player.failedTrackCount
-        session.close()
+        context.closePlayback(session)
         signals.cancel()
         if interrupted.isSet { throw ExitCode(130) }
         if failed > 0 { throw ExitCode.failure }

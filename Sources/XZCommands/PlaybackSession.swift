@@ -1,4 +1,5 @@
 import Foundation
+import XZAudio
 import XZCatalogue
 import XZLyrics
 import XZPlayback
@@ -114,7 +115,7 @@ extension CommandContext {
         let spec = try OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
         let session = PlaybackSession(output: spec, realtime: false, console: console, presentation: .interactive)
         playback = session
-        onPlaybackStarted?(session)
+        startRecording(session)
         return session
     }
 
@@ -125,7 +126,10 @@ extension CommandContext {
             if case .file(let path) = reference {
                 let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
                 let lyrics = URL(fileURLWithPath: absolute).deletingPathExtension().appendingPathExtension("lrc").path
-                return QueueItem(path: absolute, title: URL(fileURLWithPath: absolute).deletingPathExtension().lastPathComponent,
+                let tags = try? MP3Probe.readTags(path: absolute)
+                let title = tags?.title.flatMap { $0.isEmpty ? nil : $0 }
+                    ?? URL(fileURLWithPath: absolute).deletingPathExtension().lastPathComponent
+                return QueueItem(path: absolute, title: title, singer: tags?.artist ?? "",
                                  lyricsPath: FileManager.default.fileExists(atPath: lyrics) ? lyrics : nil)
             }
             let song = try reference.resolve(in: self)

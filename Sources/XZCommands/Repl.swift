@@ -44,6 +44,7 @@ enum Repl {
             }
             if execute(line, context: session) == .quit { break }
         }
+        if let playback = session.playback { session.closePlayback(playback) }
     }
 
     enum Outcome { case `continue`, quit }

@@ -12,7 +12,16 @@ case "search":
         FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
         exit(1)
     }
+case "playback":
+    // The xzmusic binary built beside this one.
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
+    do {
+        try PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary).run()
+    } catch {
+        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS]\n".utf8))
+    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS] | playback\n".utf8))
     exit(64)
 }

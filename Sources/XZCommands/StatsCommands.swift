@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import XZCatalogue
+import XZStats
+
+extension CommandContext {
+    var stats: StatsStore { StatsStore(database: database) }
+
+    /// SONG arguments, or the playing song when there are none (inside the prompt).
+    func songKeyAndTitle(_ words: [String]) throws -> (key: String, title: String) {
+        if words.isEmpty {
+            guard isInteractive, let item = playback?.player.snapshot().current else {
+                throw CommandError("name a song, or play one first")
+            }
+            return (item.songKey ?? "file:\(item.path)", item.title)
+        }
+        let song = try SongReference(words.joined(separator: " "), interactive: isInteractive).resolve(in: self)
+        return (song.songKey, song.title)
+    }
+}
+
+struct Like: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Like a song (the playing one when none is named).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("A song.", valueName: "song")) var song: [String] = []
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let (key, title) = try context.songKeyAndTitle(song)
+        let changed = try context.stats.like(songKey: key)
+        context.console.line(changed ? "♥ liked \(title.safe)" : "\(title.safe) was already liked")
+    }
+}
+
+struct Unlike: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Unlike a song (the playing one when none is named).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("A song.", valueName: "song")) var song: [String] = []
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let (key, title) = try context.songKeyAndTitle(song)
+        let changed = try context.stats.unlike(songKey: key)
+        context.console.line(changed ? "unliked \(title.safe)" : "\(title.safe) was not liked")
+    }
+}
+
+struct Liked: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Liked songs, newest first.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let songs = try context.stats.liked()
+        context.lastListing = songs.compactMap(\.songId)
+        if json {
+            context.console.line(try Format.json(songs))
+        } else if songs.isEmpty {
+            context.console.line("No liked songs yet: 'like SONG'.")
+        } else {
+            StatsText.liked(songs).forEach(context.console.line)
+        }
+    }
+}
+
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "Listening statistics; 'stats export' writes every session and like.",
+        subcommands: [StatsShow.self, StatsExport.self], defaultSubcommand: StatsShow.self)
+}
+
+struct StatsShow: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Plays, top songs and singers, a 14-day chart.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "7d, 30d or a date like 2026-11-01.") var since: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        if let since { do { _ = try StatsStore.parseSince(since) } catch { throw ValidationError("\(error)") } }
+    }
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let summary = try context.stats.summary(since: try since.map { try StatsStore.parseSince($0) })
+        if json {
+            context.console.line(try Format.json(summary))
+        } else {
+            StatsText.summary(summary, sinceLabel: since).forEach(context.console.line)
+        }
+    }
+}
+
+struct StatsExport: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "export", abstract: "Write every session and like to FILE.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "csv or json.") var format: String
+    @Argument(help: "Where to write.") var file: String
+
+    func validate() throws {
+        if StatsArchive.Format(rawValue: format) == nil { throw ValidationError("--format must be csv or json") }
+    }
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        guard let format = StatsArchive.Format(rawValue: format) else { return }
+        let url = URL(fileURLWithPath: LibraryFolder.expandTilde(file))
+        try context.stats.export(format: format, to: url)
+        context.console.line("wrote \(url.path.safe)")
+    }
+}
+
+struct History: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The last N listening sessions (default 20).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "How many.") var count = 20
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        if count < 1 || count > 100_000 { throw ValidationError("N must be between 1 and 100000") }
+    }
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let sessions = try context.stats.history(limit: count)
+        if json {
+            context.console.line(try Format.json(sessions))
+        } else if sessions.isEmpty {
+            context.console.line("Nothing played yet.")
+        } else {
+            StatsText.history(sessions).forEach(context.console.line)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import XZCatalogue
+import XZPlayback
+import XZStats
+
+/// Feeds a player's events to the play-session recorder, on one serial queue (never the audio thread).
+/// Songs played from a path are keyed "file:<path>", as a folder scan would key them.
+final class StatsRecording: @unchecked Sendable {
+    private let recorder: PlaySessionRecorder
+    private let queue = DispatchQueue(label: "xzmusic.stats")
+    private let console: Console
+    private var quitting = false
+    private var reportedFailure = false
+
+    init(database: LibraryDatabase, console: Console) {
+        recorder = PlaySessionRecorder(database: database)
+        self.console = console
+    }
+
+    func attach(to session: PlaybackSession) {
+        session.observe { [weak self] event in
+            guard let self else { return }
+            self.queue.async { self.record(event) }
+        }
+    }
+
+    /// The program is leaving: the open session ends as "quit" and everything is written.
+    func finish(closing session: PlaybackSession) {
+        queue.sync { quitting = true }
+        session.close()
+        queue.sync {
+            _ = try? recorder.flush(timeout: 5)
+        }
+    }
+
+    private func record(_ event: PlayerEvent) {
+        do {
+            switch event {
+            case .started(let item, let duration):
+                _ = try recorder.begin(songKey: item.songKey ?? "file:\(item.path)", title: item.title,
+                                       singer: item.singer, durationMs: duration ?? item.durationMs)
+            case .position(let ms): try recorder.handle(.position(ms: ms))
+            case .seeked(let ms): try recorder.handle(.seeked(toMs: ms))
+            case .paused: try recorder.handle(.paused)
+            case .resumed: try recorder.handle(.resumed)
+            case .ended(_, let reason, let position):
+                let endReason: PlayEndReason
+                switch reason {
+                case .completed: endReason = .completed
+                case .skipped: endReason = .skipped
+                case .stopped: endReason = quitting ? .quit : .stopped
+                case .error: endReason = .error
+                }
+                try recorder.end(reason: endReason, positionMs: position)
+            case .error, .notice, .lyric, .queueFinished:
+                break
+            }
+        } catch {
+            // Stats must never stop the music; say it once.
+            if !reportedFailure {
+                reportedFailure = true
+                console.announce("note: play statistics not saved: \(error)")
+            }
+        }
+    }
+}

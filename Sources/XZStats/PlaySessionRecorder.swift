@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+import XZCatalogue
+
+/// Records play sessions as they happen: a row when a session begins, an update every
+/// `rule.checkpointMs` of audio, one at the moment the play counts and one at the end, each a short
+/// transaction. A crash or kill -9 so loses at most one checkpoint of listening and never a counted
+/// play, as long as the database can be written.
+///
+/// Another process may hold the write lock for longer than any timeout (a large import is one
+/// transaction). A write then waits at most `writeWait`; the session stays in memory and is written
+/// at a later input, at least every `retryInterval`, so the player neither stalls nor sees
+/// "database is locked". Calls are serialised by a lock; keep them off a real-time audio thread.
+public final class PlaySessionRecorder: @unchecked Sendable {
+    public let database: LibraryDatabase
+    public let rule: PlayCountRule
+    /// How long one write may wait for another process's write transaction.
+    public var writeWait: TimeInterval = 0.25
+    /// While writes are behind, how often inputs try again.
+    public var retryInterval: TimeInterval = 2
+    private let clock: @Sendable () -> Date
+    private let lock = NSLock()
+    private var open: Session?
+    /// Ended sessions whose last write has not gone through yet, oldest first.
+    private var unsaved: [Session] = []
+    /// Uptime of the last write that found the database busy; nil when writes are up to date.
+    private var behindSince: TimeInterval?
+
+    private struct Session {
+        var id: Int64?
+        let songKey: String
+        let title: String
+        let singer: String
+        let startedAt: Date
+        var tracker: SessionTracker
+        var countedAt: Date?
+        var dirty = true
+    }
+
+    public init(database: LibraryDatabase, rule: PlayCountRule = .lastFM,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.database = database
+        self.rule = rule
+        self.clock = clock
+    }
+
+    /// The running session's row id; nil when none runs or its first write is still waiting.
+    public var currentSessionId: Int64? { lock.withLock { open?.tracker.isEnded == false ? open?.id : nil } }
+
+    /// The running (or just ended) session's tracker: played time, count state, position.
+    public var currentTracker: SessionTracker? { lock.withLock { open?.tracker } }
+
+    /// True while some session state is only in memory because the database was busy.
+    public var hasUnsavedChanges: Bool { lock.withLock { isDirty } }
+
+    /// Starts a session at position 0 and writes it; returns its row id, or nil when the database is
+    /// busy and the row will be written later. A session still open is first ended as `stopped`
+    /// where it was: the player should end it itself with the true reason.
+    @discardableResult
+    public func begin(song: Song) throws -> Int64? {
+        try begin(songKey: song.songKey, title: song.title, singer: song.singer, durationMs: song.durationMs)
+    }
+
+    @discardableResult
+    public func begin(songKey: String, title: String, singer: String, durationMs: Int?) throws -> Int64? {
+        try lock.withLock {
+            if var previous = open {
+                if !previous.tracker.isEnded {
+                    apply(.ended(reason: .stopped, positionMs: previous.tracker.positionMs), to: &previous)
+                }
+                if previous.dirty { unsaved.append(previous) }
+            }
+            var tracker = SessionTracker(rule: rule)
+            tracker.handle(.started(durationMs: durationMs))
+            open = Session(id: nil, songKey: songKey, title: title, singer: singer,
+                           startedAt: UTCTime.truncated(clock()), tracker: tracker)
+            try save(now: true)
+            return open?.id
+        }
+    }
+
+    /// Feeds a player input to the running session; ignored when none runs.
+    public func handle(_ input: PlayerInput) throws {
+        try lock.withLock {
+            guard var session = open else { return }
+            let changed = apply(input, to: &session)
+            open = session
+            try save(now: changed)
+        }
+    }
+
+    public func end(reason: PlayEndReason, positionMs: Int) throws {
+        try handle(.ended(reason: reason, positionMs: positionMs))
+    }
+
+    /// Writes whatever is still only in memory, waiting up to `timeout` for the database; for quitting.
+    /// Returns false when something is still unsaved.
+    @discardableResult
+    public func flush(timeout: TimeInterval = 15) throws -> Bool {
+        try lock.withLock {
+            try save(now: true, wait: timeout)
+            return !isDirty
+        }
+    }
+
+    private var isDirty: Bool { !unsaved.isEmpty || open?.dirty == true }
+
+    /// Feeds the tracker; true when the session has something new to write.
+    @discardableResult
+    private func apply(_ input: PlayerInput, to session: inout Session) -> Bool {
+        guard !session.tracker.isEnded else { return false }
+        let events = session.tracker.handle(input)
+        if session.countedAt == nil, session.tracker.isCounted {
+            session.countedAt = UTCTime.truncated(clock())
+        }
+        if !events.isEmpty { session.dirty = true }
+        return !events.isEmpty
+    }
+
+    /// Writes dirty sessions in one transaction. While behind, only tries when `now` is set (a new
+    /// event) or `retryInterval` has passed; a busy database leaves everything dirty for later.
+    private func save(now: Bool, wait: TimeInterval? = nil) throws {
+        guard isDirty else { return }
+        let uptime = ProcessInfo.processInfo.systemUptime
+        if !now, let since = behindSince, uptime - since < retryInterval { return }
+        var pending = unsaved
+        var current = open
+        do {
+            try database.pool.writeWithoutTransaction { db in
+                // The pool's writer is ours alone inside this closure, so its busy timeout can be
+                // shortened for this one transaction and restored after.
+                let previous = try Int.fetchOne(db, sql: "PRAGMA busy_timeout") ?? 15_000
+                try db.execute(sql: "PRAGMA busy_timeout = \(Int((wait ?? writeWait) * 1000))")
+                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(previous)") }
+                try db.inTransaction(.immediate) {
+                    for index in pending.indices { try write(&pending[index], db) }
+                    if var session = current, session.dirty {
+                        try write(&session, db)
+                        current = session
+                    }
+                    return .commit
+                }
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            behindSince = uptime
+            return
+        }
+        // Ids and clean flags only after the commit: a rolled-back insert must be inserted again.
+        unsaved = []
+        open?.id = current?.id
+        open?.dirty = false
+        behindSince = nil
+    }
+
+    private func write(_ session: inout Session, _ db: Database) throws {
+        let t = session.tracker
+        let values: [DatabaseValueConvertible?] = [
+            UTCTime.string(clock()), t.playedMs, t.positionMs, t.durationMs, t.endReason?.rawValue,
+            t.isCounted, session.countedAt.map(UTCTime.string), t.isSkip,
+        ]
+        if let id = session.id {
+            try db.execute(sql: """
+                UPDATE play_session SET updated_at = ?, played_ms = ?, position_ms = ?, duration_ms = ?,
+                    end_reason = ?, counted = ?, counted_at = ?, skip = ? WHERE id = ?
+                """, arguments: StatementArguments(values + [id]))
+        } else {
+            try db.execute(sql: """
+                INSERT INTO play_session (song_key, title, singer, started_at, updated_at, played_ms,
+                    position_ms, duration_ms, end_reason, counted, counted_at, skip)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: StatementArguments(
+                    [session.songKey, session.title, session.singer, UTCTime.string(session.startedAt)] + values))
+            session.id = db.lastInsertedRowID
+        }
+        session.dirty = false
+    }
+}

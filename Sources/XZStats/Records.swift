@@ -1,0 +1,135 @@
+import Foundation
+
+/// A stats failure with a message meant for the user.
+public struct StatsError: Error, CustomStringConvertible, Sendable, Equatable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Stored times are UTC ISO 8601 to the second ("2026-11-21T18:03:00Z"), like song.added_at, so
+/// they sort as text and an export round-trips them exactly.
+enum UTCTime {
+    static func string(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .gmt))
+    }
+
+    static func date(_ text: String) throws -> Date {
+        do {
+            return try Date.ISO8601FormatStyle().parse(text)
+        } catch {
+            throw StatsError("not a UTC time: \(text)")
+        }
+    }
+
+    /// Whole seconds, so a record read back from the database equals the one written.
+    static func truncated(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+    }
+}
+
+/// A liked song. `songId` is its catalogue id now, nil when a rescan removed it; title and singer
+/// are the catalogue's when the song is still there, else the snapshot taken when it was liked.
+public struct LikedSong: Codable, Sendable, Equatable {
+    public var songKey: String
+    public var songId: Int64?
+    public var title: String
+    public var singer: String
+    public var likedAt: Date
+
+    public init(songKey: String, songId: Int64?, title: String, singer: String, likedAt: Date) {
+        self.songKey = songKey; self.songId = songId; self.title = title; self.singer = singer
+        self.likedAt = likedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case songKey = "song_key", songId = "song_id", title, singer, likedAt = "liked_at"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        songKey = try c.decode(String.self, forKey: .songKey)
+        songId = try c.decodeIfPresent(Int64.self, forKey: .songId)
+        title = try c.decode(String.self, forKey: .title)
+        singer = try c.decode(String.self, forKey: .singer)
+        likedAt = try UTCTime.date(c.decode(String.self, forKey: .likedAt))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(songKey, forKey: .songKey)
+        try c.encode(songId, forKey: .songId)
+        try c.encode(title, forKey: .title)
+        try c.encode(singer, forKey: .singer)
+        try c.encode(UTCTime.string(likedAt), forKey: .likedAt)
+    }
+}
+
+/// One pass through a track. `endReason` is nil while it plays, or when the program died during it
+/// (the row then holds its last checkpoint).
+public struct PlaySessionRecord: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var songKey: String
+    /// The catalogue id now; nil when the song is no longer in the catalogue.
+    public var songId: Int64?
+    public var title: String
+    public var singer: String
+    public var startedAt: Date
+    /// Audio actually heard: pauses and seek jumps excluded.
+    public var playedMs: Int
+    /// Where playback was when the session ended, or at its last checkpoint.
+    public var positionMs: Int
+    public var durationMs: Int?
+    public var endReason: PlayEndReason?
+    public var counted: Bool
+    public var countedAt: Date?
+    public var skip: Bool
+
+    public init(id: Int64, songKey: String, songId: Int64?, title: String, singer: String, startedAt: Date,
+                playedMs: Int, positionMs: Int, durationMs: Int?, endReason: PlayEndReason?, counted: Bool,
+                countedAt: Date?, skip: Bool) {
+        self.id = id; self.songKey = songKey; self.songId = songId; self.title = title; self.singer = singer
+        self.startedAt = startedAt; self.playedMs = playedMs; self.positionMs = positionMs
+        self.durationMs = durationMs; self.endReason = endReason; self.counted = counted
+        self.countedAt = countedAt; self.skip = skip
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, songKey = "song_key", songId = "song_id", title, singer, startedAt = "started_at"
+        case playedMs = "played_ms", positionMs = "position_ms", durationMs = "duration_ms"
+        case endReason = "end_reason", counted, countedAt = "counted_at", skip
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(Int64.self, forKey: .id)
+        songKey = try c.decode(String.self, forKey: .songKey)
+        songId = try c.decodeIfPresent(Int64.self, forKey: .songId)
+        title = try c.decode(String.self, forKey: .title)
+        singer = try c.decode(String.self, forKey: .singer)
+        startedAt = try UTCTime.date(c.decode(String.self, forKey: .startedAt))
+        playedMs = try c.decode(Int.self, forKey: .playedMs)
+        positionMs = try c.decode(Int.self, forKey: .positionMs)
+        durationMs = try c.decodeIfPresent(Int.self, forKey: .durationMs)
+        endReason = try c.decodeIfPresent(PlayEndReason.self, forKey: .endReason)
+        counted = try c.decode(Bool.self, forKey: .counted)
+        countedAt = try c.decodeIfPresent(String.self, forKey: .countedAt).map(UTCTime.date)
+        skip = try c.decode(Bool.self, forKey: .skip)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(songKey, forKey: .songKey)
+        try c.encode(songId, forKey: .songId)
+        try c.encode(title, forKey: .title)
+        try c.encode(singer, forKey: .singer)
+        try c.encode(UTCTime.string(startedAt), forKey: .startedAt)
+        try c.encode(playedMs, forKey: .playedMs)
+        try c.encode(positionMs, forKey: .positionMs)
+        try c.encode(durationMs, forKey: .durationMs)
+        try c.encode(endReason, forKey: .endReason)
+        try c.encode(counted, forKey: .counted)
+        try c.encode(countedAt.map(UTCTime.string), forKey: .countedAt)
+        try c.encode(skip, forKey: .skip)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import GRDB
+import XZCatalogue
+
+/// Likes, play history and statistics over the library database. Everything is keyed by song_key,
+/// so it outlives re-imports and rescans that drop a song. Every write is one short transaction.
+public struct StatsStore: Sendable {
+    public let database: LibraryDatabase
+
+    public init(database: LibraryDatabase) {
+        self.database = database
+    }
+
+    // MARK: Likes
+
+    /// Likes a catalogue song; liking it again keeps the first time. Returns false when it already was.
+    @discardableResult
+    public func like(songKey: String, at date: Date = Date()) throws -> Bool {
+        try database.pool.write { db in
+            // A song a rescan removed can still be liked from its history.
+            let row = try Row.fetchOne(db, sql: """
+                SELECT song.title, singer.name FROM song JOIN singer ON singer.id = song.singer_id
+                WHERE song.song_key = ?
+                """, arguments: [songKey])
+                ?? Row.fetchOne(db, sql: "SELECT title, singer FROM play_session WHERE song_key = ? ORDER BY id DESC LIMIT 1",
+                                arguments: [songKey])
+            guard let row else { throw StatsError("no song with key \(songKey)") }
+            try db.execute(sql: """
+                INSERT INTO song_like (song_key, title, singer, liked_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (song_key) DO NOTHING
+                """, arguments: [songKey, row[0] as String, row[1] as String, UTCTime.string(date)])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Returns false when the song was not liked.
+    @discardableResult
+    public func unlike(songKey: String) throws -> Bool {
+        try database.pool.write { db in
+            try db.execute(sql: "DELETE FROM song_like WHERE song_key = ?", arguments: [songKey])
+            return db.changesCount > 0
+        }
+    }
+
+    public func isLiked(songKey: String) throws -> Bool {
+        try database.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM song_like WHERE song_key = ?", arguments: [songKey]) ?? false
+        }
+    }
+
+    /// Liked songs, newest first, named as the catalogue names them now.
+    public func liked() throws -> [LikedSong] {
+        try database.pool.read { db in try Self.likes(db, current: true) }
+    }
+
+    /// `current` names songs as the catalogue does now; otherwise as stored (for export).
+    static func likes(_ db: Database, current: Bool) throws -> [LikedSong] {
+        let names = current ? "coalesce(song.title, l.title), coalesce(singer.name, l.singer)" : "l.title, l.singer"
+        return try Row.fetchAll(db, sql: """
+            SELECT l.song_key, song.id, \(names), l.liked_at FROM song_like l
+            LEFT JOIN song ON song.song_key = l.song_key LEFT JOIN singer ON singer.id = song.singer_id
+            ORDER BY l.liked_at DESC, l.rowid DESC
+            """).map { row in
+            LikedSong(songKey: row[0], songId: row[1], title: row[2], singer: row[3],
+                      likedAt: try UTCTime.date(row[4]))
+        }
+    }
+
+    // MARK: Sessions
+
+    /// The last `limit` sessions, newest first, with their song as it was played (the snapshot).
+    public func history(limit: Int) throws -> [PlaySessionRecord] {
+        try database.pool.read { db in try Self.sessions(db, limit: max(0, limit)) }
+    }
+
+    /// Counted plays of one song, across re-imports.
+    public func plays(songKey: String) throws -> Int {
+        try database.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM play_session WHERE song_key = ? AND counted = 1",
+                             arguments: [songKey]) ?? 0
+        }
+    }
+
+    static func sessions(_ db: Database, limit: Int?) throws -> [PlaySessionRecord] {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT ps.id, ps.song_key, song.id, ps.title, ps.singer, ps.started_at, ps.played_ms, ps.position_ms,
+                   ps.duration_ms, ps.end_reason, ps.counted, ps.counted_at, ps.skip
+            FROM play_session ps LEFT JOIN song ON song.song_key = ps.song_key
+            ORDER BY ps.started_at DESC, ps.id DESC LIMIT ?
+            """, arguments: [limit ?? -1])
+        var result: [PlaySessionRecord] = []
+        while let row = try rows.next() {
+            let reason: String? = row[9]
+            let countedAt: String? = row[11]
+            result.append(PlaySessionRecord(
+                id: row[0], songKey: row[1], songId: row[2], title: row[3], singer: row[4],
+                startedAt: try UTCTime.date(row[5]), playedMs: row[6], positionMs: row[7], durationMs: row[8],
+                endReason: reason.flatMap(PlayEndReason.init(rawValue:)), counted: row[10],
+                countedAt: try countedAt.map(UTCTime.date), skip: row[12]))
+        }
+        return result
+    }
+
+    // MARK: Export
+
+    /// Every session and like as stored, oldest first, as a data file reads best.
+    public func archive() throws -> StatsArchive {
+        try database.pool.read { db in
+            StatsArchive(sessions: try Self.sessions(db, limit: nil).reversed(),
+                         likes: try Self.likes(db, current: false).reversed())
+        }
+    }
+
+    public func export(format: StatsArchive.Format, to url: URL) throws {
+        let data = try archive().encoded(as: format)
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw StatsError("cannot write \(url.path): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    // MARK: --since
+
+    /// "7d" (the last 7 × 24 hours; any whole number of days) or "2026-11-01" (from the start of that
+    /// day in `calendar`'s time zone).
+    public static func parseSince(_ text: String, now: Date = Date(), calendar: Calendar = .current) throws -> Date {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        let usage = StatsError("--since takes a number of days (7d, 30d) or a date (2026-11-01), not \"\(text)\"")
+        if text.hasSuffix("d"), let days = Int(text.dropLast()), days > 0, days <= 100_000 {
+            return now.addingTimeInterval(-Double(days) * 86_400)
+        }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { throw usage }
+        var components = DateComponents(year: year, month: month, day: day)
+        components.timeZone = calendar.timeZone
+        // Calendar rolls 2026-02-30 over to March; a date that does not read back was not a date.
+        guard let date = calendar.date(from: components) else { throw usage }
+        let back = calendar.dateComponents([.year, .month, .day], from: date)
+        guard back.year == year, back.month == month, back.day == day else { throw usage }
+        return date
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import XZAudio
+import XZPlayback
+
+/// Decoding and playback costs of xzmusic next to the mpg123 CLI on the same file in the same run.
+struct PlaybackBenchmark {
+    let folder: URL
+    let xzmusic: String
+
+    func run() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = try makeTestFile()
+        print("file: \(file) (5 min, 44.1 kHz stereo, VBR)\n")
+
+        // 1. Decode and render as fast as possible: xzmusic to raw:/dev/null vs mpg123 -s > /dev/null.
+        let ours = try best(of: 3) { try MeasuredRun.run([xzmusic, "play", file, "--output", "raw:/dev/null"]) }
+        let theirs = try best(of: 3) { try MeasuredRun.run(["mpg123", "-q", "-s", file]) }
+        print(String(format: "render, CPU s:          xzmusic %.3f   mpg123 %.3f   ratio %.2fx (target <= 1.05x)",
+                     ours.cpuSeconds, theirs.cpuSeconds, ours.cpuSeconds / theirs.cpuSeconds))
+
+        // 2. Real-time playback for 30 s to the null output (paced by the player).
+        let live = try MeasuredRun.run([xzmusic, "play", file, "--output", "null"], stopAfter: 30)
+        print(String(format: "real time 30 s, CPU:    xzmusic %.3f s = %.2f%% of one core "
+                     + "(mpg123 cannot pace its null output; its full-speed render above costs %.2f%% of the 5-min file's time)",
+                     live.cpuSeconds, live.cpuSeconds / live.wallSeconds * 100, theirs.cpuSeconds / 300 * 100))
+        print(String(format: "peak RSS while playing: xzmusic %.1f MB   (target < 40 MB)", Double(live.peakRSSKiB) / 1024))
+
+        // 3. From play() to the first sample handed to the output, in this process.
+        var latencies: [Double] = []
+        for _ in 0..<20 { latencies.append(try firstSampleLatency(file)) }
+        latencies.sort()
+        print(String(format: "play to first sample:   median %.2f ms, worst %.2f ms over 20 starts (target < 30 ms)",
+                     latencies[10] * 1000, latencies[19] * 1000))
+    }
+
+    private func best(of count: Int, _ body: () throws -> MeasuredRun) throws -> MeasuredRun {
+        var runs: [MeasuredRun] = []
+        for _ in 0..<count { runs.append(try body()) }
+        return runs.min { $0.cpuSeconds < $1.cpuSeconds } ?? runs[0]
+    }
+
+    private func makeTestFile() throws -> String {
+        let mp3 = folder.appendingPathComponent("bench-5min.mp3").path
+        if FileManager.default.fileExists(atPath: mp3) { return mp3 }
+        let wav = folder.appendingPathComponent("bench.wav").path
+        defer { try? FileManager.default.removeItem(atPath: wav) }
+        for arguments in [["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "300",
+                           "pluck", "C4", "pluck", "E4", "tremolo", "3", "40", "vol", "0.5"],
+                          ["lame", "--quiet", "-V", "2", wav, mp3]] {
+            let run = try MeasuredRun.run(arguments)
+            guard run.status == 0 else { throw NSError(domain: "bench", code: 1,
+                userInfo: [NSLocalizedDescriptionKey: "\(arguments[0]) failed; is it installed?"]) }
+        }
+        return mp3
+    }
+
+    private func firstSampleLatency(_ file: String) throws -> Double {
+        let output = FirstWriteOutput()
+        let player = Player(output: output)
+        defer { player.shutdown() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        player.play([QueueItem(path: file)])
+        guard let first = output.waitForFirstWrite(timeout: 5) else {
+            throw NSError(domain: "bench", code: 1, userInfo: [NSLocalizedDescriptionKey: "no audio within 5 s"])
+        }
+        return Double(first - start) / 1e9
+    }
+}
+
+/// Discards audio and remembers when the first samples arrived.
+final class FirstWriteOutput: AudioOutput, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var firstWrite: UInt64?
+
+    func open(format: AudioFormat) throws {}
+    func close() {}
+    var needsPacing: Bool { true }
+    var bufferedFrames: Int { 0 }
+
+    func write(_ pcm: UnsafeRawBufferPointer) throws {
+        condition.lock()
+        if firstWrite == nil {
+            firstWrite = DispatchTime.now().uptimeNanoseconds
+            condition.broadcast()
+        }
+        condition.unlock()
+    }
+
+    func waitForFirstWrite(timeout: TimeInterval) -> UInt64? {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while firstWrite == nil && condition.wait(until: deadline) {}
+        return firstWrite
+    }
+}

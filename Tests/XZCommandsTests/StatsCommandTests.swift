@@ -1,0 +1,98 @@
+import Foundation
+import XCTest
+import XZTestSupport
+
+/// Play sessions recorded by real playback, and the stats views, through the xzmusic executable.
+final class StatsCommandTests: XCTestCase {
+    private var temp: TemporaryFolder!
+    private var binary: String { TestPaths.products.appendingPathComponent("xzmusic").path }
+
+    override func setUpWithError() throws {
+        temp = try TemporaryFolder("stats")
+    }
+
+    private var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["XZMUSIC_HOME"] = temp.path("library")
+        env["XZMUSIC_DEMO"] = ""
+        env["XZMUSIC_OUTPUT"] = "null"
+        return env
+    }
+
+    @discardableResult
+    private func xzmusic(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
+        try TestProcess.run(binary, arguments, input: input.map { Data($0.utf8) }, environment: environment)
+    }
+
+    private func json(_ result: ProcessResult) throws -> Any {
+        try JSONSerialization.jsonObject(with: result.stdoutData)
+    }
+
+    func testRenderedPlaysAreCountedByTheRule() throws {
+        let long = try AudioFixtures.makeMP3(at: temp.path("long.mp3"), seconds: 40,
+                                             tags: .init(title: "Long Tone", artist: "Tester"))
+        let short = try AudioFixtures.makeMP3(at: temp.path("short.mp3"), seconds: 29,
+                                              tags: .init(title: "Short Tone", artist: "Tester"))
+        XCTAssertEqual(try xzmusic(["play", long, short, long, "--output", "raw:/dev/null"]).status, 0)
+        let stats = try XCTUnwrap(json(try xzmusic(["stats", "--json"])) as? [String: Any])
+        XCTAssertEqual(stats["plays"] as? Int, 2, "a 29 s track never counts")
+        XCTAssertEqual(stats["listened_ms"] as? Int, 109_000)
+        let top = try XCTUnwrap((stats["top_songs"] as? [[String: Any]])?.first)
+        XCTAssertEqual(top["title"] as? String, "Long Tone")
+        XCTAssertEqual(top["plays"] as? Int, 2)
+        let history = try XCTUnwrap(json(try xzmusic(["history", "--json"])) as? [[String: Any]])
+        XCTAssertEqual(history.count, 3)
+        XCTAssertEqual(try xzmusic(["stats", "--since", "yesterday"]).status, 64)
+    }
+
+    func testLikesThroughTheCommands() throws {
+        try xzmusic(["import", try writeFeed()])
+        XCTAssertTrue(try xzmusic(["like", "晴天"]).stdout.contains("♥ liked 晴天"))
+        XCTAssertTrue(try xzmusic(["like", "晴天"]).stdout.contains("already liked"))
+        try xzmusic(["like", "七里香"])
+        let liked = try XCTUnwrap(json(try xzmusic(["liked", "--json"])) as? [[String: Any]])
+        XCTAssertEqual(Set(liked.compactMap { $0["title"] as? String }), ["晴天", "七里香"])
+        try xzmusic(["unlike", "七里香"])
+        XCTAssertEqual((try json(try xzmusic(["liked", "--json"])) as? [Any])?.count, 1)
+        XCTAssertEqual(try xzmusic(["like"]).status, 1, "no song and nothing playing")
+        // Re-importing the catalogue keeps the like.
+        try xzmusic(["import", try writeFeed(renamed: true)])
+        let after = try XCTUnwrap(json(try xzmusic(["liked", "--json"])) as? [[String: Any]])
+        XCTAssertEqual(after.first?["title"] as? String, "晴天 (Live)")
+    }
+
+    func testKilledPlayerKeepsItsCountedPlayAndLastCheckpoint() throws {
+        let tone = try AudioFixtures.makeMP3(at: temp.path("tone.mp3"), seconds: 32, tags: .init(title: "Tone", artist: "T"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["play", tone, "--output", "null", "--json"]
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Real-time playback: the play counts at 16 s (half of 32 s); kill it without warning after 18 s of audio.
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("\"position_ms\":18000") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+
+        let history = try XCTUnwrap(json(try xzmusic(["history", "--json"])) as? [[String: Any]])
+        let session = try XCTUnwrap(history.first)
+        XCTAssertEqual(session["counted"] as? Bool, true, "\(session)")
+        XCTAssertGreaterThanOrEqual(session["played_ms"] as? Int ?? 0, 16_000)
+        XCTAssertEqual((try json(try xzmusic(["stats", "--json"])) as? [String: Any])?["plays"] as? Int, 1)
+    }
+
+    private func writeFeed(renamed: Bool = false) throws -> String {
+        let path = temp.path("feed.jsonl")
+        try [#"{"source_id":"1","title":"\#(renamed ? "晴天 (Live)" : "晴天")","singer":"周杰伦"}"#,
+             #"{"source_id":"2","title":"七里香","singer":"周杰伦"}"#].joined(separator: "\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}
