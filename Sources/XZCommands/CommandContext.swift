@@ -1,5 +1,6 @@
 import Foundation
 import XZCatalogue
+import XZDownloader
 
 /// What a command needs: the open library and, inside the REPL, the session's state.
 public final class CommandContext: @unchecked Sendable {
@@ -11,6 +12,8 @@ public final class CommandContext: @unchecked Sendable {
     public var lastListing: [Int64] = []
     /// The REPL's player, once something was played.
     var playback: PlaybackSession?
+    /// The REPL's download queue, once used.
+    var downloads: DownloadManager?
     /// Records play sessions of the player in use.
     private var recording: StatsRecording?
 

@@ -23,6 +23,7 @@ enum Repl {
                 completions(for: text, isCommand: isCommand, database: session.database)
             }
             : nil
+        session.resumeInterruptedDownloads()
         if interactive {
             let count = (try? session.database.songCount()) ?? 0
             session.console.line("XZMusic \(XZMusicVersion.string) — \(count) songs in \(session.folder.url.path.safe). "
@@ -45,6 +46,7 @@ enum Repl {
             if execute(line, context: session) == .quit { break }
         }
         if let playback = session.playback { session.closePlayback(playback) }
+        if let downloads = session.downloads { try? blocking { await downloads.shutdown() } }
     }
 
     enum Outcome { case `continue`, quit }

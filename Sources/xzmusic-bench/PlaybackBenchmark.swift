@@ -31,6 +31,12 @@ struct PlaybackBenchmark {
         latencies.sort()
         print(String(format: "play to first sample:   median %.2f ms, worst %.2f ms over 20 starts (target < 30 ms)",
                      latencies[10] * 1000, latencies[19] * 1000))
+
+        // 4. Lyric events against the audio position, on a demo song with its LRC, in real time.
+        let demo = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            .appendingPathComponent("Resources/demo/songs/01-qingtian-xiaodiao")
+        try LyricSyncBenchmark(audio: demo.appendingPathExtension("mp3").path,
+                               lyrics: demo.appendingPathExtension("lrc").path).run()
     }
 
     private func best(of count: Int, _ body: () throws -> MeasuredRun) throws -> MeasuredRun {

@@ -1,0 +1,263 @@
+import ArgumentParser
+import Foundation
+import XZCatalogue
+import XZDownloader
+import XZStats
+import XZText
+
+/// Runs async work from a synchronous command. Commands run on the main thread or the REPL's
+/// thread, never on the cooperative pool, so waiting here cannot starve it.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    guard let result = box.result else { throw CommandError("interrupted") }
+    return try result.get()
+}
+
+private final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, Error>?
+}
+
+/// Settings from the config file, then flags.
+struct DownloadOptions: ParsableArguments {
+    @Option(help: "Downloads at once (default 3).") var concurrency: Int?
+    @Option(help: "Retries per download (default 5).") var retries: Int?
+    @Option(help: "Seconds without data before a try is abandoned (default 30).") var timeout: Double?
+    @Option(help: "An LRCLIB-compatible lyrics server (default https://lrclib.net).") var lyricsServer: String?
+
+    func validate() throws {
+        if let concurrency, !(1...32).contains(concurrency) { throw ValidationError("--concurrency must be 1 to 32") }
+        if let retries, !(0...100).contains(retries) { throw ValidationError("--retries must be 0 to 100") }
+        if let timeout, !(timeout > 0 && timeout <= 3600) { throw ValidationError("--timeout must be 1 to 3600 seconds") }
+        if let lyricsServer, URL(string: lyricsServer)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+            throw ValidationError("--lyrics-server must be an http or https URL")
+        }
+    }
+
+    func settings() throws -> DownloadSettings {
+        var settings: DownloadSettings
+        do { settings = try DownloadSettings.load() } catch { throw CommandError("\(error)") }
+        if let concurrency { settings.concurrency = concurrency }
+        if let retries { settings.retries = retries }
+        if let timeout { settings.idleTimeout = timeout }
+        if let lyricsServer { settings.lyricsServer = lyricsServer }
+        return settings
+    }
+}
+
+extension CommandContext {
+    /// The REPL's download manager, working in the background; created on first use.
+    func downloadManager(_ options: DownloadOptions) throws -> DownloadManager {
+        if let manager = downloads { return manager }
+        let manager = DownloadManager(database: database, library: folder, settings: try options.settings())
+        downloads = manager
+        let console = self.console
+        let throttle = ProgressThrottle(interval: 3)
+        Task.detached {
+            for await event in manager.events {
+                switch event {
+                case .progress(let info):
+                    if throttle.ready() { console.announce("⇣ " + DownloadText.progress(info)) }
+                case .finished(let info):
+                    console.announce("✓ downloaded \(info.kind.rawValue): \(info.title.safe) — \(info.singer.safe)")
+                case .failed(let info):
+                    console.announce("✗ \(info.kind.rawValue) of \(info.title.safe) failed: \((info.lastError ?? "").safe)")
+                }
+            }
+        }
+        return manager
+    }
+
+    /// Songs that were downloading when the program last stopped carry on in the background.
+    func resumeInterruptedDownloads() {
+        guard let manager = try? downloadManager(DownloadOptions()) else { return }
+        let console = self.console
+        Task.detached {
+            if let count = try? await manager.resumeInterrupted(), count > 0 {
+                console.announce("resuming \(count) interrupted download\(count == 1 ? "" : "s")")
+                await manager.run()
+            }
+        }
+    }
+}
+
+final class ProgressThrottle: @unchecked Sendable {
+    private let interval: TimeInterval
+    private var last = Date.distantPast
+    private let lock = NSLock()
+    init(interval: TimeInterval) { self.interval = interval }
+    func ready() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard Date().timeIntervalSince(last) >= interval else { return false }
+        last = Date()
+        return true
+    }
+}
+
+enum DownloadText {
+    static func bytes(_ n: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB"]
+        var value = Double(n), unit = 0
+        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    static func progress(_ info: DownloadTaskInfo) -> String {
+        var parts = ["\(info.title.safe) (\(info.kind.rawValue))"]
+        if let total = info.bytesTotal, total > 0 {
+            parts.append("\(Int(Double(info.bytesDone) / Double(total) * 100))% of \(bytes(total))")
+        } else {
+            parts.append(bytes(info.bytesDone))
+        }
+        if let rate = info.bytesPerSecond, rate > 0 { parts.append("\(bytes(Int64(rate)))/s") }
+        if let eta = info.etaSeconds, eta.isFinite { parts.append("ETA \(Format.duration(ms: Int(eta * 1000)))") }
+        return parts.joined(separator: "  ")
+    }
+}
+
+struct Download: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download songs and lyrics for offline use; 'download pause|resume|cancel ID|all'.",
+        discussion: "Inside the prompt downloads run in the background. One-shot, --wait shows progress and "
+            + "exits when the queue is done (0 if all succeeded). Settings come from "
+            + "$XDG_CONFIG_HOME/xzmusic/config (concurrency, retries, timeout, lyrics_server); flags win.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var options: DownloadOptions
+    @Argument(help: ArgumentHelp("Songs, or pause|resume|cancel ID|all.", valueName: "song")) var songs: [String] = []
+    @Flag(help: "Every liked song not yet offline.") var allLiked = false
+    @Flag(help: "Wait until the queue is done (one-shot).") var wait = false
+    @Flag(help: "Print progress and completion events as JSON lines.") var json = false
+
+    private var action: String? { ["pause", "resume", "cancel"].contains(songs.first ?? "") ? songs.first : nil }
+
+    func validate() throws {
+        if let action {
+            guard songs.count == 2, songs[1] == "all" || Int64(songs[1]) != nil else {
+                throw ValidationError("use 'download \(action) ID' or 'download \(action) all'")
+            }
+        } else if songs.isEmpty && !allLiked {
+            throw ValidationError("name songs to download, or use --all-liked")
+        }
+    }
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let manager = try context.isInteractive
+            ? context.downloadManager(options)
+            : DownloadManager(database: context.database, library: context.folder, settings: try options.settings())
+        defer { if !context.isInteractive { try? blocking { await manager.shutdown() } } }
+
+        if let action {
+            let target: DownloadTarget = songs[1] == "all" ? .all : .task(Int64(songs[1]) ?? 0)
+            let count: Int = try blocking {
+                switch action {
+                case "pause": return try await manager.pause(target)
+                case "cancel": return try await manager.cancel(target)
+                default:
+                    let interrupted = try await manager.resumeInterrupted()
+                    return try await manager.resume(target) + interrupted
+                }
+            }
+            context.console.line("\(action): \(count) task\(count == 1 ? "" : "s")")
+            if action == "resume" { try start(manager, context: context) }
+            return
+        }
+        var targets = try songs.map { try SongReference($0, interactive: context.isInteractive).resolve(in: context) }
+        if allLiked {
+            let liked = try context.stats.liked().compactMap(\.songId)
+            targets += try context.database.songs(ids: liked).filter { !$0.isLocal }
+        }
+        let toQueue = targets
+        let result = try blocking { try await manager.enqueue(songs: toQueue) }
+        for title in result.skipped { context.console.line("already offline: \(title.safe)") }
+        for title in result.noSource { context.console.error("no audio URL to download from: \(title.safe)") }
+        context.console.line("queued \(result.queued.count) download\(result.queued.count == 1 ? "" : "s")")
+        try start(manager, context: context)
+        if !result.noSource.isEmpty && !context.isInteractive { throw ExitCode.failure }
+    }
+
+    /// In the REPL: run in the background. One-shot: wait with progress when asked to.
+    private func start(_ manager: DownloadManager, context: CommandContext) throws {
+        if context.isInteractive {
+            Task.detached { await manager.run() }
+            return
+        }
+        guard wait else {
+            context.console.line("run 'xzmusic download resume all --wait', or start xzmusic, to fetch them")
+            return
+        }
+        let console = context.console
+        let json = self.json
+        let printer = Task.detached {
+            for await event in manager.events {
+                if json {
+                    console.line(DownloadJSON.event(event))
+                    continue
+                }
+                switch event {
+                case .progress(let info): console.status(DownloadText.progress(info))
+                case .finished(let info):
+                    console.clearStatus()
+                    console.line("✓ \(info.kind.rawValue): \(info.title.safe) — \(info.singer.safe)")
+                case .failed(let info):
+                    console.clearStatus()
+                    console.error("✗ \(info.kind.rawValue) of \(info.title.safe): \((info.lastError ?? "").safe)")
+                }
+            }
+        }
+        let tasks = try blocking { () -> [DownloadTaskInfo] in
+            await manager.run()
+            await manager.waitUntilIdle()
+            return try await manager.tasks()
+        }
+        try blocking { await manager.shutdown() }
+        _ = try? blocking { await printer.value }
+        console.clearStatus()
+        if tasks.contains(where: { $0.state == .failed }) { throw ExitCode.failure }
+    }
+}
+
+enum DownloadJSON {
+    static func event(_ event: DownloadEvent) -> String {
+        let (name, info): (String, DownloadTaskInfo)
+        switch event {
+        case .progress(let i): (name, info) = ("progress", i)
+        case .finished(let i): (name, info) = ("finished", i)
+        case .failed(let i): (name, info) = ("failed", i)
+        }
+        struct Line: Encodable { let event: String; let task: DownloadTaskInfo }
+        return (try? Format.json(Line(event: name, task: info))) ?? "{}"
+    }
+}
+
+struct Downloads: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List download tasks: state, bytes, rate, ETA, last error.")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let context = try CommandContext.open(global)
+        let manager = try context.isInteractive ? context.downloadManager(DownloadOptions())
+            : DownloadManager(database: context.database, library: context.folder)
+        let tasks = try blocking { try await manager.tasks() }
+        if !context.isInteractive { try blocking { await manager.shutdown() } }
+        if json {
+            context.console.line(try Format.json(tasks))
+            return
+        }
+        if tasks.isEmpty { context.console.line("No downloads.") }
+        for task in tasks {
+            var line = DisplayWidth.fit("\(task.id)", to: 4, alignRight: true) + "  "
+                + DisplayWidth.fit(task.state.rawValue, to: 9) + "  " + DownloadText.progress(task)
+            if let error = task.lastError, !error.isEmpty { line += "  — \(error.safe)" }
+            context.console.line(line)
+        }
+    }
+}

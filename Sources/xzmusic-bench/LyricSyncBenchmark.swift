@@ -1,0 +1,86 @@
+import Foundation
+import XZAudio
+import XZPlayback
+
+/// How late lyric events reach a consumer of the player's event stream, measured from the moment
+/// the output was handed the sample at which the line starts. Paced to real time, as a listener hears it.
+struct LyricSyncBenchmark {
+    let audio: String
+    let lyrics: String
+
+    func run() throws {
+        let output = TimestampingOutput()
+        let player = Player(output: output)
+        let events = player.events
+        let arrivals = ArrivalLog()
+        let consumer = Task.detached {
+            for await event in events {
+                if case .lyric(_, _, let positionMs, _) = event {
+                    arrivals.add(positionMs: positionMs, at: DispatchTime.now().uptimeNanoseconds)
+                }
+                if case .queueFinished = event { break }
+            }
+        }
+        player.play([QueueItem(path: audio, lyricsPath: lyrics)])
+        _ = player.waitUntilFinished(timeout: 120)
+        player.shutdown()
+        let semaphore = DispatchSemaphore(value: 0)
+        Task.detached { _ = await consumer.value; semaphore.signal() }
+        semaphore.wait()
+
+        var lags: [Double] = []
+        for (positionMs, arrival) in arrivals.entries {
+            guard let handed = output.time(ofFrame: positionMs * output.sampleRate / 1000) else { continue }
+            lags.append(Double(Int64(arrival) - Int64(handed)) / 1e6)
+        }
+        lags.sort()
+        guard !lags.isEmpty else {
+            print("lyric sync: no lyric events")
+            return
+        }
+        print(String(format: "lyric event lag after its sample reached the output: median %.3f ms, worst %.3f ms "
+                     + "over %d lines (target <= 5 ms)", lags[lags.count / 2], lags[lags.count - 1], lags.count))
+    }
+}
+
+final class ArrivalLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var entries: [(Int, UInt64)] = []
+    func add(positionMs: Int, at time: UInt64) { lock.lock(); entries.append((positionMs, time)); lock.unlock() }
+}
+
+/// A paced null output that remembers when each frame range was written.
+final class TimestampingOutput: AudioOutput, @unchecked Sendable {
+    private let lock = NSLock()
+    private var writes: [(firstFrame: Int, frames: Int, time: UInt64)] = []
+    private var framesWritten = 0
+    private var bytesPerFrame = 4
+    private(set) var sampleRate = 44_100
+
+    func open(format: AudioFormat) throws {
+        lock.lock()
+        bytesPerFrame = format.bytesPerFrame
+        sampleRate = format.sampleRate
+        lock.unlock()
+    }
+    func close() {}
+    var needsPacing: Bool { true }
+    var bufferedFrames: Int { 0 }
+
+    func write(_ pcm: UnsafeRawBufferPointer) throws {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lock.lock()
+        let frames = pcm.count / bytesPerFrame
+        writes.append((framesWritten, frames, now))
+        framesWritten += frames
+        lock.unlock()
+    }
+
+    /// When the write holding `frame` was handed over; a line starting exactly at a chunk border
+    /// belongs to the chunk that begins there.
+    func time(ofFrame frame: Int) -> UInt64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return writes.first { frame >= $0.firstFrame && frame < $0.firstFrame + $0.frames }?.time
+    }
+}
