@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XZAudio
+import XZTestSupport
 
 /// ISO/IEC 11172-4 / 13818-4 vectors with reference PCM (../shared/corpora/lieff-minimp3).
 /// Where mpg123-1.31.2_vs_reference.tsv shows libmpg123 within 1 LSB / 96 dB of the reference,

@@ -1,78 +1,29 @@
 import Foundation
 import XCTest
 @testable import XZAudio
+import XZTestSupport
 
-/// Shared helpers: corpus paths, running tools, decoding, PCM comparison, fixture generation.
-enum TestPaths {
-    /// The real test folder even when reached through a symlink (side-package builds).
-    static let testsDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().resolvingSymlinksInPath()
-    static let repoRoot = testsDir.deletingLastPathComponent().deletingLastPathComponent()
-    /// The public corpora live next to the repo, never inside it (see ../shared/corpora/README.md).
-    static let corpora = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
+/// XZAudio's own helpers: its corpora, reference decodes, PCM comparison, ID3 bytes, fixture MP3s.
+/// Paths, running tools and TestFailure come from XZTestSupport.
+extension TestPaths {
     static let tinytag = corpora.appendingPathComponent("tinytag-tinytag")
     static let minimp3 = corpora.appendingPathComponent("lieff-minimp3")
-
-    static func requireDirectory(_ url: URL) throws -> URL {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
-            throw TestFailure("corpus folder missing: \(url.path)")
-        }
-        return url
-    }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Runs command-line tools; output goes through temp files so large PCM cannot dead-lock a pipe.
+/// What command-line tools make of a file, for comparison; a tool that fails throws.
 enum Tool {
-    struct Result {
-        let status: Int32
-        let stdout: Data
-        let stderr: String
-    }
-
-    static func run(_ tool: String, _ arguments: [String], allowFailure: Bool = false) throws -> Result {
-        let tmp = FileManager.default.temporaryDirectory
-        let outURL = tmp.appendingPathComponent("xzaudio-out-\(UUID().uuidString)")
-        let errURL = tmp.appendingPathComponent("xzaudio-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        let result = Result(status: process.terminationStatus,
-                            stdout: try Data(contentsOf: outURL),
-                            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
-        if !allowFailure && result.status != 0 {
-            throw TestFailure("\(tool) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
-        }
-        return result
-    }
-
     /// What the mpg123 command line writes for FILE: raw s16 native channels and rate, gapless.
     static func mpg123PCM(_ path: String) throws -> Data {
-        try run("mpg123", ["-q", "-s", path]).stdout
+        try TestProcess.runChecked("mpg123", ["-q", "-s", path]).stdoutData
     }
 
     static func md5(_ path: String) throws -> String {
-        let out = try run("md5sum", [path]).stdout
-        return String(String(decoding: out, as: UTF8.self).prefix(32))
+        String(try TestProcess.runChecked("md5sum", [path]).stdout.prefix(32))
+    }
+
+    /// `bytes` converted from one encoding to another by the system's iconv tool.
+    static func iconv(_ bytes: [UInt8], from: String, to: String) throws -> [UInt8] {
+        [UInt8](try TestProcess.runChecked("iconv", ["-f", from, "-t", to], input: Data(bytes)).stdoutData)
     }
 }
 
@@ -202,10 +153,7 @@ enum ID3Builder {
 
     /// Bytes of `text` in a legacy encoding, converted by the system's iconv tool.
     static func encode(_ text: String, as encoding: String) throws -> [UInt8] {
-        let src = FileManager.default.temporaryDirectory.appendingPathComponent("xzaudio-iconv-\(UUID().uuidString)")
-        try Data(text.utf8).write(to: src)
-        defer { try? FileManager.default.removeItem(at: src) }
-        return [UInt8](try Tool.run("iconv", ["-f", "UTF-8", "-t", encoding, src.path]).stdout)
+        try Tool.iconv(Array(text.utf8), from: "UTF-8", to: encoding)
     }
 }
 
@@ -223,12 +171,11 @@ final class Fixtures {
         if case .success(let fixtures) = made { fixtures.remove() }
     }
 
-    let dir: URL
+    private let folder: TemporaryFolder
     private(set) var files: [String: String] = [:]
 
     init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("xzaudio-fixtures-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("audio-fixtures")
         // Two tones so left and right differ; short files keep the suite fast on shared cores.
         let stereo44 = try sine("stereo44", rate: 44100, channels: 2, seconds: 4)
         try encode("cbr44", stereo44, ["-b", "128"])
@@ -240,7 +187,7 @@ final class Fixtures {
         try encode("cjk", stereo44, ["-b", "128", "--id3v2-utf16", "--tt", "晴天", "--ta", "周杰伦",
                                      "--tl", "叶惠美", "--ty", "2003", "--tn", "3/11"])
         // A 400 KB cover in front of a header-less CBR stream: libmpg123's own size guess would count it as audio.
-        let cover = dir.appendingPathComponent("cover.jpg")
+        let cover = URL(fileURLWithPath: folder.path("cover.jpg"))
         var random = SeededBytes(seed: 7)
         try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0] + random.bytes(400_000)).write(to: cover)
         try encode("picture", stereo44, ["-b", "128", "-t", "--ti", cover.path, "--tt", "With cover"])
@@ -259,27 +206,27 @@ final class Fixtures {
     }
 
     func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let url = dir.appendingPathComponent(name)
-        try Data(bytes).write(to: url)
-        return url.path
+        let path = folder.path(name)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     func remove() {
-        try? FileManager.default.removeItem(at: dir)
+        try? FileManager.default.removeItem(at: folder.url)
     }
 
     private func sine(_ name: String, rate: Int, channels: Int, seconds: Int) throws -> String {
-        let wav = dir.appendingPathComponent(name + ".wav").path
+        let wav = folder.path(name + ".wav")
         var args = ["-n", "-r", "\(rate)", "-b", "16", "-c", "\(channels)", wav, "synth", "\(seconds)", "sine", "440"]
         if channels == 2 { args += ["sine", "660"] }
         args += ["vol", "0.5"]
-        _ = try Tool.run("sox", args)
+        try TestProcess.runChecked("sox", args)
         return wav
     }
 
     private func encode(_ name: String, _ wav: String, _ options: [String]) throws {
-        let mp3 = dir.appendingPathComponent(name + ".mp3").path
-        _ = try Tool.run("lame", ["--quiet"] + options + [wav, mp3])
+        let mp3 = folder.path(name + ".mp3")
+        try TestProcess.runChecked("lame", ["--quiet"] + options + [wav, mp3])
         files[name] = mp3
     }
 }

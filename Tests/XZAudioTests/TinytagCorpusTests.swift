@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XZAudio
+import XZTestSupport
 
 /// Tags and durations against tinytag's expectations (../shared/corpora/tinytag-tinytag),
 /// and the decoder's PCM against the recorded `mpg123 -v -s` decode of every sample.
@@ -186,9 +187,6 @@ final class TinytagCorpusTests: XCTestCase {
 extension Array where Element == UInt8 {
     /// GBK bytes to UTF-8 through the system's iconv tool.
     func gbkDecoded() throws -> [UInt8] {
-        let src = FileManager.default.temporaryDirectory.appendingPathComponent("xzaudio-gbk-\(UUID().uuidString)")
-        try Data(self).write(to: src)
-        defer { try? FileManager.default.removeItem(at: src) }
-        return [UInt8](try Tool.run("iconv", ["-f", "GBK", "-t", "UTF-8", src.path]).stdout)
+        try Tool.iconv(self, from: "GBK", to: "UTF-8")
     }
 }

@@ -5,7 +5,8 @@ import Glibc
 
 /// The repository root and the shared corpora beside it, found from this file's path.
 public enum TestPaths {
-    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+    /// Symlinks resolved, so a side package that links to this folder still finds the real repository.
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     public static let corpora = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
     /// Where SwiftPM put the built products (the `xzmusic` executable among them).
@@ -13,6 +14,21 @@ public enum TestPaths {
         Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL.deletingLastPathComponent()
             ?? Bundle.main.bundleURL
     }
+
+    /// `url` when it is an existing folder (a corpus, say); otherwise a TestFailure naming it.
+    public static func requireDirectory(_ url: URL) throws -> URL {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
+            throw TestFailure("corpus folder missing: \(url.path)")
+        }
+        return url
+    }
+}
+
+/// A test precondition that did not hold, in words.
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// A fresh folder under the system temporary directory, removed on deinit.
@@ -67,6 +83,17 @@ public enum TestProcess {
                              stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
 
+    /// `run`, but a non-zero exit status throws a TestFailure with the command line and its stderr.
+    @discardableResult
+    public static func runChecked(_ executable: String, _ arguments: [String], input: Data? = nil,
+                                  environment: [String: String]? = nil, currentDirectory: URL? = nil) throws -> ProcessResult {
+        let result = try run(executable, arguments, input: input, environment: environment, currentDirectory: currentDirectory)
+        guard result.status == 0 else {
+            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
+        }
+        return result
+    }
+
     public static func which(_ name: String) throws -> String {
         for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(dir)/\(name)"
@@ -95,8 +122,8 @@ public enum AudioFixtures {
                                channels: Int = 2, tags: Tags? = nil, lameOptions: [String] = ["-b", "128"]) throws -> String {
         let wav = path + ".wav"
         defer { try? FileManager.default.removeItem(atPath: wav) }
-        try check(TestProcess.run("sox", ["-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "16", wav,
-                                          "synth", "\(seconds)", "sine", "\(frequency)", "vol", "0.5"]))
+        try TestProcess.runChecked("sox", ["-n", "-r", "\(rate)", "-c", "\(channels)", "-b", "16", wav,
+                                           "synth", "\(seconds)", "sine", "\(frequency)", "vol", "0.5"])
         var arguments = ["--quiet"] + lameOptions
         if let tags {
             arguments += ["--id3v2-only", "--id3v2-utf16"]
@@ -106,14 +133,7 @@ public enum AudioFixtures {
             if let v = tags.track { arguments += ["--tn", "\(v)"] }
             if let v = tags.year { arguments += ["--ty", "\(v)"] }
         }
-        try check(TestProcess.run("lame", arguments + [wav, path]))
+        try TestProcess.runChecked("lame", arguments + [wav, path])
         return path
-    }
-
-    private static func check(_ result: ProcessResult) throws {
-        if result.status != 0 {
-            throw NSError(domain: "AudioFixtures", code: Int(result.status),
-                          userInfo: [NSLocalizedDescriptionKey: result.stderr])
-        }
     }
 }
