@@ -176,8 +176,10 @@ struct Download: ParsableCommand {
         }
         let toQueue = targets
         let result = try blocking { try await manager.enqueue(songs: toQueue) }
-        for title in result.skipped { context.console.line("already offline: \(title.safe)") }
-        for title in result.noSource { context.console.error("no audio URL to download from: \(title.safe)") }
+        // The result names songs by key.
+        let titles = Dictionary(toQueue.map { ($0.songKey, "\($0.title) — \($0.singer)") }, uniquingKeysWith: { a, _ in a })
+        for key in result.skipped { context.console.line("already offline: \((titles[key] ?? key).safe)") }
+        for key in result.noSource { context.console.error("no audio URL to download from: \((titles[key] ?? key).safe)") }
         context.console.line("queued \(result.queued.count) download\(result.queued.count == 1 ? "" : "s")")
         try start(manager, context: context)
         if !result.noSource.isEmpty && !context.isInteractive { throw ExitCode.failure }

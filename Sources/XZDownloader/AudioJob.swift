@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+import XZAudio
+import XZCatalogue
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a job running a task needs.
+struct JobEnvironment: Sendable {
+    let fetcher: Fetcher
+    let store: DownloadStore
+    let library: LibraryFolder
+
+    /// Where partial downloads live: inside the library folder, so the final rename is on the same disk.
+    func downloadsFolder() throws -> URL { try FileNaming.makeFolder(["downloads"], in: library) }
+
+    func partPath(for task: TaskRecord) throws -> String {
+        try downloadsFolder().appendingPathComponent("\(task.kind.rawValue)-\(task.id).part").path
+    }
+
+    var libraryRoot: String { FileNaming.realPath(library.url) }
+}
+
+struct JobOutcome: Sendable, Equatable {
+    var path: String = ""
+    var note: String = ""
+    var bytes: Int64?
+}
+
+/// Fetches a song's audio into its `.part`, checks it, and moves it into `songs/`.
+enum AudioJob {
+    static func run(_ task: TaskRecord, env: JobEnvironment, live: LiveProgress) async throws -> JobOutcome {
+        guard let song = try env.store.song(key: task.songKey) else {
+            throw DownloadError(.database, "the song \(task.songKey) is no longer in the library")
+        }
+        if song.isLocal { return JobOutcome(path: song.localPath, note: "already offline") }
+        let url = try RedirectTracker.checkURL(song.audioURL)
+        let partPath = try env.partPath(for: task)
+        let store = env.store
+        let id = task.id
+        let fetcher = env.fetcher
+        let total = try await fetcher.withRetries(live, url: url, onFailure: { error in
+            try? store.noteAttempt(id: id, error: error.message)
+        }, {
+            // Each attempt starts from what is really on disk and the version the row says it is;
+            // bytes fetched from another URL (the feed changed it) belong to some other file.
+            let row = try store.task(id)
+            let same = row?.url == song.audioURL
+            let partial = PartialDownload(bytesOnDisk: same ? PartFile.size(ofFile: partPath) : 0,
+                                          validator: same ? row?.validator ?? "" : "",
+                                          expectedTotal: same ? row?.bytesTotal : nil)
+            return try await fetcher.fetchFile(url, partPath: partPath, partial: partial, live: live) { _, validator, total, offset in
+                try store.saveSource(id: id, url: song.audioURL, validator: validator, bytesTotal: total, bytesDone: offset)
+            }
+        })
+        do {
+            try verify(partPath, total: total, song: song)
+        } catch {
+            // A .part that failed its check would only fail again on resume.
+            unlink(partPath)
+            try? store.saveProgress(id: id, bytesDone: 0, bytesTotal: nil)
+            throw error
+        }
+        let path = try install(partPath, song: song, task: task, env: env)
+        return JobOutcome(path: path, bytes: total)
+    }
+
+    /// Size against the announced length and the catalogue, the catalogue's checksum, and a decode
+    /// of the first frames: nothing reaches `songs/` that would not play.
+    static func verify(_ path: String, total: Int64, song: Song) throws {
+        let size = PartFile.size(ofFile: path)
+        guard size == total else {
+            throw DownloadError(.verification, "downloaded \(size) bytes, expected \(total)")
+        }
+        if let expected = song.size, expected > 0, expected != size {
+            throw DownloadError(.verification, "downloaded \(size) bytes, but the catalogue says \(expected); the file was not kept")
+        }
+        let wanted = song.sha256.trimmingCharacters(in: .whitespaces).lowercased()
+        if !wanted.isEmpty {
+            let actual = try SHA256Digest.hexDigest(ofFile: path)
+            guard actual == wanted else {
+                throw DownloadError(.verification, "SHA-256 \(actual) does not match the catalogue's \(wanted); the file was not kept")
+            }
+        }
+        try checkDecodes(path)
+    }
+
+    static func checkDecodes(_ path: String) throws {
+        do {
+            let decoder = try MP3Decoder(path: path)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+            defer { buffer.deallocate() }
+            var decoded = 0
+            for _ in 0 ..< 4 {
+                let n = try decoder.read(into: buffer)
+                if n == 0 { break }
+                decoded += n
+            }
+            guard decoded > 0 else { throw AudioError(file: path, message: "no audio frames") }
+        } catch let error as AudioError {
+            throw DownloadError(.notAudio, "the download is not playable MP3 audio (\(error.message)); the file was not kept")
+        }
+    }
+
+    /// Moves the verified file to `songs/<Singer>/<Album>/<NN> <Title>.mp3` and marks the song
+    /// offline and the task done in one transaction; if the transaction fails the file goes back.
+    static func install(_ partPath: String, song: Song, task: TaskRecord, env: JobEnvironment) throws -> String {
+        let parts = FileNaming.songStem(title: song.title, singer: song.singer, album: song.album, track: song.track)
+        let folder = try FileNaming.makeFolder(Array(parts.dropLast()), in: env.library)
+        let root = env.libraryRoot
+        let placed = PlacedFile()
+        do {
+            try env.store.wrap {
+                try env.store.database.pool.write { db in
+                    let target = try FileNaming.moveNoClobber(partPath, folder: folder, stem: parts[parts.count - 1],
+                                                              ext: "mp3", libraryRoot: root)
+                    placed.path = target
+                    try db.execute(sql: "UPDATE song SET local_path = ? WHERE song_key = ?", arguments: [target, song.songKey])
+                    try env.store.finish(id: task.id, state: .done, path: target, bytes: PartFile.size(ofFile: target), in: db)
+                }
+            }
+        } catch {
+            if let path = placed.path { rename(path, partPath) }
+            throw error
+        }
+        return placed.path ?? ""
+    }
+}
+
+/// The path a file was moved to inside a transaction, for undoing the move if the transaction fails.
+final class PlacedFile: @unchecked Sendable {
+    var path: String?
+}

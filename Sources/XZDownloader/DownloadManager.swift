@@ -1,0 +1,326 @@
+import AsyncHTTPClient
+import Foundation
+import XZCatalogue
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The download queue of one library: tasks live in the database, at most `concurrency` of them
+/// transfer at once, and a task interrupted by a dead process resumes from its `.part`.
+///
+/// Call `shutdown()` when done: it stops running tasks (they resume next time) and closes the
+/// HTTP client if the manager owns it.
+public actor DownloadManager {
+    /// Who closes the HTTP client.
+    public enum ClientOwnership: Sendable {
+        /// The manager makes one from the settings and shuts it down in `shutdown()`.
+        case owned
+        /// The caller's client; it stays open. Redirects and timeouts follow its configuration.
+        case shared(HTTPClient)
+    }
+
+    /// Progress (throttled), finished and failed events, for one consumer. Finishes on `shutdown()`.
+    public nonisolated let events: AsyncStream<DownloadEvent>
+    private let continuation: AsyncStream<DownloadEvent>.Continuation
+    private let env: JobEnvironment
+    private let settings: DownloadSettings
+    private let client: HTTPClient
+    private let ownsClient: Bool
+    private let pid = Int64(getpid())
+
+    private struct Worker {
+        let task: Task<Void, Never>
+        let live: LiveProgress
+    }
+    private var workers: [Int64: Worker] = [:]
+    /// The state a running task takes once its worker has stopped (paused, cancelled, or queued on shutdown).
+    private var stopping: [Int64: DownloadState] = [:]
+    private var processing = false
+    private var isShutDown = false
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    public init(database: LibraryDatabase, library: LibraryFolder, settings: DownloadSettings = DownloadSettings(),
+                client ownership: ClientOwnership = .owned) {
+        switch ownership {
+        case .owned:
+            // Redirects are followed by hand (counted, scheme-checked). Each task watches for idle
+            // stalls itself; the client's own read timeout is only a backstop behind that.
+            let idle = Int64(max(1, settings.idleTimeout * 1000))
+            let timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(idle), read: .milliseconds(idle * 2 + 1000))
+            let configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: timeout)
+            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            ownsClient = true
+        case .shared(let shared):
+            client = shared
+            ownsClient = false
+        }
+        self.settings = settings
+        env = JobEnvironment(fetcher: Fetcher(client: client, settings: settings), store: DownloadStore(database: database),
+                             library: library)
+        (events, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(1000))
+    }
+
+    deinit {
+        // A forgotten shutdown() must not leak the client's threads (or trip its debug check).
+        if ownsClient, !isShutDown { client.shutdown { _ in } }
+    }
+
+    // MARK: Queue
+
+    /// Queues audio for songs not yet offline and lyrics for songs without them. A song that is
+    /// offline with lyrics, or whose task is running, is skipped; one with no audio URL is reported.
+    @discardableResult
+    public func enqueue(songs: [Song]) throws -> EnqueueResult {
+        var result = EnqueueResult()
+        for song in songs {
+            if !song.isLocal && song.audioURL.isEmpty {
+                result.noSource.append(song.songKey)
+                continue
+            }
+            var queued = false
+            if !song.isLocal, let id = try env.store.queue(songKey: song.songKey, kind: .audio, url: song.audioURL) {
+                result.queued.append(id)
+                queued = true
+            }
+            if song.lyricsPath.isEmpty, let id = try env.store.queue(songKey: song.songKey, kind: .lyrics, url: song.lyricsURL) {
+                result.queued.append(id)
+                queued = true
+            }
+            if !queued { result.skipped.append(song.songKey) }
+        }
+        pump()
+        return result
+    }
+
+    /// Queued tasks wait; running ones stop and keep their `.part`. Returns how many were paused.
+    @discardableResult
+    public func pause(_ target: DownloadTarget) throws -> Int {
+        var count = try env.store.transition(target, from: [.queued], to: .paused).count
+        count += try env.store.transition(target, from: [.running], to: .paused, only: orphans()).count
+        count += stopWorkers(target, becoming: .paused)
+        return count
+    }
+
+    /// Paused and failed tasks are queued again (a failed one resumes from its `.part`); for `.all`,
+    /// so are tasks a dead process left running.
+    @discardableResult
+    public func resume(_ target: DownloadTarget) throws -> Int {
+        let ids = try env.store.transition(target, from: [.paused, .failed], to: .queued)
+        var count = ids.count
+        if target == .all { count += try env.store.transition(.all, from: [.running], to: .queued, only: orphans()).count }
+        // Lyrics that failed for want of their song get another go with it.
+        for id in ids { try requeueLyrics(ofAudio: id) }
+        pump()
+        return count
+    }
+
+    /// Stops tasks for good and deletes their `.part`; cancelling audio also cancels the song's lyrics.
+    @discardableResult
+    public func cancel(_ target: DownloadTarget) throws -> Int {
+        var ids = try env.store.transition(target, from: [.queued, .paused, .failed], to: .cancelled)
+        ids += try env.store.transition(target, from: [.running], to: .cancelled, only: orphans())
+        for id in ids { try removePart(id) }
+        let count = ids.count + stopWorkers(target, becoming: .cancelled)
+        for id in ids { try cancelLyrics(ofAudio: id) }
+        pump()
+        return count
+    }
+
+    /// Re-queues tasks left `running` by a process that is gone; returns how many.
+    @discardableResult
+    public func resumeInterrupted() throws -> Int {
+        let count = try env.store.transition(.all, from: [.running], to: .queued, only: orphans()).count
+        pump()
+        return count
+    }
+
+    /// Forgets done and cancelled tasks; returns how many.
+    @discardableResult
+    public func removeFinished() throws -> Int { try env.store.removeFinished() }
+
+    /// Every task, oldest first, with live rate and ETA for those running here.
+    public func tasks() throws -> [DownloadTaskInfo] {
+        try env.store.all().map { record in
+            var info = record.info
+            if let worker = workers[record.id] { Self.apply(worker.live.snapshot(), to: &info) }
+            return info
+        }
+    }
+
+    // MARK: Processing
+
+    /// Starts working through the queue in the background; returns at once.
+    public func run() {
+        processing = true
+        pump()
+    }
+
+    /// Processes the queue and returns when nothing is running and nothing queued can start
+    /// (lyrics whose song's audio is paused wait, for instance).
+    public func waitUntilIdle() async {
+        run()
+        if workers.isEmpty { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    /// Stops running tasks (they stay queued and resume from their `.part` next time), ends the
+    /// event stream and closes an owned HTTP client.
+    public func shutdown() async {
+        guard !isShutDown else { return }
+        processing = false
+        isShutDown = true
+        let running = workers
+        for (id, worker) in running {
+            stopping[id] = .queued
+            worker.task.cancel()
+        }
+        for worker in running.values { await worker.task.value }
+        wakeIdleWaiters()
+        continuation.finish()
+        if ownsClient { try? await client.shutdown() }
+    }
+
+    private func pump() {
+        guard processing, !isShutDown else { return }
+        while workers.count < settings.concurrency {
+            let claimed: TaskRecord?
+            do {
+                claimed = try env.store.claimNext(pid: Int32(pid))
+            } catch {
+                break
+            }
+            guard let record = claimed else { break }
+            start(record)
+        }
+        if workers.isEmpty { wakeIdleWaiters() }
+    }
+
+    private func start(_ record: TaskRecord) {
+        let continuation = self.continuation
+        let store = env.store
+        let base = record.info
+        let live = LiveProgress(interval: settings.progressInterval) { snapshot in
+            var info = base
+            info.state = .running
+            Self.apply(snapshot, to: &info)
+            continuation.yield(.progress(info))
+            try? store.saveProgress(id: info.id, bytesDone: snapshot.done, bytesTotal: snapshot.total)
+        }
+        let env = self.env
+        let task = Task {
+            let outcome: Result<JobOutcome, Error>
+            do {
+                switch record.kind {
+                case .audio: outcome = .success(try await AudioJob.run(record, env: env, live: live))
+                case .lyrics: outcome = .success(try await LyricsJob.run(record, env: env, live: live))
+                }
+            } catch {
+                outcome = .failure(error)
+            }
+            self.finished(record, outcome: outcome, live: live)
+        }
+        workers[record.id] = Worker(task: task, live: live)
+    }
+
+    private func finished(_ record: TaskRecord, outcome: Result<JobOutcome, Error>, live: LiveProgress) {
+        workers[record.id] = nil
+        let stop = stopping.removeValue(forKey: record.id)
+        var info = record.info
+        Self.apply(live.snapshot(), to: &info)
+        info.bytesPerSecond = nil
+        info.etaSeconds = nil
+        do {
+            switch outcome {
+            case .success(let result):
+                // Even a task paused or cancelled at its last moment is done: the file is in place.
+                try env.store.finish(id: record.id, state: .done, note: result.note, path: result.path, bytes: result.bytes)
+                info.state = .done
+                info.note = result.note.isEmpty ? nil : result.note
+                info.path = result.path.isEmpty ? nil : result.path
+                if let bytes = result.bytes {
+                    info.bytesDone = bytes
+                    info.bytesTotal = bytes
+                }
+                continuation.yield(.finished(info))
+            case .failure(let error):
+                if let stop {
+                    try env.store.finish(id: record.id, state: stop)
+                    if stop == .cancelled {
+                        try removePart(record.id)
+                        try cancelLyrics(ofAudio: record.id)
+                    }
+                } else {
+                    let message = (error as? DownloadError)?.message ?? "\(error)"
+                    try env.store.finish(id: record.id, state: .failed, error: message)
+                    info.state = .failed
+                    info.lastError = message
+                    continuation.yield(.failed(info))
+                }
+            }
+        } catch {
+            info.state = .failed
+            info.lastError = "\(error)"
+            continuation.yield(.failed(info))
+        }
+        pump()
+    }
+
+    // MARK: Helpers
+
+    private func stopWorkers(_ target: DownloadTarget, becoming state: DownloadState) -> Int {
+        var count = 0
+        for (id, worker) in workers where target == .all || target == .task(id) {
+            stopping[id] = state
+            worker.task.cancel()
+            count += 1
+        }
+        return count
+    }
+
+    /// Running rows no live worker owns: ours from before a restart, or a dead process's.
+    private func orphans() throws -> Set<Int64> {
+        Set(try env.store.runningOwners().filter { row in
+            guard workers[row.id] == nil else { return false }
+            guard let owner = row.pid, owner != pid else { return true }
+            return !Self.processIsAlive(owner)
+        }.map(\.id))
+    }
+
+    static func processIsAlive(_ pid: Int64) -> Bool {
+        guard pid > 0, pid <= Int64(Int32.max) else { return false }
+        return kill(pid_t(pid), 0) == 0 || errno == EPERM
+    }
+
+    private func removePart(_ id: Int64) throws {
+        guard let record = try env.store.task(id) else { return }
+        unlink(try env.partPath(for: record))
+        try env.store.saveProgress(id: id, bytesDone: 0, bytesTotal: nil)
+    }
+
+    private func cancelLyrics(ofAudio id: Int64) throws {
+        guard let record = try env.store.task(id), record.kind == .audio,
+              let lyrics = try env.store.taskId(songKey: record.songKey, kind: .lyrics) else { return }
+        _ = try env.store.transition(.task(lyrics), from: [.queued, .paused], to: .cancelled)
+    }
+
+    private func requeueLyrics(ofAudio id: Int64) throws {
+        guard let record = try env.store.task(id), record.kind == .audio,
+              let lyrics = try env.store.taskId(songKey: record.songKey, kind: .lyrics) else { return }
+        _ = try env.store.transition(.task(lyrics), from: [.failed], to: .queued)
+    }
+
+    private func wakeIdleWaiters() {
+        let waiters = idleWaiters
+        idleWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private static func apply(_ snapshot: ProgressSnapshot, to info: inout DownloadTaskInfo) {
+        info.bytesDone = snapshot.done
+        info.bytesTotal = snapshot.total ?? info.bytesTotal
+        info.bytesPerSecond = snapshot.rate
+        info.etaSeconds = snapshot.eta
+    }
+}

@@ -1,0 +1,268 @@
+import AsyncHTTPClient
+import Foundation
+
+/// Seconds on a clock that never jumps.
+func monotonicSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+/// Bytes done, total, bytes per second and seconds left of a running task, as far as known.
+struct ProgressSnapshot: Sendable, Equatable {
+    var done: Int64
+    var total: Int64?
+    var rate: Double?
+    var eta: Double?
+}
+
+/// A running task's counters, shared by its worker (writes) and the manager (reads).
+final class LiveProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done: Int64 = 0
+    private var most: Int64 = 0
+    private var total: Int64?
+    private var lastActivity = monotonicSeconds()
+    private var samples: [(time: Double, bytes: Int64)] = []
+    private var lastReport = 0.0
+    private let interval: Double
+    /// Called at most every `interval` seconds, outside the lock.
+    private let report: @Sendable (ProgressSnapshot) -> Void
+
+    init(interval: Double, report: @escaping @Sendable (ProgressSnapshot) -> Void = { _ in }) {
+        self.interval = interval
+        self.report = report
+    }
+
+    /// Something arrived (a connection, headers, bytes): the idle clock starts again.
+    func touch() { lock.withLock { lastActivity = monotonicSeconds() } }
+
+    var idleSeconds: Double { lock.withLock { monotonicSeconds() - lastActivity } }
+
+    var bytesDone: Int64 { lock.withLock { done } }
+    /// The most bytes the `.part` has held: only passing it counts as progress for retries.
+    var highWater: Int64 { lock.withLock { most } }
+
+    /// A new response: counting starts at what is already on disk.
+    func reset(done: Int64, total: Int64?) {
+        lock.withLock {
+            self.done = done
+            most = max(most, done)
+            self.total = total
+            samples = [(monotonicSeconds(), done)]
+            lastActivity = monotonicSeconds()
+        }
+        report(snapshot())
+    }
+
+    func add(_ count: Int) {
+        let now = monotonicSeconds()
+        let due: Bool = lock.withLock {
+            done += Int64(count)
+            most = max(most, done)
+            lastActivity = now
+            guard now - lastReport >= interval else { return false }
+            lastReport = now
+            samples.append((now, done))
+            // Rate over the last five seconds: steady enough to read, quick to follow a change.
+            while samples.count > 2, let first = samples.first, now - first.time > 5 { samples.removeFirst() }
+            return true
+        }
+        if due { report(snapshot()) }
+    }
+
+    func snapshot() -> ProgressSnapshot {
+        lock.withLock {
+            guard let first = samples.first, let last = samples.last, last.time - first.time > 0.2 else {
+                return ProgressSnapshot(done: done, total: total)
+            }
+            let rate = Double(last.bytes - first.bytes) / (last.time - first.time)
+            let eta = total.flatMap { rate > 0 ? Double(max(0, $0 - done)) / rate : nil }
+            return ProgressSnapshot(done: done, total: total, rate: rate, eta: eta)
+        }
+    }
+}
+
+/// A failed attempt that is worth another.
+struct RetryableFailure: Error {
+    let error: DownloadError
+    let retryAfter: Double?
+}
+
+/// One HTTP GET at a time over the shared client, redirects followed by hand.
+struct Fetcher: Sendable {
+    let client: HTTPClient
+    let settings: DownloadSettings
+
+    /// Sends GET to `url`, following up to 5 redirects, and returns the first response that is not one.
+    func open(_ url: URL, headers: [(String, String)], live: LiveProgress) async throws -> (HTTPClientResponse, ResponseHead, URL) {
+        var tracker = RedirectTracker(start: url)
+        var current = url
+        while true {
+            var request = HTTPClientRequest(url: current.absoluteString)
+            request.method = .GET
+            request.headers.add(name: "User-Agent", value: settings.userAgent)
+            // Byte counts and Range offsets are about the file itself, never a compressed form of it.
+            request.headers.add(name: "Accept-Encoding", value: "identity")
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            live.touch()
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, timeout: .hours(24 * 7))
+            } catch {
+                throw classify(error, url: current)
+            }
+            live.touch()
+            var fields: [String: String] = [:]
+            for (name, value) in response.headers where fields[name.lowercased()] == nil { fields[name.lowercased()] = value }
+            let head = ResponseHead(status: Int(response.status.code), headers: fields)
+            if [301, 302, 303, 307, 308].contains(head.status), let location = head["location"] {
+                current = try tracker.follow(location: location)
+                continue
+            }
+            return (response, head, current)
+        }
+    }
+
+    /// Connection failures of any kind (refused, reset, TLS, early close) are retried.
+    func classify(_ error: Error, url: URL) -> Error {
+        if error is DownloadError || error is RetryableFailure || error is CancellationError { return error }
+        if let http = error as? HTTPClientError {
+            if http == .cancelled { return CancellationError() }
+            if http == .readTimeout || http == .connectTimeout || http == .deadlineExceeded {
+                return timeout(url)
+            }
+        }
+        if Task.isCancelled { return CancellationError() }
+        let message = "connection to \(url.host ?? url.absoluteString) failed: \(error)"
+        return RetryableFailure(error: DownloadError(.network, message), retryAfter: nil)
+    }
+
+    /// One attempt at the file: resumes the `.part` when the server allows it, else starts it over.
+    /// `onSource` runs before the first byte is written, to record which version is being fetched.
+    /// Returns the size of the complete file.
+    func fetchFile(_ url: URL, partPath: String, partial start: PartialDownload, live: LiveProgress,
+                   onSource: @Sendable (URL, String, Int64?, Int64) throws -> Void) async throws -> Int64 {
+        var partial = ResumePlan.resumable(start)
+        var restarted = false
+        while true {
+            let (response, head, finalURL) = try await open(url, headers: ResumePlan.requestHeaders(for: partial), live: live)
+            let offset: Int64
+            let total: Int64?
+            switch ResumePlan.decide(head, partial: partial, url: url.absoluteString) {
+            case .redirect:
+                throw DownloadError(.redirect, "redirect without a usable Location from \(finalURL.absoluteString)")
+            case .restartWithoutRange(let reason):
+                // Once: a server that cannot give a usable range even to a plain GET is broken.
+                guard !restarted else { throw DownloadError(.verification, "\(reason) from \(finalURL.absoluteString)") }
+                restarted = true
+                partial = PartialDownload()
+                continue
+            case .retry(let error, let after):
+                throw RetryableFailure(error: error, retryAfter: after)
+            case .fail(let error):
+                throw error
+            case .complete(let size):
+                live.reset(done: size, total: size)
+                return size
+            case .writeFromStart(let t):
+                offset = 0
+                total = t
+            case .append(let o, let t):
+                offset = o
+                total = t
+            }
+            try onSource(finalURL, head.validator, total, offset)
+            let file = try PartFile(path: partPath, offset: offset)
+            live.reset(done: offset, total: total)
+            do {
+                for try await buffer in response.body {
+                    try buffer.withUnsafeReadableBytes { try file.write($0) }
+                    live.add(buffer.readableBytes)
+                }
+            } catch {
+                throw classify(error, url: finalURL)
+            }
+            guard let total else { return file.size }
+            if file.size < total {
+                throw RetryableFailure(error: DownloadError(.network, "connection closed after \(file.size) of \(total) bytes from \(finalURL.absoluteString)"), retryAfter: nil)
+            }
+            if file.size > total {
+                throw DownloadError(.verification, "received \(file.size) bytes, but the server announced \(total)")
+            }
+            return total
+        }
+    }
+
+    /// A small body (lyrics, a JSON answer) in memory, at most `limit` bytes.
+    func fetchSmall(_ url: URL, limit: Int = 4 << 20, live: LiveProgress) async throws -> (ResponseHead, Data) {
+        let (response, head, finalURL) = try await open(url, headers: [], live: live)
+        var data = Data()
+        do {
+            for try await buffer in response.body {
+                guard data.count + buffer.readableBytes <= limit else {
+                    throw DownloadError(.verification, "answer from \(finalURL.absoluteString) is larger than \(limit) bytes")
+                }
+                buffer.withUnsafeReadableBytes { data.append(contentsOf: $0) }
+                // Only the idle clock: answers kept in memory are no progress that earns more retries.
+                live.touch()
+            }
+        } catch {
+            throw classify(error, url: finalURL)
+        }
+        if let length = head.contentLength, length != Int64(data.count) {
+            throw RetryableFailure(error: DownloadError(.network, "connection closed after \(data.count) of \(length) bytes from \(finalURL.absoluteString)"), retryAfter: nil)
+        }
+        return (head, data)
+    }
+
+    /// Runs `body`, abandoning it once `live` has seen nothing for the idle timeout.
+    func withIdleTimeout<T: Sendable>(_ live: LiveProgress, url: URL, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let limit = settings.idleTimeout
+        live.touch()
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                let step = min(0.25, max(0.01, limit / 4))
+                while live.idleSeconds < limit {
+                    try await Task.sleep(nanoseconds: UInt64(step * 1e9))
+                }
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw timeout(url) }
+            return value
+        }
+    }
+
+    func timeout(_ url: URL) -> RetryableFailure {
+        let host = url.host ?? url.absoluteString
+        return RetryableFailure(error: DownloadError(.timeout, "no data from \(host) for \(Self.seconds(settings.idleTimeout))"), retryAfter: nil)
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+
+    /// Runs attempts until one succeeds, backing off between failures. An attempt that moved the
+    /// download forward starts the count again, so a flaky connection still finishes a big file.
+    func withRetries<T: Sendable>(_ live: LiveProgress, url: URL, onFailure: (DownloadError) -> Void,
+                                  _ attempt: @escaping @Sendable () async throws -> T) async throws -> T {
+        let policy = RetryPolicy(settings)
+        var failures = 0
+        while true {
+            try Task.checkCancellation()
+            let before = live.highWater
+            do {
+                return try await withIdleTimeout(live, url: url, attempt)
+            } catch let failure as RetryableFailure {
+                if Task.isCancelled { throw CancellationError() }
+                if live.highWater > before { failures = 0 }
+                failures += 1
+                onFailure(failure.error)
+                guard let delay = policy.delay(failures: failures, retryAfter: failure.retryAfter,
+                                               jitter: Double.random(in: 0 ..< 1)) else {
+                    let tries = failures == 1 ? "1 attempt" : "\(failures) attempts"
+                    throw DownloadError(failure.error.code, "\(failure.error.message) (gave up after \(tries))")
+                }
+                try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            }
+        }
+    }
+}
