@@ -31,90 +31,28 @@ public enum SearchText {
     }
 
     public static func analyze(_ text: String) -> Analysis {
-        var tokens: [Token] = []
-        var word = ""
-        func flushWord() {
-            if !word.isEmpty { tokens.append(.word(word)); word = "" }
-        }
-        for scalar in text.unicodeScalars {
-            switch fold(scalar) {
-            case .separator:
-                flushWord()
-            case .letters(let s):
-                word += s
-            case .ideograph(let s, let pinyin):
-                flushWord()
-                tokens.append(.ideograph(s, pinyin: pinyin))
-            }
-        }
-        flushWord()
-        return Analysis(tokens: tokens)
+        var field = FoldedField()
+        field.fold(text)
+        return Analysis(tokens: field.tokens.indices.map { field.token($0) })
     }
 
     /// The FTS5 document for one or more fields: the tokens themselves, then for each Han run its
     /// syllables, run-together suffixes ("zhoujielun", "jielun") and initials ("zjl", "jl").
     public static func document(_ fields: [String]) -> String {
-        var terms: [String] = []
-        for field in fields {
-            let analysis = analyze(field)
-            // Pinyin forms go after the field's characters, so CJK phrases stay adjacent.
-            var pinyinTerms: [String] = []
-            var hanRun: [String] = []
-            func flushRun() {
-                guard !hanRun.isEmpty else { return }
-                pinyinTerms.append(contentsOf: hanRun)
-                pinyinTerms.append(contentsOf: suffixes(hanRun))
-                pinyinTerms.append(contentsOf: suffixes(hanRun.map { String($0.prefix(1)) }))
-                hanRun.removeAll()
-            }
-            for token in analysis.tokens {
-                terms.append(token.text)
-                if case .ideograph(_, .some(let pinyin)) = token {
-                    hanRun.append(pinyin)
-                } else {
-                    flushRun()
-                }
-            }
-            flushRun()
-            terms.append(contentsOf: pinyinTerms)
-            let initials = analysis.initials
-            if initials.count >= 2 { terms.append(initials) }
+        var field = FoldedField()
+        var out: [UInt8] = []
+        for text in fields {
+            field.fold(text)
+            field.appendDocument(to: &out)
         }
-        return terms.joined(separator: " ")
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The FTS5 MATCH expression for what a user typed: every word must match (the last as a prefix),
     /// CJK runs as phrases. Each term is quoted and holds only letters and digits, so nothing the
     /// user types can act as FTS syntax. Nil when the query has nothing searchable.
     public static func matchExpression(_ query: String) -> String? {
-        var parts: [String] = []
-        var word = ""
-        var run: [String] = []
-        func flushWord() {
-            if !word.isEmpty { parts.append("\"\(word)\""); word = "" }
-        }
-        func flushRun() {
-            if !run.isEmpty { parts.append("\"" + run.joined(separator: " ") + "\""); run.removeAll() }
-        }
-        for scalar in query.unicodeScalars {
-            switch fold(scalar) {
-            case .separator:
-                flushWord()
-                flushRun()
-            case .letters(let s):
-                flushRun()
-                word += s
-            case .ideograph(let c, _):
-                flushWord()
-                run.append(c)
-            }
-        }
-        flushWord()
-        flushRun()
-        guard let last = parts.last else { return nil }
-        // The last word is a prefix (a CJK phrase already matches wherever it stands).
-        if !last.contains(" ") { parts[parts.count - 1] += "*" }
-        return parts.joined(separator: " ")
+        QueryTerms(query)?.expression(lastAsPrefix: true)
     }
 
     /// Index letter A-Z for a name (pinyin for Han), "#" otherwise.
@@ -124,17 +62,7 @@ public enum SearchText {
         return String(first).uppercased()
     }
 
-    private static let maxSuffixSyllables = 8
-
-    private static func suffixes(_ syllables: [String]) -> [String] {
-        guard syllables.count >= 1 else { return [] }
-        var out: [String] = []
-        for start in syllables.indices {
-            let end = min(syllables.count, start + maxSuffixSyllables)
-            if end - start >= 2 { out.append(syllables[start..<end].joined()) }
-        }
-        return out
-    }
+    static let maxSuffixSyllables = 8
 
     // MARK: Per-character folding
 
@@ -144,27 +72,18 @@ public enum SearchText {
         case ideograph(String, pinyin: String?)
     }
 
+    /// Folds one scalar without the shared table (the table is filled from here).
     static func fold(_ scalar: Unicode.Scalar) -> Folded {
         let v = scalar.value
         if v < 0x80 {
             switch v {
             case 0x61...0x7A, 0x30...0x39: return .letters(String(scalar))
-            case 0x41...0x5A: return .letters(String(Unicode.Scalar(v + 0x20)!))
+            case 0x41...0x5A: return .letters(String(Unicode.Scalar(UInt8(v + 0x20))))
             default: return .separator
             }
         }
-        cacheLock.lock()
-        if let hit = cache[v] { cacheLock.unlock(); return hit }
-        cacheLock.unlock()
-        let folded = foldUncached(scalar)
-        cacheLock.lock()
-        cache[v] = folded
-        cacheLock.unlock()
-        return folded
+        return foldUncached(scalar)
     }
-
-    nonisolated(unsafe) private static var cache: [UInt32: Folded] = [:]
-    private static let cacheLock = NSLock()
 
     private static func isHan(_ v: UInt32) -> Bool {
         (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v) || (0xF900...0xFAFF).contains(v)
@@ -218,6 +137,68 @@ public enum SearchText {
         }
         return lowered.isEmpty ? .separator : .letters(String(String.UnicodeScalarView(lowered)))
     }
+
+    // MARK: Shared table of folded non-ASCII scalars
+
+    /// What one non-ASCII scalar folds to, as UTF-8 in `FoldTable.bytes`.
+    struct FoldEntry {
+        static let separator: UInt8 = 0, letters: UInt8 = 1, ideograph: UInt8 = 2
+        var kind: UInt8
+        var textStart: Int32
+        var textEnd: Int32
+        var pinyinEnd: Int32   // pinyin is bytes[textEnd..<pinyinEnd]; empty when there is none
+    }
+
+    /// Readers take a snapshot (copy-on-write arrays, so no lock while folding); a miss computes the
+    /// scalar through ICU once and publishes it for every thread.
+    struct FoldTable {
+        var bmp = [Int32](repeating: -1, count: 0x10000)
+        var astral: [UInt32: Int32] = [:]
+        var entries: [FoldEntry] = []
+        var bytes: [UInt8] = []
+
+        func index(_ v: UInt32) -> Int32 {
+            v < 0x10000 ? bmp[Int(v)] : (astral[v] ?? -1)
+        }
+    }
+
+    private static let tableLock = NSLock()
+    nonisolated(unsafe) private static var sharedTable = FoldTable()
+
+    static func tableSnapshot() -> FoldTable {
+        tableLock.lock()
+        defer { tableLock.unlock() }
+        return sharedTable
+    }
+
+    /// Folds `v` and stores it in the shared table; returns its entry index.
+    static func learn(_ v: UInt32) -> Int32 {
+        let folded = Unicode.Scalar(v).map(foldUncached) ?? .separator
+        tableLock.lock()
+        defer { tableLock.unlock() }
+        let known = sharedTable.index(v)
+        if known >= 0 { return known }
+        var entry = FoldEntry(kind: FoldEntry.separator, textStart: Int32(sharedTable.bytes.count),
+                              textEnd: Int32(sharedTable.bytes.count), pinyinEnd: Int32(sharedTable.bytes.count))
+        switch folded {
+        case .separator:
+            break
+        case .letters(let s):
+            entry.kind = FoldEntry.letters
+            sharedTable.bytes.append(contentsOf: s.utf8)
+        case .ideograph(let c, let pinyin):
+            entry.kind = FoldEntry.ideograph
+            sharedTable.bytes.append(contentsOf: c.utf8)
+            entry.textEnd = Int32(sharedTable.bytes.count)
+            sharedTable.bytes.append(contentsOf: (pinyin ?? "").utf8)
+        }
+        if entry.kind == FoldEntry.letters { entry.textEnd = Int32(sharedTable.bytes.count) }
+        entry.pinyinEnd = Int32(sharedTable.bytes.count)
+        let index = Int32(sharedTable.entries.count)
+        sharedTable.entries.append(entry)
+        if v < 0x10000 { sharedTable.bmp[Int(v)] = index } else { sharedTable.astral[v] = index }
+        return index
+    }
 }
 
 extension SearchText.Token {
@@ -235,5 +216,332 @@ extension SearchText.Token {
         case .word(let w): return w
         case .ideograph(let c, let pinyin): return pinyin ?? c
         }
+    }
+}
+
+/// One field folded into UTF-8 tokens, reusable without allocating per field. This is the hot path of
+/// an import: ASCII folds inline, other scalars come from the shared table.
+struct FoldedField {
+    struct Token {
+        var start: Int32, end: Int32             // the folded text: text[start..<end]
+        var pinyinStart: Int32, pinyinEnd: Int32 // Han pinyin: pinyin[pinyinStart..<pinyinEnd], empty if none
+        var isIdeograph: Bool
+        /// An ideograph folded right after another one, with nothing between: the same CJK phrase in a query.
+        var continuesRun: Bool
+        var hasPinyin: Bool { pinyinEnd > pinyinStart }
+    }
+
+    /// Every token's text back to back, which is also the folded key.
+    private(set) var text: [UInt8] = []
+    private(set) var tokens: [Token] = []
+    private(set) var pinyin: [UInt8] = []
+    private var table: SearchText.FoldTable?
+
+    init() {}
+
+    mutating func fold(_ string: String) {
+        var string = string
+        string.withUTF8 { fold(utf8: $0) }
+    }
+
+    mutating func fold(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        text.removeAll(keepingCapacity: true)
+        tokens.removeAll(keepingCapacity: true)
+        pinyin.removeAll(keepingCapacity: true)
+        var wordStart: Int32 = -1
+        var lastWasIdeograph = false
+        var i = 0
+        let count = bytes.count
+        while i < count {
+            let b = bytes[i]
+            if b < 0x80 {
+                i += 1
+                if b >= 0x61 && b <= 0x7A || b >= 0x30 && b <= 0x39 || b >= 0x41 && b <= 0x5A {
+                    if wordStart < 0 { wordStart = Int32(text.count) }
+                    text.append(b >= 0x41 && b <= 0x5A ? b + 0x20 : b)
+                    lastWasIdeograph = false
+                } else {
+                    endWord(&wordStart)
+                    lastWasIdeograph = false
+                }
+                continue
+            }
+            // Multi-byte scalar: the string is valid UTF-8.
+            var v: UInt32
+            if b < 0xE0 {
+                v = UInt32(b & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
+                i += 2
+            } else if b < 0xF0 {
+                v = UInt32(b & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
+                i += 3
+            } else {
+                v = UInt32(b & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12
+                    | UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F)
+                i += 4
+            }
+            if table == nil { table = SearchText.tableSnapshot() }
+            var index = table!.index(v)
+            if index < 0 {
+                table = nil  // drop the snapshot so publishing does not copy the table
+                index = SearchText.learn(v)
+                table = SearchText.tableSnapshot()
+            }
+            let entry = table!.entries[Int(index)]
+            switch entry.kind {
+            case SearchText.FoldEntry.letters:
+                if wordStart < 0 { wordStart = Int32(text.count) }
+                appendTable(entry.textStart, entry.textEnd, to: &text)
+                lastWasIdeograph = false
+            case SearchText.FoldEntry.ideograph:
+                endWord(&wordStart)
+                let start = Int32(text.count)
+                appendTable(entry.textStart, entry.textEnd, to: &text)
+                let pinyinStart = Int32(pinyin.count)
+                appendTable(entry.textEnd, entry.pinyinEnd, to: &pinyin)
+                tokens.append(Token(start: start, end: Int32(text.count), pinyinStart: pinyinStart,
+                                    pinyinEnd: Int32(pinyin.count), isIdeograph: true,
+                                    continuesRun: lastWasIdeograph))
+                lastWasIdeograph = true
+            default:
+                endWord(&wordStart)
+                lastWasIdeograph = false
+            }
+        }
+        endWord(&wordStart)
+    }
+
+    private func appendTable(_ start: Int32, _ end: Int32, to out: inout [UInt8]) {
+        guard end > start else { return }
+        table!.bytes.withUnsafeBufferPointer { out.append(contentsOf: $0[Int(start)..<Int(end)]) }
+    }
+
+    private mutating func endWord(_ wordStart: inout Int32) {
+        guard wordStart >= 0 else { return }
+        let p = Int32(pinyin.count)
+        tokens.append(Token(start: wordStart, end: Int32(text.count), pinyinStart: p, pinyinEnd: p,
+                            isIdeograph: false, continuesRun: false))
+        wordStart = -1
+    }
+
+    var isEmpty: Bool { tokens.isEmpty }
+
+    func textBytes(_ t: Token) -> ArraySlice<UInt8> { text[Int(t.start)..<Int(t.end)] }
+    func pinyinBytes(_ t: Token) -> ArraySlice<UInt8> { pinyin[Int(t.pinyinStart)..<Int(t.pinyinEnd)] }
+
+    func token(_ i: Int) -> SearchText.Token {
+        let t = tokens[i]
+        let s = String(decoding: textBytes(t), as: UTF8.self)
+        if !t.isIdeograph { return .word(s) }
+        return .ideograph(s, pinyin: t.hasPinyin ? String(decoding: pinyinBytes(t), as: UTF8.self) : nil)
+    }
+
+    // MARK: Keys
+
+    /// Tokens run together ("周杰伦"); `text` itself.
+    var keyString: String { String(decoding: text, as: UTF8.self) }
+
+    /// Han replaced by pinyin ("zhoujielun").
+    func appendPinyinKey(to out: inout [UInt8]) {
+        for t in tokens {
+            if t.hasPinyin { out.append(contentsOf: pinyinBytes(t)) } else { out.append(contentsOf: textBytes(t)) }
+        }
+    }
+
+    var pinyinKeyString: String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count + pinyin.count)
+        appendPinyinKey(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The initials of `SearchText.Analysis`: ASCII inline; anything else through `Character`, so
+    /// grapheme rules stay exactly those of the analysis.
+    func appendInitials(to out: inout [UInt8]) -> Bool {
+        var letters = 0
+        let start = out.count
+        for t in tokens {
+            if t.isIdeograph {
+                guard t.hasPinyin else { continue }
+                out.append(pinyin[Int(t.pinyinStart)])
+            } else {
+                let first = text[Int(t.start)]
+                let secondIsASCII = t.end - t.start < 2 || text[Int(t.start) + 1] < 0x80
+                guard first < 0x80 && secondIsASCII else {
+                    out.removeSubrange(start...)
+                    let initials = SearchText.Analysis(tokens: tokens.indices.map(token)).initials
+                    out.append(contentsOf: initials.utf8)
+                    return !initials.isEmpty
+                }
+                out.append(first)
+            }
+            letters += 1
+        }
+        if letters < 2 { out.removeSubrange(start...) }
+        return letters >= 2
+    }
+
+    var initialsString: String {
+        var out: [UInt8] = []
+        _ = appendInitials(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// "A"-"Z" from the first token's spelling, else "#".
+    var firstLetter: String {
+        guard let t = tokens.first else { return "#" }
+        let b = t.hasPinyin ? pinyin[Int(t.pinyinStart)] : text[Int(t.start)]
+        guard b >= 0x61 && b <= 0x7A else { return "#" }
+        return String(UnicodeScalar(b - 0x20))
+    }
+
+    // MARK: Document
+
+    /// Appends this field's search terms, space separated, exactly as `SearchText.document` lists them.
+    func appendDocument(to out: inout [UInt8]) {
+        guard !tokens.isEmpty else { return }
+        for t in tokens {
+            if !out.isEmpty { out.append(0x20) }
+            out.append(contentsOf: textBytes(t))
+        }
+        // Pinyin forms go after the field's characters, so CJK phrases stay adjacent.
+        var runStart = -1
+        for i in 0...tokens.count {
+            if i < tokens.count && tokens[i].hasPinyin {
+                if runStart < 0 { runStart = i }
+            } else if runStart >= 0 {
+                appendPinyinTerms(runStart..<i, to: &out)
+                runStart = -1
+            }
+        }
+        let mark = out.count
+        if !out.isEmpty { out.append(0x20) }
+        let initialsStart = out.count
+        if appendInitials(to: &out) {
+            // The analysis counts letters, the document counts characters of the joined string.
+            let joined = out[initialsStart...]
+            if !joined.allSatisfy({ $0 < 0x80 }) && String(decoding: joined, as: UTF8.self).count < 2 {
+                out.removeSubrange(mark...)
+            }
+        } else {
+            out.removeSubrange(mark...)
+        }
+    }
+
+    private func appendPinyinTerms(_ run: Range<Int>, to out: inout [UInt8]) {
+        for i in run {
+            out.append(0x20)
+            out.append(contentsOf: pinyinBytes(tokens[i]))
+        }
+        let maxSyllables = SearchText.maxSuffixSyllables
+        for start in run {
+            let end = min(run.upperBound, start + maxSyllables)
+            guard end - start >= 2 else { continue }
+            out.append(0x20)
+            for i in start..<end { out.append(contentsOf: pinyinBytes(tokens[i])) }
+        }
+        for start in run {
+            let end = min(run.upperBound, start + maxSyllables)
+            guard end - start >= 2 else { continue }
+            out.append(0x20)
+            for i in start..<end { out.append(pinyin[Int(tokens[i].pinyinStart)]) }
+        }
+    }
+}
+
+/// A query as FTS5 terms: words, CJK phrases (runs of adjacent ideographs), the last word a prefix.
+struct QueryTerms {
+    struct Part {
+        /// One token for a word, the characters of a phrase otherwise.
+        var tokens: [[UInt8]]
+        var isPhrase: Bool { tokens.count > 1 }
+    }
+
+    var parts: [Part]
+    /// The folded query run together, compared with the stored keys for ranking.
+    var key: String
+    var keyBytes: [UInt8]
+
+    init?(_ query: String) {
+        var field = FoldedField()
+        field.fold(query)
+        guard !field.isEmpty else { return nil }
+        var parts: [Part] = []
+        var inRun = false
+        for t in field.tokens {
+            let bytes = Array(field.textBytes(t))
+            if t.isIdeograph && t.continuesRun && inRun {
+                parts[parts.count - 1].tokens.append(bytes)
+            } else {
+                parts.append(Part(tokens: [bytes]))
+            }
+            inRun = t.isIdeograph
+        }
+        self.parts = parts
+        keyBytes = field.text
+        key = field.keyString
+    }
+
+    /// The last part is a prefix when it is a single word (a phrase matches wherever it stands).
+    var lastIsPrefix: Bool { parts.last.map { !$0.isPhrase } ?? false }
+
+    /// The MATCH expression; `lastAsPrefix: false` asks for the last word exactly, a cheap first try.
+    func expression(lastAsPrefix: Bool) -> String {
+        var out = ""
+        for (i, part) in parts.enumerated() {
+            if i > 0 { out += " " }
+            out += "\"" + part.tokens.map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ") + "\""
+            if lastAsPrefix && i == parts.count - 1 && !part.isPhrase { out += "*" }
+        }
+        return out
+    }
+
+    /// Whether a stored search document (space-separated terms) holds every part: words exactly,
+    /// the last word as a prefix, phrases as adjacent terms. This is what MATCH decides, done on the
+    /// document text so candidates found through other indexes can be checked cheaply.
+    func matches(document: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Term boundaries, once.
+        var starts: [Int] = []
+        var ends: [Int] = []
+        starts.reserveCapacity(32)
+        ends.reserveCapacity(32)
+        var i = 0
+        let n = document.count
+        while i < n {
+            while i < n && document[i] == 0x20 { i += 1 }
+            guard i < n else { break }
+            let s = i
+            while i < n && document[i] != 0x20 { i += 1 }
+            starts.append(s)
+            ends.append(i)
+        }
+        func equal(_ term: Int, _ bytes: [UInt8], prefix: Bool) -> Bool {
+            let length = ends[term] - starts[term]
+            if prefix ? length < bytes.count : length != bytes.count { return false }
+            var k = 0
+            let base = starts[term]
+            while k < bytes.count {
+                if document[base + k] != bytes[k] { return false }
+                k += 1
+            }
+            return true
+        }
+        let termCount = starts.count
+        for (p, part) in parts.enumerated() {
+            let prefix = p == parts.count - 1 && !part.isPhrase
+            let width = part.tokens.count
+            var found = false
+            var t = 0
+            while !found && t + width <= termCount {
+                var all = true
+                for (k, token) in part.tokens.enumerated() where !equal(t + k, token, prefix: prefix) {
+                    all = false
+                    break
+                }
+                found = all
+                t += 1
+            }
+            if !found { return false }
+        }
+        return true
     }
 }

@@ -5,58 +5,58 @@ import Glibc
 
 /// A small HTTP/1.1 server on 127.0.0.1 (port chosen by the kernel) with fault injection: one
 /// thread per connection, one response per connection (`Connection: close`).
-final class TestHTTPServer: @unchecked Sendable {
-    struct Request: Sendable {
-        var method: String
-        var target: String
-        var path: String
-        var query: [String: String]
-        var headers: [String: String]
-        subscript(header: String) -> String? { headers[header.lowercased()] }
+public final class TestHTTPServer: @unchecked Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var target: String
+        public var path: String
+        public var query: [String: String]
+        public var headers: [String: String]
+        public subscript(header: String) -> String? { headers[header.lowercased()] }
     }
 
-    struct Response: Sendable {
-        var status: Int
-        var headers: [(String, String)] = []
-        var body = Data()
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [(String, String)] = []
+        public var body = Data()
         /// Content-Length sent instead of the body's size; nil sends the real size.
-        var declaredLength: Int?
-        var omitContentLength = false
+        public var declaredLength: Int?
+        public var omitContentLength = false
         /// Close the connection after this many body bytes.
-        var dropAfter: Int?
+        public var dropAfter: Int?
         /// Send the body in pieces of `chunk` bytes with `delay` seconds between them.
-        var chunk = 64 * 1024
-        var delay: Double = 0
+        public var chunk = 64 * 1024
+        public var delay: Double = 0
         /// After this many body bytes, send nothing for `stallSeconds`.
-        var stallAfter: Int?
-        var stallSeconds: Double = 0
+        public var stallAfter: Int?
+        public var stallSeconds: Double = 0
         /// A small socket send buffer keeps few bytes in flight (for the kill test).
-        var sendBuffer: Int?
+        public var sendBuffer: Int?
 
-        init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
+        public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
             self.status = status
             self.headers = headers
             self.body = body
         }
 
-        static func text(_ status: Int, _ text: String, type: String = "text/plain") -> Response {
+        public static func text(_ status: Int, _ text: String, type: String = "text/plain") -> Response {
             Response(status: status, headers: [("Content-Type", type)], body: Data(text.utf8))
         }
 
-        static func json(_ status: Int, _ object: Any) -> Response {
+        public static func json(_ status: Int, _ object: Any) -> Response {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             return Response(status: status, headers: [("Content-Type", "application/json")], body: data)
         }
 
-        static func redirect(_ status: Int = 302, to location: String) -> Response {
+        public static func redirect(_ status: Int = 302, to location: String) -> Response {
             Response(status: status, headers: [("Location", location)])
         }
     }
 
-    typealias Handler = @Sendable (Request, Int) -> Response
+    public typealias Handler = @Sendable (Request, Int) -> Response
 
     private let listener: Int32
-    let port: Int
+    public let port: Int
     private let handler: Handler
     private let lock = NSLock()
     private var _requests: [Request] = []
@@ -67,7 +67,7 @@ final class TestHTTPServer: @unchecked Sendable {
     private var stopped = false
 
     /// `handler` gets each request and how many requests for its path came before it.
-    init(handler: @escaping Handler) throws {
+    public init(handler: @escaping Handler) throws {
         signal(SIGPIPE, SIG_IGN)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Self.failure("socket") }
@@ -94,16 +94,16 @@ final class TestHTTPServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    var base: String { "http://127.0.0.1:\(port)" }
-    func url(_ path: String) -> String { base + path }
+    public var base: String { "http://127.0.0.1:\(port)" }
+    public func url(_ path: String) -> String { base + path }
 
-    var requests: [Request] { lock.withLock { _requests } }
-    func requests(path: String) -> [Request] { requests.filter { $0.path == path } }
-    func bytesSent(path: String) -> Int { lock.withLock { _bytesSent[path] ?? 0 } }
-    var maxConcurrentConnections: Int { lock.withLock { _maxActive } }
-    var isStopped: Bool { lock.withLock { stopped } }
+    public var requests: [Request] { lock.withLock { _requests } }
+    public func requests(path: String) -> [Request] { requests.filter { $0.path == path } }
+    public func bytesSent(path: String) -> Int { lock.withLock { _bytesSent[path] ?? 0 } }
+    public var maxConcurrentConnections: Int { lock.withLock { _maxActive } }
+    public var isStopped: Bool { lock.withLock { stopped } }
 
-    func stop() {
+    public func stop() {
         let first: Bool = lock.withLock {
             defer { stopped = true }
             return !stopped
@@ -235,7 +235,7 @@ final class TestHTTPServer: @unchecked Sendable {
         return Request(method: parts[0], target: target, path: pieces[0], query: query, headers: headers)
     }
 
-    static func reason(_ status: Int) -> String {
+    public static func reason(_ status: Int) -> String {
         switch status {
         case 200: return "OK"
         case 206: return "Partial Content"
@@ -251,7 +251,7 @@ final class TestHTTPServer: @unchecked Sendable {
     }
 
     /// A file resource with Range and If-Range handled as a correct server does.
-    static func file(_ data: Data, request: Request, etag: String? = "\"v1\"", lastModified: String? = nil,
+    public static func file(_ data: Data, request: Request, etag: String? = "\"v1\"", lastModified: String? = nil,
                      honourRange: Bool = true) -> Response {
         var validators: [(String, String)] = []
         if let etag { validators.append(("ETag", etag)) }

@@ -1,0 +1,124 @@
+import Foundation
+import XCTest
+import XZTestSupport
+
+/// download/downloads through the xzmusic executable against a real server on 127.0.0.1.
+final class DownloadCommandTests: XCTestCase {
+    private var temp: TemporaryFolder!
+    private var binary: String { TestPaths.products.appendingPathComponent("xzmusic").path }
+    private var song: Data!
+    private let lyrics = Data("[00:01.00]hello from the server\n".utf8)
+
+    override func setUpWithError() throws {
+        temp = try TemporaryFolder("download")
+        let mp3 = try AudioFixtures.makeMP3(at: temp.path("source.mp3"), seconds: 6)
+        song = try Data(contentsOf: URL(fileURLWithPath: mp3))
+    }
+
+    private var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["XZMUSIC_HOME"] = temp.path("library")
+        env["XZMUSIC_DEMO"] = ""
+        env["XDG_CONFIG_HOME"] = temp.path("config")
+        return env
+    }
+
+    @discardableResult
+    private func xzmusic(_ arguments: [String]) throws -> ProcessResult {
+        try TestProcess.run(binary, arguments, environment: environment)
+    }
+
+    private func importFeed(server: TestHTTPServer, title: String = "../../Escape \u{1B}[2J", size: Int? = nil) throws {
+        var fields: [String: Any] = ["source_id": "net1", "title": title, "singer": "周杰伦", "album": "Net",
+                                     "track": 7, "audio_url": server.url("/song.mp3"), "lyrics_url": server.url("/song.lrc")]
+        if let size { fields["size"] = size }
+        let line = String(decoding: try JSONSerialization.data(withJSONObject: fields), as: UTF8.self)
+        try line.write(toFile: temp.path("feed.jsonl"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try xzmusic(["import", temp.path("feed.jsonl")]).status, 0)
+    }
+
+    func testDownloadWaitPlacesVerifiedFilesInsideTheLibrary() throws {
+        let song = self.song!, lyrics = self.lyrics
+        let server = try TestHTTPServer { request, _ in
+            request.path == "/song.mp3" ? TestHTTPServer.file(song, request: request)
+                : TestHTTPServer.file(lyrics, request: request)
+        }
+        try importFeed(server: server)
+        let result = try xzmusic(["download", "周杰伦", "--wait", "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let events = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(events.filter { $0["event"] as? String == "finished" }.count, 2, result.stdout)
+
+        let search = try XCTUnwrap(JSONSerialization.jsonObject(with: try xzmusic(["search", "周杰伦", "--json"]).stdoutData)
+            as? [String: Any])
+        XCTAssertEqual(((search["songs"] as? [[String: Any]])?.first)?["local"] as? Bool, true)
+        let info = try xzmusic(["info", "#1", "--json"])
+        let fields = try XCTUnwrap(JSONSerialization.jsonObject(with: info.stdoutData) as? [String: Any])
+        let path = try XCTUnwrap(fields["local_path"] as? String)
+        XCTAssertTrue(path.hasPrefix(temp.path("library") + "/songs/"), path)
+        XCTAssertFalse(path.contains("/../"))
+        XCTAssertFalse(path.unicodeScalars.contains { $0.value < 0x20 })
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), song)
+        XCTAssertEqual(try xzmusic(["lyrics", "#1"]).stdout, "[00:01.000] hello from the server\n")
+
+        let list = try XCTUnwrap(JSONSerialization.jsonObject(with: try xzmusic(["downloads", "--json"]).stdoutData) as? [[String: Any]])
+        XCTAssertEqual(Set(list.compactMap { $0["state"] as? String }), ["done"])
+        XCTAssertEqual(try xzmusic(["download", "周杰伦", "--wait"]).stdout.contains("queued 0"), true, "already offline")
+    }
+
+    func testFailuresExitOneAndLeaveNothingInTheLibrary() throws {
+        let song = self.song!
+        let server = try TestHTTPServer { request, _ in
+            request.path == "/song.mp3" ? TestHTTPServer.file(song, request: request) : .text(404, "no")
+        }
+        try importFeed(server: server, size: song.count + 1)
+        let result = try xzmusic(["download", "周杰伦", "--wait", "--retries", "0"])
+        XCTAssertEqual(result.status, 1)
+        let songs = temp.url.appendingPathComponent("library/songs")
+        let placed = (FileManager.default.enumerator(atPath: songs.path)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".mp3") }
+        XCTAssertEqual(placed, [], "a size mismatch never reaches the library")
+        XCTAssertEqual(try xzmusic(["download"]).status, 64)
+        XCTAssertEqual(try xzmusic(["download", "pause", "x"]).status, 64)
+        XCTAssertEqual(try xzmusic(["download", "x", "--concurrency", "0"]).status, 64)
+    }
+
+    func testKilledDownloadResumesWithRange() throws {
+        // A real MP3 body passes verification: the tone file repeated to about 3 MB.
+        var body = song!
+        while body.count < 3_000_000 { body += song! }
+        let payload = body, lyrics = self.lyrics
+        let server = try TestHTTPServer { request, _ in
+            guard request.path == "/song.mp3" else { return TestHTTPServer.file(lyrics, request: request) }
+            var response = TestHTTPServer.file(payload, request: request)
+            if request["range"] == nil {
+                response.chunk = 32 * 1024
+                response.delay = 0.02
+            }
+            return response
+        }
+        try importFeed(server: server)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["download", "周杰伦", "--wait"]
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while server.bytesSent(path: "/song.mp3") < 600_000 && Date() < deadline { usleep(10_000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+
+        let resumed = try xzmusic(["download", "resume", "all", "--wait"])
+        XCTAssertEqual(resumed.status, 0, resumed.stdout + resumed.stderr)
+        let ranges = server.requests(path: "/song.mp3").compactMap { $0["range"] }
+        XCTAssertEqual(ranges.count, 1, "the second run asked only for the rest")
+        XCTAssertTrue(ranges.first?.hasPrefix("bytes=") == true)
+        let info = try XCTUnwrap(JSONSerialization.jsonObject(with: try xzmusic(["info", "#1", "--json"]).stdoutData) as? [String: Any])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(info["local_path"] as? String))), payload)
+        XCTAssertLessThan(server.bytesSent(path: "/song.mp3") - payload.count, 1_000_000, "bytes fetched twice stay under 1 MB")
+    }
+}
