@@ -40,6 +40,11 @@ bench-playback: deps
 	$(SWIFT) build -c release --product xzmusic-bench
 	.build/release/xzmusic-bench playback
 
+bench-download: deps
+	$(SWIFT) build -c release --product xzmusic
+	$(SWIFT) build -c release --product xzmusic-bench
+	.build/release/xzmusic-bench download
+
 install: build
 	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/xzmusic
 	mkdir -p $(DESTDIR)$(PREFIX)/share/xzmusic

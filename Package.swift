@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
-            "XZCatalogue", "XZAudio", "XZPlayback", .product(name: "GRDB", package: "GRDB.swift"),
+            "XZCatalogue", "XZAudio", "XZPlayback", "XZTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),

@@ -8,7 +8,6 @@ struct PlaybackBenchmark {
     let xzmusic: String
 
     func run() throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = try makeTestFile()
         print("file: \(file) (5 min, 44.1 kHz stereo, VBR)\n")
 
@@ -45,7 +44,8 @@ struct PlaybackBenchmark {
         return runs.min { $0.cpuSeconds < $1.cpuSeconds } ?? runs[0]
     }
 
-    private func makeTestFile() throws -> String {
+    func makeTestFile() throws -> String {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let mp3 = folder.appendingPathComponent("bench-5min.mp3").path
         if FileManager.default.fileExists(atPath: mp3) { return mp3 }
         let wav = folder.appendingPathComponent("bench.wav").path

@@ -21,7 +21,17 @@ case "playback":
         FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
         exit(1)
     }
+case "download":
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
+    do {
+        let playback = PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary)
+        try DownloadBenchmark(folder: folder.appendingPathComponent("download"), xzmusic: binary,
+                              mp3: try playback.makeTestFile()).run()
+    } catch {
+        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS] | playback\n".utf8))
+    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS] | playback | download\n".utf8))
     exit(64)
 }
