@@ -51,10 +51,13 @@ struct DownloadOptions: ParsableArguments {
 }
 
 extension CommandContext {
-    /// The REPL's download manager, working in the background; created on first use.
-    func downloadManager(_ options: DownloadOptions) throws -> DownloadManager {
+    /// The REPL's download manager, working in the background; created on first use with `settings`
+    /// (the config file's when nil).
+    func downloadManager(_ settings: DownloadSettings? = nil) throws -> DownloadManager {
         if let manager = downloads { return manager }
-        let manager = DownloadManager(database: database, library: folder, settings: try options.settings())
+        let resolved: DownloadSettings
+        do { resolved = try settings ?? DownloadSettings.load() } catch { throw CommandError("\(error)") }
+        let manager = DownloadManager(database: database, library: folder, settings: resolved)
         downloads = manager
         let console = self.console
         let throttle = ProgressThrottle(interval: 3)
@@ -75,7 +78,7 @@ extension CommandContext {
 
     /// Songs that were downloading when the program last stopped carry on in the background.
     func resumeInterruptedDownloads() {
-        guard let manager = try? downloadManager(DownloadOptions()) else { return }
+        guard let manager = try? downloadManager() else { return }
         let console = self.console
         Task.detached {
             if let count = try? await manager.resumeInterrupted(), count > 0 {
@@ -150,7 +153,7 @@ struct Download: ParsableCommand {
     func run() throws {
         let context = try CommandContext.open(global)
         let manager = try context.isInteractive
-            ? context.downloadManager(options)
+            ? context.downloadManager(try options.settings())
             : DownloadManager(database: context.database, library: context.folder, settings: try options.settings())
         defer { if !context.isInteractive { try? blocking { await manager.shutdown() } } }
 
@@ -246,7 +249,7 @@ struct Downloads: ParsableCommand {
 
     func run() throws {
         let context = try CommandContext.open(global)
-        let manager = try context.isInteractive ? context.downloadManager(DownloadOptions())
+        let manager = try context.isInteractive ? context.downloadManager()
             : DownloadManager(database: context.database, library: context.folder)
         let tasks = try blocking { try await manager.tasks() }
         if !context.isInteractive { try blocking { await manager.shutdown() } }
