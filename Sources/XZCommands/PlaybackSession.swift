@@ -3,6 +3,7 @@ import XZAudio
 import XZCatalogue
 import XZLyrics
 import XZPlayback
+import XZText
 
 /// A player plus the consumer of its events: inside the REPL events become lines above the prompt;
 /// one-shot `play --json` prints them as JSON lines. Hooks let other layers (stats) see every event.
@@ -58,7 +59,7 @@ final class PlaybackSession: @unchecked Sendable {
             if let line = Self.json(event) { console.line(line) }
             if case .notice(let text) = event { console.error("xzmusic: \(text.safe)") }
         case .text, .interactive:
-            if let line = Self.text(event, lyrics: lyrics) {
+            if let line = Self.text(event, lyrics: lyrics).map({ DisplayWidth.truncate($0, to: console.width - 1) }) {
                 presentation == .interactive ? console.announce(line) : console.line(line)
             }
         }
