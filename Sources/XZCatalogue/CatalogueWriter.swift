@@ -1,5 +1,10 @@
 import Foundation
 import GRDB
+#if canImport(GRDBSQLite)
+import GRDBSQLite
+#elseif canImport(SQLite3)
+import SQLite3
+#endif
 
 /// One song as an importer describes it. Nil local paths keep what the library already has, so a
 /// feed re-import never forgets a finished download.
@@ -44,33 +49,184 @@ public struct ImportSummary: Sendable, Equatable {
     }
 }
 
+/// A string compared and hashed by its UTF-8 bytes, as SQLite's unique indexes compare text
+/// (String's own == treats canonically equivalent spellings as equal, and hashes slowly for them).
+struct ByteKey: Hashable {
+    let string: String
+
+    static func == (a: ByteKey, b: ByteKey) -> Bool { a.string.utf8.elementsEqual(b.string.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var s = string
+        s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// A singer name with its search forms, folded once however many songs name the singer.
+final class SingerForms: @unchecked Sendable {
+    let name: String
+    let key: String
+    let pinyin: String
+    let initials: String
+    let firstLetter: String
+    /// The name's search terms, which every one of the singer's song documents repeats.
+    let document: [UInt8]
+    /// Set by the writer thread only (the folding thread never reads them): the singer's row id
+    /// once known, and how many songs the bulk load gave the singer.
+    var rowId: Int64 = 0
+    var bulkSongs = 0
+
+    init(name: String, field: inout FoldedField) {
+        self.name = name
+        field.fold(name)
+        key = field.keyString
+        pinyin = field.pinyinKeyString
+        initials = field.initialsString
+        firstLetter = field.firstLetter
+        var document: [UInt8] = []
+        field.appendDocument(to: &document)
+        self.document = document
+    }
+}
+
+/// One album of one singer, shared by the songs that name it.
+final class AlbumForms: @unchecked Sendable {
+    let title: String
+    /// Set by the writer thread only.
+    var rowId: Int64 = 0
+
+    init(title: String) { self.title = title }
+}
+
+/// A song ready for the writer: its input, its singer and album, and its text columns, folded keys
+/// and search document as byte ranges of the batch's arena, so the writer only binds and steps.
+struct PreparedSong {
+    typealias Bytes = Range<Int>
+    var input: SongInput
+    var singer: SingerForms
+    var album: AlbumForms?
+    /// An earlier line of the same feed has this key.
+    var isRepeat: Bool
+    var key, title, audioURL, lyricsURL, localPath, lyricsPath, sha256: Bytes
+    var titleKey, titlePinyin, titleInitials, document: Bytes
+}
+
+/// Folds songs for the writer, one per thread. The dictionaries that tell singers, albums and
+/// repeated keys apart live here, on the folding thread, not on the writer's.
+struct SongFolder {
+    private var field = FoldedField()
+    private var singers: [ByteKey: SingerForms] = [:]
+    private var albums: [AlbumRef: AlbumForms] = [:]
+    private var keys = Set<ByteKey>()
+
+    private struct AlbumRef: Hashable {
+        let singer: ObjectIdentifier
+        let title: ByteKey
+    }
+
+    mutating func singer(_ name: String) -> SingerForms {
+        if let known = singers[ByteKey(string: name)] { return known }
+        let forms = SingerForms(name: name, field: &field)
+        singers[ByteKey(string: name)] = forms
+        return forms
+    }
+
+    /// The same keys and document as `SearchText.analyze` / `SearchText.document`, written to `arena`.
+    mutating func prepare(_ input: SongInput, arena: inout [UInt8]) -> PreparedSong {
+        let singer = singer(input.singer)
+        var album: AlbumForms?
+        if let title = input.album {
+            let ref = AlbumRef(singer: ObjectIdentifier(singer), title: ByteKey(string: title))
+            if let known = albums[ref] {
+                album = known
+            } else {
+                let forms = AlbumForms(title: title)
+                albums[ref] = forms
+                album = forms
+            }
+        }
+        let isRepeat = !keys.insert(ByteKey(string: input.key)).inserted
+        func text(_ s: String) -> Range<Int> {
+            let start = arena.count
+            var s = s
+            s.withUTF8 { arena.append(contentsOf: $0) }
+            return start..<arena.count
+        }
+        let key = text(input.key), title = text(input.title)
+        let audioURL = text(input.audioURL), lyricsURL = text(input.lyricsURL)
+        let localPath = text(input.localPath ?? ""), lyricsPath = text(input.lyricsPath ?? "")
+        let sha256 = text(input.sha256)
+
+        field.fold(input.title)
+        var start = arena.count
+        arena.append(contentsOf: field.text)
+        let titleKey = start..<arena.count
+        start = arena.count
+        field.appendPinyinKey(to: &arena)
+        let titlePinyin = start..<arena.count
+        start = arena.count
+        _ = field.appendInitials(to: &arena)
+        let titleInitials = start..<arena.count
+        let documentStart = arena.count
+        field.appendDocument(to: &arena, from: documentStart)
+        if !singer.document.isEmpty {
+            if arena.count > documentStart { arena.append(0x20) }
+            arena.append(contentsOf: singer.document)
+        }
+        if let album = input.album {
+            field.fold(album)
+            field.appendDocument(to: &arena, from: documentStart)
+        }
+        return PreparedSong(input: input, singer: singer, album: album, isRepeat: isRepeat, key: key, title: title,
+                            audioURL: audioURL, lyricsURL: lyricsURL, localPath: localPath, lyricsPath: lyricsPath,
+                            sha256: sha256, titleKey: titleKey, titlePinyin: titlePinyin,
+                            titleInitials: titleInitials, document: documentStart..<arena.count)
+    }
+}
+
 /// Writes songs inside one open transaction, keeping singers, albums and the search index in step.
-/// Statements are prepared once, so a large feed costs one index lookup and a few inserts per song.
+///
+/// Inserts bind straight to SQLite: at a million songs the per-row cost of generic arguments showed.
+/// Into an empty library the writer loads in bulk: no lookups (the library has nothing to find),
+/// the song, singer and album indexes dropped and rebuilt once at the end (sorting beats a million
+/// random B-tree inserts), FTS5 segment merging deferred to one final optimize, and singer song
+/// counts kept as it goes. A key the feed repeats is applied after the load, through the ordinary
+/// upsert (the final state and the counts are those of applying the lines in order).
 final class CatalogueWriter {
-    enum Outcome { case added, updated, unchanged }
+    enum Outcome { case added, updated, unchanged, deferred }
 
     private let db: Database
-    private var singerIds: [String: Int64] = [:]
-    private var albumIds: [String: Int64] = [:]
+    private let connection: OpaquePointer
+    /// Singer row ids by name, for forms this writer has not seen yet.
+    private var singerIds: [ByteKey: Int64] = [:]
     private var touchedSingers = Set<Int64>()
     private let now: String
-    private let findSong, insertSong, updateSong, deleteSong: Statement
-    private let findSinger, insertSinger, findAlbum, insertAlbum: Statement
-    private let insertSongTerms, deleteSongTerms, insertSingerTerms: Statement
+    private var folder = SongFolder()
+    private let insertSong, insertSongTerms, insertSinger, insertSingerTerms, insertAlbum: RawStatement
+    private let findSong, findSongById, updateSong, deleteSong, findSinger, findAlbum, deleteSongTerms: Statement
 
-    init(_ db: Database) throws {
+    /// Set while bulk loading: the SQL of the indexes to rebuild, the singers inserted, the lines
+    /// whose key repeats.
+    private var bulk: BulkLoad?
+    private struct BulkLoad {
+        var indexSQL: [String]
+        var cacheSize: Int
+        var singers: [SingerForms] = []
+        var repeats: [SongInput] = []
+    }
+
+    static let songColumns = """
+        id, title, singer_id, album_id, track, year, duration_ms, audio_url, lyrics_url,
+        local_path, lyrics_path, size, sha256, file_mtime
+        """
+
+    init(_ db: Database, allowBulk: Bool = true) throws {
         self.db = db
+        guard let connection = db.sqliteConnection else { throw DatabaseError(message: "connection closed") }
+        self.connection = connection
         now = ISO8601DateFormatter().string(from: Date())
-        findSong = try db.makeStatement(sql: """
-            SELECT id, title, singer_id, album_id, track, year, duration_ms, audio_url, lyrics_url,
-                   local_path, lyrics_path, size, sha256, file_mtime FROM song WHERE song_key = ?
-            """)
-        insertSong = try db.makeStatement(sql: """
-            INSERT INTO song (song_key, title, singer_id, album_id, track, year, duration_ms, audio_url,
-                lyrics_url, local_path, lyrics_path, size, sha256, file_mtime, added_at,
-                title_key, title_pinyin, title_initials)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        findSong = try db.makeStatement(sql: "SELECT \(Self.songColumns) FROM song WHERE song_key = ?")
+        findSongById = try db.makeStatement(sql: "SELECT \(Self.songColumns) FROM song WHERE id = ?")
         updateSong = try db.makeStatement(sql: """
             UPDATE song SET title = ?, singer_id = ?, album_id = ?, track = ?, year = ?, duration_ms = ?,
                 audio_url = ?, lyrics_url = ?, local_path = ?, lyrics_path = ?, size = ?, sha256 = ?,
@@ -79,14 +235,74 @@ final class CatalogueWriter {
             """)
         deleteSong = try db.makeStatement(sql: "DELETE FROM song WHERE id = ?")
         findSinger = try db.makeStatement(sql: "SELECT id FROM singer WHERE name = ?")
-        insertSinger = try db.makeStatement(sql: """
+        findAlbum = try db.makeStatement(sql: "SELECT id FROM album WHERE singer_id = ? AND title = ?")
+        deleteSongTerms = try db.makeStatement(sql: "DELETE FROM song_search WHERE rowid = ?")
+        insertSong = try RawStatement(connection, """
+            INSERT INTO song (song_key, title, singer_id, album_id, track, year, duration_ms, audio_url,
+                lyrics_url, local_path, lyrics_path, size, sha256, file_mtime, added_at,
+                title_key, title_pinyin, title_initials)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertSongTerms = try RawStatement(connection, "INSERT INTO song_search (rowid, terms) VALUES (?, ?)")
+        insertSinger = try RawStatement(connection, """
             INSERT INTO singer (name, name_key, name_pinyin, name_initials, first_letter) VALUES (?, ?, ?, ?, ?)
             """)
-        findAlbum = try db.makeStatement(sql: "SELECT id FROM album WHERE singer_id = ? AND title = ?")
-        insertAlbum = try db.makeStatement(sql: "INSERT INTO album (singer_id, title) VALUES (?, ?)")
-        insertSongTerms = try db.makeStatement(sql: "INSERT INTO song_search (rowid, terms) VALUES (?, ?)")
-        deleteSongTerms = try db.makeStatement(sql: "DELETE FROM song_search WHERE rowid = ?")
-        insertSingerTerms = try db.makeStatement(sql: "INSERT INTO singer_search (rowid, terms) VALUES (?, ?)")
+        insertSingerTerms = try RawStatement(connection, "INSERT INTO singer_search (rowid, terms) VALUES (?, ?)")
+        insertAlbum = try RawStatement(connection, "INSERT INTO album (singer_id, title) VALUES (?, ?)")
+        if allowBulk, try Self.libraryIsEmpty(db) { try startBulk() }
+    }
+
+    deinit {
+        // An import that failed mid-load: the transaction rolls back, the connection keeps its cache.
+        if let load = bulk { try? db.execute(sql: "PRAGMA cache_size = \(load.cacheSize)") }
+    }
+
+    private static func libraryIsEmpty(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: """
+            SELECT NOT EXISTS (SELECT 1 FROM song) AND NOT EXISTS (SELECT 1 FROM singer)
+                AND NOT EXISTS (SELECT 1 FROM album)
+            """) ?? false
+    }
+
+    private func startBulk() throws {
+        let indexes = try Row.fetchAll(db, sql: """
+            SELECT name, sql FROM sqlite_master
+            WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('song', 'singer', 'album')
+            """)
+        for index in indexes {
+            let name: String = index["name"]
+            try db.execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
+        }
+        let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+        // Enough pages that the load never spills to the WAL before it commits; SQLite only
+        // allocates what it uses.
+        try db.execute(sql: "PRAGMA cache_size = -1048576")
+        // No merging of FTS5 segments while loading (unless 64 pile up); one optimize at the end
+        // writes each term's doclist once.
+        for table in ["song_search", "singer_search"] {
+            try db.execute(sql: "INSERT INTO \(table) (\(table), rank) VALUES ('automerge', 0)")
+            try db.execute(sql: "INSERT INTO \(table) (\(table), rank) VALUES ('crisismerge', 64)")
+        }
+        bulk = BulkLoad(indexSQL: indexes.map { $0["sql"] }, cacheSize: cacheSize)
+    }
+
+    /// Rebuilds what the bulk load set aside; the schema ends exactly as schema.sql made it.
+    private func finishBulk(_ load: BulkLoad) throws {
+        for table in ["song_search", "singer_search"] {
+            try db.execute(sql: "INSERT INTO \(table) (\(table)) VALUES ('optimize')")
+            try db.execute(sql: "INSERT INTO \(table) (\(table), rank) VALUES ('automerge', 4)")
+            try db.execute(sql: "INSERT INTO \(table) (\(table), rank) VALUES ('crisismerge', 16)")
+        }
+        // Back to the usual cache before sorting: CREATE INDEX sorts in runs the size of the cache,
+        // and one huge run sorts at half the speed of several small ones.
+        try db.execute(sql: "PRAGMA cache_size = \(load.cacheSize)")
+        for sql in load.indexSQL { try db.execute(sql: sql) }
+        let setCount = try RawStatement(connection, "UPDATE singer SET song_count = ? WHERE id = ?")
+        for singer in load.singers {
+            setCount.bind(1, Int64(singer.bulkSongs))
+            setCount.bind(2, singer.rowId)
+            try setCount.run()
+        }
     }
 
     /// Size and mtime of every song whose key starts with `prefix`, for incremental rescans.
@@ -102,24 +318,64 @@ final class CatalogueWriter {
     }
 
     func upsert(_ input: SongInput) throws -> Outcome {
-        let singerId = try findOrInsertSinger(input.singer)
-        let albumId = try input.album.map { try findOrInsertAlbum($0, singerId: singerId) }
-        let titleAnalysis = SearchText.analyze(input.title)
-        let terms = SearchText.document([input.title, input.singer, input.album ?? ""])
-        touchedSingers.insert(singerId)
+        var arena: [UInt8] = []
+        let song = folder.prepare(input, arena: &arena)
+        return try arena.withUnsafeBufferPointer { try upsert(song, arena: $0) }
+    }
 
-        guard let row = try Row.fetchOne(findSong, arguments: [input.key]) else {
-            let values: [DatabaseValueConvertible?] = [
-                input.key, input.title, singerId, albumId, input.track, input.year, input.durationMs,
-                input.audioURL, input.lyricsURL, input.localPath ?? "", input.lyricsPath ?? "",
-                input.size, input.sha256, input.fileMtime, now,
-                titleAnalysis.key, titleAnalysis.pinyin, titleAnalysis.initials,
-            ]
-            try insertSong.execute(arguments: StatementArguments(values))
-            let id = db.lastInsertedRowID
-            try insertSongTerms.execute(arguments: [id, terms])
+    func upsert(_ song: PreparedSong, arena: UnsafeBufferPointer<UInt8>) throws -> Outcome {
+        if bulk != nil && song.isRepeat {
+            bulk?.repeats.append(song.input)
+            return .deferred
+        }
+        let singerId = try singerID(song.singer)
+        let albumId = try song.album.map { try albumID($0, singerId: singerId) }
+        if bulk != nil {
+            _ = try insert(song, singerId: singerId, albumId: albumId, arena: arena)
+            song.singer.bulkSongs += 1
             return .added
         }
+        touchedSingers.insert(singerId)
+        guard let row = try Row.fetchOne(findSong, arguments: [song.input.key]) else {
+            _ = try insert(song, singerId: singerId, albumId: albumId, arena: arena)
+            return .added
+        }
+        return try update(row, song, singerId: singerId, albumId: albumId, arena: arena)
+    }
+
+    private func insert(_ song: PreparedSong, singerId: Int64, albumId: Int64?,
+                        arena: UnsafeBufferPointer<UInt8>) throws -> Int64 {
+        let input = song.input
+        let s = insertSong
+        s.bind(1, arena, song.key)
+        s.bind(2, arena, song.title)
+        s.bind(3, singerId)
+        s.bind(4, albumId)
+        s.bind(5, input.track.map(Int64.init))
+        s.bind(6, input.year.map(Int64.init))
+        s.bind(7, input.durationMs.map(Int64.init))
+        s.bind(8, arena, song.audioURL)
+        s.bind(9, arena, song.lyricsURL)
+        s.bind(10, arena, song.localPath)
+        s.bind(11, arena, song.lyricsPath)
+        s.bind(12, input.size)
+        s.bind(13, arena, song.sha256)
+        s.bind(14, input.fileMtime)
+        s.bind(15, now)
+        s.bind(16, arena, song.titleKey)
+        s.bind(17, arena, song.titlePinyin)
+        s.bind(18, arena, song.titleInitials)
+        try s.run()
+        let id = sqlite3_last_insert_rowid(connection)
+        insertSongTerms.bind(1, id)
+        insertSongTerms.bind(2, arena, song.document)
+        try insertSongTerms.run()
+        return id
+    }
+
+    private func update(_ row: Row, _ song: PreparedSong, singerId: Int64, albumId: Int64?,
+                        arena: UnsafeBufferPointer<UInt8>) throws -> Outcome {
+        let input = song.input
         let id: Int64 = row["id"]
         let oldLocalPath: String = row["local_path"]
         let oldLyricsPath: String = row["lyrics_path"]
@@ -137,11 +393,14 @@ final class CatalogueWriter {
         }
         if unchanged { return .unchanged }
         touchedSingers.insert(oldSingerId)
+        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: arena[range]), as: UTF8.self) }
         let updateValues: [DatabaseValueConvertible?] = newValues
-            + [titleAnalysis.key, titleAnalysis.pinyin, titleAnalysis.initials, id]
+            + [text(song.titleKey), text(song.titlePinyin), text(song.titleInitials), id]
         try updateSong.execute(arguments: StatementArguments(updateValues))
         try deleteSongTerms.execute(arguments: [id])
-        try insertSongTerms.execute(arguments: [id, terms])
+        insertSongTerms.bind(1, id)
+        insertSongTerms.bind(2, arena, song.document)
+        try insertSongTerms.run()
         return .updated
     }
 
@@ -159,13 +418,21 @@ final class CatalogueWriter {
         return removed
     }
 
-    /// Refreshes song counts of the singers this import touched and drops those left without songs.
-    func finish() throws {
-        guard !touchedSingers.isEmpty else { return }
+    /// Ends a bulk load (then applies the lines whose key repeated, and returns what they did),
+    /// refreshes song counts of the singers this import touched and drops those left without songs.
+    @discardableResult
+    func finish() throws -> [Outcome] {
+        var outcomes: [Outcome] = []
+        if let load = bulk {
+            bulk = nil
+            try finishBulk(load)
+            for input in load.repeats { outcomes.append(try upsert(input)) }
+        }
+        guard !touchedSingers.isEmpty else { return outcomes }
         try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS touched_singer (id INTEGER PRIMARY KEY)")
         try db.execute(sql: "DELETE FROM touched_singer")
         let insert = try db.makeStatement(sql: "INSERT INTO touched_singer (id) VALUES (?)")
-        for id in touchedSingers { try insert.execute(arguments: [id]) }
+        for id in touchedSingers.sorted() { try insert.execute(arguments: [id]) }
         try db.execute(sql: """
             UPDATE singer SET song_count = (SELECT count(*) FROM song WHERE song.singer_id = singer.id)
             WHERE id IN (SELECT id FROM touched_singer);
@@ -177,35 +444,101 @@ final class CatalogueWriter {
             DELETE FROM touched_singer;
             """)
         touchedSingers.removeAll()
+        return outcomes
     }
 
-    private func findOrInsertSinger(_ name: String) throws -> Int64 {
-        if let id = singerIds[name] { return id }
-        if let id = try Int64.fetchOne(findSinger, arguments: [name]) {
-            singerIds[name] = id
+    private func singerID(_ forms: SingerForms) throws -> Int64 {
+        if forms.rowId != 0 { return forms.rowId }
+        let name = ByteKey(string: forms.name)
+        if let id = singerIds[name] {
+            forms.rowId = id
             return id
         }
-        let analysis = SearchText.analyze(name)
-        try insertSinger.execute(arguments: [
-            name, analysis.key, analysis.pinyin, analysis.initials, SearchText.firstLetter(analysis),
-        ])
-        let id = db.lastInsertedRowID
-        try insertSingerTerms.execute(arguments: [id, SearchText.document([name])])
+        if bulk == nil, let id = try Int64.fetchOne(findSinger, arguments: [forms.name]) {
+            singerIds[name] = id
+            forms.rowId = id
+            return id
+        }
+        let s = insertSinger
+        s.bind(1, forms.name)
+        s.bind(2, forms.key)
+        s.bind(3, forms.pinyin)
+        s.bind(4, forms.initials)
+        s.bind(5, forms.firstLetter)
+        try s.run()
+        let id = sqlite3_last_insert_rowid(connection)
+        insertSingerTerms.bind(1, id)
+        forms.document.withUnsafeBufferPointer { insertSingerTerms.bind(2, $0, 0..<$0.count) }
+        try insertSingerTerms.run()
         singerIds[name] = id
+        forms.rowId = id
+        bulk?.singers.append(forms)
         return id
     }
 
-    private func findOrInsertAlbum(_ title: String, singerId: Int64) throws -> Int64 {
-        let cacheKey = "\(singerId)\u{1F}\(title)"
-        if let id = albumIds[cacheKey] { return id }
-        let id: Int64
-        if let found = try Int64.fetchOne(findAlbum, arguments: [singerId, title]) {
-            id = found
-        } else {
-            try insertAlbum.execute(arguments: [singerId, title])
-            id = db.lastInsertedRowID
+    private func albumID(_ album: AlbumForms, singerId: Int64) throws -> Int64 {
+        if album.rowId != 0 { return album.rowId }
+        if bulk == nil, let found = try Int64.fetchOne(findAlbum, arguments: [singerId, album.title]) {
+            album.rowId = found
+            return found
         }
-        albumIds[cacheKey] = id
-        return id
+        insertAlbum.bind(1, singerId)
+        insertAlbum.bind(2, album.title)
+        try insertAlbum.run()
+        album.rowId = sqlite3_last_insert_rowid(connection)
+        return album.rowId
+    }
+}
+
+/// A prepared statement driven through the SQLite C API, for the import's hot inserts.
+final class RawStatement {
+    private let connection: OpaquePointer
+    private let handle: OpaquePointer
+    /// SQLite copies the text before `bind` returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(_ connection: OpaquePointer, _ sql: String) throws {
+        self.connection = connection
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v2(connection, sql, -1, &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code),
+                                message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+        }
+        self.handle = handle
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    func bind(_ index: Int32, _ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            bind(index, utf8, 0..<utf8.count)
+        }
+    }
+
+    func bind(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        guard let base = bytes.baseAddress, !range.isEmpty else {
+            _ = sqlite3_bind_text(handle, index, "", 0, Self.transient)
+            return
+        }
+        _ = sqlite3_bind_text(handle, index, UnsafeRawPointer(base + range.lowerBound).assumingMemoryBound(to: CChar.self),
+                              Int32(range.count), Self.transient)
+    }
+
+    /// Steps to completion and resets; a failure becomes a DatabaseError with SQLite's message.
+    func run() throws {
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE || code == SQLITE_ROW else {
+            let message = String(cString: sqlite3_errmsg(connection))
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message,
+                                sql: String(cString: sqlite3_sql(handle)))
+        }
+        sqlite3_reset(handle)
     }
 }

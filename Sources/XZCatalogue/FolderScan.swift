@@ -38,14 +38,10 @@ extension LibraryDatabase {
         return try pool.write { db in
             let writer = try CatalogueWriter(db)
             for input in inputs {
-                switch try writer.upsert(input) {
-                case .added: summary.added += 1
-                case .updated: summary.updated += 1
-                case .unchanged: summary.skipped += 1
-                }
+                summary.count(try writer.upsert(input))
             }
             summary.removed = try writer.remove(keys: vanished.sorted())
-            try writer.finish()
+            for outcome in try writer.finish() { summary.count(outcome) }
             progress?(1)
             return summary
         }

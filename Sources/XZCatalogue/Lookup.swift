@@ -20,8 +20,8 @@ extension LibraryDatabase {
                                                arguments: [name]) {
                 return exact
             }
-            guard let match = SearchText.matchExpression(name) else { return nil }
-            let hits = try Self.searchSingers(db, match: match, key: SearchText.analyze(name).key, limit: 1)
+            guard let terms = QueryTerms(name) else { return nil }
+            let hits = try Self.searchSingers(db, terms: terms, limit: 1)
             guard let hit = hits.first else { return nil }
             return try Singer.fetchOne(db, sql: "SELECT id, name, first_letter, song_count FROM singer WHERE id = ?",
                                        arguments: [hit.id])

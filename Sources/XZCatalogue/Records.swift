@@ -30,7 +30,28 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         case lyricsPath = "lyrics_path", addedAt = "added_at"
     }
 
-    /// Columns for `Song`; join `singer` and `album` in the FROM clause.
+    /// Reads the columns of `selection` by position, in that order; faster than the Decodable path.
+    public init(row: Row) {
+        id = row[0]
+        songKey = row[1]
+        title = row[2]
+        singerId = row[3]
+        singer = row[4]
+        album = row[5]
+        track = row[6]
+        year = row[7]
+        durationMs = row[8]
+        audioURL = row[9]
+        lyricsURL = row[10]
+        localPath = row[11]
+        lyricsPath = row[12]
+        size = row[13]
+        sha256 = row[14]
+        addedAt = row[15]
+    }
+
+    /// Columns for `Song`, in the order `init(row:)` reads them; join `singer` and `album` in the
+    /// FROM clause.
     static let selection = """
         song.id, song.song_key, song.title, song.singer_id, singer.name AS singer, album.title AS album,
         song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,

@@ -6,29 +6,37 @@ extension Schema {
 -- Later layers append new sections; a released section is never edited.
 
 -- migration: v1-catalogue
+-- Unique keys are separate indexes rather than column constraints, so a bulk import into an empty
+-- library can drop every index of these tables and rebuild it once at the end.
 CREATE TABLE singer (
     id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
     name_key TEXT NOT NULL,          -- folded name: lower case, no diacritics, half width, simplified
     name_pinyin TEXT NOT NULL,       -- Han characters as toneless pinyin, run together
     name_initials TEXT NOT NULL,     -- pinyin initials ("zjl"), empty when there is no Han text
     first_letter TEXT NOT NULL,      -- A-Z, or '#' (index letter for the singer list)
     song_count INTEGER NOT NULL DEFAULT 0
 );
+CREATE UNIQUE INDEX singer_by_name ON singer(name);
 CREATE INDEX singer_by_sort ON singer(first_letter, name_pinyin);
+-- Search ranks exact and prefix matches of these keys first and finds them by range scans; the
+-- pinyin and initials indexes leave out rows where they add nothing to name_key.
+CREATE INDEX singer_by_name_key ON singer(name_key);
+CREATE INDEX singer_by_name_pinyin ON singer(name_pinyin) WHERE name_pinyin <> name_key;
+CREATE INDEX singer_by_name_initials ON singer(name_initials) WHERE name_initials <> '';
 
 CREATE TABLE album (
     id INTEGER PRIMARY KEY,
     singer_id INTEGER NOT NULL REFERENCES singer(id) ON DELETE CASCADE,
-    title TEXT NOT NULL,
-    UNIQUE (singer_id, title)
+    title TEXT NOT NULL
 );
+CREATE UNIQUE INDEX album_by_singer ON album(singer_id, title);
 
 -- song_key is the stable identity that stats and downloads refer to: "src:<source_id>" for feed
 -- songs, "file:<absolute path>" for scanned files. Re-imports update rows in place by this key.
 CREATE TABLE song (
     id INTEGER PRIMARY KEY,
-    song_key TEXT NOT NULL UNIQUE,
+    song_key TEXT NOT NULL,
     title TEXT NOT NULL,
     singer_id INTEGER NOT NULL REFERENCES singer(id),
     album_id INTEGER REFERENCES album(id),
@@ -47,14 +55,21 @@ CREATE TABLE song (
     title_pinyin TEXT NOT NULL,
     title_initials TEXT NOT NULL
 );
-CREATE INDEX song_by_singer ON song(singer_id);
+CREATE UNIQUE INDEX song_by_key ON song(song_key);
+-- title_key too, so a singer's songs come out in title order for search.
+CREATE INDEX song_by_singer ON song(singer_id, title_key);
 CREATE INDEX song_by_album ON song(album_id);
 CREATE INDEX song_by_title_key ON song(title_key);
+CREATE INDEX song_by_title_pinyin ON song(title_pinyin) WHERE title_pinyin <> title_key;
+CREATE INDEX song_by_title_initials ON song(title_initials) WHERE title_initials <> '';
 
 -- Search documents: folded words, one token per CJK character, and pinyin forms of Han runs.
--- rowid is song.id / singer.id. The text is built in Swift, so the tokenizer only splits on spaces.
-CREATE VIRTUAL TABLE song_search USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0', prefix = '2 3');
-CREATE VIRTUAL TABLE singer_search USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0', prefix = '2 3');
+-- rowid is song.id / singer.id. The text is built in Swift and holds only folded terms separated
+-- by spaces, so the ascii tokenizer splits it exactly there (and search can check a document's
+-- terms itself). No prefix indexes: they cost a third of the import, and search looks up most
+-- prefixes through the key indexes above. No column sizes: nothing ranks by bm25.
+CREATE VIRTUAL TABLE song_search USING fts5(terms, tokenize = 'ascii', columnsize = 0);
+CREATE VIRTUAL TABLE singer_search USING fts5(terms, tokenize = 'ascii', columnsize = 0);
 
 -- migration: v3-downloads
 -- Download tasks, one per song and kind. A row left 'running' whose owner_pid is no longer alive

@@ -36,8 +36,9 @@ public enum SearchText {
         return Analysis(tokens: field.tokens.indices.map { field.token($0) })
     }
 
-    /// The FTS5 document for one or more fields: the tokens themselves, then for each Han run its
-    /// syllables, run-together suffixes ("zhoujielun", "jielun") and initials ("zjl", "jl").
+    /// The FTS5 document for one or more fields: the words, each CJK character with the one after
+    /// it ("周杰 杰伦 伦"), then for each Han run its syllables, run-together suffixes ("zhoujielun",
+    /// "jielun") and initials ("zjl", "jl").
     public static func document(_ fields: [String]) -> String {
         var field = FoldedField()
         var out: [UInt8] = []
@@ -49,8 +50,9 @@ public enum SearchText {
     }
 
     /// The FTS5 MATCH expression for what a user typed: every word must match (the last as a prefix),
-    /// CJK runs as phrases. Each term is quoted and holds only letters and digits, so nothing the
-    /// user types can act as FTS syntax. Nil when the query has nothing searchable.
+    /// CJK runs as phrases of character pairs, a lone CJK character as the prefix of a pair. Each
+    /// term is quoted and holds only letters and digits, so nothing the user types can act as FTS
+    /// syntax. Nil when the query has nothing searchable.
     public static func matchExpression(_ query: String) -> String? {
         QueryTerms(query)?.expression(lastAsPrefix: true)
     }
@@ -308,6 +310,8 @@ struct FoldedField {
             }
         }
         endWord(&wordStart)
+        // Hold no snapshot between fields, so another thread's lookup miss never copies the table.
+        table = nil
     }
 
     private func appendTable(_ start: Int32, _ end: Int32, to out: inout [UInt8]) {
@@ -397,11 +401,19 @@ struct FoldedField {
     // MARK: Document
 
     /// Appends this field's search terms, space separated, exactly as `SearchText.document` lists them.
-    func appendDocument(to out: inout [UInt8]) {
+    /// Terms are separated by a space; one goes before the first term when `out` already holds
+    /// terms past `start`.
+    func appendDocument(to out: inout [UInt8], from start: Int = 0) {
         guard !tokens.isEmpty else { return }
-        for t in tokens {
-            if !out.isEmpty { out.append(0x20) }
+        for (i, t) in tokens.enumerated() {
+            if out.count > start { out.append(0x20) }
             out.append(contentsOf: textBytes(t))
+            // A CJK character is indexed as the pair it starts (the last of a run alone): the same
+            // number of terms, but a phrase query reads the short doclists of pairs instead of the
+            // long ones of single characters, and a single character is a prefix of its pairs.
+            if t.isIdeograph, i + 1 < tokens.count, tokens[i + 1].isIdeograph {
+                out.append(contentsOf: textBytes(tokens[i + 1]))
+            }
         }
         // Pinyin forms go after the field's characters, so CJK phrases stay adjacent.
         var runStart = -1
@@ -413,8 +425,12 @@ struct FoldedField {
                 runStart = -1
             }
         }
+        // A field that is one Han run already listed its initials as the first initials suffix.
+        if tokens.count >= 2 && tokens.count <= SearchText.maxSuffixSyllables && tokens.allSatisfy(\.hasPinyin) {
+            return
+        }
         let mark = out.count
-        if !out.isEmpty { out.append(0x20) }
+        out.append(0x20)
         let initialsStart = out.count
         if appendInitials(to: &out) {
             // The analysis counts letters, the document counts characters of the joined string.
@@ -448,62 +464,79 @@ struct FoldedField {
     }
 }
 
-/// A query as FTS5 terms: words, CJK phrases (runs of adjacent ideographs), the last word a prefix.
+/// A query as FTS5 terms: words (the last a prefix) and CJK runs (the characters typed together).
 struct QueryTerms {
     struct Part {
-        /// One token for a word, the characters of a phrase otherwise.
+        /// The word, or the characters of a CJK run.
         var tokens: [[UInt8]]
-        var isPhrase: Bool { tokens.count > 1 }
+        var isCJK: Bool
     }
 
     var parts: [Part]
     /// The folded query run together, compared with the stored keys for ranking.
     var key: String
-    var keyBytes: [UInt8]
 
     init?(_ query: String) {
         var field = FoldedField()
         field.fold(query)
         guard !field.isEmpty else { return nil }
         var parts: [Part] = []
-        var inRun = false
         for t in field.tokens {
             let bytes = Array(field.textBytes(t))
-            if t.isIdeograph && t.continuesRun && inRun {
+            if t.isIdeograph && t.continuesRun, let last = parts.last, last.isCJK {
                 parts[parts.count - 1].tokens.append(bytes)
             } else {
-                parts.append(Part(tokens: [bytes]))
+                parts.append(Part(tokens: [bytes], isCJK: t.isIdeograph))
             }
-            inRun = t.isIdeograph
         }
         self.parts = parts
-        keyBytes = field.text
         key = field.keyString
     }
 
-    /// The last part is a prefix when it is a single word (a phrase matches wherever it stands).
-    var lastIsPrefix: Bool { parts.last.map { !$0.isPhrase } ?? false }
+    /// Whether the last part is a word, which matches as a prefix.
+    var lastIsPrefix: Bool { parts.last.map { !$0.isCJK } ?? false }
 
-    /// The MATCH expression; `lastAsPrefix: false` asks for the last word exactly, a cheap first try.
+    /// The MATCH expression; `lastAsPrefix: false` asks for the last word whole, a cheap first try
+    /// (FTS5 merges the doclists of every term a prefix covers before returning anything).
     func expression(lastAsPrefix: Bool) -> String {
         var out = ""
         for (i, part) in parts.enumerated() {
             if i > 0 { out += " " }
-            out += "\"" + part.tokens.map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ") + "\""
-            if lastAsPrefix && i == parts.count - 1 && !part.isPhrase { out += "*" }
+            if part.isCJK {
+                if part.tokens.count == 1 {
+                    // Every occurrence of a character starts a pair or ends a run.
+                    out += "\"" + String(decoding: part.tokens[0], as: UTF8.self) + "\"*"
+                } else {
+                    let pairs = (0..<(part.tokens.count - 1)).map {
+                        String(decoding: part.tokens[$0] + part.tokens[$0 + 1], as: UTF8.self)
+                    }
+                    out += "\"" + pairs.joined(separator: " ") + "\""
+                }
+            } else {
+                out += "\"" + String(decoding: part.tokens[0], as: UTF8.self) + "\""
+                if lastAsPrefix && i == parts.count - 1 { out += "*" }
+            }
         }
         return out
     }
 
-    /// Whether a stored search document (space-separated terms) holds every part: words exactly,
-    /// the last word as a prefix, phrases as adjacent terms. This is what MATCH decides, done on the
-    /// document text so candidates found through other indexes can be checked cheaply.
-    func matches(document: UnsafeBufferPointer<UInt8>) -> Bool {
-        // Term boundaries, once.
+    /// Whether a stored search document (space-separated terms) holds every part as
+    /// `expression(lastAsPrefix: true)` asks: exactly what MATCH decides, done on the document text
+    /// so candidates found through other indexes can be checked cheaply.
+    /// Term boundaries of a document, kept between calls to save allocations.
+    struct Scratch {
         var starts: [Int] = []
         var ends: [Int] = []
-        starts.reserveCapacity(32)
-        ends.reserveCapacity(32)
+    }
+
+    func matches(document: UnsafeBufferPointer<UInt8>) -> Bool {
+        var scratch = Scratch()
+        return matches(document: document, scratch: &scratch)
+    }
+
+    func matches(document: UnsafeBufferPointer<UInt8>, scratch: inout Scratch) -> Bool {
+        scratch.starts.removeAll(keepingCapacity: true)
+        scratch.ends.removeAll(keepingCapacity: true)
         var i = 0
         let n = document.count
         while i < n {
@@ -511,34 +544,37 @@ struct QueryTerms {
             guard i < n else { break }
             let s = i
             while i < n && document[i] != 0x20 { i += 1 }
-            starts.append(s)
-            ends.append(i)
+            scratch.starts.append(s)
+            scratch.ends.append(i)
         }
-        func equal(_ term: Int, _ bytes: [UInt8], prefix: Bool) -> Bool {
+        let starts = scratch.starts, ends = scratch.ends
+        let termCount = starts.count
+        /// Term `term` is `a` followed by `b` (b may be empty), or begins so when `prefix`.
+        func term(_ term: Int, is a: [UInt8], _ b: [UInt8], prefix: Bool) -> Bool {
             let length = ends[term] - starts[term]
-            if prefix ? length < bytes.count : length != bytes.count { return false }
-            var k = 0
+            let wanted = a.count + b.count
+            if prefix ? length < wanted : length != wanted { return false }
             let base = starts[term]
-            while k < bytes.count {
-                if document[base + k] != bytes[k] { return false }
-                k += 1
-            }
+            for k in 0..<a.count where document[base + k] != a[k] { return false }
+            for k in 0..<b.count where document[base + a.count + k] != b[k] { return false }
             return true
         }
-        let termCount = starts.count
         for (p, part) in parts.enumerated() {
-            let prefix = p == parts.count - 1 && !part.isPhrase
-            let width = part.tokens.count
             var found = false
-            var t = 0
-            while !found && t + width <= termCount {
-                var all = true
-                for (k, token) in part.tokens.enumerated() where !equal(t + k, token, prefix: prefix) {
-                    all = false
-                    break
+            if part.isCJK && part.tokens.count > 1 {
+                let width = part.tokens.count - 1
+                var t = 0
+                while !found && t + width <= termCount {
+                    found = (0..<width).allSatisfy { term(t + $0, is: part.tokens[$0], part.tokens[$0 + 1], prefix: false) }
+                    t += 1
                 }
-                found = all
-                t += 1
+            } else {
+                let prefix = part.isCJK || p == parts.count - 1
+                var t = 0
+                while !found && t < termCount {
+                    found = term(t, is: part.tokens[0], [], prefix: prefix)
+                    t += 1
+                }
             }
             if !found { return false }
         }
