@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics"]),
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [
-            "XZCatalogue", "XZAudio",
+            "XZText", "XZCatalogue", "XZAudio",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         // Commands shared by the one-shot CLI and the REPL.

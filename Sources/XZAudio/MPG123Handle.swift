@@ -34,17 +34,35 @@ final class MPG123Handle {
         try check(mpg123_param2(mh, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))
         try check(mpg123_format_none(mh))
         try allowS16AtAllRates()
-        let openCode = mpg123_open(mh, path)
+        // libmpg123's own reader makes two read() calls per frame; a stdio buffer makes one per 64 KiB.
+        guard let file = fopen(path, "rb") else {
+            throw AudioError(file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
+        }
+        self.file = file
+        setvbuf(file, nil, _IOFBF, 1 << 16)
+        try check(mpg123_replace_reader_handle(mh, { handle, buffer, count in
+            let file = OpaquePointer(handle).map { UnsafeMutablePointer<FILE>($0) }
+            guard let file, let buffer else { return -1 }
+            let got = fread(buffer, 1, count, file)
+            return got == 0 && ferror(file) != 0 ? -1 : got
+        }, { handle, offset, whence in
+            guard let file = OpaquePointer(handle).map({ UnsafeMutablePointer<FILE>($0) }),
+                  fseeko(file, offset, whence) == 0 else { return -1 }
+            return ftello(file)
+        }, nil))
+        let openCode = mpg123_open_handle(mh, UnsafeMutableRawPointer(file))
         if openCode != MPG123_OK.rawValue {
-            // libmpg123 only says "File access error"; the system's reason is the useful part.
-            let reason = String(cString: strerror(errno))
-            throw AudioError(file: path, message: message(openCode) + ": " + reason)
+            throw AudioError(file: path, message: message(openCode))
         }
     }
+
+    /// The stdio stream libmpg123 reads through; closed after the handle that uses it.
+    private var file: UnsafeMutablePointer<FILE>?
 
     deinit {
         mpg123_close(pointer)
         mpg123_delete(pointer)
+        if let file { fclose(file) }
     }
 
     private func allowS16AtAllRates() throws {

@@ -13,7 +13,9 @@ enum Format {
 
     /// A numbered table of songs aligned by display width, long fields cut with an ellipsis.
     static func songTable(_ songs: [Song], width: Int, console: Console) -> [String] {
-        let fixed = 4 + 2 + 7 + 2 + 3 + 6
+        // Number, time and "  Local", four two-space gaps, and one spare column: a line that fills the
+        // last column makes some terminals wrap.
+        let fixed = 4 + 7 + 7 + 4 * 2 + 1
         let flexible = max(30, width - fixed)
         let titleWidth = flexible * 2 / 5
         let singerWidth = flexible / 4

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import XZCatalogue
+import XZText
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import XZText
 
 /// Options every command takes; in the REPL the library is already open.
 struct GlobalOptions: ParsableArguments {
@@ -29,9 +30,4 @@ public struct XZMusic: ParsableCommand {
     public func run() throws {
         try Repl.run(options: global)
     }
-}
-
-public enum XZMusicVersion {
-    public static let string = "0.1.0"
-    public static let homepage = "https://github.com/xzmusic/xzmusic"
 }

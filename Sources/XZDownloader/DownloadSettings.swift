@@ -1,4 +1,5 @@
 import Foundation
+import XZText
 
 /// How downloads behave. The command layer starts from `load()` (the config file) and lets flags override.
 public struct DownloadSettings: Sendable, Equatable {
@@ -10,7 +11,7 @@ public struct DownloadSettings: Sendable, Equatable {
     public var idleTimeout: Double = 30
     /// An LRCLIB-compatible lyrics server.
     public var lyricsServer: String = "https://lrclib.net"
-    public var userAgent: String = DownloadSettings.userAgent(version: "0.1.0")
+    public var userAgent = "xzmusic/\(XZMusicVersion.string) (\(XZMusicVersion.homepage))"
     /// First backoff step in seconds; each retry doubles it, up to `maxBackoff`, with jitter.
     public var initialBackoff: Double = 0.5
     public var maxBackoff: Double = 30
@@ -20,10 +21,6 @@ public struct DownloadSettings: Sendable, Equatable {
     public var progressInterval: Double = 0.25
 
     public init() {}
-
-    public static func userAgent(version: String) -> String {
-        "xzmusic/\(version) (https://github.com/xzmusic/xzmusic)"
-    }
 
     /// `$XDG_CONFIG_HOME/xzmusic/config`, else `~/.config/xzmusic/config`.
     public static func configFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {

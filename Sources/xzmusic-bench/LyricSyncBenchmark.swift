@@ -3,20 +3,27 @@ import XZAudio
 import XZPlayback
 
 /// How late lyric events reach a consumer of the player's event stream, measured from the moment
-/// the output was handed the sample at which the line starts. Paced to real time, as a listener hears it.
+/// the audio position crossed the line's stamp: the write that handed the output the last sample
+/// before it. Paced to real time, as a listener hears it.
 struct LyricSyncBenchmark {
     let audio: String
+    /// Where the generated lyrics go: a line every 370 ms, stamps off the 10 ms grid.
     let lyrics: String
 
     func run() throws {
+        let lines = (0..<60).map { i -> String in
+            let ms = 300 + i * 370 + i % 7
+            return String(format: "[%02d:%02d.%03d]line %d", ms / 60_000, ms / 1000 % 60, ms % 1000, i)
+        }
+        try lines.joined(separator: "\n").write(toFile: lyrics, atomically: true, encoding: .utf8)
         let output = TimestampingOutput()
         let player = Player(output: output)
         let events = player.events
         let arrivals = ArrivalLog()
         let consumer = Task.detached {
             for await event in events {
-                if case .lyric(_, _, let positionMs, _) = event {
-                    arrivals.add(positionMs: positionMs, at: DispatchTime.now().uptimeNanoseconds)
+                if case .lyric(_, let timeMs, _, _) = event {
+                    arrivals.add(timeMs: timeMs, at: DispatchTime.now().uptimeNanoseconds)
                 }
                 if case .queueFinished = event { break }
             }
@@ -29,8 +36,9 @@ struct LyricSyncBenchmark {
         semaphore.wait()
 
         var lags: [Double] = []
-        for (positionMs, arrival) in arrivals.entries {
-            guard let handed = output.time(ofFrame: positionMs * output.sampleRate / 1000) else { continue }
+        for (timeMs, arrival) in arrivals.entries {
+            let stampFrame = (timeMs * output.sampleRate + 999) / 1000
+            guard let handed = output.time(ofFrame: max(0, stampFrame - 1)) else { continue }
             lags.append(Double(Int64(arrival) - Int64(handed)) / 1e6)
         }
         lags.sort()
@@ -46,7 +54,7 @@ struct LyricSyncBenchmark {
 final class ArrivalLog: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var entries: [(Int, UInt64)] = []
-    func add(positionMs: Int, at time: UInt64) { lock.lock(); entries.append((positionMs, time)); lock.unlock() }
+    func add(timeMs: Int, at time: UInt64) { lock.lock(); entries.append((timeMs, time)); lock.unlock() }
 }
 
 /// A paced null output that remembers when each frame range was written.
@@ -76,8 +84,7 @@ final class TimestampingOutput: AudioOutput, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// When the write holding `frame` was handed over; a line starting exactly at a chunk border
-    /// belongs to the chunk that begins there.
+    /// When the write holding `frame` was handed over.
     func time(ofFrame frame: Int) -> UInt64? {
         lock.lock()
         defer { lock.unlock() }
