@@ -50,11 +50,12 @@ public final class Console: @unchecked Sendable {
     }
 
     /// A line from a background activity: above the prompt when the user is typing, else plain.
+    /// Above the prompt it is cut to the terminal's width: a wrapped line would garble the redraw.
     public func announce(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
         if let sink = promptSink {
-            sink(text)
+            sink(DisplayWidth.truncate(text, to: width - 1))
         } else {
             write(STDOUT_FILENO, text + "\n")
         }

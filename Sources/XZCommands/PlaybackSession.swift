@@ -59,7 +59,7 @@ final class PlaybackSession: @unchecked Sendable {
             if let line = Self.json(event) { console.line(line) }
             if case .notice(let text) = event { console.error("xzmusic: \(text.safe)") }
         case .text, .interactive:
-            if let line = Self.text(event, lyrics: lyrics).map({ DisplayWidth.truncate($0, to: console.width - 1) }) {
+            if let line = Self.text(event, lyrics: lyrics) {
                 presentation == .interactive ? console.announce(line) : console.line(line)
             }
         }
