@@ -18,6 +18,14 @@ struct PlaybackBenchmark {
         let theirs = try best(of: 3) { try MeasuredRun.run(["mpg123", "-q", "-s", file]) }
         print(String(format: "render, CPU s:          xzmusic %.3f   mpg123 %.3f   ratio %.2fx (target <= 1.05x)",
                      ours.cpuSeconds, theirs.cpuSeconds, ours.cpuSeconds / theirs.cpuSeconds))
+        // The same on a one-second file is mostly process start-up (Swift runtime, argument parsing,
+        // opening the library); what is left after it is the cost of decoding and writing.
+        let short = try makeTestFile(seconds: 1)
+        let ourStart = try best(of: 5) { try MeasuredRun.run([xzmusic, "play", short, "--output", "raw:/dev/null"] + library) }
+        let theirStart = try best(of: 5) { try MeasuredRun.run(["mpg123", "-q", "-s", short]) }
+        print(String(format: "  start-up (1 s file):  xzmusic %.3f   mpg123 %.3f   render less start-up: ratio %.2fx",
+                     ourStart.cpuSeconds, theirStart.cpuSeconds,
+                     (ours.cpuSeconds - ourStart.cpuSeconds) / (theirs.cpuSeconds - theirStart.cpuSeconds)))
 
         // 2. Real-time playback for 30 s to the null output (paced by the player).
         let live = try MeasuredRun.run([xzmusic, "play", file, "--output", "null"] + library, stopAfter: 30)
@@ -45,13 +53,14 @@ struct PlaybackBenchmark {
         return runs.min { $0.cpuSeconds < $1.cpuSeconds } ?? runs[0]
     }
 
-    func makeTestFile() throws -> String {
+    /// A VBR MP3 of `seconds` (44.1 kHz stereo), made once with sox and lame.
+    func makeTestFile(seconds: Int = 300) throws -> String {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let mp3 = folder.appendingPathComponent("bench-5min.mp3").path
+        let mp3 = folder.appendingPathComponent(seconds == 300 ? "bench-5min.mp3" : "bench-\(seconds)s.mp3").path
         if FileManager.default.fileExists(atPath: mp3) { return mp3 }
         let wav = folder.appendingPathComponent("bench.wav").path
         defer { try? FileManager.default.removeItem(atPath: wav) }
-        for arguments in [["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "300",
+        for arguments in [["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "\(seconds)",
                            "pluck", "C4", "pluck", "E4", "tremolo", "3", "40", "vol", "0.5"],
                           ["lame", "--quiet", "-V", "2", wav, mp3]] {
             let run = try MeasuredRun.run(arguments)
