@@ -44,7 +44,10 @@ public final class MP3Decoder {
         let step: off_t
     }
 
-    public init(path: String) throws {
+    /// `scanningLength: false` skips the header scan of the whole file, for a quick check that a file
+    /// decodes: the length is then the VBR header's figure (or libmpg123's guess) and a seek reads
+    /// its way to the target.
+    public init(path: String, scanningLength: Bool = true) throws {
         self.path = path
         let handle = try MPG123Handle(path: path)
         self.handle = handle
@@ -63,7 +66,12 @@ public final class MP3Decoder {
         mpg123_getparam2(handle.pointer, Int32(MPG123_PREFRAMES.rawValue), &preframes, &unused)
         defaultPreframes = preframes
 
-        (lengthInSamples, seekIndex) = Self.exactLength(handle)
+        if scanningLength {
+            (lengthInSamples, seekIndex) = Self.exactLength(handle)
+        } else {
+            let claimed = mpg123_length(handle.pointer)
+            (lengthInSamples, seekIndex) = (claimed >= 0 ? Int(claimed) : nil, nil)
+        }
     }
 
     /// Gapless length of what read() will deliver. This handle is never scanned: after a scan that

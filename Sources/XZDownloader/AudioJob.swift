@@ -90,7 +90,7 @@ enum AudioJob {
 
     static func checkDecodes(_ path: String) throws {
         do {
-            let decoder = try MP3Decoder(path: path)
+            let decoder = try MP3Decoder(path: path, scanningLength: false)
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
             defer { buffer.deallocate() }
             var decoded = 0
