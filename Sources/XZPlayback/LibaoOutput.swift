@@ -170,19 +170,20 @@ public final class LibaoOutput: AudioOutput {
 
 /// Sends fd 2 to /dev/null while `body` runs, for C libraries that print to stderr themselves.
 /// fd 2 is process-wide, so other threads' stderr output in that moment is lost too; the calls
-/// wrapped are short (driver probing, device open).
+/// wrapped are short (driver probing, device open). Only stderr is flushed: fflush(NULL) would wait
+/// for the lock of stdin, which a prompt reading piped input holds while it waits for a line.
 enum StderrSilencer {
     private static let lock = NSLock()
 
     static func run<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
-        fflush(nil)
+        fflush(stderr)
         let saved = dup(2)
         let sink = posixOpen("/dev/null", O_WRONLY)
         if saved >= 0, sink >= 0 { _ = dup2(sink, 2) }
         defer {
-            fflush(nil)
+            fflush(stderr)
             if saved >= 0 {
                 _ = dup2(saved, 2)
                 _ = posixClose(saved)

@@ -122,6 +122,34 @@ final class PlaybackCommandTests: XCTestCase {
         XCTAssertTrue(again.stdout.contains("lyrics offset for 晴天小调: +200 ms"), again.stdout)
     }
 
+    func testPipedPromptPlaysWhileItWaitsForTheNextLine() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.environment = environment()
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data("lyrics on\nplay 晴天小调\n".utf8))
+        // The prompt now blocks reading stdin; the track must start and advance all the same.
+        var seen = ""
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while !seen.contains("♪ 早晨推开一扇窗"), Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        input.fileHandleForWriting.write(Data("now\nquit\n".utf8))
+        try input.fileHandleForWriting.close()
+        seen += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertTrue(seen.contains("▶ 晴天小调 — 林晓舟"), seen)
+        XCTAssertTrue(seen.contains("♪ 早晨推开一扇窗"), "the first lyric line (2.2 s) came while stdin was idle: \(seen)")
+        XCTAssertTrue(seen.contains("playing  0:02"), seen)
+    }
+
     func testLyricsCommandOnFilesAndSongs() throws {
         let lrc = temp.path("a.lrc")
         try "[ar:Tester]\n[offset:+100]\n[00:01.00][00:03.00]twice\n[00:02.00]<00:02.00>word <00:02.50>timed\n"
