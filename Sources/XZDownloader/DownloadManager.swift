@@ -109,6 +109,11 @@ public actor DownloadManager {
     public func resume(_ target: DownloadTarget) throws -> Int {
         let ids = try env.store.transition(target, from: [.paused, .failed], to: .queued)
         var count = ids.count
+        // A task paused a moment ago may still be stopping: it goes back to the queue once its worker has let go.
+        for (id, state) in stopping where state == .paused && (target == .all || target == .task(id)) {
+            stopping[id] = .queued
+            count += 1
+        }
         if target == .all { count += try env.store.transition(.all, from: [.running], to: .queued, only: orphans()).count }
         // Lyrics that failed for want of their song get another go with it.
         for id in ids { try requeueLyrics(ofAudio: id) }
@@ -272,6 +277,8 @@ public actor DownloadManager {
     private func stopWorkers(_ target: DownloadTarget, becoming state: DownloadState) -> Int {
         var count = 0
         for (id, worker) in workers where target == .all || target == .task(id) {
+            // A cancel already under way is not turned into a pause: its .part is going.
+            if stopping[id] == .cancelled { continue }
             stopping[id] = state
             worker.task.cancel()
             count += 1

@@ -161,6 +161,32 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(fixture.songFiles(), ["songs/Singer/Album/01 A.mp3"])
     }
 
+    /// `download pause all` straight followed by `download resume all`: the task must not end up paused.
+    func testResumeRightAfterPauseKeepsTheTaskGoing() async throws {
+        let body = try MP3Bodies.medium()
+        let fixture = try DownloadFixture { request, _ in
+            if let lyrics = lyricsNotFound(request) { return lyrics }
+            var response = TestHTTPServer.file(body, request: request)
+            response.chunk = 8192
+            response.delay = 0.02
+            return response
+        }
+        try fixture.addSongs([songFields("a", title: "A", url: fixture.server.url("/a.mp3"))])
+        let manager = fixture.manager()
+        let result = try await manager.enqueue(songs: [try fixture.song("a")])
+        await manager.run()
+        try await waitFor { fixture.partSize("audio-\(result.queued[0]).part") > 20_000 }
+        let paused = try await manager.pause(.all)
+        let resumed = try await manager.resume(.all)
+        XCTAssertEqual(paused, 2, "the running audio and the queued lyrics")
+        XCTAssertEqual(resumed, 2)
+        await manager.waitUntilIdle()
+        let tasks = try await manager.tasks()
+        await manager.shutdown()
+        XCTAssertEqual(tasks.map(\.state), [.done, .done])
+        XCTAssertEqual(fixture.songFiles(), ["songs/Singer/Album/01 A.mp3"])
+    }
+
     /// A row left `running` by a process that is gone, with its `.part`: resumed with Range.
     func testResumeInterruptedContinuesThePart() async throws {
         let body = try MP3Bodies.medium()
