@@ -120,15 +120,20 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(fixture.server.maxConcurrentConnections, 2)
     }
 
-    func testPauseResumeAndCancel() async throws {
+    /// A server that sends a medium MP3 in 8 KiB pieces 20 ms apart, so downloads are caught running.
+    private func slowServerFixture() throws -> DownloadFixture {
         let body = try MP3Bodies.medium()
-        let fixture = try DownloadFixture { request, _ in
+        return try DownloadFixture { request, _ in
             if let lyrics = lyricsNotFound(request) { return lyrics }
             var response = TestHTTPServer.file(body, request: request)
             response.chunk = 8192
             response.delay = 0.02
             return response
         }
+    }
+
+    func testPauseResumeAndCancel() async throws {
+        let fixture = try slowServerFixture()
         try fixture.addSongs([songFields("a", title: "A", url: fixture.server.url("/a.mp3")),
                               songFields("b", title: "B", url: fixture.server.url("/b.mp3"))])
         let manager = fixture.manager()
@@ -163,14 +168,7 @@ final class DownloadTests: XCTestCase {
 
     /// `download pause all` straight followed by `download resume all`: the task must not end up paused.
     func testResumeRightAfterPauseKeepsTheTaskGoing() async throws {
-        let body = try MP3Bodies.medium()
-        let fixture = try DownloadFixture { request, _ in
-            if let lyrics = lyricsNotFound(request) { return lyrics }
-            var response = TestHTTPServer.file(body, request: request)
-            response.chunk = 8192
-            response.delay = 0.02
-            return response
-        }
+        let fixture = try slowServerFixture()
         try fixture.addSongs([songFields("a", title: "A", url: fixture.server.url("/a.mp3"))])
         let manager = fixture.manager()
         let result = try await manager.enqueue(songs: [try fixture.song("a")])
