@@ -1,16 +1,27 @@
-/// Splits a REPL line into words like a shell: spaces separate, single and double quotes group,
-/// a backslash escapes the next character.
+import Foundation
+
+/// Splits a REPL line into words like a shell: spaces separate, double quotes and single quotes at
+/// the start of a word group, a backslash escapes the next character, and an unquoted `~` or `~/…`
+/// names the home folder. An apostrophe inside a word is text: `search don't stop` is three words.
 enum CommandLineWords {
     struct UnbalancedQuote: Error, CustomStringConvertible {
         var description: String { "unbalanced quote" }
     }
 
-    static func split(_ line: String) throws -> [String] {
+    static func split(_ line: String, home: String = NSHomeDirectory()) throws -> [String] {
         var words: [String] = []
         var current = ""
         var inWord = false
         var quote: Character?
         var escaped = false
+        var bareTilde = false
+        func endWord() {
+            if bareTilde && (current == "~" || current.hasPrefix("~/")) { current = home + current.dropFirst() }
+            words.append(current)
+            current = ""
+            inWord = false
+            bareTilde = false
+        }
         for ch in line {
             if escaped {
                 current.append(ch)
@@ -26,18 +37,35 @@ enum CommandLineWords {
                 if ch == q { quote = nil } else { current.append(ch) }
                 continue
             }
-            if ch == "\"" || ch == "'" {
+            if ch == "\"" || (ch == "'" && !inWord) {
                 quote = ch
                 inWord = true
             } else if ch == " " || ch == "\t" {
-                if inWord { words.append(current); current = ""; inWord = false }
+                if inWord { endWord() }
             } else {
+                if !inWord && ch == "~" { bareTilde = true }
                 current.append(ch)
                 inWord = true
             }
         }
         if quote != nil || escaped { throw UnbalancedQuote() }
-        if inWord { words.append(current) }
+        if inWord { endWord() }
         return words
+    }
+
+    /// argument-parser reads "-5" as an option, but in `seek -5` and `lyrics offset -150` it is a
+    /// value: an end-of-options marker goes before the first negative number when no option follows.
+    static func markingNegativeNumbers(_ words: [String]) -> [String] {
+        guard let first = words.firstIndex(where: isNegativeNumber), !words[..<first].contains("--"),
+              !words[first...].contains(where: { $0.hasPrefix("-") && !isNegativeNumber($0) }) else { return words }
+        var marked = words
+        marked.insert("--", at: first)
+        return marked
+    }
+
+    /// "-5", "-150", "-1:30", "-2.5".
+    static func isNegativeNumber(_ word: String) -> Bool {
+        guard word.hasPrefix("-"), let next = word.dropFirst().first, next.isASCII, next.isNumber else { return false }
+        return word.dropFirst().allSatisfy { $0.isASCII && ($0.isNumber || $0 == ":" || $0 == ".") }
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 public enum Main {
     public static func run(_ arguments: [String]) -> Int32 {
         do {
-            var command = try XZMusic.parseAsRoot(arguments)
+            var command = try XZMusic.parseAsRoot(CommandLineWords.markingNegativeNumbers(arguments))
             try command.run()
             return 0
         } catch let error as CommandError {

@@ -80,7 +80,7 @@ enum Repl {
             return .continue
         }
         do {
-            var command = try XZMusic.parseAsRoot(words)
+            var command = try XZMusic.parseAsRoot(CommandLineWords.markingNegativeNumbers(words))
             if command is XZMusic {
                 context.console.error("error: unknown command '\(first.safe)' (type 'help')")
                 return .continue

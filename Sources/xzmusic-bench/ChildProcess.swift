@@ -12,21 +12,61 @@ struct MeasuredRun {
 
     /// Runs `arguments` with stdout and stderr sent to `stdoutPath`; sends SIGINT after `stopAfter` seconds if given.
     static func run(_ arguments: [String], stdoutPath: String = "/dev/null", stopAfter: Double? = nil) throws -> MeasuredRun {
-        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        let started = Date()
+        let pid = try spawn(arguments) { actions in
+            posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        return reap(pid, started: started, stopAfter: stopAfter)
+    }
+
+    /// Runs `arguments` with stdout into a pipe that this process drains at `bytesPerSecond` for
+    /// `seconds` and then closes: the pipe paces the child as a sound card would.
+    static func runPaced(_ arguments: [String], bytesPerSecond: Int, seconds: Double) throws -> MeasuredRun {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw failure("cannot make a pipe") }
+        let started = Date()
+        let pid = try spawn(arguments) { actions in
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+            posix_spawn_file_actions_addclose(&actions, fds[0])
+            posix_spawn_file_actions_addclose(&actions, fds[1])
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        close(fds[1])
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var received = 0
+        while case let elapsed = Date().timeIntervalSince(started), elapsed < seconds {
+            let ahead = Double(received) / Double(bytesPerSecond) - elapsed
+            if ahead > 0 {
+                usleep(UInt32(min(ahead, seconds - elapsed) * 1e6))
+                continue
+            }
+            let count = read(fds[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            received += count
+        }
+        close(fds[0])
+        return reap(pid, started: started, stopAfter: nil)
+    }
+
+    private static func spawn(_ arguments: [String],
+                              _ configure: (inout posix_spawn_file_actions_t) -> Void) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        configure(&actions)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let started = Date()
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
-        guard spawned == 0 else {
-            throw NSError(domain: "bench", code: Int(spawned), userInfo: [NSLocalizedDescriptionKey: "cannot start \(arguments[0])"])
+        guard posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ) == 0 else {
+            throw failure("cannot start \(arguments[0])")
         }
-        // Peak RSS comes from /proc, polled until the child exits: wait4's ru_maxrss would also count
-        // this process's own memory, which the child shared for a moment while posix_spawn forked it.
+        return pid
+    }
+
+    /// Waits for the child. Peak RSS comes from /proc, polled until it exits: wait4's ru_maxrss would
+    /// also count this process's own memory, which the child shared for a moment while posix_spawn forked it.
+    private static func reap(_ pid: pid_t, started: Date, stopAfter: Double?) -> MeasuredRun {
         var peakKiB = 0
         var status: Int32 = 0
         var usage = rusage()
@@ -52,5 +92,9 @@ struct MeasuredRun {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+    }
+
+    private static func failure(_ message: String) -> NSError {
+        NSError(domain: "bench", code: 1, userInfo: [NSLocalizedDescriptionKey: message])
     }
 }

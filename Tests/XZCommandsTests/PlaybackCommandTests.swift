@@ -122,6 +122,14 @@ final class PlaybackCommandTests: XCTestCase {
         XCTAssertTrue(again.stdout.contains("lyrics offset for 晴天小调: +200 ms"), again.stdout)
     }
 
+    func testNegativeValuesAtThePrompt() throws {
+        let result = try xzmusic([], input: "play 晴天小调\nseek -5\nlyrics offset -150\nlyrics offset\nvolume -1\nquit\n")
+        XCTAssertTrue(result.stdout.contains("lyrics offset for 晴天小调: -150 ms"), result.stdout)
+        let errors = result.stderr.split(separator: "\n")
+        XCTAssertEqual(errors.count, 1, result.stderr)
+        XCTAssertTrue(errors.first?.contains("volume must be between 0 and 100") == true, result.stderr)
+    }
+
     func testPipedPromptPlaysWhileItWaitsForTheNextLine() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
