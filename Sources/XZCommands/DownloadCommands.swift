@@ -67,7 +67,7 @@ extension CommandContext {
                 case .progress(let info):
                     if throttle.ready() { console.announce("⇣ " + DownloadText.progress(info)) }
                 case .finished(let info):
-                    console.announce("✓ downloaded \(info.kind.rawValue): \(info.title.safe) — \(info.singer.safe)")
+                    console.announce(DownloadText.finished(info))
                 case .failed(let info):
                     console.announce("✗ \(info.kind.rawValue) of \(info.title.safe) failed: \((info.lastError ?? "").safe)")
                 }
@@ -109,6 +109,13 @@ enum DownloadText {
         var value = Double(n), unit = 0
         while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
         return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    /// A finished task: ✓, or – and the reason when it ended without a file ("no lyrics found").
+    static func finished(_ info: DownloadTaskInfo) -> String {
+        let what = "\(info.kind.rawValue): \(info.title.safe) — \(info.singer.safe)"
+        if info.path == nil, let note = info.note, !note.isEmpty { return "– \(what): \(note.safe)" }
+        return "✓ \(what)"
     }
 
     static func progress(_ info: DownloadTaskInfo) -> String {
@@ -168,6 +175,11 @@ struct Download: ParsableCommand {
                     return try await manager.resume(target) + interrupted
                 }
             }
+            if case .task(let id) = target, count == 0 {
+                guard try blocking({ try await manager.tasks() }).contains(where: { $0.id == id }) else {
+                    throw CommandError("no download \(id) (see 'downloads')")
+                }
+            }
             context.console.line("\(action): \(count) task\(count == 1 ? "" : "s")")
             if action == "resume" { try start(manager, context: context) }
             return
@@ -200,8 +212,11 @@ struct Download: ParsableCommand {
         }
         let console = context.console
         let json = self.json
+        // Only this run's failures decide the exit status, not those an earlier run left in the list.
+        let failures = FailureCount()
         let printer = Task.detached {
             for await event in manager.events {
+                if case .failed = event { failures.add() }
                 if json {
                     console.line(DownloadJSON.event(event))
                     continue
@@ -210,23 +225,38 @@ struct Download: ParsableCommand {
                 case .progress(let info): console.status(DownloadText.progress(info))
                 case .finished(let info):
                     console.clearStatus()
-                    console.line("✓ \(info.kind.rawValue): \(info.title.safe) — \(info.singer.safe)")
+                    console.line(DownloadText.finished(info))
                 case .failed(let info):
                     console.clearStatus()
                     console.error("✗ \(info.kind.rawValue) of \(info.title.safe): \((info.lastError ?? "").safe)")
                 }
             }
         }
-        let tasks = try blocking { () -> [DownloadTaskInfo] in
+        // Ctrl-C, SIGTERM or a closed terminal: running tasks stop and stay queued with their .part.
+        let interrupted = InterruptFlag()
+        let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { number in
+            interrupted.set(number)
+            Task { await manager.shutdown() }
+        }
+        defer { signals.cancel() }
+        try blocking {
             await manager.run()
             await manager.waitUntilIdle()
-            return try await manager.tasks()
         }
         try blocking { await manager.shutdown() }
         _ = try? blocking { await printer.value }
         console.clearStatus()
-        if tasks.contains(where: { $0.state == .failed }) { throw ExitCode.failure }
+        if let number = interrupted.signal { throw ExitCode(128 + number) }
+        if failures.count > 0 { throw ExitCode.failure }
     }
+}
+
+/// Failed tasks seen in the event stream.
+private final class FailureCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func add() { lock.lock(); value += 1; lock.unlock() }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return value }
 }
 
 enum DownloadJSON {

@@ -106,6 +106,11 @@ final class LineEditor {
         return LineEditor.completedLine
     }
 
+    /// Gives the terminal back its normal settings, for a program leaving on a signal mid-line.
+    func restoreTerminal() {
+        rl_callback_handler_remove()
+    }
+
     private func installHandler() {
         rl_callback_handler_install(prompt) { line in
             if let line {

@@ -41,30 +41,48 @@ struct Play: ParsableCommand {
         let session = PlaybackSession(output: try OutputSpec(parsing: output), realtime: realtime,
                                       console: context.console, presentation: json ? .json : .text)
         context.startRecording(session)
-        // Ctrl-C stops playback cleanly: the current track ends as "stopped" and the output is closed.
+        // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
+        // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()
-        let signals = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        signal(SIGINT, SIG_IGN)
-        signals.setEventHandler { interrupted.set(); session.player.stop() }
-        signals.resume()
+        let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { number in
+            interrupted.set(number)
+            session.player.stop()
+        }
         session.player.play(items)
         while !session.player.waitUntilFinished(timeout: 0.2) {
-            if interrupted.isSet { break }
+            if interrupted.signal != nil { break }
         }
         let failed = session.player.failedTrackCount
         context.closePlayback(session)
         signals.cancel()
-        if interrupted.isSet { throw ExitCode(130) }
+        if let number = interrupted.signal { throw ExitCode(128 + number) }
         if failed > 0 { throw ExitCode.failure }
     }
 }
 
-/// Set from a signal handler queue, read by the waiting thread.
+/// The signal that asked the program to stop: set from a signal handler queue, read by the waiting thread.
 final class InterruptFlag: @unchecked Sendable {
     private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    private var value: Int32?
+    func set(_ signal: Int32) { lock.lock(); value = value ?? signal; lock.unlock() }
+    var signal: Int32? { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+/// Handles signals on a dispatch queue instead of letting them end the process at once.
+final class SignalWatch {
+    private let sources: [DispatchSourceSignal]
+
+    init(_ numbers: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+        sources = numbers.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { handler(number) }
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() { sources.forEach { $0.cancel() } }
 }
 
 struct Add: ParsableCommand {

@@ -24,6 +24,15 @@ enum Repl {
                 completions(for: text, isCommand: isCommand, database: session.database)
             }
             : nil
+        // SIGTERM, or SIGHUP from a closed terminal, while the prompt waits for a line: the play
+        // session is saved and downloads stop (keeping their .part) from here, then the program leaves.
+        let terminate = SignalWatch([SIGTERM, SIGHUP]) { number in
+            if let playback = session.playback { session.closePlayback(playback) }
+            if let downloads = session.downloads { try? blocking { await downloads.shutdown() } }
+            editor?.restoreTerminal()
+            exit(128 + number)
+        }
+        defer { terminate.cancel() }
         session.resumeInterruptedDownloads()
         if interactive {
             let count = (try? session.database.songCount()) ?? 0

@@ -145,9 +145,11 @@ public actor DownloadManager {
     @discardableResult
     public func removeFinished() throws -> Int { try env.store.removeFinished() }
 
-    /// Every task, oldest first, with live rate and ETA for those running here.
+    /// Every task, oldest first, with live rate and ETA for those running here. A task left running
+    /// by a process that is gone is listed (and kept) as queued: the next run picks it up.
     public func tasks() throws -> [DownloadTaskInfo] {
-        try env.store.all().map { record in
+        _ = try env.store.transition(.all, from: [.running], to: .queued, only: orphans())
+        return try env.store.all().map { record in
             var info = record.info
             if let worker = workers[record.id] { Self.apply(worker.live.snapshot(), to: &info) }
             return info

@@ -85,6 +85,29 @@ final class DownloadCommandTests: XCTestCase {
         XCTAssertEqual(try xzmusic(["download", "x", "--concurrency", "0"]).status, 64)
     }
 
+    func testExitStatusCountsOnlyThisRun() throws {
+        let song = self.song!, lyrics = self.lyrics
+        let server = try TestHTTPServer { request, _ in
+            switch request.path {
+            case "/good.mp3": return TestHTTPServer.file(song, request: request)
+            case "/good.lrc": return TestHTTPServer.file(lyrics, request: request)
+            default: return .text(404, "no")
+            }
+        }
+        let feed = [("bad", "/missing.mp3"), ("good", "/good.mp3")].map { id, path in
+            #"{"source_id":"\#(id)","title":"\#(id)","singer":"S","audio_url":"\#(server.url(path))","lyrics_url":"\#(server.url("/good.lrc"))"}"#
+        }
+        try feed.joined(separator: "\n").write(toFile: temp.path("feed.jsonl"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try xzmusic(["import", temp.path("feed.jsonl")]).status, 0)
+        XCTAssertEqual(try xzmusic(["download", "#1", "--wait", "--retries", "0"]).status, 1)
+        let good = try xzmusic(["download", "#2", "--wait"])
+        XCTAssertEqual(good.status, 0, "the failure of an earlier run is not this run's: \(good.stdout)\(good.stderr)")
+        XCTAssertTrue(good.stdout.contains("✓ audio: good — S"), good.stdout)
+        let unknown = try xzmusic(["download", "pause", "99"])
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.stderr.contains("no download 99"), unknown.stderr)
+    }
+
     func testKilledDownloadResumesWithRange() throws {
         // A real MP3 body passes verification: the tone file repeated to about 3 MB.
         var body = song!
@@ -111,6 +134,8 @@ final class DownloadCommandTests: XCTestCase {
         while server.bytesSent(path: "/song.mp3") < 600_000 && Date() < deadline { usleep(10_000) }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        let listed = try XCTUnwrap(JSONSerialization.jsonObject(with: try xzmusic(["downloads", "--json"]).stdoutData) as? [[String: Any]])
+        XCTAssertFalse(listed.contains { $0["state"] as? String == "running" }, "no process runs it any more: \(listed)")
 
         let resumed = try xzmusic(["download", "resume", "all", "--wait"])
         XCTAssertEqual(resumed.status, 0, resumed.stdout + resumed.stderr)

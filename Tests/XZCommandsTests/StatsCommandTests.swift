@@ -88,6 +88,32 @@ final class StatsCommandTests: XCTestCase {
         XCTAssertEqual((try json(try xzmusic(["stats", "--json"])) as? [String: Any])?["plays"] as? Int, 1)
     }
 
+    func testTerminatedPlayerSavesItsSession() throws {
+        let tone = try AudioFixtures.makeMP3(at: temp.path("tone.mp3"), seconds: 40, tags: .init(title: "Tone", artist: "T"))
+        for (signal, status) in [(SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = ["play", tone, "--output", "null", "--json"]
+            process.environment = environment
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var seen = Data()
+            while !String(decoding: seen, as: UTF8.self).contains("\"position_ms\":2000") {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += chunk
+            }
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, status)
+            let session = try XCTUnwrap((try json(try xzmusic(["history", "--json"])) as? [[String: Any]])?.first)
+            XCTAssertEqual(session["end_reason"] as? String, "stopped", "\(session)")
+            XCTAssertGreaterThanOrEqual(session["played_ms"] as? Int ?? 0, 2000, "\(session)")
+        }
+    }
+
     private func writeFeed(renamed: Bool = false) throws -> String {
         let path = temp.path("feed.jsonl")
         try [#"{"source_id":"1","title":"\#(renamed ? "晴天 (Live)" : "晴天")","singer":"周杰伦"}"#,
