@@ -1,4 +1,5 @@
 import Foundation
+import XZPlayback
 import XZText
 #if canImport(Glibc)
 import Glibc
@@ -31,7 +32,8 @@ public final class Console: @unchecked Sendable {
     public func error(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
-        write(STDERR_FILENO, text + "\n")
+        // The player silences fd 2 for a moment while libao probes drivers.
+        StderrSilencer.outsideSilence { write(STDERR_FILENO, text + "\n") }
     }
 
     /// Progress that redraws itself on one stderr line (TTY only).

@@ -149,24 +149,36 @@ extension PlayerAction {
         let context = try CommandContext.open(global)
         try act(on: context.playbackSession().player, console: context.console)
     }
+
+    /// pause, next, prev and stop mean nothing without a queue; saying so beats a silent no-op.
+    func requireQueue(_ player: Player) throws {
+        guard !player.snapshot().queue.isEmpty else { throw CommandError("the queue is empty: play SONG...") }
+    }
 }
 
 struct Next: PlayerAction {
     static let configuration = CommandConfiguration(abstract: "Skip to the next song.")
     @OptionGroup var global: GlobalOptions
-    func act(on player: Player, console: Console) { player.next() }
+    func act(on player: Player, console: Console) throws {
+        try requireQueue(player)
+        player.next()
+    }
 }
 
 struct Prev: PlayerAction {
     static let configuration = CommandConfiguration(abstract: "Previous song (restarts the song if more than 3 s in).")
     @OptionGroup var global: GlobalOptions
-    func act(on player: Player, console: Console) { player.previous() }
+    func act(on player: Player, console: Console) throws {
+        try requireQueue(player)
+        player.previous()
+    }
 }
 
 struct Pause: PlayerAction {
     static let configuration = CommandConfiguration(abstract: "Pause or resume.")
     @OptionGroup var global: GlobalOptions
-    func act(on player: Player, console: Console) {
+    func act(on player: Player, console: Console) throws {
+        try requireQueue(player)
         player.togglePause()
         console.line(player.snapshot().state == .paused ? "paused" : "playing")
     }
@@ -175,7 +187,10 @@ struct Pause: PlayerAction {
 struct Stop: PlayerAction {
     static let configuration = CommandConfiguration(abstract: "Stop playing (the queue stays).")
     @OptionGroup var global: GlobalOptions
-    func act(on player: Player, console: Console) { player.stop() }
+    func act(on player: Player, console: Console) throws {
+        try requireQueue(player)
+        player.stop()
+    }
 }
 
 struct Seek: PlayerAction {
@@ -196,16 +211,31 @@ struct Seek: PlayerAction {
 }
 
 struct Volume: PlayerAction {
-    static let configuration = CommandConfiguration(abstract: "Show or set the volume (0-100).")
+    static let configuration = CommandConfiguration(abstract: "Show or set the volume: 0-100, or +N / -N.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "0 to 100.") var level: Int?
+    @Argument(help: ArgumentHelp("0 to 100, or +N / -N to change it.", valueName: "level")) var level: String?
 
-    func validate() throws {
-        if let level, !(0...100).contains(level) { throw ValidationError("volume must be between 0 and 100") }
+    /// An absolute level, or a signed change.
+    private enum Change { case to(Int), by(Int) }
+
+    private var change: Change? {
+        get throws {
+            guard let level else { return nil }
+            guard let number = Int(level) else { throw ValidationError("volume takes 0 to 100, +N or -N, not \"\(level)\"") }
+            if level.hasPrefix("+") || level.hasPrefix("-") { return .by(number) }
+            guard (0...100).contains(number) else { throw ValidationError("volume must be between 0 and 100") }
+            return .to(number)
+        }
     }
 
-    func act(on player: Player, console: Console) {
-        if let level { player.setVolume(level) }
+    func validate() throws { _ = try change }
+
+    func act(on player: Player, console: Console) throws {
+        switch try change {
+        case .to(let value): player.setVolume(value)
+        case .by(let step): player.setVolume(min(100, max(0, player.snapshot().volume + step)))
+        case nil: break
+        }
         console.line("volume \(player.snapshot().volume)")
     }
 }

@@ -172,8 +172,15 @@ public final class LibaoOutput: AudioOutput {
 /// fd 2 is process-wide, so other threads' stderr output in that moment is lost too; the calls
 /// wrapped are short (driver probing, device open). Only stderr is flushed: fflush(NULL) would wait
 /// for the lock of stdin, which a prompt reading piped input holds while it waits for a line.
-enum StderrSilencer {
+public enum StderrSilencer {
     private static let lock = NSLock()
+
+    /// Runs `body` (a write to stderr) when fd 2 is not silenced, so that the message is not lost.
+    public static func outsideSilence<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
 
     static func run<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()

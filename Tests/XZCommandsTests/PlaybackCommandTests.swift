@@ -123,11 +123,21 @@ final class PlaybackCommandTests: XCTestCase {
     }
 
     func testNegativeValuesAtThePrompt() throws {
-        let result = try xzmusic([], input: "play 晴天小调\nseek -5\nlyrics offset -150\nlyrics offset\nvolume -1\nquit\n")
+        let result = try xzmusic([], input: "play 晴天小调\nseek -5\nlyrics offset -150\nlyrics offset\n"
+            + "volume 60\nvolume +10\nvolume -100\nvolume 150\nquit\n")
         XCTAssertTrue(result.stdout.contains("lyrics offset for 晴天小调: -150 ms"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("volume 60\nvolume 70\nvolume 0\n"), result.stdout)
         let errors = result.stderr.split(separator: "\n")
         XCTAssertEqual(errors.count, 1, result.stderr)
         XCTAssertTrue(errors.first?.contains("volume must be between 0 and 100") == true, result.stderr)
+    }
+
+    func testTransportCommandsWithoutAQueueSaySo() throws {
+        let result = try xzmusic([], input: "pause\nnext\nprev\nstop\nplay 晴天小调\nqueue clear\npause\nquit\n")
+        let errors = result.stderr.split(separator: "\n")
+        XCTAssertEqual(errors.count, 5, result.stderr)
+        XCTAssertTrue(errors.allSatisfy { $0.contains("the queue is empty") }, result.stderr)
+        XCTAssertFalse(result.stdout.contains("playing\n"), result.stdout)
     }
 
     func testPipedPromptPlaysWhileItWaitsForTheNextLine() throws {
