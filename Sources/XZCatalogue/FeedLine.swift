@@ -37,6 +37,7 @@ public struct FeedLine {
         do {
             guard let title = record.title, !title.isEmpty else { throw CatalogueError("missing \"title\"") }
             guard let singer = record.singer, !singer.isEmpty else { throw CatalogueError("missing \"singer\"") }
+            try record.validate()
             let album = record.album.flatMap { $0.isEmpty ? nil : $0 }
             let sourceId = record.sourceId ?? ""
             let key = sourceId.isEmpty ? "meta:\(singer)\u{1F}\(album ?? "")\u{1F}\(title)" : "src:\(sourceId)"
@@ -86,6 +87,39 @@ public struct FeedLine {
             year = try object.number(10, "year")
             durationMs = try object.number(11, "duration_ms")
             size = try object.number(12, "size")
+        }
+
+        /// Values no catalogue could mean are refused with the key's name, so the line is reported
+        /// instead of showing a negative duration or an unusable URL later.
+        func validate() throws {
+            let texts = [sourceId, title, singer, album, audioURL, lyricsURL, sha256, audioFile, lyricsFile]
+            for (key, value) in zip(Self.textKeys, texts) {
+                guard let value else { continue }
+                // SQLite would keep the text only up to a NUL.
+                if value.utf8.contains(0) { throw CatalogueError("\"\(key)\" contains a NUL character") }
+                let limit = key.hasSuffix("_url") ? 8192 : 4096
+                if value.utf8.count > limit { throw CatalogueError("\"\(key)\" is longer than \(limit) bytes") }
+            }
+            let ranges: [(String, Int64?, ClosedRange<Int64>)] = [
+                ("track", track, 0...9999), ("year", year, 0...9999),
+                ("duration_ms", durationMs, 0...360_000_000), ("size", size, 0...Int64.max),
+            ]
+            for (key, value, range) in ranges {
+                if let value, !range.contains(value) {
+                    throw CatalogueError("\"\(key)\" must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
+                }
+            }
+            for (key, value) in [("audio_url", audioURL), ("lyrics_url", lyricsURL)] {
+                guard let value, !value.isEmpty else { continue }
+                let lower = value.lowercased()
+                guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+                    throw CatalogueError("\"\(key)\" must be an http:// or https:// URL")
+                }
+            }
+            if let sha256, !sha256.isEmpty,
+               sha256.utf8.count != 64 || !sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 102) }) {
+                throw CatalogueError("\"sha256\" must be 64 hexadecimal digits")
+            }
         }
 
         init(texts: [String?], numbers: [Int64?]) {

@@ -8,7 +8,7 @@ final class FeedImportTests: XCTestCase {
         let summary = try library.importFeed([
             TestLibrary.line(["source_id": "s1", "title": "晴天", "singer": "周杰伦", "album": "叶惠美", "track": 3,
                               "year": 2003, "duration_ms": 269_000, "audio_url": "https://example.invalid/a.mp3",
-                              "lyrics_url": "https://example.invalid/a.lrc", "size": 4_300_000, "sha256": "AB12",
+                              "lyrics_url": "https://example.invalid/a.lrc", "size": 4_300_000, "sha256": "AB12CD34CD34CD34CD34CD34CD34CD34CD34CD34CD34CD34CD34CD34CD34CD34",
                               "unknown_key": [1, 2]]),
             TestLibrary.line(["source_id": "s2", "title": "七里香", "singer": "周杰伦"]),
         ])
@@ -23,7 +23,7 @@ final class FeedImportTests: XCTestCase {
         XCTAssertEqual(song.durationMs, 269_000)
         XCTAssertEqual(song.audioURL, "https://example.invalid/a.mp3")
         XCTAssertEqual(song.size, 4_300_000)
-        XCTAssertEqual(song.sha256, "ab12")
+        XCTAssertEqual(song.sha256, "ab12cd34cd34cd34cd34cd34cd34cd34cd34cd34cd34cd34cd34cd34cd34cd34", "stored in lower case")
         XCTAssertFalse(song.isLocal)
         let singer = try XCTUnwrap(try library.database.singer(named: "周杰伦"))
         XCTAssertEqual(singer.songCount, 2)
@@ -135,6 +135,26 @@ final class FeedImportTests: XCTestCase {
 }
 
 final class FeedLineTests: XCTestCase {
+    func testValuesNoCatalogueCouldMeanAreRefused() throws {
+        let parser = FeedLine(baseDirectory: nil)
+        func error(_ extra: String) -> String? {
+            let line = #"{"title":"t","singer":"s","# + extra + "}"
+            if case .failure(let error) = parser.parse(Data(line.utf8)) { return error.description }
+            return nil
+        }
+        XCTAssertEqual(error(#""duration_ms":9223372036854775807"#), #""duration_ms" must be between 0 and 360000000, not 9223372036854775807"#)
+        XCTAssertEqual(error(#""track":-3"#), #""track" must be between 0 and 9999, not -3"#)
+        XCTAssertEqual(error(#""year":-100"#), #""year" must be between 0 and 9999, not -100"#)
+        XCTAssertEqual(error(#""size":-1"#), #""size" must be between 0 and 9223372036854775807, not -1"#)
+        XCTAssertEqual(error(#""album":"a\u0000b""#), #""album" contains a NUL character"#)
+        XCTAssertEqual(error(#""audio_url":"javascript:alert(1)""#), #""audio_url" must be an http:// or https:// URL"#)
+        XCTAssertEqual(error(#""lyrics_url":"file:///etc/passwd""#), #""lyrics_url" must be an http:// or https:// URL"#)
+        XCTAssertEqual(error(#""sha256":"zz""#), #""sha256" must be 64 hexadecimal digits"#)
+        XCTAssertEqual(error(#""album":""# + String(repeating: "x", count: 5000) + #"""#), #""album" is longer than 4096 bytes"#)
+        XCTAssertNil(error(#""track":0,"year":2003,"duration_ms":269000,"audio_url":"HTTPS://a.example/x.mp3","sha256":""#
+            + String(repeating: "aF", count: 32) + #"""#))
+    }
+
     func testNumbersZeroAndOneAreNumbersNotBooleans() throws {
         let parser = FeedLine(baseDirectory: nil)
         let input = try parser.parse(Data(#"{"title":"t","singer":"s","track":1,"year":0,"size":1}"#.utf8)).get()

@@ -150,6 +150,14 @@ enum LegacyFeedLine {
         }
         guard let title = record.title, !title.isEmpty else { return .failure(CatalogueError("missing \"title\"")) }
         guard let singer = record.singer, !singer.isEmpty else { return .failure(CatalogueError("missing \"singer\"")) }
+        // The range and form checks are shared: this reference is about reading the JSON.
+        let texts = [record.sourceId, record.title, record.singer, record.album, record.audioURL, record.lyricsURL,
+                     record.sha256, record.audioFile, record.lyricsFile]
+        do {
+            try FeedLine.Record(texts: texts, numbers: [record.track, record.year, record.durationMs, record.size]).validate()
+        } catch {
+            return .failure(error as? CatalogueError ?? CatalogueError("\(error)"))
+        }
         let album = record.album.flatMap { $0.isEmpty ? nil : $0 }
         let sourceId = record.sourceId ?? ""
         let key = sourceId.isEmpty ? "meta:\(singer)\u{1F}\(album ?? "")\u{1F}\(title)" : "src:\(sourceId)"
