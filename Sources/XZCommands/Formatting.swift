@@ -11,26 +11,28 @@ enum Format {
         return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
     }
 
-    /// A numbered table of songs aligned by display width, long fields cut with an ellipsis.
+    /// A numbered table of songs aligned by display width, long fields cut with an ellipsis. Below
+    /// 70 columns the album column goes, so that rows still fit a narrow terminal.
     static func songTable(_ songs: [Song], width: Int, console: Console) -> [String] {
-        // Number, time and "  Local", four two-space gaps, and one spare column: a line that fills the
+        let showAlbum = width >= 70
+        // Number, time and "  Local", the two-space gaps, and one spare column: a line that fills the
         // last column makes some terminals wrap.
-        let fixed = 4 + 7 + 7 + 4 * 2 + 1
-        let flexible = max(30, width - fixed)
-        let titleWidth = flexible * 2 / 5
-        let singerWidth = flexible / 4
+        let fixed = 4 + 7 + 7 + (showAlbum ? 4 : 3) * 2 + 1
+        let flexible = max(showAlbum ? 30 : 12, width - fixed)
+        let titleWidth = showAlbum ? flexible * 2 / 5 : flexible * 3 / 5
+        let singerWidth = showAlbum ? flexible / 4 : flexible - titleWidth
         let albumWidth = flexible - titleWidth - singerWidth
-        var lines = [console.styled(
-            DisplayWidth.fit("#", to: 4, alignRight: true) + "  " + DisplayWidth.fit("Title", to: titleWidth) + "  "
-                + DisplayWidth.fit("Singer", to: singerWidth) + "  " + DisplayWidth.fit("Album", to: albumWidth) + "  "
-                + DisplayWidth.fit("Time", to: 7, alignRight: true) + "  Local", "1")]
+        func row(_ number: String, _ title: String, _ singer: String, _ album: String, _ time: String) -> String {
+            DisplayWidth.fit(number, to: 4, alignRight: true) + "  " + DisplayWidth.fit(title, to: titleWidth) + "  "
+                + DisplayWidth.fit(singer, to: singerWidth) + "  "
+                + (showAlbum ? DisplayWidth.fit(album, to: albumWidth) + "  " : "")
+                + DisplayWidth.fit(time, to: 7, alignRight: true) + "  "
+        }
+        var lines = [console.styled(row("#", "Title", "Singer", "Album", "Time") + "Local", "1")]
         for (index, song) in songs.enumerated() {
-            let number = DisplayWidth.fit("\(index + 1)", to: 4, alignRight: true)
             let local = song.isLocal ? console.styled("✓", "32") : " "
-            lines.append(number + "  " + DisplayWidth.fit(song.title.safe, to: titleWidth) + "  "
-                + DisplayWidth.fit(song.singer.safe, to: singerWidth) + "  "
-                + DisplayWidth.fit((song.album ?? "").safe, to: albumWidth) + "  "
-                + DisplayWidth.fit(duration(ms: song.durationMs), to: 7, alignRight: true) + "  " + local)
+            lines.append(row("\(index + 1)", song.title.safe, song.singer.safe, (song.album ?? "").safe,
+                             duration(ms: song.durationMs)) + local)
         }
         return lines
     }

@@ -5,7 +5,7 @@ public enum DisplayWidth {
         let v = scalar.value
         if v < 0x20 || (v >= 0x7F && v < 0xA0) { return 0 }
         if v < 0x300 { return 1 }
-        if isZeroWidth(v) { return 0 }
+        if isZeroWidth(scalar) { return 0 }
         return isWide(v) ? 2 : 1
     }
 
@@ -35,14 +35,12 @@ public enum DisplayWidth {
         return alignRight ? pad + cut : cut + pad
     }
 
-    private static func isZeroWidth(_ v: UInt32) -> Bool {
-        switch v {
-        case 0x300...0x36F, 0x483...0x489, 0x591...0x5BD, 0x610...0x61A, 0x64B...0x65F,
-             0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x206F,
-             0x20D0...0x20FF, 0xFE00...0xFE0F, 0xFE20...0xFE2F, 0xFEFF, 0xE0100...0xE01EF:
-            return true
-        case 0x1160...0x11FF: return true // Hangul medial vowels and final consonants join the syllable
-        default: return false
+    /// Combining marks (Thai vowel signs, accents, Hebrew points…), format characters and line
+    /// separators take no column; nor do Hangul medial vowels and finals, which join the syllable.
+    private static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return (0x1160...0x11FF).contains(scalar.value)
         }
     }
 

@@ -18,6 +18,11 @@ final class DisplayWidthTests: XCTestCase {
         XCTAssertEqual(DisplayWidth.of("e\u{301}"), 1)
         XCTAssertEqual(DisplayWidth.of("아이유"), 6)
         XCTAssertEqual(DisplayWidth.of("ヒカル"), 6)
+        // Combining marks of any script take no column: Thai vowel signs, Hebrew points, Devanagari.
+        XCTAssertEqual(DisplayWidth.of("\u{0E2A}\u{0E27}\u{0E31}\u{0E2A}\u{0E14}\u{0E35}"), 4, "สวัสดี")
+        XCTAssertEqual(DisplayWidth.of("\u{05E9}\u{05C1}\u{05B8}"), 1)
+        XCTAssertEqual(DisplayWidth.of("\u{0928}\u{093F}"), 2, "a spacing vowel sign takes its column")
+        XCTAssertEqual(DisplayWidth.of("a\u{200D}b\u{2028}"), 2)
     }
 
     func testTruncateCutsByWidthWithEllipsis() {
