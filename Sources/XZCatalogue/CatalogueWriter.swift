@@ -127,13 +127,15 @@ final class CatalogueWriter {
     }
 
     /// Size and mtime of every song whose key starts with `prefix`, for incremental rescans.
-    static func fileStamps(_ db: Database, keyPrefix prefix: String) throws -> [String: (size: Int64?, mtime: Int64?)] {
-        var result: [String: (Int64?, Int64?)] = [:]
+    /// Size, mtime and recorded lyrics file of the scanned songs under a folder, by key.
+    static func fileStamps(_ db: Database, keyPrefix prefix: String)
+        throws -> [String: (size: Int64?, mtime: Int64?, lyricsPath: String)] {
+        var result: [String: (Int64?, Int64?, String)] = [:]
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT song_key, size, file_mtime FROM song WHERE substr(song_key, 1, ?) = ?
+            SELECT song_key, size, file_mtime, lyrics_path FROM song WHERE substr(song_key, 1, ?) = ?
             """, arguments: [prefix.count, prefix])
         while let row = try rows.next() {
-            result[row[0]] = (row[1], row[2])
+            result[row[0]] = (row[1], row[2], row[3])
         }
         return result
     }

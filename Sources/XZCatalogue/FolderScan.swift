@@ -3,7 +3,7 @@ import GRDB
 import XZAudio
 
 extension LibraryDatabase {
-    /// Scans a folder for MP3 files. Unchanged files (same size and mtime) are skipped, files that
+    /// Scans a folder for MP3 files. Unchanged files (same size, mtime and sibling lyrics) are skipped, files that
     /// vanished since the last scan of this folder are removed, and a sibling NAME.lrc is recorded as
     /// the song's lyrics. Tags are read before the write transaction opens, so readers never wait.
     public func importFolder(at url: URL, progress: ((Double) -> Void)? = nil) throws -> ImportSummary {
@@ -22,7 +22,9 @@ extension LibraryDatabase {
         for (index, file) in files.enumerated() {
             let key = "file:" + file.path
             seen.insert(key)
-            if let stamp = known[key], stamp.size == file.size, stamp.mtime == file.mtime {
+            // Unchanged audio is skipped unless its sibling .lrc came or went.
+            if let stamp = known[key], stamp.size == file.size, stamp.mtime == file.mtime,
+               stamp.lyricsPath == Self.siblingLyrics(of: URL(fileURLWithPath: file.path)) ?? "" {
                 summary.skipped += 1
                 continue
             }

@@ -19,8 +19,11 @@ public struct LibraryFolder: Sendable, Equatable {
         return LibraryFolder(url: URL(fileURLWithPath: home).appendingPathComponent(".local/share/xzmusic"))
     }
 
-    public static func expandTilde(_ path: String) -> String {
-        (path as NSString).expandingTildeInPath
+    /// `~` and `~/…` name $HOME (as in a shell, so a changed HOME counts); `~user/…` that user's home.
+    public static func expandTilde(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return (path as NSString).expandingTildeInPath }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + path.dropFirst()
     }
 
     public var databasePath: String { url.appendingPathComponent("library.sqlite").path }

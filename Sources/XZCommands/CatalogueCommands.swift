@@ -18,22 +18,24 @@ struct Import: ParsableCommand {
 
     func run() throws {
         let context = try CommandContext.open(global)
-        var failures = 0
-        for path in paths {
+        // Every path is checked before anything is imported: a typo in the last one changes nothing.
+        let sources = try paths.map { path -> (path: String, url: URL, isFolder: Bool) in
             let url = URL(fileURLWithPath: LibraryFolder.expandTilde(path))
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
                 throw CommandError("\(path.safe): no such file or folder")
             }
-            let progress = ProgressBar(label: url.lastPathComponent.safe, console: context.console)
-            let summary: ImportSummary
-            if isDirectory.boolValue {
-                summary = try context.database.importFolder(at: url, progress: progress.update)
-            } else if url.pathExtension.lowercased() == "jsonl" {
-                summary = try context.database.importFeed(at: url, progress: progress.update)
-            } else {
+            guard isDirectory.boolValue || url.pathExtension.lowercased() == "jsonl" else {
                 throw CommandError("\(path.safe): not a folder or a .jsonl feed")
             }
+            return (path, url, isDirectory.boolValue)
+        }
+        var failures = 0
+        for (path, url, isFolder) in sources {
+            let progress = ProgressBar(label: url.lastPathComponent.safe, console: context.console)
+            let summary = isFolder
+                ? try context.database.importFolder(at: url, progress: progress.update)
+                : try context.database.importFeed(at: url, progress: progress.update)
             progress.finish()
             for problem in summary.problems { context.console.error("\(path.safe): \(problem.safe)") }
             context.console.line("\(path.safe): \(summary.line)")

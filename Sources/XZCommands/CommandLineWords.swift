@@ -1,26 +1,23 @@
 import Foundation
 
 /// Splits a REPL line into words like a shell: spaces separate, double quotes and single quotes at
-/// the start of a word group, a backslash escapes the next character, and an unquoted `~` or `~/…`
-/// names the home folder. An apostrophe inside a word is text: `search don't stop` is three words.
+/// the start of a word group, a backslash escapes the next character. An apostrophe inside a word is
+/// text: `search don't stop` is three words. (Paths expand `~` where they are used.)
 enum CommandLineWords {
     struct UnbalancedQuote: Error, CustomStringConvertible {
         var description: String { "unbalanced quote" }
     }
 
-    static func split(_ line: String, home: String = NSHomeDirectory()) throws -> [String] {
+    static func split(_ line: String) throws -> [String] {
         var words: [String] = []
         var current = ""
         var inWord = false
         var quote: Character?
         var escaped = false
-        var bareTilde = false
         func endWord() {
-            if bareTilde && (current == "~" || current.hasPrefix("~/")) { current = home + current.dropFirst() }
             words.append(current)
             current = ""
             inWord = false
-            bareTilde = false
         }
         for ch in line {
             if escaped {
@@ -43,7 +40,6 @@ enum CommandLineWords {
             } else if ch == " " || ch == "\t" {
                 if inWord { endWord() }
             } else {
-                if !inWord && ch == "~" { bareTilde = true }
                 current.append(ch)
                 inWord = true
             }

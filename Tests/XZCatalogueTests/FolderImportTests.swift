@@ -58,6 +58,22 @@ final class FolderImportTests: XCTestCase {
         XCTAssertNil(try library.database.singer(named: "周杰伦").flatMap { $0.name == "周杰伦" ? $0 : nil })
     }
 
+    func testRescanNoticesLyricsThatCameOrWent() throws {
+        let library = try TestLibrary()
+        let (_, music) = try makeMusicFolder()
+        try library.database.importFolder(at: music)
+        let lrc = music.appendingPathComponent("周杰伦/qingtian.lrc")
+        try FileManager.default.removeItem(at: lrc)
+        let gone = try library.database.importFolder(at: music)
+        XCTAssertEqual(gone.updated, 1, "the audio is unchanged, its lyrics are not")
+        XCTAssertEqual(try library.database.search("qingtian").songs.first?.lyricsPath, "")
+        try "[00:01.00]新的歌词\n".write(to: lrc, atomically: true, encoding: .utf8)
+        let back = try library.database.importFolder(at: music)
+        XCTAssertEqual(back.updated, 1)
+        XCTAssertEqual(try library.database.search("qingtian").songs.first?.lyricsPath, lrc.standardizedFileURL.path)
+        XCTAssertEqual(try library.database.importFolder(at: music).skipped, 2)
+    }
+
     func testBrokenFilesAreReportedAndSkipped() throws {
         let library = try TestLibrary()
         let (temp, music) = try makeMusicFolder()

@@ -160,6 +160,22 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(errors[3].contains("no song 7 in the last listing"))
     }
 
+    func testImportPathsAreCheckedFirstAndTildeIsHome() throws {
+        let home = temp.path("home")
+        try FileManager.default.createDirectory(atPath: home + "/Music", withIntermediateDirectories: true)
+        try AudioFixtures.makeMP3(at: home + "/Music/tone.mp3", seconds: 1, tags: .init(title: "Home Tone", artist: "Me"))
+        let feed = try writeFeed(feed)
+        XCTAssertEqual(try xzmusic("import", feed, temp.path("typo")).status, 1)
+        XCTAssertFalse(try xzmusic("search", "bjork").stdout.contains("Jóga"), "nothing was imported")
+
+        var environment = self.environment
+        environment["HOME"] = home
+        let result = try TestProcess.run(binary, [], input: Data("import ~/Music\nsearch home tone\nquit\n".utf8),
+                                         environment: environment)
+        XCTAssertEqual(result.stderr, "")
+        XCTAssertTrue(result.stdout.contains("Home Tone"), result.stdout)
+    }
+
     func testReplEndsAtEndOfInput() throws {
         let result = try xzmusic(input: "search zjl\n")
         XCTAssertEqual(result.status, 0)

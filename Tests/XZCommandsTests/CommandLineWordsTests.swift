@@ -14,12 +14,6 @@ final class CommandLineWordsTests: XCTestCase {
         XCTAssertThrowsError(try CommandLineWords.split("search trailing\\"))
     }
 
-    func testTildeIsTheHomeFolderOnlyWhenBare() throws {
-        let split = { try CommandLineWords.split($0, home: "/home/u") }
-        XCTAssertEqual(try split("import ~/Music ~"), ["import", "/home/u/Music", "/home/u"])
-        XCTAssertEqual(try split(#"import "~/Music" a~/b ~other"#), ["import", "~/Music", "a~/b", "~other"])
-    }
-
     func testNegativeNumbersAreValues() {
         let mark = CommandLineWords.markingNegativeNumbers
         XCTAssertEqual(mark(["seek", "-5"]), ["seek", "--", "-5"])
