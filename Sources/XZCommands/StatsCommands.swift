@@ -95,7 +95,7 @@ struct StatsExport: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "export", abstract: "Write every session and like to FILE.")
     @OptionGroup var global: GlobalOptions
     @Option(help: "csv or json.") var format: String
-    @Argument(help: "Where to write.") var file: String
+    @Argument(help: "Where to write; - for standard output.") var file: String
 
     func validate() throws {
         if StatsArchive.Format(rawValue: format) == nil { throw ValidationError("--format must be csv or json") }
@@ -104,6 +104,10 @@ struct StatsExport: ParsableCommand {
     func run() throws {
         let context = try CommandContext.open(global)
         guard let format = StatsArchive.Format(rawValue: format) else { return }
+        if file == "-" {
+            FileHandle.standardOutput.write(try context.stats.exportData(format: format))
+            return
+        }
         let url = URL(fileURLWithPath: LibraryFolder.expandTilde(file))
         try context.stats.export(format: format, to: url)
         context.console.line("wrote \(url.path.safe)")

@@ -1,6 +1,9 @@
 import Foundation
 import GRDB
 import XZCatalogue
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Likes, play history and statistics over the library database. Everything is keyed by song_key,
 /// so it outlives re-imports and rescans that drop a song. Every write is one short transaction.
@@ -111,13 +114,46 @@ public struct StatsStore: Sendable {
         }
     }
 
+    /// Writes the archive to `url` through a temporary file beside it, renamed into place, so a
+    /// failed export never leaves half a file; errors carry the system's reason.
     public func export(format: StatsArchive.Format, to url: URL) throws {
-        let data = try archive().encoded(as: format)
-        do {
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw StatsError("cannot write \(url.path): \((error as NSError).localizedDescription)")
+        let data = try exportData(format: format)
+        let path = url.path
+        func failure(_ what: String) -> StatsError {
+            StatsError("cannot write \(path): \(what)\(String(cString: strerror(errno)))")
         }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { throw StatsError("cannot write \(path): it is a folder") }
+        let folder = url.deletingLastPathComponent().path
+        let temporary = folder + "/.\(url.lastPathComponent).\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else { throw failure("cannot create a file in \(folder): ") }
+        let written = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        let writeError = failure("")
+        close(fd)
+        guard written else {
+            unlink(temporary)
+            throw writeError
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = failure("")
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// The archive's bytes, for writing to standard output.
+    public func exportData(format: StatsArchive.Format) throws -> Data {
+        try archive().encoded(as: format)
     }
 
     // MARK: --since

@@ -34,6 +34,28 @@ final class ExportTests: XCTestCase {
         }
     }
 
+    func testExportErrorsNameTheReasonAndLeaveNothingBehind() throws {
+        let fixture = try populatedFixture()
+        let folder = fixture.folder.url
+        func message(_ url: URL) -> String {
+            do {
+                try fixture.store.export(format: .csv, to: url)
+                return "written"
+            } catch {
+                return "\(error)"
+            }
+        }
+        XCTAssertEqual(message(folder), "cannot write \(folder.path): it is a folder")
+        XCTAssertEqual(message(folder.appendingPathComponent("missing/x.csv")),
+                       "cannot write \(folder.path)/missing/x.csv: cannot create a file in \(folder.path)/missing: No such file or directory")
+        // Overwriting keeps the old file whole until the new one is complete.
+        let target = folder.appendingPathComponent("stats.csv")
+        try Data("old".utf8).write(to: target)
+        XCTAssertEqual(message(target), "written")
+        XCTAssertEqual(try Data(contentsOf: target), try fixture.store.exportData(format: .csv))
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: folder.path).contains { $0.hasSuffix(".tmp") })
+    }
+
     func testCSVLayout() throws {
         let fixture = try populatedFixture()
         let csv = String(decoding: try fixture.store.archive().encoded(as: .csv), as: UTF8.self)
