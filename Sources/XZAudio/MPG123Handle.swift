@@ -39,6 +39,10 @@ final class MPG123Handle {
             throw AudioError(file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
         }
         self.file = file
+        var info = stat()
+        if fstat(fileno(file), &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw AudioError(file: path, message: "is a folder, not an audio file")
+        }
         setvbuf(file, nil, _IOFBF, 1 << 16)
         try check(mpg123_replace_reader_handle(mh, { handle, buffer, count in
             let file = OpaquePointer(handle).map { UnsafeMutablePointer<FILE>($0) }

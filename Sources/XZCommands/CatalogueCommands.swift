@@ -101,10 +101,12 @@ struct Search: ParsableCommand {
         if !result.songs.isEmpty {
             Format.songTable(result.songs, width: context.console.width, console: context.console)
                 .forEach(context.console.line)
+            if result.songs.count == limit { context.console.line("(the first \(limit); --limit N shows more)") }
         }
         if !result.singers.isEmpty {
             let names = result.singers.prefix(8).map { "\($0.name.safe) (\($0.songs))" }
-            context.console.line(context.console.styled("Singers: ", "1") + names.joined(separator: ", "))
+            let more = result.singers.count > 8 ? ", …" : ""
+            context.console.line(context.console.styled("Singers: ", "1") + names.joined(separator: ", ") + more)
         }
     }
 }

@@ -74,11 +74,13 @@ struct LyricsCommand: ParsableCommand {
         let text = target.joined(separator: " ")
         let path = LibraryFolder.expandTilde(text)
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-           !path.lowercased().hasSuffix(".mp3") {
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists, !isDirectory.boolValue, !path.lowercased().hasSuffix(".mp3") {
             try show(SongLyrics.document(at: path), console: .shared)
             return
         }
+        if exists, isDirectory.boolValue { throw CommandError("\(text.safe) is a folder, not a lyrics file") }
+        if !exists, path.lowercased().hasSuffix(".lrc") { throw CommandError("\(text.safe): no such file") }
         let context = try CommandContext.open(global)
         let song = try SongReference(text, interactive: context.isInteractive).resolve(in: context)
         switch SongLyrics.locate(for: song) {

@@ -22,10 +22,11 @@ enum SongReference: Equatable {
         }
     }
 
+    /// "/…", "~/…", "./…" and "../…" are paths even when nothing is there (the player then says so);
+    /// "name.mp3" is a path when such a file exists, else a search.
     private static func looksLikePath(_ text: String) -> Bool {
-        guard text.hasPrefix("/") || text.hasPrefix("~") || text.hasPrefix("./") || text.hasPrefix("../")
-            || text.lowercased().hasSuffix(".mp3") else { return false }
-        return FileManager.default.fileExists(atPath: LibraryFolder.expandTilde(text))
+        if text == "~" || ["/", "~/", "./", "../"].contains(where: text.hasPrefix) { return true }
+        return text.lowercased().hasSuffix(".mp3") && FileManager.default.fileExists(atPath: LibraryFolder.expandTilde(text))
     }
 
     /// The catalogue song this refers to; files are not catalogue songs.
@@ -37,14 +38,14 @@ enum SongReference: Equatable {
         case .listing(let position):
             guard position <= context.lastListing.count else {
                 throw CommandError(context.lastListing.isEmpty
-                    ? "no listing yet: search first, or use #ID"
+                    ? "the last listing has no songs: search first, or use #ID"
                     : "no song \(position) in the last listing (1-\(context.lastListing.count))")
             }
             let id = context.lastListing[position - 1]
             guard let song = try context.database.song(id: id) else { throw CommandError("song #\(id) is gone") }
             return song
         case .file(let path):
-            throw CommandError("\(path) is a file, not a catalogue song")
+            throw CommandError("\(path.safe) is a file, not a catalogue song")
         case .query(let text):
             guard !text.isEmpty else { throw CommandError("empty song name") }
             guard let song = try context.database.search(text, limit: 1).songs.first else {

@@ -43,6 +43,13 @@ final class BrokenFileTests: XCTestCase {
         assertRefused(try fixtures.write("text.mp3", Array(text.utf8)))
     }
 
+    func testFolderNamedLikeAnMP3() throws {
+        let path = try fixtures.write("folder.mp3", [])
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        assertRefused(path, mentioning: "is a folder")
+    }
+
     func testCutToAFewBytes() throws {
         assertRefused(try fixtures.variant(of: "cbr44", as: "three-bytes.mp3") { $0 = Array($0.prefix(3)) })
     }

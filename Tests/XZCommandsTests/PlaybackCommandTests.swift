@@ -69,12 +69,14 @@ final class PlaybackCommandTests: XCTestCase {
         try Data("this is not audio".utf8).write(to: URL(fileURLWithPath: bad))
         try xzmusic(["search", "demo"])
         let raw = temp.path("out.raw")
-        let result = try xzmusic(["play", bad, "#2", "--output", "raw:\(raw)", "--json"])
+        let missing = temp.path("missing.mp3")
+        let result = try xzmusic(["play", bad, missing, "#2", "--output", "raw:\(raw)", "--json"])
         XCTAssertEqual(result.status, 1, "a failed track makes play exit 1")
         let events = try jsonLines(result.stdout)
-        let error = try XCTUnwrap(events.first { $0["event"] as? String == "error" })
-        XCTAssertEqual(error["file"] as? String, bad)
-        XCTAssertFalse((error["message"] as? String ?? "").isEmpty)
+        let errors = events.filter { $0["event"] as? String == "error" }
+        XCTAssertEqual(errors.compactMap { $0["file"] as? String }, [bad, missing])
+        XCTAssertFalse((errors.first?["message"] as? String ?? "").isEmpty)
+        XCTAssertTrue((errors.last?["message"] as? String ?? "").contains("No such file"), "\(errors)")
         XCTAssertTrue(events.contains { $0["event"] as? String == "ended" && $0["reason"] as? String == "completed" })
         let expected = try TestProcess.run("mpg123", ["-q", "-s", demoSong("02-yokaze-no-waltz.mp3")]).stdoutData
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: raw)), expected)
