@@ -97,6 +97,8 @@ private struct RawLine {
 
 private struct ParseState {
     var tags: [String: String] = [:]
+    /// The last [offset:] that was a number.
+    var offsetMs = 0
     var lines: [RawLine] = []
 
     mutating func parseLine(_ buf: UnsafeBufferPointer<UInt8>, _ lineStart: Int, _ end: Int) {
@@ -126,7 +128,11 @@ private struct ParseState {
             i += 1
         }
 
-        LRCScanner.tags(buf, start, end) { key, value in tags[key] = value }
+        LRCScanner.tags(buf, start, end) { key, value in
+            tags[key] = value
+            // An [offset:] that is no number stays a tag but does not undo an earlier valid one.
+            if key == "offset", let ms = LRCParser.parseOffset(value) { offsetMs = ms }
+        }
     }
 
     mutating func addLines(_ stamps: [Int], _ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
@@ -137,7 +143,7 @@ private struct ParseState {
     }
 
     func document() -> LRCDocument {
-        let offset = tags["offset"].flatMap(LRCParser.parseOffset) ?? 0
+        let offset = offsetMs
         func shifted(_ t: Int) -> Int { max(0, t - offset) }
         // Indices sorted by (time, file order): a stable sort whatever the library's sort guarantees.
         let order = lines.indices.sorted { a, b in

@@ -144,6 +144,11 @@ final class LRCParserRuleTests: XCTestCase {
         XCTAssertEqual(LRCParser.parse("[offset:-999999999999999999999]\n[35791:23.647]x").lines.map(\.timeMs),
                        [2 * LRCParser.maxTimeMs])
         XCTAssertEqual(LRCParser.parse("[offset:999999999999999999999]\n[35791:23.647]x").lines.map(\.timeMs), [0])
+        // A later [offset:] that is no number is ignored; a later valid one wins.
+        let junkAfter = LRCParser.parse("[offset:-500]\n[offset:abc]\n[00:01.00]x")
+        XCTAssertEqual(junkAfter.offsetMs, -500)
+        XCTAssertEqual(junkAfter.tags["offset"], "abc", "kept as a tag")
+        XCTAssertEqual(LRCParser.parse("[offset:-500]\n[offset:200]\n[00:01.00]x").offsetMs, 200)
     }
 
     func testWordTiming() {
