@@ -26,6 +26,35 @@ struct FoldedField {
     }
 
     mutating func fold(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        // Halfwidth katakana and separate voiced-sound marks (ﾊﾟ, は\u{309A}) compose across scalars,
+        // which the per-scalar table cannot do: such text is normalised (NFKC) first.
+        if Self.hasComposingKana(bytes) {
+            // NFC again: Foundation's NFKC here leaves a mapped halfwidth mark (ﾟ to U+309A) uncomposed.
+            var composed = String(decoding: bytes, as: UTF8.self).precomposedStringWithCompatibilityMapping
+                .precomposedStringWithCanonicalMapping
+            composed.withUTF8 { foldComposed(utf8: $0) }
+        } else {
+            foldComposed(utf8: bytes)
+        }
+    }
+
+    /// U+FF65...U+FF9F (EF BD A5-BF, EF BE 80-9F) or U+3099/U+309A (E3 82 99/9A).
+    private static func hasComposingKana(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        while i + 2 < bytes.count {
+            let b = bytes[i]
+            if b == 0xEF {
+                let (c1, c2) = (bytes[i + 1], bytes[i + 2])
+                if (c1 == 0xBD && c2 >= 0xA5) || (c1 == 0xBE && c2 <= 0x9F) { return true }
+            } else if b == 0xE3, bytes[i + 1] == 0x82, bytes[i + 2] == 0x99 || bytes[i + 2] == 0x9A {
+                return true
+            }
+            i += 1
+        }
+        return false
+    }
+
+    private mutating func foldComposed(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         text.removeAll(keepingCapacity: true)
         tokens.removeAll(keepingCapacity: true)
         pinyin.removeAll(keepingCapacity: true)
@@ -222,7 +251,18 @@ struct FoldedField {
         }
     }
 
+    /// A Han token's readings other than its own pinyin (see `SearchText.otherReadings`).
+    private func otherReadings(_ t: Token) -> [[UInt8]] {
+        guard let key = SearchText.readingKey(textBytes(t)), let all = SearchText.otherReadings[key] else { return [] }
+        let own = pinyinBytes(t)
+        return all.filter { !$0.elementsEqual(own) }
+    }
+
     private func appendPinyinTerms(_ run: Range<Int>, to out: inout [UInt8]) {
+        if run.contains(where: { !otherReadings(tokens[$0]).isEmpty }) {
+            appendPinyinTermsWithReadings(run, to: &out)
+            return
+        }
         for i in run {
             out.append(0x20)
             out.append(contentsOf: pinyinBytes(tokens[i]))
@@ -239,6 +279,47 @@ struct FoldedField {
             guard end - start >= 2 else { continue }
             out.append(0x20)
             for i in start..<end { out.append(pinyin[Int(tokens[i].pinyinStart)]) }
+        }
+    }
+
+    /// The same terms for a run holding polyphonic characters: each syllable also in its other
+    /// readings, and each window of syllables (whole and as initials) in up to four spellings, the
+    /// first two polyphonic characters of the window taking each of their readings.
+    private func appendPinyinTermsWithReadings(_ run: Range<Int>, to out: inout [UInt8]) {
+        let readings: [[[UInt8]]] = run.map { [Array(pinyinBytes(tokens[$0]))] + otherReadings(tokens[$0]) }
+        for choices in readings {
+            for spelling in choices {
+                out.append(0x20)
+                out.append(contentsOf: spelling)
+            }
+        }
+        let maxSyllables = SearchText.maxSuffixSyllables
+        var windows: [[[UInt8]]] = []
+        for start in 0..<readings.count {
+            let end = min(readings.count, start + maxSyllables)
+            guard end - start >= 2 else { continue }
+            var spellings: [[[UInt8]]] = [readings[start..<end].map { $0[0] }]
+            for position in (start..<end).filter({ readings[$0].count > 1 }).prefix(2) {
+                for spelling in spellings {
+                    for other in readings[position].dropFirst() where spellings.count < 4 {
+                        var variant = spelling
+                        variant[position - start] = other
+                        spellings.append(variant)
+                    }
+                }
+            }
+            windows.append(contentsOf: spellings)
+        }
+        for syllables in windows {
+            out.append(0x20)
+            for syllable in syllables { out.append(contentsOf: syllable) }
+        }
+        var seenInitials = Set<[UInt8]>()
+        for syllables in windows {
+            let initials = syllables.compactMap(\.first)
+            guard seenInitials.insert(initials).inserted else { continue }
+            out.append(0x20)
+            out.append(contentsOf: initials)
         }
     }
 }

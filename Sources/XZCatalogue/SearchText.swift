@@ -66,6 +66,39 @@ public enum SearchText {
 
     static let maxSuffixSyllables = 8
 
+    /// Readings of common polyphonic characters (simplified forms) besides the one ICU gives: 音乐 is
+    /// read yinyue, 银行 yinhang, 长城 changcheng, and 曾, 单 or 解 as surnames zeng, shan, xie.
+    /// Search documents list these spellings too. Keyed by the character's UTF-8 bytes.
+    static let otherReadings: [UInt32: [[UInt8]]] = {
+        let table = """
+            乐:le,yue 重:zhong,chong 长:chang,zhang 行:xing,hang 了:le,liao 曾:ceng,zeng 单:dan,shan,chan
+            还:hai,huan 得:de,dei 地:di,de 的:de,di 和:he,huo,hu 着:zhe,zhao,zhuo 都:dou,du 朝:chao,zhao
+            传:chuan,zhuan 调:diao,tiao 大:da,dai 便:bian,pian 藏:cang,zang 降:jiang,xiang 角:jiao,jue
+            觉:jue,jiao 会:hui,kuai 落:luo,la,lao 模:mo,mu 强:qiang,jiang 区:qu,ou 色:se,shai 省:sheng,xing
+            识:shi,zhi 属:shu,zhu 说:shuo,shui 宿:su,xiu 提:ti,di 系:xi,ji 校:xiao,jiao 血:xue,xie
+            约:yue,yao 扎:zha,za 折:zhe,she 薄:bao,bo 参:can,shen,cen 差:cha,chai,ci 盛:sheng,cheng
+            乘:cheng,sheng 弹:dan,tan 度:du,duo 给:gei,ji 合:he,ge 解:jie,xie 劲:jin,jing 卡:ka,qia
+            露:lu,lou 率:lv,lu,shuai 绿:lv,lu 律:lv,lu 旅:lv,lu 女:nv,nu 吕:lv,lu 没:mei,mo 秘:mi,bi
+            奇:qi,ji 亲:qin,qing 圈:quan,juan 塞:sai,se 厦:sha,xia 似:si,shi 沈:shen,chen
+            仇:chou,qiu 查:cha,zha 翟:zhai,di 朴:pu,piao 尉:wei,yu 覃:tan,qin 缪:miao,mou 种:zhong,chong
+            数:shu,shuo 兴:xing 应:ying 只:zhi 相:xiang 空:kong 发:fa 干:gan 几:ji 间:jian 难:nan
+            """
+        var readings: [UInt32: [[UInt8]]] = [:]
+        for entry in table.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let parts = entry.split(separator: ":")
+            guard parts.count == 2, let key = readingKey(Array(parts[0].utf8)[...]) else { continue }
+            let spellings = parts[1].split(separator: ",").map { Array($0.utf8) }
+            if spellings.count > 1 { readings[key] = spellings }
+        }
+        return readings
+    }()
+
+    /// A BMP character's three UTF-8 bytes as one number; nil for anything else.
+    static func readingKey(_ utf8: ArraySlice<UInt8>) -> UInt32? {
+        guard utf8.count == 3, let first = utf8.first else { return nil }
+        return UInt32(first) << 16 | UInt32(utf8[utf8.startIndex + 1]) << 8 | UInt32(utf8[utf8.startIndex + 2])
+    }
+
     // MARK: Per-character folding
 
     enum Folded: Sendable {

@@ -77,6 +77,8 @@ final class FoldingEquivalenceTests: XCTestCase {
         XCTAssertEqual(SearchText.document(["Bohemian Rhapsody", "Queen", ""]), "bohemian rhapsody br queen")
         XCTAssertEqual(SearchText.document(["7人祭 ボア"]), "7 人祭 祭ぼ ぼあ あ ren ji renji rj 7rj")
         XCTAssertEqual(SearchText.document(["!!!", "x"]), "x")
+        // A polyphonic character adds its other readings, alone and in the windows it is part of.
+        XCTAssertEqual(SearchText.document(["音乐"]), "音乐 乐 yin le yue yinle yinyue yl yy")
     }
 
     /// The check search runs on stored documents agrees with FTS5 MATCH.
@@ -114,6 +116,9 @@ final class FoldingEquivalenceTests: XCTestCase {
 /// The folding code as it was, on Strings and Foundation transforms.
 enum LegacyFolding {
     static func analyze(_ text: String) -> [SearchText.Token] {
+        // Halfwidth kana and separate voiced-sound marks compose first, as the folder does.
+        let kana = text.unicodeScalars.contains { (0xFF65...0xFF9F).contains($0.value) || $0.value == 0x3099 || $0.value == 0x309A }
+        let text = kana ? text.precomposedStringWithCompatibilityMapping.precomposedStringWithCanonicalMapping : text
         var tokens: [SearchText.Token] = []
         var word = ""
         func flushWord() {

@@ -49,6 +49,35 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(try library.titles("cyx"), ["十年"])
     }
 
+    func testPolyphonicCharactersAreFoundByEveryCommonReading() throws {
+        let other = try TestLibrary()
+        let songs = [("音乐之声", "群星"), ("重庆森林", "王菲"), ("长城", "Beyond"), ("银行", "某人"), ("了解", "某人"),
+                     ("小幸运", "曾轶可"), ("永不失联的爱", "单依纯"), ("绿光", "孙燕姿")]
+        try other.importFeed(songs.enumerated().map { i, s in
+            TestLibrary.line(["source_id": "p\(i)", "title": s.0, "singer": s.1])
+        })
+        let table: [(String, String)] = [
+            ("yinyue", "音乐之声"), ("yinle", "音乐之声"), ("yinyuezhisheng", "音乐之声"), ("yyzs", "音乐之声"),
+            ("chongqing", "重庆森林"), ("cqsl", "重庆森林"), ("zhongqing", "重庆森林"),
+            ("changcheng", "长城"), ("zhangcheng", "长城"), ("yinhang", "银行"), ("yinxing", "银行"),
+            ("liaojie", "了解"), ("lejie", "了解"), ("zengyike", "小幸运"), ("zyk", "小幸运"),
+            ("shanyichun", "永不失联的爱"), ("lvguang", "绿光"), ("lu guang", "绿光"),
+        ]
+        for (query, title) in table {
+            XCTAssertEqual(try other.titles(query), [title], query)
+        }
+        // The readings join characters only where they stand: no other song matches.
+        XCTAssertEqual(try other.titles("yueyin"), [])
+    }
+
+    func testHalfwidthAndDecomposedKanaFindTheirSongs() throws {
+        let other = try TestLibrary()
+        try other.importFeed([TestLibrary.line(["source_id": "k", "title": "ロビンソン", "singer": "スピッツ"])])
+        for query in ["ﾛﾋﾞﾝｿﾝ", "ろびんそん", "ロヒ\u{3099}ンソン", "ｽﾋﾟｯﾂ"] {
+            XCTAssertEqual(try other.titles(query), ["ロビンソン"], query)
+        }
+    }
+
     func testTraditionalAndSimplifiedFold() throws {
         XCTAssertEqual(try library.titles("陈奕迅"), ["十年"])
         XCTAssertEqual(try library.titles("陳奕迅"), ["十年"])
