@@ -99,8 +99,7 @@ struct Search: ParsableCommand {
             return
         }
         if !result.songs.isEmpty {
-            Format.songTable(result.songs, width: context.console.width, console: context.console)
-                .forEach(context.console.line)
+            context.console.lines(Format.songTable(result.songs, width: context.console.width, console: context.console))
             if result.songs.count == limit { context.console.line("(the first \(limit); --limit N shows more)") }
         }
         if !result.singers.isEmpty {
@@ -136,7 +135,7 @@ struct SingerCommand: ParsableCommand {
             return
         }
         context.console.line(context.console.styled(singer.name.safe, "1") + " — \(songs.count) song\(songs.count == 1 ? "" : "s")")
-        Format.songTable(songs, width: context.console.width, console: context.console).forEach(context.console.line)
+        context.console.lines(Format.songTable(songs, width: context.console.width, console: context.console))
     }
 }
 
@@ -155,7 +154,14 @@ struct Info: ParsableCommand {
         let context = try CommandContext.open(global)
         let found = try SongReference(song.joined(separator: " "), interactive: context.isInteractive).resolve(in: context)
         if json {
-            context.console.line(try Format.json(found))
+            // Every key always present, unknown values null, as in the other JSON outputs.
+            var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(found)) as? [String: Any] ?? [:]
+            for key in ["album", "track", "year", "duration_ms", "size", "audio_url", "lyrics_url", "local_path",
+                        "lyrics_path", "sha256"] where object[key] == nil || (object[key] as? String)?.isEmpty == true {
+                object[key] = NSNull()
+            }
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            context.console.line(String(decoding: data, as: UTF8.self))
             return
         }
         let rows: [(String, String)] = [

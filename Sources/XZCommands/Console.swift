@@ -29,6 +29,12 @@ public final class Console: @unchecked Sendable {
         write(STDOUT_FILENO, text + "\n")
     }
 
+    /// Several lines in one write, so that a line from a background activity cannot land among them.
+    public func lines(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        line(lines.joined(separator: "\n"))
+    }
+
     public func error(_ text: String) {
         lock.lock()
         defer { lock.unlock() }

@@ -128,12 +128,12 @@ struct Queue: ParsableCommand {
         default:
             let snapshot = player.snapshot()
             if snapshot.queue.isEmpty { context.console.line("The queue is empty.") }
-            for (index, item) in snapshot.queue.enumerated() {
+            context.console.lines(snapshot.queue.enumerated().map { index, item in
                 let mark = index == snapshot.currentIndex ? context.console.styled("▶", "32") : " "
                 let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
-                context.console.line("\(mark) \(DisplayWidth.fit("\(index + 1)", to: 3, alignRight: true))  "
-                    + "\(item.title.safe)\(who)  [\(Format.duration(ms: item.durationMs))]")
-            }
+                return "\(mark) \(DisplayWidth.fit("\(index + 1)", to: 3, alignRight: true))  "
+                    + "\(item.title.safe)\(who)  [\(Format.duration(ms: item.durationMs))]"
+            })
         }
     }
 }
@@ -284,7 +284,7 @@ struct Now: ParsableCommand {
         }
         // The stored offset wins: 'lyrics offset' may have changed it since the song started.
         if let key = item.songKey { item.lyricsAdjustmentMs = (try? context.database.lyricsAdjustment(songKey: key)) ?? 0 }
-        NowPlaying.lines(snapshot: snapshot, item: item, width: console.width, console: console).forEach(console.line)
+        console.lines(NowPlaying.lines(snapshot: snapshot, item: item, width: console.width, console: console))
     }
 }
 

@@ -59,7 +59,7 @@ struct Liked: ParsableCommand {
         } else if songs.isEmpty {
             context.console.line("No liked songs yet: 'like SONG'.")
         } else {
-            StatsText.liked(songs).forEach(context.console.line)
+            context.console.lines(StatsText.liked(songs))
         }
     }
 }
@@ -86,7 +86,7 @@ struct StatsShow: ParsableCommand {
         if json {
             context.console.line(try Format.json(summary))
         } else {
-            StatsText.summary(summary, sinceLabel: since).forEach(context.console.line)
+            context.console.lines(StatsText.summary(summary, sinceLabel: since))
         }
     }
 }
@@ -132,7 +132,7 @@ struct History: ParsableCommand {
         } else if sessions.isEmpty {
             context.console.line("Nothing played yet.")
         } else {
-            StatsText.history(sessions).forEach(context.console.line)
+            context.console.lines(StatsText.history(sessions))
         }
     }
 }

@@ -66,6 +66,15 @@ final class CLITests: XCTestCase {
         let singer = try XCTUnwrap((json["singers"] as? [[String: Any]])?.first)
         XCTAssertEqual(Set(singer.keys), ["id", "name", "songs"])
         XCTAssertEqual(singer["name"] as? String, "周杰伦")
+
+        // info --json names every field; what the catalogue does not know is null, not missing.
+        let info = try xzmusic("info", "bjork", "--json")
+        XCTAssertEqual(info.status, 0, info.stderr)
+        let fields = try XCTUnwrap(JSONSerialization.jsonObject(with: info.stdoutData) as? [String: Any])
+        XCTAssertEqual(fields["title"] as? String, "Jóga")
+        for key in ["album", "duration_ms", "local_path", "lyrics_path", "audio_url"] {
+            XCTAssertTrue(fields[key] is NSNull, "\(key) is null: \(info.stdout)")
+        }
     }
 
     func testExitCodes() throws {

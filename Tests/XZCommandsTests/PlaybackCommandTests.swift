@@ -167,7 +167,7 @@ final class PlaybackCommandTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 0)
         XCTAssertTrue(seen.contains("▶ 晴天小调 — 林晓舟"), seen)
         XCTAssertTrue(seen.contains("♪ 早晨推开一扇窗"), "the first lyric line (2.2 s) came while stdin was idle: \(seen)")
-        XCTAssertTrue(seen.contains("playing  0:02"), seen)
+        XCTAssertNotNil(seen.range(of: "playing  0:0[2-9]", options: .regularExpression), "it went on playing: \(seen)")
     }
 
     func testLyricsCommandOnFilesAndSongs() throws {
