@@ -63,21 +63,8 @@ final class StatsCommandTests: XCTestCase {
 
     func testKilledPlayerKeepsItsCountedPlayAndLastCheckpoint() throws {
         let tone = try AudioFixtures.makeMP3(at: temp.path("tone.mp3"), seconds: 32, tags: .init(title: "Tone", artist: "T"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["play", tone, "--output", "null", "--json"]
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         // Real-time playback: the play counts at 16 s (half of 32 s); kill it without warning after 18 s of audio.
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("\"position_ms\":18000") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
+        let process = try startPlaying(tone, untilPositionMs: 18_000)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
 
@@ -91,20 +78,7 @@ final class StatsCommandTests: XCTestCase {
     func testTerminatedPlayerSavesItsSession() throws {
         let tone = try AudioFixtures.makeMP3(at: temp.path("tone.mp3"), seconds: 40, tags: .init(title: "Tone", artist: "T"))
         for (signal, status) in [(SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["play", tone, "--output", "null", "--json"]
-            process.environment = environment
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var seen = Data()
-            while !String(decoding: seen, as: UTF8.self).contains("\"position_ms\":2000") {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                seen += chunk
-            }
+            let process = try startPlaying(tone, untilPositionMs: 2000)
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, status)
@@ -112,6 +86,29 @@ final class StatsCommandTests: XCTestCase {
             XCTAssertEqual(session["end_reason"] as? String, "stopped", "\(session)")
             XCTAssertGreaterThanOrEqual(session["played_ms"] as? Int ?? 0, 2000, "\(session)")
         }
+    }
+
+    private var openPipes: [Pipe] = []
+
+    /// A child process playing `file` in real time to the null output, returned once it has reported `position`.
+    /// Its output pipe stays open with the test, so the child never meets a closed pipe.
+    private func startPlaying(_ file: String, untilPositionMs position: Int) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["play", file, "--output", "null", "--json"]
+        process.environment = environment
+        let out = Pipe()
+        openPipes.append(out)
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("\"position_ms\":\(position)") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        return process
     }
 
     private func writeFeed(renamed: Bool = false) throws -> String {
