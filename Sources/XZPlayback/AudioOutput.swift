@@ -21,12 +21,15 @@ public protocol AudioOutput: AnyObject {
     var needsPacing: Bool { get }
     /// Frames written but not yet heard; the player subtracts them from the position.
     var bufferedFrames: Int { get }
+    /// True for a sound card: writes block until it has room, so small chunks keep commands quick.
+    var isLive: Bool { get }
     /// Messages for the user produced by the last `open` (e.g. a fallback); each is returned once.
     func takeNotices() -> [String]
 }
 
 extension AudioOutput {
     public func takeNotices() -> [String] { [] }
+    public var isLive: Bool { false }
 }
 
 /// Builds the output for a spec. `realtime` paces file outputs like a sound card.

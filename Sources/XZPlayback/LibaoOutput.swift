@@ -37,6 +37,11 @@ public final class LibaoOutput: AudioOutput {
         }
     }
 
+    public var isLive: Bool {
+        if case .systemDefault = spec { return !usingNullFallback }
+        return false
+    }
+
     /// libao does not report device latency; live drivers block in ao_play instead.
     public var bufferedFrames: Int { 0 }
 

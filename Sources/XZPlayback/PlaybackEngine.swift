@@ -228,8 +228,10 @@ final class PlaybackEngine: @unchecked Sendable {
     private func playChunk(volume: Int) {
         guard let track else { return }
         let frameBytes = track.format.bytesPerFrame
-        // About 20 ms per chunk, cut short at the next lyric change or position report.
-        var frames = min(max(256, track.format.sampleRate / 50), Self.bufferBytes / frameBytes)
+        // About 20 ms per chunk where audio is heard as it is written, so commands act at once; a whole
+        // buffer when rendering to a file as fast as possible. Cut short at the next lyric change or position report.
+        let audible = output.needsPacing || output.isLive
+        var frames = min(audible ? max(256, track.format.sampleRate / 50) : Int.max, Self.bufferBytes / frameBytes)
         let read = track.decoder.positionInSamples
         for stop in [track.nextLyricSample, track.nextPositionSample] {
             if let stop, stop > read { frames = min(frames, stop - read) }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import XZAudio
 import XZPlayback
 import XZTestSupport
 #if canImport(Glibc)
@@ -117,6 +118,23 @@ final class PlayerTests: XCTestCase {
         XCTAssertTrue(positions.allSatisfy { $0 % 250 == 0 })
     }
 
+    /// A sound card gets ~20 ms chunks so a command acts at once; a file being rendered gets whole buffers.
+    func testChunkSizeFollowsTheOutput() throws {
+        for live in [true, false] {
+            let output = WriteSizeOutput(isLive: live)
+            let player = Player(output: output)
+            player.play([item(try fixtures.path("cbr44"))])
+            XCTAssertTrue(player.waitUntilFinished(timeout: 20))
+            player.shutdown()
+            let largest = output.largestWriteFrames
+            if live {
+                XCTAssertLessThanOrEqual(largest, 44_100 / 50, "at most 20 ms per write to a sound card")
+            } else {
+                XCTAssertEqual(largest, 4096, "a full buffer per write when rendering")
+            }
+        }
+    }
+
     func testUnwritableOutputFailsOnceAndStops() throws {
         for spec in [OutputSpec.raw(folder.path("no/such/dir/x.raw")), .wav(folder.path("no/such/dir/x.wav"))] {
             let log = EventLog()
@@ -220,5 +238,31 @@ final class PlayerTests: XCTestCase {
         player.play([item(try fixtures.path("cbr44b"))])
         XCTAssertEqual(player.snapshot().state, .idle)
         XCTAssertTrue(player.waitUntilFinished(timeout: 1))
+    }
+}
+
+/// Takes audio at once and remembers the largest write, in stereo frames.
+private final class WriteSizeOutput: AudioOutput, @unchecked Sendable {
+    let isLive: Bool
+    private let lock = NSLock()
+    private var largest = 0
+
+    init(isLive: Bool) { self.isLive = isLive }
+
+    func open(format: AudioFormat) throws {}
+    func close() {}
+    var needsPacing: Bool { false }
+    var bufferedFrames: Int { 0 }
+
+    func write(_ pcm: UnsafeRawBufferPointer) throws {
+        lock.lock()
+        largest = max(largest, pcm.count / 4)
+        lock.unlock()
+    }
+
+    var largestWriteFrames: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return largest
     }
 }
