@@ -45,8 +45,9 @@ struct Play: ParsableCommand {
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()
         let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { number in
-            interrupted.set(number)
+            // Stop first: once the flag is seen the player is shut down, and a later stop() would be ignored.
             session.player.stop()
+            interrupted.set(number)
         }
         session.player.play(items)
         while !session.player.waitUntilFinished(timeout: 0.2) {

@@ -9,7 +9,6 @@ final class StatsRecording: @unchecked Sendable {
     private let recorder: PlaySessionRecorder
     private let queue = DispatchQueue(label: "xzmusic.stats")
     private let console: Console
-    private var quitting = false
     private var reportedFailure = false
 
     init(database: LibraryDatabase, console: Console) {
@@ -26,7 +25,6 @@ final class StatsRecording: @unchecked Sendable {
 
     /// The program is leaving: the open session ends as "quit" and everything is written.
     func finish(closing session: PlaybackSession) {
-        queue.sync { quitting = true }
         session.close()
         queue.sync {
             _ = try? recorder.flush(timeout: 5)
@@ -48,7 +46,8 @@ final class StatsRecording: @unchecked Sendable {
                 switch reason {
                 case .completed: endReason = .completed
                 case .skipped: endReason = .skipped
-                case .stopped: endReason = quitting ? .quit : .stopped
+                case .stopped: endReason = .stopped
+                case .shutdown: endReason = .quit
                 case .error: endReason = .error
                 }
                 try recorder.end(reason: endReason, positionMs: position)

@@ -33,6 +33,7 @@ final class PlaybackEngine: @unchecked Sendable {
     private var isPlaying: Bool { track != nil && !paused }
 
     func run() {
+        var lastEnding = EndReason.shutdown
         while true {
             core.condition.lock()
             publishStatus()
@@ -43,6 +44,7 @@ final class PlaybackEngine: @unchecked Sendable {
             }
             core.engineIdle = false
             if core.shutdownRequested {
+                lastEnding = Self.pendingEnding(in: core.mailbox) ?? .shutdown
                 core.condition.unlock()
                 break
             }
@@ -57,7 +59,7 @@ final class PlaybackEngine: @unchecked Sendable {
                 for command in commands { handle(command) }
             }
         }
-        endTrack(.stopped)
+        endTrack(lastEnding)
         closeOutput()
         core.condition.lock()
         publishStatus()
@@ -66,6 +68,14 @@ final class PlaybackEngine: @unchecked Sendable {
         core.condition.broadcast()
         core.condition.unlock()
         finishEvents()
+    }
+
+    /// A stop or skip already queued when shutdown came still names how the loaded track ended.
+    private static func pendingEnding(in mailbox: [EngineCommand]) -> EndReason? {
+        for command in mailbox {
+            if case .effect(.end(let reason)) = command { return reason }
+        }
+        return nil
     }
 
     /// Makes the snapshot current; called before an event so a snapshot taken on receipt agrees with it.

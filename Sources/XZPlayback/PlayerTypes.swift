@@ -39,8 +39,10 @@ public enum EndReason: String, Sendable, Equatable {
     case completed
     /// Left for another track (next, previous, play, removal).
     case skipped
-    /// stop(), clearQueue() or shutdown().
+    /// stop() or clearQueue().
     case stopped
+    /// shutdown() while the track was still loaded: the program is leaving.
+    case shutdown
     /// Could not be opened or decoded; an `.error` event came first.
     case error
 }

@@ -88,6 +88,35 @@ final class StatsCommandTests: XCTestCase {
         }
     }
 
+    /// Leaving the prompt while a song plays ends its session as "quit"; a stop typed just before still reads "stopped".
+    func testQuittingThePromptNamesHowTheSessionEnded() throws {
+        let tone = try AudioFixtures.makeMP3(at: temp.path("tone.mp3"), seconds: 40, tags: .init(title: "Tone", artist: "T"))
+        for (commands, reason) in [("quit\n", "quit"), ("stop\nquit\n", "stopped")] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.environment = environment
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            input.fileHandleForWriting.write(Data("play \(tone)\n".utf8))
+            var seen = ""
+            while !seen.contains("▶ Tone") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            input.fileHandleForWriting.write(Data(commands.utf8))
+            try input.fileHandleForWriting.close()
+            _ = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0)
+            let session = try XCTUnwrap((try json(try xzmusic(["history", "--json"])) as? [[String: Any]])?.first)
+            XCTAssertEqual(session["end_reason"] as? String, reason, "after \(commands.debugDescription): \(session)")
+        }
+    }
+
     private var openPipes: [Pipe] = []
 
     /// A child process playing `file` in real time to the null output, returned once it has reported `position`.

@@ -217,6 +217,21 @@ final class PlayerTests: XCTestCase {
         XCTAssertFalse(log.events.contains(.queueFinished))
     }
 
+    /// Leaving the program ends a playing track as `.shutdown`; a stop asked for just before still reads `.stopped`,
+    /// whether or not the audio thread got to it before the shutdown.
+    func testShutdownNamesHowTheTrackEnded() throws {
+        for stopFirst in [false, true] {
+            let log = EventLog()
+            let player = Player(output: .null, realtime: true, onEvent: { log.append($0) })
+            player.play([item(try fixtures.path("long6"))])
+            XCTAssertTrue(log.wait { $0.contains { if case .started = $0 { return true } else { return false } } })
+            if stopFirst { player.stop() }
+            player.shutdown()
+            let endings = log.events.compactMap { if case .ended(_, let reason, _) = $0 { return reason } else { return nil } }
+            XCTAssertEqual(endings, [stopFirst ? .stopped : .shutdown])
+        }
+    }
+
     func testAsyncEventStreamAndFinished() async throws {
         let path = try fixtures.path("cbr44b")
         let log = EventLog()
