@@ -45,9 +45,8 @@ struct Play: ParsableCommand {
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()
         let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { number in
-            // Stop first: once the flag is seen the player is shut down, and a later stop() would be ignored.
-            session.player.stop()
-            interrupted.set(number)
+            // Seeing the flag leads to shutdown, which ignores a later stop(): the flag shows only once stop() is in.
+            interrupted.set(number) { session.player.stop() }
         }
         session.player.play(items)
         while !session.player.waitUntilFinished(timeout: 0.2) {
@@ -65,7 +64,13 @@ struct Play: ParsableCommand {
 final class InterruptFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Int32?
-    func set(_ signal: Int32) { lock.lock(); value = value ?? signal; lock.unlock() }
+    /// Runs `action` before the signal becomes visible to readers, so they never act ahead of it.
+    func set(_ signal: Int32, after action: () -> Void = {}) {
+        lock.lock()
+        action()
+        value = value ?? signal
+        lock.unlock()
+    }
     var signal: Int32? { lock.lock(); defer { lock.unlock() }; return value }
 }
 
