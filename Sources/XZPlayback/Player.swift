@@ -204,8 +204,8 @@ public final class Player: @unchecked Sendable {
     }
 
     /// Stops playback (`.ended(.shutdown)` for a loaded track, unless a stop or skip asked for earlier names
-    /// the ending), closes the output, ends the thread and
-    /// finishes `events`. Further commands are ignored. Called by deinit.
+    /// the ending), closes the output, ends the thread and finishes `events`. Further commands are ignored.
+    /// Called by deinit.
     public func shutdown() {
         core.condition.lock()
         defer { core.condition.unlock() }
