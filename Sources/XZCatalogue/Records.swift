@@ -30,6 +30,30 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         case lyricsPath = "lyrics_path", addedAt = "added_at"
     }
 
+    /// Every key is written; what the catalogue does not know (nil, or empty text) is null.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        func text(_ value: String, _ key: CodingKeys) throws {
+            try container.encode(value.isEmpty ? nil : value, forKey: key)
+        }
+        try container.encode(id, forKey: .id)
+        try container.encode(songKey, forKey: .songKey)
+        try container.encode(title, forKey: .title)
+        try container.encode(singerId, forKey: .singerId)
+        try container.encode(singer, forKey: .singer)
+        try container.encode(album, forKey: .album)
+        try container.encode(track, forKey: .track)
+        try container.encode(year, forKey: .year)
+        try container.encode(durationMs, forKey: .durationMs)
+        try text(audioURL, .audioURL)
+        try text(lyricsURL, .lyricsURL)
+        try text(localPath, .localPath)
+        try text(lyricsPath, .lyricsPath)
+        try container.encode(size, forKey: .size)
+        try text(sha256, .sha256)
+        try container.encode(addedAt, forKey: .addedAt)
+    }
+
     /// Reads the columns of `selection` by position, in that order; faster than the Decodable path.
     public init(row: Row) {
         id = row[0]

@@ -154,14 +154,7 @@ struct Info: ParsableCommand {
         let context = try CommandContext.open(global)
         let found = try SongReference(song.joined(separator: " "), interactive: context.isInteractive).resolve(in: context)
         if json {
-            // Every key always present, unknown values null, as in the other JSON outputs.
-            var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(found)) as? [String: Any] ?? [:]
-            for key in ["album", "track", "year", "duration_ms", "size", "audio_url", "lyrics_url", "local_path",
-                        "lyrics_path", "sha256"] where object[key] == nil || (object[key] as? String)?.isEmpty == true {
-                object[key] = NSNull()
-            }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-            context.console.line(String(decoding: data, as: UTF8.self))
+            context.console.line(try Format.json(found))
             return
         }
         let rows: [(String, String)] = [

@@ -47,6 +47,12 @@ enum Format {
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
+
+    /// The same JSON style for values built by hand (arrays and dictionaries of JSON types).
+    static func json(object: Any) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
 }
 
 struct SongJSON: Encodable {

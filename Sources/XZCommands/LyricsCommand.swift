@@ -89,7 +89,7 @@ struct LyricsCommand: ParsableCommand {
         case .embedded(let plain):
             if json {
                 let object: [String: Any] = ["tags": [String: String](), "lines": [[String: Any]](), "text": plain]
-                context.console.line(try jsonText(object))
+                context.console.line(try Format.json(object: object))
             } else {
                 plain.split(separator: "\n", omittingEmptySubsequences: false).forEach { context.console.line(String($0).safe) }
             }
@@ -134,16 +134,11 @@ struct LyricsCommand: ParsableCommand {
 
     private func show(_ document: LRCDocument, console: Console) throws {
         if json {
-            console.line(try jsonText(document.jsonObject()))
+            console.line(try Format.json(object: document.jsonObject()))
         } else if document.lines.isEmpty {
             throw CommandError("no timed lyric lines found")
         } else {
             console.line(document.plainText())
         }
-    }
-
-    private func jsonText(_ object: Any) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
     }
 }

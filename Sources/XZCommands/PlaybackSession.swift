@@ -102,9 +102,7 @@ final class PlaybackSession: @unchecked Sendable {
         case .notice, .queueFinished:
             return nil
         }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        return try? Format.json(object: object)
     }
 }
 

@@ -33,7 +33,19 @@ final class PlaybackEngine: @unchecked Sendable {
     private var isPlaying: Bool { track != nil && !paused }
 
     func run() {
-        var lastEnding = EndReason.shutdown
+        endTrack(playUntilShutdown())
+        closeOutput()
+        core.condition.lock()
+        publishStatus()
+        core.engineExited = true
+        core.engineIdle = true
+        core.condition.broadcast()
+        core.condition.unlock()
+        finishEvents()
+    }
+
+    /// Plays and carries out commands until shutdown; returns how the loaded track (if any) ends.
+    private func playUntilShutdown() -> EndReason {
         while true {
             core.condition.lock()
             publishStatus()
@@ -44,9 +56,9 @@ final class PlaybackEngine: @unchecked Sendable {
             }
             core.engineIdle = false
             if core.shutdownRequested {
-                lastEnding = Self.pendingEnding(in: core.mailbox) ?? .shutdown
+                let ending = Self.pendingEnding(in: core.mailbox) ?? .shutdown
                 core.condition.unlock()
-                break
+                return ending
             }
             let commands = core.mailbox
             core.mailbox.removeAll()
@@ -59,15 +71,6 @@ final class PlaybackEngine: @unchecked Sendable {
                 for command in commands { handle(command) }
             }
         }
-        endTrack(lastEnding)
-        closeOutput()
-        core.condition.lock()
-        publishStatus()
-        core.engineExited = true
-        core.engineIdle = true
-        core.condition.broadcast()
-        core.condition.unlock()
-        finishEvents()
     }
 
     /// A stop or skip already queued when shutdown came still names how the loaded track ended.
