@@ -1,6 +1,6 @@
 # Set-up and test entry points. `make run` and `make test` install missing Debian packages first.
 SHELL := /bin/bash
-APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev lame sox mpg123 curl
+APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev lame sox mpg123 curl mpc mpd
 SWIFT ?= swift
 RELEASE_BIN := .build/release/xzmusic
 

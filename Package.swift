@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123",
@@ -40,9 +41,21 @@ let package = Package(
             "XZText", "XZCatalogue", "XZAudio",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
+        // The MPD protocol as plain values: requests, responses, sessions, the command table, and the host
+        // that owns a library's player.
+        .target(name: "XZProtocol", dependencies: [
+            "XZText", "XZAudio", "XZCatalogue", "XZStats", "XZLyrics", "XZPlayback",
+        ]),
+        // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
+        .target(name: "XZServer", dependencies: [
+            "XZText", .product(name: "NIOCore", package: "swift-nio"),
+            "XZCatalogue", .product(name: "NIOPosix", package: "swift-nio"),
+            "XZPlayback", "XZProtocol",
+        ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
             "XZText", "XZAudio", "XZCatalogue", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
+            "XZProtocol", "XZServer",
             "CEditLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -58,8 +71,10 @@ let package = Package(
         .testTarget(name: "XZCatalogueTests", dependencies: ["XZCatalogue", "XZTestSupport"]),
         .testTarget(name: "XZStatsTests", dependencies: ["XZStats", "XZTestSupport"]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
-        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZTestSupport"]),
-        .testTarget(name: "XZDownloaderTests", dependencies: ["XZDownloader", "XZTestSupport"]),
+        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZAudio", "XZLyrics", "XZTestSupport"]),
+        .testTarget(name: "XZDownloaderTests", dependencies: ["XZDownloader", "XZText", "XZTestSupport"]),
+        .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol", "XZPlayback", "XZCatalogue", "XZTestSupport"]),
+        .testTarget(name: "XZServerTests", dependencies: ["XZServer", "XZProtocol", "XZCatalogue", "XZTestSupport"]),
         .testTarget(name: "XZCommandsTests", dependencies: ["XZCommands", "XZTestSupport"]),
     ],
     swiftLanguageModes: [.v5]

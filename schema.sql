@@ -164,3 +164,7 @@ CREATE TABLE lyrics_adjustment (
     song_key TEXT PRIMARY KEY,
     offset_ms INTEGER NOT NULL
 );
+
+-- migration: v5-song-by-path
+-- The player host names songs by file (MPD URIs) and finds their catalogue entry by path.
+CREATE INDEX song_by_local_path ON song(local_path) WHERE local_path <> '';

@@ -58,3 +58,39 @@ extension LibraryDatabase {
         }
     }
 }
+
+extension LibraryDatabase {
+    /// The catalogue song whose local file is `path` (absolute), if any.
+    public func song(localPath path: String) throws -> Song? {
+        guard !path.isEmpty else { return nil }
+        return try pool.read { db in
+            try Song.fetchOne(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.local_path = ? AND song.local_path <> ''",
+                              arguments: [path])
+        }
+    }
+}
+
+/// Totals for MPD's `stats`.
+public struct CatalogueSummary: Sendable, Equatable {
+    public var singers: Int
+    public var albums: Int
+    public var songs: Int
+    public var durationMs: Int
+    /// When the newest song came in.
+    public var updatedAt: Date?
+}
+
+extension LibraryDatabase {
+    public func catalogueSummary() throws -> CatalogueSummary {
+        try pool.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT (SELECT count(*) FROM singer), (SELECT count(*) FROM album), count(*),
+                       coalesce(sum(duration_ms), 0), max(added_at) FROM song
+                """)
+            let added: String? = row?[4]
+            return CatalogueSummary(singers: row?[0] ?? 0, albums: row?[1] ?? 0, songs: row?[2] ?? 0,
+                                    durationMs: row?[3] ?? 0,
+                                    updatedAt: added.flatMap { ISO8601DateFormatter().date(from: $0) })
+        }
+    }
+}

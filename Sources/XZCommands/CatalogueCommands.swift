@@ -3,7 +3,7 @@ import Foundation
 import XZCatalogue
 import XZText
 
-struct Import: ParsableCommand {
+struct Import: LibraryCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import a folder of MP3 files or a catalogue feed (.jsonl).",
         discussion: "Folders are scanned recursively; a rescan skips unchanged files and drops vanished ones. "
@@ -16,8 +16,7 @@ struct Import: ParsableCommand {
         if paths.isEmpty { throw ValidationError("give at least one folder or .jsonl feed to import") }
     }
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         // Every path is checked before anything is imported: a typo in the last one changes nothing.
         let sources = try paths.map { path -> (path: String, url: URL, isFolder: Bool) in
             let url = URL(fileURLWithPath: LibraryFolder.expandTilde(path))
@@ -68,7 +67,7 @@ final class ProgressBar {
     func finish() { console.clearStatus() }
 }
 
-struct Search: ParsableCommand {
+struct Search: LibraryCommand {
     static let configuration = CommandConfiguration(
         abstract: "Search songs and singers (any script, pinyin, initials).",
         discussion: "Every word must match in the title, singer or album; the last word may be a prefix.")
@@ -85,8 +84,7 @@ struct Search: ParsableCommand {
         if limit < 1 || limit > 10_000 { throw ValidationError("--limit must be between 1 and 10000") }
     }
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         let result = try context.database.search(query.joined(separator: " "), limit: limit)
         context.lastListing = result.songs.map(\.id)
         if json {
@@ -110,7 +108,7 @@ struct Search: ParsableCommand {
     }
 }
 
-struct SingerCommand: ParsableCommand {
+struct SingerCommand: LibraryCommand {
     static let configuration = CommandConfiguration(commandName: "singer", abstract: "List a singer's songs.")
 
     @OptionGroup var global: GlobalOptions
@@ -121,8 +119,7 @@ struct SingerCommand: ParsableCommand {
         if name.joined().trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("give a singer's name") }
     }
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         let text = name.joined(separator: " ")
         guard let singer = try context.database.singer(named: text) else {
             throw CommandError("no singer matches \"\(text.safe)\"")
@@ -139,7 +136,7 @@ struct SingerCommand: ParsableCommand {
     }
 }
 
-struct Info: ParsableCommand {
+struct Info: LibraryCommand {
     static let configuration = CommandConfiguration(abstract: "Show one song's fields.")
 
     @OptionGroup var global: GlobalOptions
@@ -150,8 +147,7 @@ struct Info: ParsableCommand {
         if song.joined().trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("name a song") }
     }
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         let found = try SongReference(song.joined(separator: " "), interactive: context.isInteractive).resolve(in: context)
         if json {
             context.console.line(try Format.json(found))

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import XZCatalogue
 import XZDownloader
@@ -10,23 +11,12 @@ public final class CommandContext: @unchecked Sendable {
     public let isInteractive: Bool
     /// Song ids of the last numbered listing, so the REPL can take "play 3".
     public var lastListing: [Int64] = []
-    /// The REPL's player, once something was played.
-    var playback: PlaybackSession?
+    /// The player commands act on, once known: the prompt's own host or a running host.
+    var player: PlayerControl?
+    /// Whether lyric lines print above the prompt.
+    var lyricLines: LyricLinesSwitch?
     /// The REPL's download queue, once used.
     var downloads: DownloadManager?
-    /// Records play sessions of the player in use.
-    private var recording: StatsRecording?
-
-    func startRecording(_ session: PlaybackSession) {
-        let recording = StatsRecording(database: database, console: console)
-        recording.attach(to: session)
-        self.recording = recording
-    }
-
-    /// Ends playback: the open play session is saved as "quit".
-    func closePlayback(_ session: PlaybackSession) {
-        if let recording { recording.finish(closing: session) } else { session.close() }
-    }
 
     init(folder: LibraryFolder, database: LibraryDatabase, console: Console, isInteractive: Bool) {
         self.folder = folder
@@ -35,20 +25,30 @@ public final class CommandContext: @unchecked Sendable {
         self.isInteractive = isInteractive
     }
 
-    /// The REPL's context while it runs; one-shot commands open their own.
-    nonisolated(unsafe) static var session: CommandContext?
-
+    /// A one-shot command's context; the prompt makes one and hands it to every command it runs.
     static func open(_ options: GlobalOptions) throws -> CommandContext {
-        if let session = session {
-            if options.library != nil {
-                throw CommandError("--library can only be given when xzmusic starts")
-            }
-            return session
-        }
         let folder = LibraryFolder.resolve(explicit: options.library)
         let database = try folder.open(seedingDemoFrom: DemoResources.locate())
         return CommandContext(folder: folder, database: database, console: .shared, isInteractive: false)
     }
+}
+
+/// A command that works on the library: one-shot, it opens the library itself; the prompt runs it
+/// in the prompt's context.
+protocol LibraryCommand: ParsableCommand {
+    var global: GlobalOptions { get }
+    func run(in context: CommandContext) throws
+}
+
+extension LibraryCommand {
+    func run() throws {
+        try run(in: CommandContext.open(global))
+    }
+}
+
+/// Lyric lines above the prompt, on or off (`lyrics on|off`).
+protocol LyricLinesSwitch: AnyObject {
+    var showsLyrics: Bool { get set }
 }
 
 /// A failure to report as one line, exit status 1.

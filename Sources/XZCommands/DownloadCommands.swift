@@ -131,7 +131,7 @@ enum DownloadText {
     }
 }
 
-struct Download: ParsableCommand {
+struct Download: LibraryCommand {
     static let configuration = CommandConfiguration(
         abstract: "Download songs and lyrics for offline use; 'download pause|resume|cancel ID|all'.",
         discussion: "Inside the prompt downloads run in the background. One-shot, --wait shows progress and "
@@ -157,8 +157,7 @@ struct Download: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         let manager = try context.isInteractive
             ? context.downloadManager(try options.settings())
             : DownloadManager(database: context.database, library: context.folder, settings: try options.settings())
@@ -272,13 +271,12 @@ enum DownloadJSON {
     }
 }
 
-struct Downloads: ParsableCommand {
+struct Downloads: LibraryCommand {
     static let configuration = CommandConfiguration(abstract: "List download tasks: state, bytes, rate, ETA, last error.")
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Print JSON.") var json = false
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         let manager = try context.isInteractive ? context.downloadManager()
             : DownloadManager(database: context.database, library: context.folder)
         let tasks = try blocking { try await manager.tasks() }

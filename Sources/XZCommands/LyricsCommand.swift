@@ -1,26 +1,11 @@
 import ArgumentParser
 import Foundation
+import XZProtocol
 import XZAudio
 import XZCatalogue
 import XZLyrics
 
-/// Where a song's lyrics come from: the catalogue's lyrics file, else a sibling NAME.lrc beside the
-/// audio, else the MP3's own unsynchronised lyrics tag (plain text, no sync).
-enum SongLyrics: Equatable {
-    case file(String)
-    case embedded(String)
-
-    static func locate(for song: Song) -> SongLyrics? {
-        let manager = FileManager.default
-        if !song.lyricsPath.isEmpty, manager.fileExists(atPath: song.lyricsPath) { return .file(song.lyricsPath) }
-        guard !song.localPath.isEmpty else { return nil }
-        let audio = URL(fileURLWithPath: song.localPath)
-        let sibling = audio.deletingPathExtension().appendingPathExtension("lrc").path
-        if manager.fileExists(atPath: sibling) { return .file(sibling) }
-        if let text = try? MP3Probe.readTags(path: song.localPath).lyrics, !text.isEmpty { return .embedded(text) }
-        return nil
-    }
-
+extension SongLyrics {
     static func document(at path: String) throws -> LRCDocument {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandError("cannot read \(path.safe)")
@@ -29,7 +14,7 @@ enum SongLyrics: Equatable {
     }
 }
 
-struct LyricsCommand: ParsableCommand {
+struct LyricsCommand: LibraryCommand {
     static let configuration = CommandConfiguration(
         commandName: "lyrics",
         abstract: "Show lyrics; 'lyrics on|off' while playing; 'lyrics offset [+200|-150|0]'.",
@@ -55,33 +40,30 @@ struct LyricsCommand: ParsableCommand {
         return value
     }
 
+    /// One-shot, a lyrics file is shown without opening the library.
     func run() throws {
+        if !["on", "off", "offset", nil].contains(target.first), try showFile() { return }
+        try run(in: CommandContext.open(global))
+    }
+
+    func run(in context: CommandContext) throws {
         switch target.first {
         case "on", "off":
-            let context = try CommandContext.open(global)
-            try context.playbackSession().showsLyrics = target.first == "on"
+            guard let lines = context.lyricLines else { throw CommandError("lyric lines show inside the prompt") }
+            lines.showsLyrics = target.first == "on"
             context.console.line("lyrics \(target[0])")
             return
         case "offset":
-            try adjustOffset()
+            try adjustOffset(context)
             return
         case nil:
-            try showCurrent()
+            try showCurrent(context)
             return
         default:
             break
         }
+        if try showFile() { return }
         let text = target.joined(separator: " ")
-        let path = LibraryFolder.expandTilde(text)
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists, !isDirectory.boolValue, !path.lowercased().hasSuffix(".mp3") {
-            try show(SongLyrics.document(at: path), console: .shared)
-            return
-        }
-        if exists, isDirectory.boolValue { throw CommandError("\(text.safe) is a folder, not a lyrics file") }
-        if !exists, path.lowercased().hasSuffix(".lrc") { throw CommandError("\(text.safe): no such file") }
-        let context = try CommandContext.open(global)
         let song = try SongReference(text, interactive: context.isInteractive).resolve(in: context)
         switch SongLyrics.locate(for: song) {
         case .file(let lrc):
@@ -98,12 +80,25 @@ struct LyricsCommand: ParsableCommand {
         }
     }
 
+    /// Shows TARGET when it names a lyrics file; false when it names no file (a song, then).
+    private func showFile() throws -> Bool {
+        let text = target.joined(separator: " ")
+        let path = LibraryFolder.expandTilde(text)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists, !isDirectory.boolValue, !path.lowercased().hasSuffix(".mp3") {
+            try show(SongLyrics.document(at: path), console: .shared)
+            return true
+        }
+        if exists, isDirectory.boolValue { throw CommandError("\(text.safe) is a folder, not a lyrics file") }
+        if !exists, path.lowercased().hasSuffix(".lrc") { throw CommandError("\(text.safe): no such file") }
+        return false
+    }
+
     /// The playing song's lyrics, a few lines either side of the current one.
-    private func showCurrent() throws {
-        let context = try CommandContext.open(global)
-        guard context.isInteractive else { throw ValidationError("give a .lrc file or a song") }
-        let snapshot = try context.playbackSession().player.snapshot()
-        guard let item = snapshot.current, snapshot.state == .playing || snapshot.state == .paused else {
+    private func showCurrent(_ context: CommandContext) throws {
+        let snapshot = try context.playerControl().view()
+        guard let item = snapshot.current, snapshot.isActive else {
             throw CommandError("nothing is playing: use 'lyrics SONG'")
         }
         guard let path = item.lyricsPath else { throw CommandError("no synced lyrics for \(item.title.safe)") }
@@ -117,15 +112,14 @@ struct LyricsCommand: ParsableCommand {
         }
     }
 
-    private func adjustOffset() throws {
-        let context = try CommandContext.open(global)
-        let session = try context.playbackSession()
-        guard let item = session.player.snapshot().current, let key = item.songKey else {
+    private func adjustOffset(_ context: CommandContext) throws {
+        let player = try context.playerControl()
+        guard let item = try player.view().current, let key = item.songKey else {
             throw CommandError("play a catalogue song first: the offset is kept per song")
         }
         if target.count == 2, let value = Self.offset(target[1]) {
             try context.database.setLyricsAdjustment(songKey: key, offsetMs: value)
-            session.player.setLyricsAdjustment(value)
+            try player.applyLyricsAdjustment(value)
         }
         let value = try context.database.lyricsAdjustment(songKey: key)
         context.console.line("lyrics offset for \(item.title.safe): \(value > 0 ? "+" : "")\(value) ms"

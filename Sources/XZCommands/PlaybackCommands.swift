@@ -2,45 +2,47 @@ import ArgumentParser
 import Foundation
 import XZLyrics
 import XZPlayback
+import XZProtocol
 import XZText
 #if canImport(Glibc)
 import Glibc
 #endif
 
-struct Play: ParsableCommand {
+struct Play: LibraryCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play songs: replace the queue and start.",
         discussion: "Each SONG is #ID, a number, an audio file, or a search (quote searches of several words). "
-            + "One-shot, plays the queue to its end: exit 0 when every track played, 1 when any failed.")
+            + "With a host running (the prompt or 'xzmusic serve') the host plays them. Otherwise, and always with "
+            + "--output, --realtime or --json, the queue plays here to its end: exit 0 when every track played, "
+            + "1 when any failed.")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("Songs to play.", valueName: "song")) var songs: [String] = []
-    @Option(help: "default, null, wav:PATH, au:PATH or raw:PATH (one-shot only).") var output = "default"
-    @Flag(help: "Pace file outputs to real time (one-shot only).") var realtime = false
-    @Flag(help: "Print events as JSON lines (one-shot only).") var json = false
+    @Option(help: ArgumentHelp("Play here into \(OutputSpec.usage).", valueName: "output"),
+            transform: OutputSpec.init(parsing:))
+    var output: OutputSpec?
+    @Flag(help: "Pace file outputs to real time (playing here).") var realtime = false
+    @Flag(help: "Print events as JSON lines (playing here).") var json = false
 
-    func validate() throws {
-        do { _ = try OutputSpec(parsing: output) } catch { throw ValidationError("\(error)") }
-    }
+    /// Options that only make sense for a player of this process.
+    private var playsHere: Bool { output != nil || realtime || json }
 
-    func run() throws {
-        let context = try CommandContext.open(global)
-        if context.isInteractive {
-            let session = try context.playbackSession()
+    func run(in context: CommandContext) throws {
+        if !playsHere, let control = try context.player ?? context.connectToHost() {
             if songs.isEmpty {
-                let snapshot = session.player.snapshot()
-                guard !snapshot.queue.isEmpty else { throw CommandError("the queue is empty: play SONG...") }
-                if snapshot.state != .playing { session.player.togglePause() }
+                let view = try control.view()
+                guard !view.queue.isEmpty else { throw CommandError("the queue is empty: play SONG...") }
+                if view.state != .playing { try control.togglePause() }
                 return
             }
-            session.player.play(try context.queueItems(for: songs))
+            try control.play(paths: context.songPaths(for: songs))
             return
         }
         guard !songs.isEmpty else { throw ValidationError("name at least one song to play") }
-        let items = try context.queueItems(for: songs)
-        let session = PlaybackSession(output: try OutputSpec(parsing: output), realtime: realtime,
+        let items = try context.songPaths(for: songs).map { QueueItem(file: $0, database: context.database) }
+        let session = PlaybackSession(folder: context.folder, database: context.database,
+                                      output: output ?? .systemDefault, realtime: realtime,
                                       console: context.console, presentation: json ? .json : .text)
-        context.startRecording(session)
         // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()
@@ -53,7 +55,7 @@ struct Play: ParsableCommand {
             if interrupted.signal != nil { break }
         }
         let failed = session.player.failedTrackCount
-        context.closePlayback(session)
+        session.close()
         signals.cancel()
         if let number = interrupted.signal { throw ExitCode(128 + number) }
         if failed > 0 { throw ExitCode.failure }
@@ -91,200 +93,207 @@ final class SignalWatch {
     func cancel() { sources.forEach { $0.cancel() } }
 }
 
-struct Add: ParsableCommand {
+struct Add: PlayerCommand {
     static let configuration = CommandConfiguration(abstract: "Append songs to the queue.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("Songs to add.", valueName: "song")) var songs: [String]
 
-    func run() throws {
-        let context = try CommandContext.open(global)
-        let session = try context.playbackSession()
-        let items = try context.queueItems(for: songs)
-        session.player.add(items)
-        context.console.line("added \(items.count) to the queue (\(session.player.snapshot().queue.count) in all)")
+    func run(on player: PlayerControl, context: CommandContext) throws {
+        let paths = try context.songPaths(for: songs)
+        try player.add(paths: paths)
+        context.console.line("added \(paths.count) to the queue (\(try player.view().queue.count) in all)")
     }
 }
 
 struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the queue; 'queue remove N' or 'queue clear' change it.")
-    @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("remove N | clear", valueName: "action")) var action: [String] = []
+        abstract: "List the queue; 'queue remove N' or 'queue clear' change it.",
+        subcommands: [List.self, Remove.self, Clear.self], defaultSubcommand: List.self)
 
-    func validate() throws {
-        switch action.first {
-        case nil, "clear": if action.count > 1 { throw ValidationError("'queue clear' takes nothing more") }
-        case "remove": if action.count != 2 || Int(action[1]) == nil { throw ValidationError("use 'queue remove N'") }
-        default: throw ValidationError("unknown queue action '\(action[0])': use 'queue', 'queue remove N' or 'queue clear'")
-        }
-    }
+    struct List: PlayerCommand {
+        static let configuration = CommandConfiguration(abstract: "List the queue.")
+        @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-        let context = try CommandContext.open(global)
-        let player = try context.playbackSession().player
-        switch action.first {
-        case "clear":
-            player.clearQueue()
-            context.console.line("queue cleared")
-        case "remove":
-            let number = Int(action[1]) ?? 0
-            guard player.removeFromQueue(at: number - 1) else {
-                throw CommandError("no entry \(number) in the queue (1-\(player.snapshot().queue.count))")
-            }
-        default:
-            let snapshot = player.snapshot()
-            if snapshot.queue.isEmpty { context.console.line("The queue is empty.") }
-            context.console.lines(snapshot.queue.enumerated().map { index, item in
-                let mark = index == snapshot.currentIndex ? context.console.styled("▶", "32") : " "
+        func run(on player: PlayerControl, context: CommandContext) throws {
+            let view = try player.view()
+            if view.queue.isEmpty { context.console.line("The queue is empty.") }
+            context.console.lines(view.queue.enumerated().map { index, item in
+                let mark = index == view.currentIndex ? context.console.styled("▶", "32") : " "
                 let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
                 return "\(mark) \(DisplayWidth.fit("\(index + 1)", to: 3, alignRight: true))  "
                     + "\(item.title.safe)\(who)  [\(Format.duration(ms: item.durationMs))]"
             })
         }
     }
+
+    struct Remove: PlayerCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove entry N of the queue.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The entry's number in 'queue'.", valueName: "n")) var number: Int
+
+        func run(on player: PlayerControl, context: CommandContext) throws {
+            guard try player.remove(at: number - 1) else {
+                throw CommandError("no entry \(number) in the queue (1-\(try player.view().queue.count))")
+            }
+        }
+    }
+
+    struct Clear: PlayerCommand {
+        static let configuration = CommandConfiguration(abstract: "Empty the queue.")
+        @OptionGroup var global: GlobalOptions
+
+        func run(on player: PlayerControl, context: CommandContext) throws {
+            try player.clearQueue()
+            context.console.line("queue cleared")
+        }
+    }
 }
 
-/// Commands that act on the REPL's player without arguments.
-protocol PlayerAction: ParsableCommand {
+/// Commands that act on the player: the prompt's own host, or the library's running host.
+protocol PlayerCommand: LibraryCommand {
     var global: GlobalOptions { get }
-    func act(on player: Player, console: Console) throws
+    func run(on player: PlayerControl, context: CommandContext) throws
 }
 
-extension PlayerAction {
-    func run() throws {
-        let context = try CommandContext.open(global)
-        try act(on: context.playbackSession().player, console: context.console)
+extension PlayerCommand {
+    func run(in context: CommandContext) throws {
+        try run(on: context.playerControl(), context: context)
     }
 
     /// pause, next, prev and stop mean nothing without a queue; saying so beats a silent no-op.
-    func requireQueue(_ player: Player) throws {
-        guard !player.snapshot().queue.isEmpty else { throw CommandError("the queue is empty: play SONG...") }
+    func requireQueue(_ player: PlayerControl) throws {
+        guard !(try player.view().queue.isEmpty) else { throw CommandError("the queue is empty: play SONG...") }
     }
 }
 
-struct Next: PlayerAction {
+struct Next: PlayerCommand {
     static let configuration = CommandConfiguration(abstract: "Skip to the next song.")
     @OptionGroup var global: GlobalOptions
-    func act(on player: Player, console: Console) throws {
+    func run(on player: PlayerControl, context: CommandContext) throws {
         try requireQueue(player)
-        player.next()
+        try player.next()
     }
 }
 
-struct Prev: PlayerAction {
+struct Prev: PlayerCommand {
     static let configuration = CommandConfiguration(abstract: "Previous song (restarts the song if more than 3 s in).")
     @OptionGroup var global: GlobalOptions
-    func act(on player: Player, console: Console) throws {
+    func run(on player: PlayerControl, context: CommandContext) throws {
         try requireQueue(player)
-        player.previous()
+        try player.previous()
     }
 }
 
-struct Pause: PlayerAction {
+struct Pause: PlayerCommand {
     static let configuration = CommandConfiguration(abstract: "Pause or resume.")
     @OptionGroup var global: GlobalOptions
-    func act(on player: Player, console: Console) throws {
+    func run(on player: PlayerControl, context: CommandContext) throws {
         try requireQueue(player)
-        player.togglePause()
-        console.line(player.snapshot().state == .paused ? "paused" : "playing")
+        try player.togglePause()
+        context.console.line(try player.view().state == .paused ? "paused" : "playing")
     }
 }
 
-struct Stop: PlayerAction {
+struct Stop: PlayerCommand {
     static let configuration = CommandConfiguration(abstract: "Stop playing (the queue stays).")
     @OptionGroup var global: GlobalOptions
-    func act(on player: Player, console: Console) throws {
+    func run(on player: PlayerControl, context: CommandContext) throws {
         try requireQueue(player)
-        player.stop()
+        try player.stop()
     }
 }
 
-struct Seek: PlayerAction {
+extension SeekTarget: ExpressibleByArgument {
+    public init?(argument: String) {
+        try? self.init(parsing: argument)
+    }
+}
+
+struct Seek: PlayerCommand {
     static let configuration = CommandConfiguration(abstract: "Seek: +10, -5, 1:23 or 50%.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("+SECONDS, -SECONDS, M:SS or N%.", valueName: "position")) var position: String
+    @Argument(help: ArgumentHelp(SeekTarget.usage, valueName: "position"), transform: SeekTarget.init(parsing:))
+    var position: SeekTarget
 
-    func validate() throws {
-        do { _ = try SeekTarget(parsing: position) } catch { throw ValidationError("\(error)") }
-    }
-
-    func act(on player: Player, console: Console) throws {
-        guard player.snapshot().state == .playing || player.snapshot().state == .paused else {
-            throw CommandError("nothing is playing")
-        }
-        player.seek(try SeekTarget(parsing: position))
+    func run(on player: PlayerControl, context: CommandContext) throws {
+        guard try player.view().isActive else { throw CommandError("nothing is playing") }
+        try player.seek(position)
     }
 }
 
-struct Volume: PlayerAction {
+/// A volume level, or a change of it.
+enum VolumeChange: ExpressibleByArgument, Equatable {
+    case to(Int), by(Int)
+
+    init?(argument: String) {
+        try? self.init(parsing: argument)
+    }
+
+    init(parsing text: String) throws {
+        guard let number = Int(text) else { throw ValidationError("volume takes 0 to 100, +N or -N, not \"\(text)\"") }
+        if text.hasPrefix("+") || text.hasPrefix("-") {
+            self = .by(number)
+        } else {
+            guard (0...100).contains(number) else { throw ValidationError("volume must be between 0 and 100") }
+            self = .to(number)
+        }
+    }
+}
+
+struct Volume: PlayerCommand {
     static let configuration = CommandConfiguration(abstract: "Show or set the volume: 0-100, or +N / -N.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("0 to 100, or +N / -N to change it.", valueName: "level")) var level: String?
+    @Argument(help: ArgumentHelp("0 to 100, or +N / -N to change it.", valueName: "level"),
+              transform: VolumeChange.init(parsing:))
+    var level: VolumeChange?
 
-    /// An absolute level, or a signed change.
-    private enum Change { case to(Int), by(Int) }
-
-    private var change: Change? {
-        get throws {
-            guard let level else { return nil }
-            guard let number = Int(level) else { throw ValidationError("volume takes 0 to 100, +N or -N, not \"\(level)\"") }
-            if level.hasPrefix("+") || level.hasPrefix("-") { return .by(number) }
-            guard (0...100).contains(number) else { throw ValidationError("volume must be between 0 and 100") }
-            return .to(number)
-        }
-    }
-
-    func validate() throws { _ = try change }
-
-    func act(on player: Player, console: Console) throws {
-        switch try change {
-        case .to(let value): player.setVolume(value)
-        case .by(let step): player.setVolume(min(100, max(0, player.snapshot().volume + step)))
+    func run(on player: PlayerControl, context: CommandContext) throws {
+        switch level {
+        case .to(let value): try player.setVolume(value)
+        case .by(let step): try player.setVolume(min(100, max(0, try player.view().volume + step)))
         case nil: break
         }
-        console.line("volume \(player.snapshot().volume)")
+        context.console.line("volume \(try player.view().volume)")
     }
 }
 
-struct Repeat: PlayerAction {
+extension RepeatMode: ExpressibleByArgument {}
+
+struct Repeat: PlayerCommand {
     static let configuration = CommandConfiguration(abstract: "Repeat off, one or all.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "off, one or all.") var mode: String
+    @Argument(help: "off, one or all.") var mode: RepeatMode
 
-    func validate() throws {
-        if RepeatMode(rawValue: mode) == nil { throw ValidationError("use 'repeat off', 'repeat one' or 'repeat all'") }
-    }
-
-    func act(on player: Player, console: Console) {
-        if let mode = RepeatMode(rawValue: mode) { player.setRepeat(mode) }
-        console.line("repeat \(player.snapshot().repeatMode.rawValue)")
+    func run(on player: PlayerControl, context: CommandContext) throws {
+        try player.setRepeat(mode)
+        context.console.line("repeat \(try player.view().repeatMode.rawValue)")
     }
 }
 
-struct Shuffle: PlayerAction {
+/// on / off, as the prompt says it.
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
+}
+
+struct Shuffle: PlayerCommand {
     static let configuration = CommandConfiguration(abstract: "Shuffle on or off.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "on or off.") var mode: String
+    @Argument(help: "on or off.") var mode: Switch
 
-    func validate() throws {
-        if mode != "on" && mode != "off" { throw ValidationError("use 'shuffle on' or 'shuffle off'") }
-    }
-
-    func act(on player: Player, console: Console) {
-        player.setShuffle(mode == "on")
-        console.line("shuffle \(player.snapshot().shuffle ? "on" : "off")")
+    func run(on player: PlayerControl, context: CommandContext) throws {
+        try player.setShuffle(mode == .on)
+        context.console.line("shuffle \(try player.view().shuffle ? "on" : "off")")
     }
 }
 
-struct Now: ParsableCommand {
+struct Now: PlayerCommand {
     static let configuration = CommandConfiguration(abstract: "What is playing, with the lyrics around it.")
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(on player: PlayerControl, context: CommandContext) throws {
         let console = context.console
-        let snapshot = try context.playbackSession().player.snapshot()
-        guard var item = snapshot.current, snapshot.state == .playing || snapshot.state == .paused else {
+        let snapshot = try player.view()
+        guard var item = snapshot.current, snapshot.isActive else {
             console.line(snapshot.queue.isEmpty ? "Nothing is playing." : "Stopped (\(snapshot.queue.count) in the queue).")
             return
         }
@@ -295,7 +304,7 @@ struct Now: ParsableCommand {
 }
 
 enum NowPlaying {
-    static func lines(snapshot: PlayerSnapshot, item: QueueItem, width: Int, console: Console) -> [String] {
+    static func lines(snapshot: PlayerView, item: QueueItem, width: Int, console: Console) -> [String] {
         let total = snapshot.durationMs ?? item.durationMs
         let barWidth = max(10, min(40, width - 30))
         let fraction = total.map { $0 > 0 ? min(1, Double(snapshot.positionMs) / Double($0)) : 0 } ?? 0

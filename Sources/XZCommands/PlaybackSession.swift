@@ -3,32 +3,37 @@ import XZAudio
 import XZCatalogue
 import XZLyrics
 import XZPlayback
+import XZProtocol
+import XZServer
 import XZText
 
-/// A player plus the consumer of its events: inside the REPL events become lines above the prompt;
-/// one-shot `play --json` prints them as JSON lines. Hooks let other layers (stats) see every event.
-final class PlaybackSession: @unchecked Sendable {
+/// A player host in this process plus the presentation of its events: inside the REPL events become
+/// lines above the prompt; one-shot `play --json` prints them as JSON lines.
+final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     enum Presentation { case interactive, text, json }
 
-    let player: Player
+    let host: PlayerHost
+    var player: Player { host.player }
     private let console: Console
     private let presentation: Presentation
     private let lock = NSLock()
     private var lyricsShown: Bool
-    private var observers: [(PlayerEvent) -> Void] = []
-    private let drained = DispatchSemaphore(value: 0)
 
-    init(output: OutputSpec, realtime: Bool, console: Console, presentation: Presentation) {
-        player = Player(output: output, realtime: realtime)
+    convenience init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool,
+                     musicDirectory: URL = SongURIs.defaultMusicDirectory(), console: Console, presentation: Presentation) {
+        let host = PlayerHost(folder: folder, database: database, output: output, realtime: realtime,
+                              musicDirectory: musicDirectory) { message in
+            console.announce("note: \(message)")
+        }
+        self.init(host: host, console: console, presentation: presentation)
+    }
+
+    init(host: PlayerHost, console: Console, presentation: Presentation) {
+        self.host = host
         self.console = console
         self.presentation = presentation
         lyricsShown = presentation == .interactive && console.stdoutIsTTY
-        let events = player.events
-        // Printing may block on a slow terminal, so events are consumed off the audio thread.
-        Task.detached { [weak self] in
-            for await event in events { self?.handle(event) }
-            self?.drained.signal()
-        }
+        host.observe { [weak self] event in self?.handle(event) }
     }
 
     var showsLyrics: Bool {
@@ -36,24 +41,15 @@ final class PlaybackSession: @unchecked Sendable {
         set { lock.lock(); lyricsShown = newValue; lock.unlock() }
     }
 
-    func observe(_ observer: @escaping (PlayerEvent) -> Void) {
-        lock.lock()
-        observers.append(observer)
-        lock.unlock()
-    }
-
-    /// Stops playback, ends the event stream and waits until every event has been handled.
+    /// Stops playback (the play session saved as ended by leaving) once every event has been handled.
     func close() {
-        player.shutdown()
-        drained.wait()
+        host.shutdown()
     }
 
     private func handle(_ event: PlayerEvent) {
         lock.lock()
-        let observers = self.observers
         let lyrics = lyricsShown
         lock.unlock()
-        for observer in observers { observer(event) }
         switch presentation {
         case .json:
             if let line = Self.json(event) { console.line(line) }
@@ -107,39 +103,32 @@ final class PlaybackSession: @unchecked Sendable {
 }
 
 extension CommandContext {
-    /// The REPL's player, created on first use. `XZMUSIC_OUTPUT` picks its output (default: the sound card).
-    func playbackSession() throws -> PlaybackSession {
-        if let session = playback { return session }
-        guard isInteractive else { throw CommandError("nothing is playing: this command works inside the xzmusic prompt") }
-        let spec = try OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
-        let session = PlaybackSession(output: spec, realtime: false, console: console, presentation: .interactive)
-        playback = session
-        startRecording(session)
-        return session
+    /// The player commands act on: this prompt's host, else the library's running host.
+    func playerControl() throws -> PlayerControl {
+        if let player { return player }
+        if let remote = try connectToHost() {
+            player = remote
+            return remote
+        }
+        throw CommandError("no xzmusic host runs for this library: start one with 'xzmusic serve' (or open the prompt)")
     }
 
-    /// Queue items for SONG arguments: catalogue songs that are offline, or audio files.
-    func queueItems(for arguments: [String]) throws -> [QueueItem] {
+    /// The library's running host, if one answers on its socket.
+    func connectToHost() throws -> RemotePlayerControl? {
+        guard let client = try HostEndpoint(library: folder).connect() else { return nil }
+        return try RemotePlayerControl(client: client, folder: folder, database: database)
+    }
+
+    /// Files for SONG arguments: catalogue songs that are offline, or audio files.
+    func songPaths(for arguments: [String]) throws -> [String] {
         try arguments.map { argument in
             let reference = SongReference(argument, interactive: isInteractive)
-            if case .file(let path) = reference {
-                let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-                let lyrics = URL(fileURLWithPath: absolute).deletingPathExtension().appendingPathExtension("lrc").path
-                let tags = try? MP3Probe.readTags(path: absolute)
-                let title = tags?.title.flatMap { $0.isEmpty ? nil : $0 }
-                    ?? URL(fileURLWithPath: absolute).deletingPathExtension().lastPathComponent
-                return QueueItem(path: absolute, title: title, singer: tags?.artist ?? "",
-                                 lyricsPath: FileManager.default.fileExists(atPath: lyrics) ? lyrics : nil)
-            }
+            if case .file(let path) = reference { return URL(fileURLWithPath: path).standardizedFileURL.path }
             let song = try reference.resolve(in: self)
             guard song.isLocal else {
                 throw CommandError("\(song.title.safe) — \(song.singer.safe) is not offline yet (download it first)")
             }
-            var lyricsPath: String?
-            if case .file(let lrc) = SongLyrics.locate(for: song) { lyricsPath = lrc }
-            return QueueItem(songId: song.id, songKey: song.songKey, path: song.localPath, title: song.title,
-                             singer: song.singer, durationMs: song.durationMs, lyricsPath: lyricsPath,
-                             lyricsAdjustmentMs: (try? database.lyricsAdjustment(songKey: song.songKey)) ?? 0)
+            return song.localPath
         }
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import XZCatalogue
+import XZPlayback
+import XZServer
 import XZText
 #if canImport(Glibc)
 import Glibc
@@ -15,8 +17,26 @@ enum Repl {
         let context = try CommandContext.open(options)
         let session = CommandContext(folder: context.folder, database: context.database,
                                      console: context.console, isInteractive: true)
-        CommandContext.session = session
-        defer { CommandContext.session = nil }
+        // The library's running host plays for this prompt; without one, this prompt becomes the host.
+        var hosted: HostedPlayer?
+        var watcher: HostWatcher?
+        if let remote = try session.connectToHost() {
+            session.player = remote
+            let follower = try HostEndpoint(library: session.folder).connect().map { client in
+                HostWatcher(client: client, folder: session.folder, database: session.database,
+                            musicDirectory: remote.musicDirectory, console: session.console)
+            }
+            watcher = follower
+            session.lyricLines = follower
+        } else {
+            let output = try OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
+            let host = try HostedPlayer.start(context: session, endpoint: HostEndpoint(library: session.folder),
+                                              settings: HostSettings(config: ConfigFile.load()), output: output,
+                                              tcp: false, presentation: .interactive)
+            session.player = LocalPlayerControl(host: host.session.host)
+            session.lyricLines = host.session
+            hosted = host
+        }
 
         let interactive = isatty(STDIN_FILENO) == 1
         let editor = interactive
@@ -27,7 +47,7 @@ enum Repl {
         // SIGTERM, or SIGHUP from a closed terminal, while the prompt waits for a line: the play
         // session is saved and downloads stop (keeping their .part) from here, then the program leaves.
         let terminate = SignalWatch([SIGTERM, SIGHUP]) { number in
-            if let playback = session.playback { session.closePlayback(playback) }
+            hosted?.stop()
             if let downloads = session.downloads { try? blocking { await downloads.shutdown() } }
             editor?.restoreTerminal()
             exit(128 + number)
@@ -38,6 +58,9 @@ enum Repl {
             let count = (try? session.database.songCount()) ?? 0
             session.console.line("XZMusic \(XZMusicVersion.string) — \(count) songs in \(session.folder.url.path.safe). "
                 + "Type 'help' for commands, 'quit' to leave.")
+            if watcher != nil {
+                session.console.line("Attached to the running xzmusic host: the music plays on after 'quit'.")
+            }
         } else {
             // Ctrl-C from a script ends the program as usual; on a terminal the editor handles it.
             signal(SIGPIPE, SIG_IGN)
@@ -55,7 +78,12 @@ enum Repl {
             }
             if execute(line, context: session) == .quit { break }
         }
-        if let playback = session.playback { session.closePlayback(playback) }
+        watcher?.stop()
+        if let hosted {
+            let clients = hosted.session.host.clientCount
+            if clients > 0 { session.console.line("note: stopping the music for \(clients) attached client\(clients == 1 ? "" : "s")") }
+            hosted.stop()
+        }
         if let downloads = session.downloads { try? blocking { await downloads.shutdown() } }
     }
 
@@ -94,7 +122,14 @@ enum Repl {
                 context.console.error("error: unknown command '\(first.safe)' (type 'help')")
                 return .continue
             }
-            try command.run()
+            if let command = command as? LibraryCommand {
+                guard command.global.library == nil else {
+                    throw CommandError("--library can only be given when xzmusic starts")
+                }
+                try command.run(in: context)
+            } else {
+                try command.run()
+            }
         } catch let error as CommandError {
             context.console.error("error: \(error.description)")
         } catch {

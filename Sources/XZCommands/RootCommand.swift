@@ -20,7 +20,7 @@ public struct XZMusic: ParsableCommand {
             Import.self, Search.self, SingerCommand.self, Info.self, LyricsCommand.self,
             Play.self, Add.self, Queue.self, Next.self, Prev.self, Pause.self, Stop.self, Seek.self, Volume.self,
             Repeat.self, Shuffle.self, Now.self, Like.self, Unlike.self, Liked.self, StatsCommand.self, History.self,
-            Download.self, Downloads.self,
+            Download.self, Downloads.self, Serve.self,
         ])
 
     @OptionGroup var global: GlobalOptions

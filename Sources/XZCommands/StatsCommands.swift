@@ -6,10 +6,10 @@ import XZStats
 extension CommandContext {
     var stats: StatsStore { StatsStore(database: database) }
 
-    /// SONG arguments, or the playing song when there are none (inside the prompt).
+    /// SONG arguments, or the host's playing song when there are none.
     func songKeyAndTitle(_ words: [String]) throws -> (key: String, title: String) {
         if words.isEmpty {
-            guard isInteractive, let item = playback?.player.snapshot().current else {
+            guard let item = try playerControl().view().current else {
                 throw CommandError("name a song, or play one first")
             }
             return (item.songKey ?? "file:\(item.path)", item.title)
@@ -19,39 +19,36 @@ extension CommandContext {
     }
 }
 
-struct Like: ParsableCommand {
+struct Like: LibraryCommand {
     static let configuration = CommandConfiguration(abstract: "Like a song (the playing one when none is named).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("A song.", valueName: "song")) var song: [String] = []
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         let (key, title) = try context.songKeyAndTitle(song)
         let changed = try context.stats.like(songKey: key)
         context.console.line(changed ? "♥ liked \(title.safe)" : "\(title.safe) was already liked")
     }
 }
 
-struct Unlike: ParsableCommand {
+struct Unlike: LibraryCommand {
     static let configuration = CommandConfiguration(abstract: "Unlike a song (the playing one when none is named).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("A song.", valueName: "song")) var song: [String] = []
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         let (key, title) = try context.songKeyAndTitle(song)
         let changed = try context.stats.unlike(songKey: key)
         context.console.line(changed ? "unliked \(title.safe)" : "\(title.safe) was not liked")
     }
 }
 
-struct Liked: ParsableCommand {
+struct Liked: LibraryCommand {
     static let configuration = CommandConfiguration(abstract: "Liked songs, newest first.")
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Print JSON.") var json = false
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         let songs = try context.stats.liked()
         context.lastListing = songs.compactMap(\.songId)
         if json {
@@ -70,7 +67,7 @@ struct StatsCommand: ParsableCommand {
         subcommands: [StatsShow.self, StatsExport.self], defaultSubcommand: StatsShow.self)
 }
 
-struct StatsShow: ParsableCommand {
+struct StatsShow: LibraryCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Plays, top songs and singers, a 14-day chart.")
     @OptionGroup var global: GlobalOptions
     @Option(help: "7d, 30d or a date like 2026-11-01.") var since: String?
@@ -80,8 +77,7 @@ struct StatsShow: ParsableCommand {
         if let since { do { _ = try StatsStore.parseSince(since) } catch { throw ValidationError("\(error)") } }
     }
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         let summary = try context.stats.summary(since: try since.map { try StatsStore.parseSince($0) })
         if json {
             context.console.line(try Format.json(summary))
@@ -91,7 +87,7 @@ struct StatsShow: ParsableCommand {
     }
 }
 
-struct StatsExport: ParsableCommand {
+struct StatsExport: LibraryCommand {
     static let configuration = CommandConfiguration(commandName: "export", abstract: "Write every session and like to FILE.")
     @OptionGroup var global: GlobalOptions
     @Option(help: "csv or json.") var format: String
@@ -101,8 +97,7 @@ struct StatsExport: ParsableCommand {
         if StatsArchive.Format(rawValue: format) == nil { throw ValidationError("--format must be csv or json") }
     }
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         guard let format = StatsArchive.Format(rawValue: format) else { return }
         if file == "-" {
             FileHandle.standardOutput.write(try context.stats.exportData(format: format))
@@ -114,7 +109,7 @@ struct StatsExport: ParsableCommand {
     }
 }
 
-struct History: ParsableCommand {
+struct History: LibraryCommand {
     static let configuration = CommandConfiguration(abstract: "The last N listening sessions (default 20).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "How many.") var count = 20
@@ -124,8 +119,7 @@ struct History: ParsableCommand {
         if count < 1 || count > 100_000 { throw ValidationError("N must be between 1 and 100000") }
     }
 
-    func run() throws {
-        let context = try CommandContext.open(global)
+    func run(in context: CommandContext) throws {
         let sessions = try context.stats.history(limit: count)
         if json {
             context.console.line(try Format.json(sessions))

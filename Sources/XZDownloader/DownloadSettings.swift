@@ -22,39 +22,24 @@ public struct DownloadSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// `$XDG_CONFIG_HOME/xzmusic/config`, else `~/.config/xzmusic/config`.
-    public static func configFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-            return URL(fileURLWithPath: config).appendingPathComponent("xzmusic/config")
-        }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".config/xzmusic/config")
-    }
-
     /// The defaults with the config file's values applied; a missing file is no error.
     public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DownloadSettings {
-        let url = configFile(environment: environment)
-        guard let data = FileManager.default.contents(atPath: url.path) else { return DownloadSettings() }
-        return try parse(String(decoding: data, as: UTF8.self), source: url.path)
+        try DownloadSettings(config: ConfigFile.load(environment: environment))
     }
 
-    /// Lines `key = value`; `#` starts a comment line. Keys other layers own are left alone, so one
-    /// config file serves the whole program; a bad value of a download key is an error with its line.
+    /// Reads the download keys; a bad value is an error naming its line.
     public static func parse(_ text: String, source: String = "config", base: DownloadSettings = DownloadSettings()) throws -> DownloadSettings {
+        try DownloadSettings(config: ConfigFile(parsing: text, source: source), base: base)
+    }
+
+    public init(config: ConfigFile, base: DownloadSettings = DownloadSettings()) throws {
         var settings = base
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty || line.hasPrefix("#") { continue }
+        for entry in config.entries {
+            let value = entry.value
             func fail(_ why: String) -> DownloadError {
-                DownloadError(.io, "\(source) line \(index + 1): \(why)")
+                DownloadError(.io, config.error(entry, why).description)
             }
-            guard let equals = line.firstIndex(of: "=") else { throw fail("expected key = value") }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
-                value = String(value.dropFirst().dropLast())
-            }
-            switch key {
+            switch entry.key {
             case "concurrency":
                 guard let n = Int(value), (1 ... 32).contains(n) else { throw fail("concurrency must be a whole number from 1 to 32") }
                 settings.concurrency = n
@@ -74,6 +59,6 @@ public struct DownloadSettings: Sendable, Equatable {
                 continue
             }
         }
-        return settings
+        self = settings
     }
 }

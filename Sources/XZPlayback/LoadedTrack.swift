@@ -13,6 +13,7 @@ final class LoadedTrack {
     var tracker: LyricSyncTracker?
     var nextLyricSample: Int?
     var lyricsPendingAfterSeek = false
+    var formatSummary: AudioFormatSummary?
 
     init(start: PlayerStateMachine.TrackStart, decoder: MP3Decoder) {
         self.start = start

@@ -98,7 +98,7 @@ final class PlaybackEngine: @unchecked Sendable {
         }
         core.status = EngineStatus(generation: track.start.generation, positionMs: ms(track.positionSample, track),
                                    durationMs: track.durationMs, lyricLineIndex: track.tracker?.currentLineIndex,
-                                   lyricText: track.tracker?.currentLine?.text)
+                                   lyricText: track.tracker?.currentLine?.text, audioFormat: track.formatSummary)
     }
 
     // MARK: Commands
@@ -152,6 +152,14 @@ final class PlaybackEngine: @unchecked Sendable {
         }
         let track = LoadedTrack(start: start, decoder: decoder)
         track.durationMs = decoder.lengthInSamples.map { ms($0, track) } ?? start.item.durationMs
+        // The average bitrate, as MPD shows for a file: its size over its length.
+        var kbps: Int?
+        if let size = (try? FileManager.default.attributesOfItem(atPath: start.item.path))?[.size] as? Int,
+           let length = track.durationMs, length > 0 {
+            kbps = Int((Double(size) * 8 / Double(length)).rounded())
+        }
+        track.formatSummary = AudioFormatSummary(sampleRate: decoder.format.sampleRate,
+                                                 channels: decoder.format.channels, bitrateKbps: kbps)
         track.nextPositionSample = nextPositionBoundary(after: 0, track)
         self.track = track
         loadLyrics(track)
@@ -183,6 +191,9 @@ final class PlaybackEngine: @unchecked Sendable {
             message = error.message
         }
         emit(.error(file: file, message: message))
+        core.condition.lock()
+        core.lastError = "\(file): \(message)"
+        core.condition.unlock()
         if let track, track.start.generation == start.generation {
             endTrack(.error)
         } else {

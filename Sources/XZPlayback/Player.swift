@@ -79,6 +79,97 @@ public final class Player: @unchecked Sendable {
         command { $0.clear() }
     }
 
+    /// Inserts at `position` (the end when nil) without starting; returns the new entries' ids.
+    @discardableResult
+    public func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
+        var ids: [Int] = []
+        command { machine in
+            ids = machine.insert(items, at: position)
+            return []
+        }
+        return ids
+    }
+
+    /// False when `range` is empty or reaches past the queue.
+    @discardableResult
+    public func removeFromQueue(range: Range<Int>) -> Bool {
+        var found = false
+        command { machine in
+            let effects = machine.remove(range: range)
+            found = effects != nil
+            return effects ?? []
+        }
+        return found
+    }
+
+    @discardableResult
+    public func move(range: Range<Int>, to position: Int) -> Bool {
+        var done = false
+        command { machine in
+            done = machine.move(range: range, to: position)
+            return []
+        }
+        return done
+    }
+
+    @discardableResult
+    public func shuffleQueue(range: Range<Int>) -> Bool {
+        var done = false
+        command { machine in
+            done = machine.shuffleQueue(range: range)
+            return []
+        }
+        return done
+    }
+
+    @discardableResult
+    public func swap(_ first: Int, _ second: Int) -> Bool {
+        var done = false
+        command { machine in
+            done = machine.swap(first, second)
+            return []
+        }
+        return done
+    }
+
+    @discardableResult
+    public func setPriority(_ priority: Int, at indices: [Int]) -> Bool {
+        var done = false
+        command { machine in
+            done = machine.setPriority(priority, at: indices)
+            return []
+        }
+        return done
+    }
+
+    public func setRepeats(_ on: Bool) {
+        command { machine in
+            machine.setRepeats(on)
+            return []
+        }
+    }
+
+    public func setSingle(_ mode: SingleMode) {
+        command { machine in
+            machine.setSingle(mode)
+            return []
+        }
+    }
+
+    public func setConsume(_ on: Bool) {
+        command { machine in
+            machine.setConsume(on)
+            return []
+        }
+    }
+
+    /// Forgets the last track error (MPD's `clearerror`).
+    public func clearError() {
+        core.condition.lock()
+        core.lastError = nil
+        core.condition.unlock()
+    }
+
     // MARK: Transport
 
     public func next() {
@@ -163,9 +254,11 @@ public final class Player: @unchecked Sendable {
             state: machine.state, currentIndex: machine.currentIndex, current: machine.current,
             positionMs: live ? status.positionMs : 0,
             durationMs: live ? status.durationMs : machine.current?.durationMs,
-            queue: machine.queue, volume: core.volume, repeatMode: machine.repeatMode, shuffle: machine.shuffle,
+            entries: machine.entries, volume: core.volume, repeatMode: machine.repeatMode, shuffle: machine.shuffle,
+            repeats: machine.repeats, single: machine.single, consume: machine.consume, queueVersion: machine.version,
+            nextIndex: machine.nextIndex,
             lyricLineIndex: live ? status.lyricLineIndex : nil, lyricText: live ? status.lyricText : nil,
-            failedTracks: core.failedTracks)
+            failedTracks: core.failedTracks, lastError: core.lastError, audioFormat: live ? status.audioFormat : nil)
     }
 
     /// Tracks that ended with `.error` so far (a one-shot CLI's exit status).
@@ -242,6 +335,7 @@ struct EngineStatus {
     var durationMs: Int?
     var lyricLineIndex: Int?
     var lyricText: String?
+    var audioFormat: AudioFormatSummary?
 }
 
 /// State shared by the command side and the audio thread; every field is guarded by `condition`.
@@ -252,6 +346,7 @@ final class PlayerCore: @unchecked Sendable {
     var volume = 100
     var status = EngineStatus()
     var failedTracks = 0
+    var lastError: String?
     /// The audio thread is waiting with nothing to do (or has not started yet).
     var engineIdle = true
     var shutdownRequested = false

@@ -26,10 +26,19 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     public private(set) var state: PlayerState = .idle
-    public private(set) var queue: [QueueItem] = []
+    /// The queue with each entry's id, priority and the queue version that last moved it.
+    public private(set) var entries: [QueueEntry] = []
     public private(set) var currentIndex: Int?
-    public private(set) var repeatMode: RepeatMode = .off
+    /// Plays the queue again from the top when it runs out (MPD's `repeat`).
+    public private(set) var repeats = false
+    /// Stop after the current track (`on`; with `repeats` it plays again), or do so once (`oneshot`).
+    public private(set) var single: SingleMode = .off
+    /// Each track leaves the queue once it has played or was skipped.
+    public private(set) var consume = false
     public private(set) var shuffle = false
+    /// Changes with every change of the queue (MPD's playlist version).
+    public private(set) var version = 1
+    private var nextId = 1
     /// Queue indices in play order: the identity without shuffle, a permutation with it.
     public private(set) var order: [Int] = []
     public private(set) var generation = 0
@@ -42,15 +51,40 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     public var isActive: Bool { state == .playing || state == .paused }
-    public var current: QueueItem? { currentIndex.map { queue[$0] } }
+    public var current: QueueItem? { currentIndex.map { entries[$0].item } }
+    public var queue: [QueueItem] { entries.map(\.item) }
+
+    /// off / one / all, the way the prompt shows MPD's `repeat` and `single`.
+    public var repeatMode: RepeatMode {
+        guard repeats else { return .off }
+        return single == .on ? .one : .all
+    }
+
+    /// The queue index that plays after the current one, as far as it is known now.
+    public var nextIndex: Int? {
+        guard !entries.isEmpty else { return nil }
+        switch single {
+        case .on: return repeats ? currentIndex : nil
+        case .oneshot: return nil
+        case .off: break
+        }
+        let position = currentIndex.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+        if position < order.count { return order[position] }
+        return repeats && !order.isEmpty ? order[0] : nil
+    }
+
+    public func index(ofId id: Int) -> Int? { entries.firstIndex { $0.id == id } }
 
     // MARK: Commands
 
     /// Replaces the queue and starts playing at `index` (clamped).
     public mutating func play(_ items: [QueueItem], startingAt index: Int = 0) -> [Effect] {
         let ending = endIfActive(items.isEmpty ? .stopped : .skipped)
-        queue = items
+        entries = []
+        order = []
         currentIndex = nil
+        version += 1
+        _ = appendEntries(items, at: nil)
         consecutiveFailures = 0
         guard !items.isEmpty else {
             state = .idle
@@ -64,51 +98,78 @@ public struct PlayerStateMachine: Sendable, Equatable {
 
     /// Starts the queue item at `index`; nil when there is no such item.
     public mutating func playItem(at index: Int) -> [Effect]? {
-        guard queue.indices.contains(index) else { return nil }
+        guard entries.indices.contains(index) else { return nil }
         consecutiveFailures = 0
-        return endIfActive(.skipped) + [begin(index)]
+        let id = entries[index].id
+        let ending = endIfActive(.skipped)
+        if consume, !ending.isEmpty { dropCurrent() }
+        guard let target = self.index(ofId: id) else { return ending + finish() }
+        return ending + [begin(target)]
     }
 
     /// Appends to the queue without starting playback.
     public mutating func add(_ items: [QueueItem]) -> [Effect] {
+        _ = insert(items, at: nil)
+        return []
+    }
+
+    /// Inserts at `position` (the end when nil) without starting playback; returns the new entries' ids.
+    public mutating func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
         guard !items.isEmpty else { return [] }
-        let first = queue.count
-        queue += items
+        version += 1
+        let ids = appendEntries(items, at: position)
+        if state == .idle { state = .stopped }
+        return ids
+    }
+
+    private mutating func appendEntries(_ items: [QueueItem], at position: Int?) -> [Int] {
+        let ids = items.indices.map { nextId + $0 }
+        nextId += items.count
+        let fresh = zip(items, ids).map { QueueEntry(item: $0, id: $1, priority: 0, version: version) }
+        let at = min(max(position ?? entries.count, 0), entries.count)
+        var updated = entries
+        updated.insert(contentsOf: fresh, at: at)
+        rebuild(updated)
+        let added = at..<(at + fresh.count)
         if shuffle {
             // New items go at random places among those still to come, so each still plays once this round.
             let from = currentIndex.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
-            for index in first..<queue.count {
+            for index in added {
                 order.insert(index, at: from + random.next(below: order.count - from + 1))
             }
         } else {
-            order += first..<queue.count
+            order = Array(entries.indices)
         }
-        if state == .idle { state = .stopped }
-        return []
+        return ids
     }
 
     /// Removes the item at `index`; nil when there is none. Removing the playing item moves on to the next.
     public mutating func remove(at index: Int) -> [Effect]? {
-        guard queue.indices.contains(index), let position = order.firstIndex(of: index) else { return nil }
-        let wasCurrent = index == currentIndex
-        queue.remove(at: index)
-        order.remove(at: position)
-        order = order.map { $0 > index ? $0 - 1 : $0 }
-        if let current = currentIndex, current > index { currentIndex = current - 1 }
-        guard wasCurrent else {
-            if queue.isEmpty { state = .idle }
+        remove(range: index..<(index + 1))
+    }
+
+    /// Removes the items in `range`; nil when it is empty or reaches past the queue. Removing the playing
+    /// item moves on to the next one in play order that stays.
+    public mutating func remove(range: Range<Int>) -> [Effect]? {
+        guard !range.isEmpty, range.lowerBound >= 0, range.upperBound <= entries.count else { return nil }
+        let removedCurrent = currentIndex.map(range.contains) ?? false
+        // The first item after the current one in play order that stays.
+        var successor: Int?
+        if removedCurrent, let current = currentIndex, let position = order.firstIndex(of: current) {
+            successor = order[(position + 1)...].first { !range.contains($0) }.map { entries[$0].id }
+        }
+        var updated = entries
+        updated.removeSubrange(range)
+        if removedCurrent { currentIndex = nil }
+        rebuild(updated)
+        guard removedCurrent, isActive else {
+            if entries.isEmpty { state = .idle }
             return []
         }
-        currentIndex = nil
-        guard isActive else {
-            if queue.isEmpty { state = .idle }
-            return []
-        }
-        // The item that followed the removed one now sits at its place in the order.
         var effects: [Effect] = [.end(.skipped)]
-        if position < order.count {
-            effects.append(begin(order[position]))
-        } else if repeatMode == .all, !order.isEmpty {
+        if let successor, let index = self.index(ofId: successor) {
+            effects.append(begin(index))
+        } else if repeats, !order.isEmpty {
             newRound()
             effects.append(begin(order[0]))
         } else {
@@ -117,10 +178,62 @@ public struct PlayerStateMachine: Sendable, Equatable {
         return effects
     }
 
+    /// Moves the items in `range` so that the first lands at `position`; false when out of range.
+    public mutating func move(range: Range<Int>, to position: Int) -> Bool {
+        guard !range.isEmpty, range.lowerBound >= 0, range.upperBound <= entries.count,
+              position >= 0, position + range.count <= entries.count else { return false }
+        var updated = entries
+        let moved = Array(updated[range])
+        updated.removeSubrange(range)
+        updated.insert(contentsOf: moved, at: position)
+        rebuild(updated)
+        return true
+    }
+
+    public mutating func swap(_ first: Int, _ second: Int) -> Bool {
+        guard entries.indices.contains(first), entries.indices.contains(second) else { return false }
+        var updated = entries
+        updated.swapAt(first, second)
+        rebuild(updated)
+        return true
+    }
+
+    /// Puts the items in `range` in a random order (MPD's `shuffle`, not random mode).
+    public mutating func shuffleQueue(range: Range<Int>) -> Bool {
+        guard range.lowerBound >= 0, range.upperBound <= entries.count else { return false }
+        var updated = entries
+        var indices = Array(range)
+        if indices.count > 1 {
+            for i in stride(from: indices.count - 1, to: 0, by: -1) { indices.swapAt(i, random.next(below: i + 1)) }
+        }
+        for (slot, source) in zip(range, indices) { updated[slot] = entries[source] }
+        rebuild(updated)
+        return true
+    }
+
+    /// Sets the priority (0-255) of the items at `indices`; in random mode higher ones play sooner.
+    public mutating func setPriority(_ priority: Int, at indices: [Int]) -> Bool {
+        guard indices.allSatisfy(entries.indices.contains) else { return false }
+        version += 1
+        for index in indices {
+            entries[index].priority = priority
+            entries[index].version = version
+        }
+        if shuffle {
+            let from = currentIndex.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
+            let rest = order[from...].enumerated().sorted {
+                (entries[$0.element].priority, -$0.offset) > (entries[$1.element].priority, -$1.offset)
+            }.map(\.element)
+            order.replaceSubrange(from..., with: rest)
+        }
+        return true
+    }
+
     /// Empties the queue and stops.
     public mutating func clear() -> [Effect] {
         let ending = endIfActive(.stopped)
-        queue = []
+        if !entries.isEmpty { version += 1 }
+        entries = []
         order = []
         currentIndex = nil
         state = .idle
@@ -130,18 +243,20 @@ public struct PlayerStateMachine: Sendable, Equatable {
     /// The next item in play order (wrapping with repeat all); at the end of the queue playback finishes.
     /// Repeat one does not hold a manual next back.
     public mutating func next() -> [Effect] {
-        guard !queue.isEmpty else { return [] }
+        guard !entries.isEmpty else { return [] }
         let position = currentIndex.flatMap { order.firstIndex(of: $0) }
-        let hasNext = (position.map { $0 + 1 } ?? 0) < order.count || repeatMode == .all
+        let hasNext = (position.map { $0 + 1 } ?? 0) < order.count || repeats
         guard isActive || hasNext else { return [] }
         consecutiveFailures = 0
-        return endIfActive(.skipped) + advance()
+        let ending = endIfActive(.skipped)
+        if consume, isActive { return ending + consumeCurrent() }
+        return ending + advance()
     }
 
     /// More than 3 s into the track: restart it. Otherwise the previous item in play order; at the first
     /// item it wraps with repeat all, else restarts the first.
     public mutating func previous(positionMs: Int) -> [Effect] {
-        guard !queue.isEmpty else { return [] }
+        guard !entries.isEmpty else { return [] }
         consecutiveFailures = 0
         if isActive, let current = currentIndex, positionMs > 3000 {
             return [.end(.skipped), begin(current)]
@@ -150,7 +265,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
         let target: Int
         if position > 0 {
             target = order[position - 1]
-        } else if repeatMode == .all {
+        } else if repeats {
             target = order[order.count - 1]
         } else {
             target = order[0]
@@ -184,8 +299,13 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     public mutating func setRepeat(_ mode: RepeatMode) {
-        repeatMode = mode
+        repeats = mode != .off
+        single = mode == .one ? .on : .off
     }
+
+    public mutating func setRepeats(_ on: Bool) { repeats = on }
+    public mutating func setSingle(_ mode: SingleMode) { single = mode }
+    public mutating func setConsume(_ on: Bool) { consume = on }
 
     /// Turning shuffle on keeps the current item and shuffles the rest after it; off restores queue order.
     public mutating func setShuffle(_ on: Bool) {
@@ -200,7 +320,18 @@ public struct PlayerStateMachine: Sendable, Equatable {
     public mutating func trackEnded(generation: Int) -> [Effect] {
         guard generation == self.generation, isActive else { return [] }
         consecutiveFailures = 0
-        if repeatMode == .one, let current = currentIndex { return [begin(current)] }
+        switch single {
+        case .on where repeats:
+            if let current = currentIndex { return [begin(current)] }
+        case .on, .oneshot:
+            if single == .oneshot { single = .off }
+            state = .stopped
+            if consume { dropCurrent() }
+            return [.release]
+        case .off:
+            break
+        }
+        if consume { return consumeCurrent() }
         return advance()
     }
 
@@ -208,7 +339,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     public mutating func trackFailed(generation: Int) -> [Effect] {
         guard generation == self.generation, isActive else { return [] }
         consecutiveFailures += 1
-        if consecutiveFailures >= queue.count { return finish() }
+        if consecutiveFailures >= entries.count { return finish() }
         return advance()
     }
 
@@ -224,7 +355,49 @@ public struct PlayerStateMachine: Sendable, Equatable {
         generation += 1
         currentIndex = index
         state = .playing
-        return .start(TrackStart(index: index, item: queue[index], generation: generation))
+        return .start(TrackStart(index: index, item: entries[index].item, generation: generation))
+    }
+
+    /// Consume mode: the current entry leaves the queue and the one after it in play order starts (or the
+    /// queue finishes). The caller has already ended the track.
+    private mutating func consumeCurrent() -> [Effect] {
+        guard let current = currentIndex, let position = order.firstIndex(of: current) else { return advance() }
+        let successor = position + 1 < order.count ? entries[order[position + 1]].id : nil
+        dropCurrent()
+        if let successor, let index = index(ofId: successor) { return [begin(index)] }
+        if repeats, !order.isEmpty {
+            newRound()
+            return [begin(order[0])]
+        }
+        return finish()
+    }
+
+    /// Consume mode: the current entry leaves the queue; nothing starts.
+    private mutating func dropCurrent() {
+        guard let current = currentIndex else { return }
+        var updated = entries
+        updated.remove(at: current)
+        currentIndex = nil
+        rebuild(updated)
+    }
+
+    /// Takes a new arrangement of the entries (some may be gone): the play order and the current item
+    /// follow their ids, and every entry that changed place gets the new version.
+    private mutating func rebuild(_ updated: [QueueEntry]) {
+        let currentId = currentIndex.map { entries[$0].id }
+        let orderIds = order.map { entries[$0].id }
+        var oldIndex: [Int: Int] = [:]
+        for (index, entry) in entries.enumerated() { oldIndex[entry.id] = index }
+        version += 1
+        var newIndex: [Int: Int] = [:]
+        entries = updated
+        for index in entries.indices {
+            newIndex[entries[index].id] = index
+            if oldIndex[entries[index].id] != index { entries[index].version = version }
+        }
+        currentIndex = currentId.flatMap { newIndex[$0] }
+        // Without shuffle the play order is the queue order, whatever moved.
+        order = shuffle ? orderIds.compactMap { newIndex[$0] } : Array(entries.indices)
     }
 
     private mutating func endIfActive(_ reason: EndReason) -> [Effect] {
@@ -234,7 +407,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     private mutating func advance() -> [Effect] {
         let nextPosition = currentIndex.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
         if nextPosition < order.count { return [begin(order[nextPosition])] }
-        if repeatMode == .all, !order.isEmpty {
+        if repeats, !order.isEmpty {
             newRound()
             return [begin(order[0])]
         }
@@ -242,7 +415,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     private mutating func finish() -> [Effect] {
-        state = queue.isEmpty ? .idle : .stopped
+        state = entries.isEmpty ? .idle : .stopped
         currentIndex = nil
         return [.queueFinished]
     }
@@ -253,8 +426,8 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     private mutating func makeOrder(first: Int?) -> [Int] {
-        guard shuffle else { return Array(queue.indices) }
-        var rest = queue.indices.filter { $0 != first }
+        guard shuffle else { return Array(entries.indices) }
+        var rest = entries.indices.filter { $0 != first }
         // Fisher-Yates.
         if rest.count > 1 {
             for i in stride(from: rest.count - 1, to: 0, by: -1) {
@@ -283,4 +456,20 @@ struct SplitMix64: Sendable, Equatable {
     mutating func next(below bound: Int) -> Int {
         bound <= 1 ? 0 : Int(next() % UInt64(bound))
     }
+}
+
+/// One queue entry: the item and what MPD clients see of it.
+public struct QueueEntry: Sendable, Equatable {
+    public var item: QueueItem
+    /// Unique in the player's life; stays while the entry moves.
+    public var id: Int
+    /// 0-255; in random mode higher priorities play sooner.
+    public var priority: Int
+    /// The queue version when the entry was added or last changed place.
+    public var version: Int
+}
+
+/// MPD's `single`: stop after the current track, always or once.
+public enum SingleMode: String, Sendable, Equatable, CaseIterable {
+    case off = "0", on = "1", oneshot
 }

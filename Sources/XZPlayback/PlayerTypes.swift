@@ -5,6 +5,9 @@ public struct QueueItem: Sendable, Equatable {
     public var path: String
     public var title: String
     public var singer: String
+    public var album: String?
+    public var track: Int?
+    public var year: Int?
     /// From the catalogue; the decoder's exact length wins once the file is open.
     public var durationMs: Int?
     /// An LRC file to sync while this item plays.
@@ -13,7 +16,11 @@ public struct QueueItem: Sendable, Equatable {
     public var lyricsAdjustmentMs: Int
 
     public init(songId: Int64? = nil, songKey: String? = nil, path: String, title: String = "", singer: String = "",
+                album: String? = nil, track: Int? = nil, year: Int? = nil,
                 durationMs: Int? = nil, lyricsPath: String? = nil, lyricsAdjustmentMs: Int = 0) {
+        self.album = album
+        self.track = track
+        self.year = year
         self.songId = songId
         self.songKey = songKey
         self.path = path
@@ -74,14 +81,39 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var current: QueueItem?
     public var positionMs: Int
     public var durationMs: Int?
-    public var queue: [QueueItem]
+    public var entries: [QueueEntry]
     public var volume: Int
     public var repeatMode: RepeatMode
     public var shuffle: Bool
+    /// MPD's view of the same options and queue.
+    public var repeats: Bool
+    public var single: SingleMode
+    public var consume: Bool
+    public var queueVersion: Int
+    public var nextIndex: Int?
     public var lyricLineIndex: Int?
     public var lyricText: String?
     /// Tracks that ended with `.error` since the player was made.
     public var failedTracks: Int
+    /// The last track error, until cleared (MPD's `error` in `status`).
+    public var lastError: String?
+    /// Sample rate, bits and channels of the loaded track, and its nominal bitrate in kbit/s.
+    public var audioFormat: AudioFormatSummary?
+
+    public var queue: [QueueItem] { entries.map(\.item) }
+}
+
+/// What `status` reports as `audio` and `bitrate`.
+public struct AudioFormatSummary: Sendable, Equatable {
+    public var sampleRate: Int
+    public var channels: Int
+    public var bitrateKbps: Int?
+
+    public init(sampleRate: Int, channels: Int, bitrateKbps: Int?) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitrateKbps = bitrateKbps
+    }
 }
 
 /// Thrown by an output that is fine but cannot take this track's format (a WAV file already holding another);

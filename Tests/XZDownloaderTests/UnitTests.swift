@@ -3,6 +3,7 @@ import XCTest
 import XZCatalogue
 @testable import XZDownloader
 import XZTestSupport
+import XZText
 
 final class SHA256Tests: XCTestCase {
     func testKnownVectors() {
@@ -118,9 +119,9 @@ final class DownloadSettingsTests: XCTestCase {
     }
 
     func testConfigFileLocation() throws {
-        XCTAssertEqual(DownloadSettings.configFile(environment: ["XDG_CONFIG_HOME": "/cfg", "HOME": "/h"]).path, "/cfg/xzmusic/config")
-        XCTAssertEqual(DownloadSettings.configFile(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/h"]).path, "/h/.config/xzmusic/config")
-        XCTAssertEqual(DownloadSettings.configFile(environment: ["HOME": "/h"]).path, "/h/.config/xzmusic/config")
+        XCTAssertEqual(ConfigFile.location(environment: ["XDG_CONFIG_HOME": "/cfg", "HOME": "/h"]).path, "/cfg/xzmusic/config")
+        XCTAssertEqual(ConfigFile.location(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/h"]).path, "/h/.config/xzmusic/config")
+        XCTAssertEqual(ConfigFile.location(environment: ["HOME": "/h"]).path, "/h/.config/xzmusic/config")
         let temporary = try TemporaryFolder("config")
         XCTAssertEqual(try DownloadSettings.load(environment: ["XDG_CONFIG_HOME": temporary.url.path]), DownloadSettings())
         try FileManager.default.createDirectory(at: temporary.url.appendingPathComponent("xzmusic"), withIntermediateDirectories: true)

@@ -8,24 +8,21 @@ import XZStats
 final class StatsRecording: @unchecked Sendable {
     private let recorder: PlaySessionRecorder
     private let queue = DispatchQueue(label: "xzmusic.stats")
-    private let console: Console
+    private let report: @Sendable (String) -> Void
     private var reportedFailure = false
 
-    init(database: LibraryDatabase, console: Console) {
+    /// `report` hears, once, that statistics could not be saved.
+    init(database: LibraryDatabase, report: @escaping @Sendable (String) -> Void) {
         recorder = PlaySessionRecorder(database: database)
-        self.console = console
+        self.report = report
     }
 
-    func attach(to session: PlaybackSession) {
-        session.observe { [weak self] event in
-            guard let self else { return }
-            self.queue.async { self.record(event) }
-        }
+    func receive(_ event: PlayerEvent) {
+        queue.async { self.record(event) }
     }
 
-    /// The program is leaving: the open session ends as "quit" and everything is written.
-    func finish(closing session: PlaybackSession) {
-        session.close()
+    /// Writes everything received so far; called once the player has shut down.
+    func flush() {
         queue.sync {
             _ = try? recorder.flush(timeout: 5)
         }
@@ -58,7 +55,7 @@ final class StatsRecording: @unchecked Sendable {
             // Stats must never stop the music; say it once.
             if !reportedFailure {
                 reportedFailure = true
-                console.announce("note: play statistics not saved: \(error)")
+                report("play statistics not saved: \(error)")
             }
         }
     }

@@ -1,0 +1,191 @@
+import Foundation
+import XZCatalogue
+import XZPlayback
+import XZProtocol
+import XZServer
+
+/// What a player command sees of the player, wherever it runs.
+struct PlayerView: Equatable {
+    var state: PlayerState
+    var currentIndex: Int?
+    var queue: [QueueItem]
+    var positionMs: Int
+    var durationMs: Int?
+    var volume: Int
+    var repeatMode: RepeatMode
+    var shuffle: Bool
+
+    var current: QueueItem? { currentIndex.flatMap { queue.indices.contains($0) ? queue[$0] : nil } }
+    var isActive: Bool { state == .playing || state == .paused }
+}
+
+/// The one interface player commands run against: the host in this process, or the library's host over
+/// its socket. Songs are named by file path; both ends look them up in the same library.
+protocol PlayerControl: AnyObject {
+    func view() throws -> PlayerView
+    /// Replaces the queue and starts at the first.
+    func play(paths: [String]) throws
+    func add(paths: [String]) throws
+    func togglePause() throws
+    func next() throws
+    func previous() throws
+    func stop() throws
+    func seek(_ target: SeekTarget) throws
+    func setVolume(_ percent: Int) throws
+    func setRepeat(_ mode: RepeatMode) throws
+    func setShuffle(_ on: Bool) throws
+    /// False when there is no entry at `index`.
+    func remove(at index: Int) throws -> Bool
+    func clearQueue() throws
+    /// The playing track's lyrics shift, already stored in the library, takes effect now.
+    func applyLyricsAdjustment(_ ms: Int) throws
+}
+
+/// The player of this process's host.
+final class LocalPlayerControl: PlayerControl {
+    let host: PlayerHost
+
+    init(host: PlayerHost) {
+        self.host = host
+    }
+
+    private var player: Player { host.player }
+
+    /// Runs a change and tells the host's protocol clients about it.
+    private func change(_ body: () -> Void) {
+        body()
+        host.noticeChanges()
+    }
+
+    func view() -> PlayerView {
+        let snapshot = player.snapshot()
+        return PlayerView(state: snapshot.state, currentIndex: snapshot.currentIndex, queue: snapshot.queue,
+                          positionMs: snapshot.positionMs, durationMs: snapshot.durationMs, volume: snapshot.volume,
+                          repeatMode: snapshot.repeatMode, shuffle: snapshot.shuffle)
+    }
+
+    func play(paths: [String]) {
+        let items = paths.map { QueueItem(file: $0, database: host.database) }
+        change { player.play(items) }
+    }
+
+    func add(paths: [String]) {
+        let items = paths.map { QueueItem(file: $0, database: host.database) }
+        change { player.add(items) }
+    }
+
+    func togglePause() { change { player.togglePause() } }
+    func next() { change { player.next() } }
+    func previous() { change { player.previous() } }
+    func stop() { change { player.stop() } }
+    func seek(_ target: SeekTarget) { player.seek(target) }
+    func setVolume(_ percent: Int) { change { player.setVolume(percent) } }
+    func setRepeat(_ mode: RepeatMode) { change { player.setRepeat(mode) } }
+    func setShuffle(_ on: Bool) { change { player.setShuffle(on) } }
+    func clearQueue() { change { player.clearQueue() } }
+    func applyLyricsAdjustment(_ ms: Int) { player.setLyricsAdjustment(ms) }
+
+    func remove(at index: Int) -> Bool {
+        var removed = false
+        change { removed = player.removeFromQueue(at: index) }
+        return removed
+    }
+}
+
+/// The library's host over its Unix socket, spoken to in the MPD protocol.
+final class RemotePlayerControl: PlayerControl {
+    private let client: MPDClient
+    private let database: LibraryDatabase
+    private let uris: SongURIs
+    var musicDirectory: URL { URL(fileURLWithPath: uris.musicDirectory) }
+
+    init(client: MPDClient, folder: LibraryFolder, database: LibraryDatabase) throws {
+        self.client = client
+        self.database = database
+        let config = try client.run("config")
+        let music = config.first { $0.key == "music_directory" }?.value ?? SongURIs.defaultMusicDirectory().path
+        uris = SongURIs(musicDirectory: URL(fileURLWithPath: music), library: folder)
+    }
+
+    /// Runs a command; the host's refusal becomes this command's one-line error.
+    @discardableResult
+    private func run(_ name: String, _ arguments: [String] = []) throws -> [(key: String, value: String)] {
+        do {
+            return try client.run(MPDRequest(name: name, arguments: arguments))
+        } catch let error as MPDError {
+            throw CommandError("the host refused \(name): \(error.message)")
+        } catch {
+            throw CommandError("lost the connection to the host: \(error)")
+        }
+    }
+
+    func view() throws -> PlayerView {
+        let status = Dictionary(try run("status").map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        var queue: [QueueItem] = []
+        for pair in try run("playlistinfo") where pair.key == "file" {
+            let path = (try? uris.path(forURI: pair.value, allowAbsolute: true)) ?? pair.value
+            queue.append(QueueItem(file: path, database: database))
+        }
+        let state: PlayerState
+        switch status["state"] {
+        case "play": state = .playing
+        case "pause": state = .paused
+        default: state = queue.isEmpty ? .idle : .stopped
+        }
+        let repeats = status["repeat"] == "1"
+        let repeatMode: RepeatMode = !repeats ? .off : status["single"] == "1" ? .one : .all
+        func ms(_ key: String) -> Int? { status[key].flatMap(Double.init).map { Int(($0 * 1000).rounded()) } }
+        return PlayerView(state: state, currentIndex: status["song"].flatMap(Int.init), queue: queue,
+                          positionMs: ms("elapsed") ?? 0, durationMs: ms("duration"),
+                          volume: status["volume"].flatMap(Int.init) ?? 0, repeatMode: repeatMode,
+                          shuffle: status["random"] == "1")
+    }
+
+    func play(paths: [String]) throws {
+        try run("clear")
+        try add(paths: paths)
+        try run("play", ["0"])
+    }
+
+    func add(paths: [String]) throws {
+        for path in paths { try run("add", [path]) }
+    }
+
+    func togglePause() throws {
+        let state = try view().state
+        if state == .stopped { try run("play") } else { try run("pause") }
+    }
+
+    func next() throws { try run("next") }
+    func previous() throws { try run("previous") }
+    func stop() throws { try run("stop") }
+
+    func seek(_ target: SeekTarget) throws {
+        let view = try view()
+        let ms: Int
+        switch target {
+        case .absolute(let value): ms = value
+        case .relative(let value): ms = max(0, view.positionMs + value)
+        case .percent(let share): ms = Int(Double(view.durationMs ?? 0) * share / 100)
+        }
+        try run("seekcur", [String(format: "%.3f", Double(ms) / 1000)])
+    }
+
+    func setVolume(_ percent: Int) throws { try run("setvol", [String(percent)]) }
+
+    func setRepeat(_ mode: RepeatMode) throws {
+        try run("repeat", [mode == .off ? "0" : "1"])
+        try run("single", [mode == .one ? "1" : "0"])
+    }
+
+    func setShuffle(_ on: Bool) throws { try run("random", [on ? "1" : "0"]) }
+
+    func remove(at index: Int) throws -> Bool {
+        guard index >= 0, index < (try view().queue.count) else { return false }
+        try run("delete", [String(index)])
+        return true
+    }
+
+    func clearQueue() throws { try run("clear") }
+    func applyLyricsAdjustment(_ ms: Int) throws { try run("xzmusic_lyrics_offset", [String(ms)]) }
+}

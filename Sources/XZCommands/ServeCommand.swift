@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import XZPlayback
+import XZProtocol
+import XZServer
+import XZText
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension OutputSpec: ExpressibleByArgument {
+    public init?(argument: String) {
+        try? self.init(parsing: argument)
+    }
+
+    public static var defaultCompletionKind: CompletionKind { .list(["default", "null", "wav:", "au:", "raw:"]) }
+}
+
+struct Serve: LibraryCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Host the player for MPD clients, prompts and one-shot commands (foreground).",
+        discussion: "Listens on the library's Unix socket and on TCP (127.0.0.1:6600 unless --bind/--port or the "
+            + "config keys bind_to_address/port say otherwise; another address needs 'password' in the config). "
+            + "SIGTERM, SIGHUP or Ctrl-C stop the music and end the host.")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: ArgumentHelp("Audio output: \(OutputSpec.usage) (default: $XZMUSIC_OUTPUT, else default).",
+                               valueName: "output"), transform: OutputSpec.init(parsing:))
+    var output: OutputSpec?
+    @Option(help: "TCP port (default 6600; 0 picks a free one).") var port: Int?
+    @Option(help: ArgumentHelp("Address to listen on (default 127.0.0.1).", valueName: "address")) var bind: String?
+    @Flag(help: "Listen on the Unix socket only.") var noTcp = false
+
+    func validate() throws {
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
+    }
+
+    func run(in context: CommandContext) throws {
+        var settings = try HostSettings(config: ConfigFile.load())
+        if let port { settings.port = port }
+        if let bind { settings.bindAddress = bind }
+        try settings.validate()
+        let spec = try output ?? OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
+        let endpoint = HostEndpoint(library: context.folder)
+        let hosting = try HostedPlayer.start(context: context, endpoint: endpoint, settings: settings, output: spec,
+                                             tcp: !noTcp, presentation: .text)
+        var addresses = [endpoint.socketPath]
+        if let tcpPort = hosting.tcpPort { addresses.append("\(settings.bindAddress):\(tcpPort)") }
+        context.console.line("xzmusic: hosting \(context.folder.url.path.safe) on \(addresses.joined(separator: " and "))")
+        let stopped = DispatchSemaphore(value: 0)
+        let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { _ in stopped.signal() }
+        stopped.wait()
+        signals.cancel()
+        hosting.stop()
+        context.console.line("xzmusic: host stopped")
+    }
+}
+
+/// A player host of this process that serves the library's socket (and TCP for `serve`).
+final class HostedPlayer {
+    let session: PlaybackSession
+    let server: ProtocolServer
+    let tcpPort: Int?
+    private let lock: HostLock
+    private let socketPath: String
+
+    private init(session: PlaybackSession, server: ProtocolServer, tcpPort: Int?, lock: HostLock, socketPath: String) {
+        self.session = session
+        self.server = server
+        self.tcpPort = tcpPort
+        self.lock = lock
+        self.socketPath = socketPath
+    }
+
+    /// Takes the library's host lock (failing with the running host's name), then listens.
+    static func start(context: CommandContext, endpoint: HostEndpoint, settings: HostSettings, output: OutputSpec,
+                      tcp: Bool, presentation: PlaybackSession.Presentation) throws -> HostedPlayer {
+        let description = "pid \(getpid()), socket \(endpoint.socketPath)"
+            + (tcp ? ", tcp \(settings.bindAddress):\(settings.port)" : "")
+        let lock = try HostLock(path: endpoint.lockPath, description: description)
+        let session = PlaybackSession(folder: context.folder, database: context.database, output: output, realtime: false,
+                                      musicDirectory: settings.musicDirectory, console: context.console,
+                                      presentation: presentation)
+        let server = ProtocolServer(host: session.host, password: settings.password)
+        do {
+            try server.listen(unixPath: endpoint.socketPath)
+            let port = tcp ? try server.listen(host: settings.bindAddress, port: settings.port) : nil
+            return HostedPlayer(session: session, server: server, tcpPort: port, lock: lock, socketPath: endpoint.socketPath)
+        } catch {
+            server.shutdown()
+            session.close()
+            throw CommandError("cannot listen: \(error)")
+        }
+    }
+
+    /// Closes every connection, stops the music (the play session saved) and removes the socket.
+    func stop() {
+        server.shutdown()
+        session.close()
+        unlink(socketPath)
+        _ = lock
+    }
+}

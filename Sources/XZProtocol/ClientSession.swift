@@ -1,0 +1,156 @@
+/// One client connection's protocol state as a plain value: command lists, `idle`, the password, tag
+/// types and binary limit. The transport hands it each request line and each change announcement and
+/// writes back what it returns; nothing here touches a socket.
+public struct ClientSession: Sendable {
+    public enum Peer: Sendable, Equatable {
+        /// Over the Unix socket: may name files by absolute path.
+        case local
+        case network
+    }
+
+    /// What the transport does after writing `bytes`.
+    public struct Output: Sendable, Equatable {
+        public var bytes: [UInt8]
+        public var close: Bool
+
+        public init(bytes: [UInt8] = [], close: Bool = false) {
+            self.bytes = bytes
+            self.close = close
+        }
+    }
+
+    public static let greeting = "OK MPD \(protocolVersion)\n"
+    public static let protocolVersion = "0.23.5"
+    /// Commands in one list, as a bound on what a client can make the host hold.
+    public static let maxCommandListLength = 10_000
+
+    public let peer: Peer
+    public internal(set) var authenticated: Bool
+    public internal(set) var tagTypes: Set<SongTag> = Set(SongTag.allCases)
+    public internal(set) var binaryLimit = 8192
+    /// Subsystems the client waits for (all when empty), while in `idle`.
+    public private(set) var idleMask: Set<IdleSubsystem>?
+    /// Changes since the client last heard of them.
+    public private(set) var pending: Set<IdleSubsystem> = []
+    private var list: (ok: Bool, requests: [MPDRequest])?
+
+    public var isIdle: Bool { idleMask != nil }
+
+    /// `passwordRequired`: the host has a password and the peer has not yet given it.
+    public init(peer: Peer, passwordRequired: Bool) {
+        self.peer = peer
+        authenticated = !passwordRequired
+    }
+
+    /// A line from the client.
+    public mutating func receive(line: String, host: PlayerHost, password: String?) -> Output {
+        if isIdle {
+            // Only noidle may come while idle; MPD hangs up on anything else.
+            guard line.trimmingCharacters(in: .whitespaces) == "noidle" else { return Output(close: true) }
+            return Output(bytes: leaveIdle(reporting: []).utf8Bytes + "OK\n".utf8Bytes)
+        }
+        let request: MPDRequest
+        do {
+            request = try MPDRequest.parse(line)
+        } catch {
+            if list != nil { list = nil }
+            return Output(bytes: Array((error.ackLine(index: 0) + "\n").utf8))
+        }
+        if var pendingList = list {
+            switch request.name {
+            case "command_list_end":
+                list = nil
+                return run(pendingList.requests, listOK: pendingList.ok, host: host, password: password)
+            case "command_list_begin", "command_list_ok_begin":
+                list = nil
+                return ack(MPDError(.arg, "Already in command list", command: request.name))
+            default:
+                guard pendingList.requests.count < Self.maxCommandListLength else {
+                    list = nil
+                    return Output(bytes: Array((MPDError(.arg, "command list too long").ackLine(index: 0) + "\n").utf8),
+                                  close: true)
+                }
+                pendingList.requests.append(request)
+                list = pendingList
+                return Output()
+            }
+        }
+        switch request.name {
+        case "command_list_begin": list = (false, []); return Output()
+        case "command_list_ok_begin": list = (true, []); return Output()
+        case "command_list_end": return ack(MPDError(.arg, "Not in command list", command: request.name))
+        case "close": return Output(close: true)
+        case "idle":
+            guard authenticated else {
+                return ack(MPDError(.permission, "you don't have permission for \"idle\"", command: "idle"))
+            }
+            var mask = Set<IdleSubsystem>()
+            for word in request.arguments {
+                guard let subsystem = IdleSubsystem(rawValue: word) else {
+                    return ack(MPDError(.arg, "Unrecognized idle event: \(word)", command: "idle"))
+                }
+                mask.insert(subsystem)
+            }
+            idleMask = mask
+            let ready = pending.filter { mask.isEmpty || mask.contains($0) }
+            guard ready.isEmpty else { return Output(bytes: leaveIdle(reporting: []).utf8Bytes + "OK\n".utf8Bytes) }
+            return Output()
+        case "noidle":
+            // Not idle: the client already has its answer; MPD says nothing more.
+            return Output()
+        default:
+            return run([request], listOK: false, host: host, password: password, single: true)
+        }
+    }
+
+    /// The host announced changes: remembered, and sent at once to a client waiting for them.
+    public mutating func notify(_ subsystems: Set<IdleSubsystem>) -> [UInt8]? {
+        pending.formUnion(subsystems)
+        guard let mask = idleMask else { return nil }
+        guard pending.contains(where: { mask.isEmpty || mask.contains($0) }) else { return nil }
+        return leaveIdle(reporting: []).utf8Bytes + "OK\n".utf8Bytes
+    }
+
+    /// `changed:` lines for the pending subsystems the client waits for; they are then no longer pending.
+    private mutating func leaveIdle(reporting _: Set<IdleSubsystem>) -> String {
+        let mask = idleMask ?? []
+        idleMask = nil
+        let ready = pending.filter { mask.isEmpty || mask.contains($0) }
+        pending.subtract(ready)
+        return IdleSubsystem.allCases.filter(ready.contains).map { "changed: \($0.rawValue)\n" }.joined()
+    }
+
+    private func ack(_ error: MPDError) -> Output {
+        Output(bytes: Array((error.ackLine(index: 0) + "\n").utf8))
+    }
+
+    private mutating func run(_ requests: [MPDRequest], listOK: Bool, host: PlayerHost, password: String?,
+                              single: Bool = false) -> Output {
+        var response = MPDResponse()
+        for (index, request) in requests.enumerated() {
+            if !single, ["idle", "noidle", "close", "command_list_begin", "command_list_ok_begin"].contains(request.name) {
+                var error = MPDError(.arg, "\(request.name) is not allowed in a command list")
+                error.command = request.name
+                response.appendLine(error.ackLine(index: index))
+                return Output(bytes: response.bytes)
+            }
+            do {
+                try MPDCommands.execute(request, session: &self, host: host, password: password, into: &response)
+            } catch {
+                var error = error
+                if error.command == nil { error.command = request.name }
+                response.appendLine(error.ackLine(index: index))
+                host.noticeChanges()
+                return Output(bytes: response.bytes)
+            }
+            if listOK { response.appendLine("list_OK") }
+        }
+        host.noticeChanges()
+        response.appendLine("OK")
+        return Output(bytes: response.bytes)
+    }
+}
+
+extension String {
+    var utf8Bytes: [UInt8] { Array(utf8) }
+}

@@ -1,0 +1,513 @@
+import Foundation
+import XZPlayback
+
+/// The command table: every command this host answers, with its argument count and whether it needs the
+/// password, and the player side of MPD's protocol implemented over `PlayerHost`.
+public enum MPDCommands {
+    struct Invocation {
+        let arguments: [String]
+        let host: PlayerHost
+        var session: ClientSession
+        var response: MPDResponse
+        let password: String?
+        var player: Player { host.player }
+    }
+
+    struct Spec {
+        var arguments: ClosedRange<Int>
+        /// Allowed before the password was given.
+        var open = false
+        var run: (inout Invocation) throws(MPDError) -> Void
+    }
+
+    static func execute(_ request: MPDRequest, session: inout ClientSession, host: PlayerHost, password: String?,
+                        into response: inout MPDResponse) throws(MPDError) {
+        guard let spec = table[request.name] else {
+            throw MPDError(.unknown, "unknown command \"\(request.name)\"", command: "")
+        }
+        guard session.authenticated || spec.open else {
+            throw MPDError(.permission, "you don't have permission for \"\(request.name)\"")
+        }
+        guard spec.arguments.contains(request.arguments.count) else {
+            throw MPDError(.arg, request.arguments.count < spec.arguments.lowerBound
+                ? "too few arguments for \"\(request.name)\"" : "too many arguments for \"\(request.name)\"")
+        }
+        var invocation = Invocation(arguments: request.arguments, host: host, session: session, response: MPDResponse(),
+                                    password: password)
+        try spec.run(&invocation)
+        session = invocation.session
+        response.append(invocation.response)
+    }
+
+    /// Names of the commands a session may run now, or may not (`commands` / `notcommands`).
+    static func names(permitted: Bool, session: ClientSession) -> [String] {
+        let sessionCommands = ["close", "command_list_begin", "command_list_end", "command_list_ok_begin", "idle", "noidle"]
+        let all = table.map { ($0.key, $0.value.open) } + sessionCommands.map { ($0, $0 == "close") }
+        return all.filter { (session.authenticated || $0.1) == permitted }.map(\.0).sorted()
+    }
+
+    static let table: [String: Spec] = {
+        var table: [String: Spec] = [:]
+        func add(_ name: String, _ arguments: ClosedRange<Int>, open: Bool = false,
+                 _ run: @escaping (inout Invocation) throws(MPDError) -> Void) {
+            table[name] = Spec(arguments: arguments, open: open, run: run)
+        }
+
+        // MARK: Connection
+        add("ping", 0...0, open: true) { _ in }
+        add("password", 1...1, open: true) { call throws(MPDError) in
+            guard let password = call.password, call.arguments[0] == password else {
+                throw MPDError(.password, "incorrect password")
+            }
+            call.session.authenticated = true
+        }
+        add("commands", 0...0, open: true) { call in
+            for name in names(permitted: true, session: call.session) { call.response.add("command", name) }
+        }
+        add("notcommands", 0...0, open: true) { call in
+            for name in names(permitted: false, session: call.session) { call.response.add("command", name) }
+        }
+        add("tagtypes", 0...Int.max) { call throws(MPDError) in
+            guard let verb = call.arguments.first else {
+                for tag in SongTag.allCases where call.session.tagTypes.contains(tag) { call.response.add("tagtype", tag.rawValue) }
+                return
+            }
+            let names = call.arguments.dropFirst()
+            var tags: [SongTag] = []
+            for name in names {
+                guard SongTag.protocolNames.contains(name.lowercased()) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+                if let tag = SongTag(name: name) { tags.append(tag) }
+            }
+            switch verb {
+            case "clear" where names.isEmpty: call.session.tagTypes = []
+            case "all" where names.isEmpty: call.session.tagTypes = Set(SongTag.allCases)
+            case "enable" where !names.isEmpty: call.session.tagTypes.formUnion(tags)
+            case "disable" where !names.isEmpty: call.session.tagTypes.subtract(tags)
+            default: throw MPDError(.arg, "Unknown sub command")
+            }
+        }
+        add("urlhandlers", 0...0) { call in call.response.add("handler", "file://") }
+        add("decoders", 0...0) { call in
+            call.response.add("plugin", "mpg123")
+            call.response.add("suffix", "mp3")
+            call.response.add("mime_type", "audio/mpeg")
+        }
+        add("config", 0...0) { call throws(MPDError) in
+            guard call.session.peer == .local else { throw MPDError(.permission, "Command only permitted to local clients") }
+            call.response.add("music_directory", call.host.uris.musicDirectory)
+        }
+        // XZMusic's own: the playing song's lyrics shift changed (already stored by the client).
+        add("xzmusic_lyrics_offset", 1...1) { call throws(MPDError) in
+            call.player.setLyricsAdjustment(try integer(call.arguments[0]))
+        }
+        add("binarylimit", 1...1) { call throws(MPDError) in
+            let limit = try integer(call.arguments[0])
+            guard limit >= 64 else { throw MPDError(.arg, "Value too small") }
+            call.session.binaryLimit = limit
+        }
+
+        // MARK: Status
+        add("status", 0...0) { call in status(&call) }
+        add("currentsong", 0...0) { call in
+            let snapshot = call.player.snapshot()
+            guard let index = snapshot.currentIndex else { return }
+            call.response.addQueueEntry(snapshot.entries[index], position: index, host: call.host,
+                                        tags: call.session.tagTypes, durationMs: snapshot.durationMs)
+        }
+        add("stats", 0...0) { call in
+            let summary = (try? call.host.database.catalogueSummary())
+            call.response.add("artists", summary?.singers ?? 0)
+            call.response.add("albums", summary?.albums ?? 0)
+            call.response.add("songs", summary?.songs ?? 0)
+            call.response.add("uptime", Int(Date().timeIntervalSince(call.host.startedAt)))
+            call.response.add("db_playtime", (summary?.durationMs ?? 0) / 1000)
+            call.response.add("db_update", Int(summary?.updatedAt?.timeIntervalSince1970 ?? 0))
+            call.response.add("playtime", call.host.playTimeMs / 1000)
+        }
+        add("clearerror", 0...0) { call in call.player.clearError() }
+
+        // MARK: Options
+        add("consume", 1...1) { call throws(MPDError) in call.player.setConsume(try boolean(call.arguments[0])) }
+        add("random", 1...1) { call throws(MPDError) in call.player.setShuffle(try boolean(call.arguments[0])) }
+        add("repeat", 1...1) { call throws(MPDError) in call.player.setRepeats(try boolean(call.arguments[0])) }
+        add("single", 1...1) { call throws(MPDError) in
+            guard let mode = SingleMode(rawValue: call.arguments[0]) else {
+                throw MPDError(.arg, "Boolean (0/1) or \"oneshot\" expected: \(call.arguments[0])")
+            }
+            call.player.setSingle(mode)
+        }
+        add("setvol", 1...1) { call throws(MPDError) in
+            let level = try integer(call.arguments[0])
+            guard (0...100).contains(level) else { throw MPDError(.arg, "Invalid volume value") }
+            call.player.setVolume(level)
+        }
+        add("volume", 1...1) { call throws(MPDError) in
+            let change = try integer(call.arguments[0])
+            guard (-100...100).contains(change) else { throw MPDError(.arg, "Invalid volume value") }
+            call.player.setVolume(call.player.snapshot().volume + change)
+        }
+        add("getvol", 0...0) { call in call.response.add("volume", call.player.snapshot().volume) }
+        add("crossfade", 1...1) { call throws(MPDError) in
+            // Tracks join gaplessly; there is no crossfade to set.
+            guard try integer(call.arguments[0]) == 0 else { throw MPDError(.arg, "crossfade is not supported") }
+        }
+        add("mixrampdb", 1...1) { _ in }
+        add("mixrampdelay", 1...1) { _ in }
+        add("replay_gain_mode", 1...1) { call throws(MPDError) in
+            guard call.arguments[0] == "off" else { throw MPDError(.arg, "replay gain is not supported") }
+        }
+        add("replay_gain_status", 0...0) { call in call.response.add("replay_gain_mode", "off") }
+
+        // MARK: Playback
+        add("play", 0...1) { call throws(MPDError) in
+            guard let argument = call.arguments.first, try integer(argument) >= 0 else {
+                resume(call.player)
+                return
+            }
+            guard call.player.playItem(at: try integer(argument)) else { throw MPDError(.arg, "Bad song index") }
+        }
+        add("playid", 0...1) { call throws(MPDError) in
+            guard let argument = call.arguments.first, try integer(argument) >= 0 else {
+                resume(call.player)
+                return
+            }
+            let index = try queueIndex(id: argument, call.player.snapshot())
+            call.player.playItem(at: index)
+        }
+        add("pause", 0...1) { call throws(MPDError) in
+            guard let argument = call.arguments.first else {
+                call.player.togglePause()
+                return
+            }
+            if try boolean(argument) { call.player.pause() } else { call.player.resume() }
+        }
+        add("stop", 0...0) { call in call.player.stop() }
+        add("next", 0...0) { call throws(MPDError) in
+            guard call.player.snapshot().state != .idle else { throw MPDError(.playerSync, "Not playing") }
+            call.player.next()
+        }
+        add("previous", 0...0) { call throws(MPDError) in
+            guard call.player.snapshot().state != .idle else { throw MPDError(.playerSync, "Not playing") }
+            call.player.previous()
+        }
+        add("seek", 2...2) { call throws(MPDError) in
+            let index = try integer(call.arguments[0])
+            let target = try seekTarget(call.arguments[1], relativeAllowed: false)
+            try seek(&call, index: index, target: target)
+        }
+        add("seekid", 2...2) { call throws(MPDError) in
+            let index = try queueIndex(id: call.arguments[0], call.player.snapshot())
+            try seek(&call, index: index, target: try seekTarget(call.arguments[1], relativeAllowed: false))
+        }
+        add("seekcur", 1...1) { call throws(MPDError) in
+            let snapshot = call.player.snapshot()
+            guard let index = snapshot.currentIndex, snapshot.state == .playing || snapshot.state == .paused else {
+                throw MPDError(.playerSync, "Not playing")
+            }
+            try seek(&call, index: index, target: try seekTarget(call.arguments[0], relativeAllowed: true))
+        }
+
+        // MARK: Queue
+        add("add", 1...2) { call throws(MPDError) in
+            let items = try items(forURI: call.arguments[0], call: call)
+            let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
+            call.player.insert(items, at: position)
+        }
+        add("addid", 1...2) { call throws(MPDError) in
+            let items = try items(forURI: call.arguments[0], call: call)
+            guard items.count == 1 else { throw MPDError(.noExist, "No such song") }
+            let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
+            guard let id = call.player.insert(items, at: position).first else { throw MPDError(.noExist, "No such song") }
+            call.response.add("Id", id)
+        }
+        add("clear", 0...0) { call in call.player.clearQueue() }
+        add("delete", 1...1) { call throws(MPDError) in
+            let range = try positionRange(call.arguments[0], count: call.player.snapshot().entries.count)
+            guard call.player.removeFromQueue(range: range) else { throw MPDError(.arg, "Bad song index") }
+        }
+        add("deleteid", 1...1) { call throws(MPDError) in
+            let index = try queueIndex(id: call.arguments[0], call.player.snapshot())
+            call.player.removeFromQueue(range: index..<(index + 1))
+        }
+        add("move", 2...2) { call throws(MPDError) in
+            let snapshot = call.player.snapshot()
+            let range = try positionRange(call.arguments[0], count: snapshot.entries.count)
+            let to = try insertPosition(call.arguments[1], snapshot)
+            guard call.player.move(range: range, to: to) else { throw MPDError(.arg, "Bad song index") }
+        }
+        add("moveid", 2...2) { call throws(MPDError) in
+            let snapshot = call.player.snapshot()
+            let index = try queueIndex(id: call.arguments[0], snapshot)
+            let to = try insertPosition(call.arguments[1], snapshot)
+            guard call.player.move(range: index..<(index + 1), to: to) else { throw MPDError(.arg, "Bad song index") }
+        }
+        add("swap", 2...2) { call throws(MPDError) in
+            guard call.player.swap(try integer(call.arguments[0]), try integer(call.arguments[1])) else {
+                throw MPDError(.arg, "Bad song index")
+            }
+        }
+        add("swapid", 2...2) { call throws(MPDError) in
+            let snapshot = call.player.snapshot()
+            call.player.swap(try queueIndex(id: call.arguments[0], snapshot), try queueIndex(id: call.arguments[1], snapshot))
+        }
+        add("shuffle", 0...1) { call throws(MPDError) in
+            let count = call.player.snapshot().entries.count
+            var range = 0..<count
+            if let argument = call.arguments.first { range = try positionRange(argument, count: count) }
+            guard call.player.shuffleQueue(range: range) else { throw MPDError(.arg, "Bad song index") }
+        }
+        add("prio", 2...Int.max) { call throws(MPDError) in
+            let priority = try priorityValue(call.arguments[0])
+            let count = call.player.snapshot().entries.count
+            var indices: [Int] = []
+            for argument in call.arguments.dropFirst() { indices += try positionRange(argument, count: count) }
+            guard call.player.setPriority(priority, at: indices) else { throw MPDError(.arg, "Bad song index") }
+        }
+        add("prioid", 2...Int.max) { call throws(MPDError) in
+            let priority = try priorityValue(call.arguments[0])
+            let snapshot = call.player.snapshot()
+            var indices: [Int] = []
+            for argument in call.arguments.dropFirst() { indices.append(try queueIndex(id: argument, snapshot)) }
+            call.player.setPriority(priority, at: indices)
+        }
+        add("playlistinfo", 0...1) { call throws(MPDError) in
+            let snapshot = call.player.snapshot()
+            var range = 0..<snapshot.entries.count
+            if let argument = call.arguments.first {
+                range = try positionRange(argument, count: snapshot.entries.count)
+                guard range.upperBound <= snapshot.entries.count else { throw MPDError(.arg, "Bad song index") }
+            }
+            for index in range {
+                call.response.addQueueEntry(snapshot.entries[index], position: index, host: call.host, tags: call.session.tagTypes)
+            }
+        }
+        table["playlist"] = Spec(arguments: 0...0) { call in
+            for (index, entry) in call.player.snapshot().entries.enumerated() {
+                call.response.add("\(index)", "file: " + call.host.uris.uri(forPath: entry.item.path))
+            }
+        }
+        add("playlistid", 0...1) { call throws(MPDError) in
+            let snapshot = call.player.snapshot()
+            var indices = Array(snapshot.entries.indices)
+            if let argument = call.arguments.first { indices = [try queueIndex(id: argument, snapshot)] }
+            for index in indices {
+                call.response.addQueueEntry(snapshot.entries[index], position: index, host: call.host, tags: call.session.tagTypes)
+            }
+        }
+        add("plchanges", 1...2) { call throws(MPDError) in
+            let snapshot = call.player.snapshot()
+            let version = try integer(call.arguments[0])
+            let range = try call.arguments.count > 1 ? positionRange(call.arguments[1], count: snapshot.entries.count)
+                : 0..<snapshot.entries.count
+            for index in range where index < snapshot.entries.count && snapshot.entries[index].version > version {
+                call.response.addQueueEntry(snapshot.entries[index], position: index, host: call.host, tags: call.session.tagTypes)
+            }
+        }
+        add("plchangesposid", 1...2) { call throws(MPDError) in
+            let snapshot = call.player.snapshot()
+            let version = try integer(call.arguments[0])
+            let range = try call.arguments.count > 1 ? positionRange(call.arguments[1], count: snapshot.entries.count)
+                : 0..<snapshot.entries.count
+            for index in range where index < snapshot.entries.count && snapshot.entries[index].version > version {
+                call.response.add("cpos", index)
+                call.response.add("Id", snapshot.entries[index].id)
+            }
+        }
+        add("playlistfind", 2...Int.max) { call throws(MPDError) in try findInQueue(&call, exact: true) }
+        add("playlistsearch", 2...Int.max) { call throws(MPDError) in try findInQueue(&call, exact: false) }
+
+        // MARK: Outputs
+        add("outputs", 0...0) { call in
+            call.response.add("outputid", 0)
+            call.response.add("outputname", call.host.output.description)
+            call.response.add("plugin", call.host.output.isFile ? "file" : "ao")
+            call.response.add("outputenabled", call.host.isOutputEnabled ? 1 : 0)
+        }
+        add("enableoutput", 1...1) { call throws(MPDError) in
+            guard try integer(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
+            call.host.setOutputEnabled(true)
+        }
+        add("disableoutput", 1...1) { call throws(MPDError) in
+            guard try integer(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
+            call.host.setOutputEnabled(false)
+        }
+        add("toggleoutput", 1...1) { call throws(MPDError) in
+            guard try integer(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
+            call.host.setOutputEnabled(!call.host.isOutputEnabled)
+        }
+        return table
+    }()
+
+    // MARK: Helpers
+
+    private static func status(_ call: inout Invocation) {
+        let snapshot = call.player.snapshot()
+        var response = MPDResponse()
+        response.add("volume", snapshot.volume)
+        response.add("repeat", snapshot.repeats ? 1 : 0)
+        response.add("random", snapshot.shuffle ? 1 : 0)
+        response.add("single", snapshot.single.rawValue)
+        response.add("consume", snapshot.consume ? 1 : 0)
+        response.add("partition", "default")
+        response.add("playlist", snapshot.queueVersion)
+        response.add("playlistlength", snapshot.entries.count)
+        response.add("mixrampdb", "0.000000")
+        let state: String
+        switch snapshot.state {
+        case .playing: state = "play"
+        case .paused: state = "pause"
+        case .idle, .stopped: state = "stop"
+        }
+        response.add("state", state)
+        if let index = snapshot.currentIndex {
+            response.add("song", index)
+            response.add("songid", snapshot.entries[index].id)
+        }
+        if snapshot.state == .playing || snapshot.state == .paused {
+            let total = snapshot.durationMs ?? 0
+            response.add("time", "\(snapshot.positionMs / 1000):\((total + 500) / 1000)")
+            response.add("elapsed", MPDResponse.seconds(snapshot.positionMs))
+            if let format = snapshot.audioFormat {
+                response.add("bitrate", format.bitrateKbps ?? 0)
+            }
+            if let duration = snapshot.durationMs { response.add("duration", MPDResponse.seconds(duration)) }
+            if let format = snapshot.audioFormat {
+                response.add("audio", "\(format.sampleRate):16:\(format.channels)")
+            }
+        }
+        if let next = snapshot.nextIndex, snapshot.state != .idle {
+            response.add("nextsong", next)
+            response.add("nextsongid", snapshot.entries[next].id)
+        }
+        if let error = snapshot.lastError { response.add("error", error) }
+        call.response.append(response)
+    }
+
+    /// `play` without a position: resume a pause, else start the current (or first) song.
+    private static func resume(_ player: Player) {
+        switch player.snapshot().state {
+        case .paused: player.resume()
+        case .stopped: player.togglePause()
+        case .playing, .idle: break
+        }
+    }
+
+    private static func seek(_ call: inout Invocation, index: Int, target: SeekTarget) throws(MPDError) {
+        let snapshot = call.player.snapshot()
+        guard snapshot.entries.indices.contains(index) else { throw MPDError(.arg, "Bad song index") }
+        let active = snapshot.state == .playing || snapshot.state == .paused
+        if !active || snapshot.currentIndex != index { call.player.playItem(at: index) }
+        call.player.seek(target)
+    }
+
+    private static func items(forURI uri: String, call: Invocation) throws(MPDError) -> [QueueItem] {
+        var text = uri
+        if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
+        let path: String
+        if text.isEmpty || text == "/" {
+            path = call.host.uris.musicDirectory
+        } else {
+            path = try call.host.uris.path(forURI: text, allowAbsolute: call.session.peer == .local)
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw MPDError(.noExist, "No such song")
+        }
+        guard isFolder.boolValue else { return [QueueItem(file: path, database: call.host.database)] }
+        // A folder adds its MP3 files, in path order, as MPD adds a directory of its database.
+        let base = URL(fileURLWithPath: path)
+        let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
+        var files: [String] = []
+        while let url = enumerator?.nextObject() as? URL {
+            if url.pathExtension.lowercased() == "mp3" { files.append(url.standardizedFileURL.path) }
+        }
+        return files.sorted().map { QueueItem(file: $0, database: call.host.database) }
+    }
+
+    private static func findInQueue(_ call: inout Invocation, exact: Bool) throws(MPDError) {
+        guard call.arguments.count % 2 == 0 else { throw MPDError(.arg, "Incorrect number of filter arguments") }
+        var conditions: [(tag: SongTag?, needle: String)] = []
+        for pair in stride(from: 0, to: call.arguments.count, by: 2) {
+            let name = call.arguments[pair]
+            let tag = SongTag(name: name)
+            guard tag != nil || name.lowercased() == "any" || name.lowercased() == "file" else {
+                throw MPDError(.arg, "Unknown filter type: \(name)")
+            }
+            conditions.append((tag, call.arguments[pair + 1]))
+        }
+        let snapshot = call.player.snapshot()
+        for (index, entry) in snapshot.entries.enumerated() {
+            let matches = conditions.allSatisfy { condition in
+                let values = condition.tag.map { [$0.value(of: entry.item)].compactMap { $0 } }
+                    ?? SongTag.allCases.compactMap { $0.value(of: entry.item) } + [call.host.uris.uri(forPath: entry.item.path)]
+                return values.contains { value in
+                    exact ? value == condition.needle : value.range(of: condition.needle, options: .caseInsensitive) != nil
+                }
+            }
+            if matches {
+                call.response.addQueueEntry(entry, position: index, host: call.host, tags: call.session.tagTypes)
+            }
+        }
+    }
+
+    static func integer(_ text: String) throws(MPDError) -> Int {
+        guard let value = Int(text) else { throw MPDError(.arg, "Integer expected: \(text)") }
+        return value
+    }
+
+    static func boolean(_ text: String) throws(MPDError) -> Bool {
+        switch text {
+        case "0": return false
+        case "1": return true
+        default: throw MPDError(.arg, "Boolean (0/1) expected: \(text)")
+        }
+    }
+
+    private static func priorityValue(_ text: String) throws(MPDError) -> Int {
+        let value = try integer(text)
+        guard (0...255).contains(value) else { throw MPDError(.arg, "Priority out of range: \(text)") }
+        return value
+    }
+
+    /// `N` or `START:END` (END may be left out: to the end of the queue).
+    static func positionRange(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let start = Int(parts[0]), start >= 0 else { throw MPDError(.arg, "Integer expected: \(text)") }
+        guard parts.count == 2 else { return start..<(start + 1) }
+        if parts[1].isEmpty { return start..<max(start, count) }
+        guard let end = Int(parts[1]), end >= start else { throw MPDError(.arg, "Bad range: \(text)") }
+        return start..<end
+    }
+
+    /// A queue position to insert or move to: absolute, or `+N` / `-N` relative to the current song.
+    private static func insertPosition(_ text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
+        if let sign = text.first, sign == "+" || sign == "-" {
+            guard let current = snapshot.currentIndex else { throw MPDError(.arg, "No current song") }
+            let offset = try integer(String(text.dropFirst()))
+            let position = sign == "+" ? current + 1 + offset : current - offset
+            guard (0...snapshot.entries.count).contains(position) else { throw MPDError(.arg, "Bad song index") }
+            return position
+        }
+        let position = try integer(text)
+        guard (0...snapshot.entries.count).contains(position) else { throw MPDError(.arg, "Bad song index") }
+        return position
+    }
+
+    private static func queueIndex(id text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
+        let id = try integer(text)
+        guard let index = snapshot.entries.firstIndex(where: { $0.id == id }) else { throw MPDError(.noExist, "No such song") }
+        return index
+    }
+
+    /// Seconds (fractions allowed); `+S` / `-S` from the current position where allowed.
+    private static func seekTarget(_ text: String, relativeAllowed: Bool) throws(MPDError) -> SeekTarget {
+        let signed = text.hasPrefix("+") || text.hasPrefix("-")
+        guard let seconds = Double(signed ? String(text.dropFirst()) : text), seconds.isFinite, seconds >= 0,
+              seconds < 1e7, !signed || relativeAllowed else {
+            throw MPDError(.arg, "Float expected: \(text)")
+        }
+        let ms = Int((seconds * 1000).rounded())
+        if signed { return .relative(ms: text.hasPrefix("-") ? -ms : ms) }
+        return .absolute(ms: ms)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import XZCatalogue
+
+/// How songs are named to protocol clients, as MPD names them: a file in the music folder by its path
+/// relative to it; a file in the library folder (demo songs, downloads) under the fixed folder
+/// `xzmusic/`; any other file by its absolute path (which only local clients may use).
+public struct SongURIs: Sendable, Equatable {
+    public static let libraryPrefix = "xzmusic/"
+
+    public let musicDirectory: String
+    public let libraryDirectory: String
+
+    public init(musicDirectory: URL, library: LibraryFolder) {
+        self.musicDirectory = musicDirectory.standardizedFileURL.path
+        libraryDirectory = library.url.path
+    }
+
+    /// The music folder: config `music_directory`, else `$XDG_MUSIC_DIR`, else `~/Music`.
+    public static func defaultMusicDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let dir = environment["XDG_MUSIC_DIR"], dir.hasPrefix("/") { return URL(fileURLWithPath: dir) }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent("Music")
+    }
+
+    public func uri(forPath path: String) -> String {
+        if let relative = Self.relative(path, inside: libraryDirectory) { return Self.libraryPrefix + relative }
+        if let relative = Self.relative(path, inside: musicDirectory) { return relative }
+        return path
+    }
+
+    /// The file a URI names. Absolute paths only when `allowAbsolute` (local clients); nothing may
+    /// climb out of its folder with `..`.
+    public func path(forURI uri: String, allowAbsolute: Bool) throws(MPDError) -> String {
+        guard !uri.isEmpty, !uri.utf8.contains(0) else { throw MPDError(.arg, "Malformed URI") }
+        if uri.hasPrefix("/") {
+            guard allowAbsolute else { throw MPDError(.permission, "Access denied") }
+            return URL(fileURLWithPath: uri).standardizedFileURL.path
+        }
+        if uri.contains("://") { throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host") }
+        let components = uri.split(separator: "/", omittingEmptySubsequences: true)
+        guard !components.contains(where: { $0 == ".." || $0 == "." }) else { throw MPDError(.noExist, "Malformed URI") }
+        if uri.hasPrefix(Self.libraryPrefix) {
+            return libraryDirectory + "/" + components.dropFirst().joined(separator: "/")
+        }
+        return musicDirectory + "/" + components.joined(separator: "/")
+    }
+
+    private static func relative(_ path: String, inside folder: String) -> String? {
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        guard path.hasPrefix(prefix), path.count > prefix.count else { return nil }
+        return String(path.dropFirst(prefix.count))
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import XZProtocol
+import XZText
+
+/// How `serve` listens: config keys `port`, `bind_to_address`, `password` and `music_directory`
+/// (MPD's names); flags override them.
+public struct HostSettings: Sendable, Equatable {
+    public var port = 6600
+    public var bindAddress = "127.0.0.1"
+    public var password: String?
+    public var musicDirectory: URL
+
+    public init(musicDirectory: URL = SongURIs.defaultMusicDirectory()) {
+        self.musicDirectory = musicDirectory
+    }
+
+    public init(config: ConfigFile) throws {
+        self.init()
+        for entry in config.entries {
+            switch entry.key {
+            case "port":
+                guard let port = Int(entry.value), (0...65535).contains(port) else {
+                    throw config.error(entry, "port must be a number from 0 to 65535")
+                }
+                self.port = port
+            case "bind_to_address":
+                guard !entry.value.isEmpty else { throw config.error(entry, "bind_to_address needs an address") }
+                bindAddress = entry.value
+            case "password":
+                guard !entry.value.isEmpty else { throw config.error(entry, "password must not be empty") }
+                password = entry.value
+            case "music_directory":
+                musicDirectory = URL(fileURLWithPath: (entry.value as NSString).expandingTildeInPath)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Loopback needs no password; any other address does, so the music is never open to a network.
+    public func validate() throws {
+        let loopback = ["127.0.0.1", "::1", "localhost"].contains(bindAddress) || bindAddress.hasPrefix("127.")
+        if !loopback, password == nil {
+            throw ServerError("refusing to listen on \(bindAddress) without a password: set 'password = …' in the config")
+        }
+    }
+}

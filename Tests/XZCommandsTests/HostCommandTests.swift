@@ -1,0 +1,112 @@
+import Foundation
+import XCTest
+import XZTestSupport
+
+/// `xzmusic serve`, one-shot commands and prompts as its clients, and mpc beside them: real processes
+/// on a temporary library and socket.
+final class HostCommandTests: XCTestCase {
+    private var temp: TemporaryFolder!
+    private var binary: String { TestPaths.products.appendingPathComponent("xzmusic").path }
+
+    override func setUpWithError() throws {
+        temp = try TemporaryFolder("host")
+        // The library and its demo exist before processes race to open it.
+        XCTAssertEqual(try xzmusic(["info", "#1"]).status, 0)
+    }
+
+    private var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["XZMUSIC_HOME"] = temp.path("library")
+        env["XZMUSIC_DEMO"] = TestPaths.repositoryRoot.appendingPathComponent("Resources/demo").path
+        env["XZMUSIC_OUTPUT"] = "null"
+        env["XDG_RUNTIME_DIR"] = temp.path("run")
+        env["XDG_CONFIG_HOME"] = temp.path("config")
+        env["NO_COLOR"] = "1"
+        return env
+    }
+
+    @discardableResult
+    private func xzmusic(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
+        try TestProcess.run(binary, arguments, input: input.map { Data($0.utf8) }, environment: environment)
+    }
+
+    private func serve(_ extra: [String] = []) throws -> RunningProcess {
+        let host = try RunningProcess(binary, ["serve", "--port", "0"] + extra, environment: environment)
+        XCTAssertTrue(host.waitForOutput("hosting"), "host did not start: \(host.stderr)")
+        return host
+    }
+
+    /// The TCP port the host printed.
+    private func port(of host: RunningProcess) throws -> String {
+        let line = try XCTUnwrap(host.stdout.split(separator: "\n").first { $0.contains("hosting") })
+        return try XCTUnwrap(line.split(separator: ":").last.map(String.init))
+    }
+
+    private func waitUntil(_ what: String, timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while try !condition() && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        XCTAssertTrue(try condition(), what)
+    }
+
+    func testOneShotCommandsDriveTheHost() throws {
+        let host = try serve()
+        XCTAssertEqual(try xzmusic(["play", "晴天小调", "#4"]).status, 0)
+        try waitUntil("the host plays") { try xzmusic(["now"]).stdout.contains("晴天小调") }
+        XCTAssertTrue(try xzmusic(["queue"]).stdout.contains("Café du Matin"))
+        XCTAssertEqual(try xzmusic(["next"]).status, 0)
+        try waitUntil("next song") { try xzmusic(["now"]).stdout.contains("Café du Matin") }
+        XCTAssertTrue(try xzmusic(["pause"]).stdout.contains("paused"))
+        XCTAssertEqual(try xzmusic(["volume", "35"]).stdout, "volume 35\n")
+        XCTAssertEqual(try xzmusic(["repeat", "one"]).stdout, "repeat one\n")
+        let mpc = try TestProcess.run("mpc", ["-p", try port(of: host), "status"]).stdout
+        XCTAssertTrue(mpc.contains("[paused]"), mpc)
+        XCTAssertTrue(mpc.contains("volume: 35%"), mpc)
+        XCTAssertTrue(mpc.contains("repeat: on") && mpc.contains("single: on"), mpc)
+        XCTAssertEqual(try xzmusic(["like"]).status, 0, "like names the host's song")
+        XCTAssertTrue(try xzmusic(["liked"]).stdout.contains("Café du Matin"))
+        XCTAssertEqual(try xzmusic(["queue", "remove", "1"]).status, 0)
+        XCTAssertEqual(try xzmusic(["queue"]).stdout.split(separator: "\n").count, 1)
+
+        let second = try RunningProcess(binary, ["serve", "--port", "0"], environment: environment)
+        XCTAssertEqual(second.finish(), 1)
+        XCTAssertTrue(second.stderr.contains("already hosts this library"), second.stderr)
+
+        host.signal(SIGTERM)
+        XCTAssertEqual(host.finish(), 0)
+        XCTAssertTrue(try xzmusic(["history", "--json"]).stdout.contains("晴天小调"), "the host saved its play sessions")
+        let alone = try xzmusic(["next"])
+        XCTAssertEqual(alone.status, 1)
+        XCTAssertTrue(alone.stderr.contains("no xzmusic host runs"), alone.stderr)
+    }
+
+    func testAPromptAttachesAndQuittingLeavesTheMusicPlaying() throws {
+        let host = try serve()
+        let prompt = try xzmusic([], input: "play 晴天小调\nnow\nquit\n")
+        XCTAssertEqual(prompt.status, 0, prompt.stderr)
+        try waitUntil("still playing after the prompt left") { try xzmusic(["now"]).stdout.contains("playing") }
+        host.signal(SIGTERM)
+        XCTAssertEqual(host.finish(), 0)
+    }
+
+    func testThePromptHostsWhenNoHostRuns() throws {
+        let prompt = try RunningProcess(binary, [], environment: environment)
+        prompt.send("play 晴天小调")
+        try waitUntil("one-shot commands reach the prompt's player") { try xzmusic(["now"]).stdout.contains("晴天小调") }
+        XCTAssertEqual(try xzmusic(["stop"]).status, 0)
+        prompt.send("quit")
+        prompt.closeInput()
+        XCTAssertEqual(prompt.finish(), 0)
+        XCTAssertEqual(try xzmusic(["now"]).status, 1, "the music left with its host")
+    }
+
+    func testAKilledHostsSocketIsReplaced() throws {
+        let first = try serve()
+        first.signal(SIGKILL)
+        _ = first.finish()
+        XCTAssertEqual(try xzmusic(["now"]).status, 1, "a dead host's socket answers nobody")
+        let second = try serve()
+        XCTAssertEqual(try xzmusic(["play", "#1"]).status, 0)
+        second.signal(SIGHUP)
+        XCTAssertEqual(second.finish(), 0)
+    }
+}

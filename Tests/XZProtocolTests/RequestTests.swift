@@ -1,0 +1,36 @@
+import XCTest
+@testable import XZProtocol
+
+final class RequestTests: XCTestCase {
+    func testUnquotedAndQuotedArguments() throws {
+        XCTAssertEqual(try MPDRequest.parse("status"), MPDRequest(name: "status"))
+        XCTAssertEqual(try MPDRequest.parse("  seek 1   20.5\r"), MPDRequest(name: "seek", arguments: ["1", "20.5"]))
+        XCTAssertEqual(try MPDRequest.parse(#"add "a dir/周杰伦 \"晴天\".mp3""#),
+                       MPDRequest(name: "add", arguments: [#"a dir/周杰伦 "晴天".mp3"#]))
+        XCTAssertEqual(try MPDRequest.parse(#"find "(Artist == 'a\\b')" "" x"#),
+                       MPDRequest(name: "find", arguments: [#"(Artist == 'a\b')"#, "", "x"]))
+    }
+
+    func testQuotingRoundTrips() throws {
+        let request = MPDRequest(name: "playlistadd", arguments: [#"we\ird "name""#, "x y", ""])
+        XCTAssertEqual(try MPDRequest.parse(request.line), request)
+    }
+
+    func testMalformedLinesAreErrorsNotCrashes() {
+        for line in ["", "   ", "9lives", "sta-tus", #"add "open"#, #"add "a"b"#, "add it's", "add a\u{1}b"] {
+            XCTAssertThrowsError(try MPDRequest.parse(line), line)
+        }
+        XCTAssertEqual((try? MPDRequest.parse("add \"a\0b\"")), nil)
+    }
+
+    func testErrorsBecomeOneACKLine() {
+        let error = MPDError(.noExist, "No such song\nOK", command: "playid")
+        XCTAssertEqual(error.ackLine(index: 3), "ACK [50@3] {playid} No such song OK")
+    }
+
+    func testValuesCannotAddProtocolLines() {
+        var response = MPDResponse()
+        response.add("Title", "first\nOK\r\nACK [1@0] {} x")
+        XCTAssertEqual(String(decoding: response.bytes, as: UTF8.self), "Title: first OK ACK [1@0] {} x\n")
+    }
+}

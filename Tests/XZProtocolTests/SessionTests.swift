@@ -1,0 +1,198 @@
+import XCTest
+import XZCatalogue
+import XZPlayback
+@testable import XZProtocol
+import XZTestSupport
+
+/// A real host (null output, a temporary library with generated MP3s) driven through `ClientSession`
+/// as the transport would, without sockets.
+final class SessionTests: XCTestCase {
+    var folder: TemporaryFolder!
+    var host: PlayerHost!
+
+    override func setUpWithError() throws {
+        folder = try TemporaryFolder("protocol")
+        let music = folder.url.appendingPathComponent("music")
+        try FileManager.default.createDirectory(at: music.appendingPathComponent("album"), withIntermediateDirectories: true)
+        for (index, title) in ["One", "Two", "Three"].enumerated() {
+            try AudioFixtures.makeMP3(at: music.appendingPathComponent("album/\(index + 1).mp3").path, seconds: 3,
+                                      tags: .init(title: title, artist: "Band\nOK", album: "LP", track: index + 1))
+        }
+        let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
+        let database = try library.open(seedingDemoFrom: nil)
+        host = PlayerHost(folder: library, database: database, output: .null, musicDirectory: music, seed: 7) { _ in }
+    }
+
+    override func tearDown() {
+        host.shutdown()
+        host = nil
+        folder = nil
+    }
+
+    /// Sends `line` and returns the response text.
+    @discardableResult
+    func send(_ line: String, _ session: inout ClientSession, password: String? = nil) -> String {
+        String(decoding: session.receive(line: line, host: host, password: password).bytes, as: UTF8.self)
+    }
+
+    func fields(_ text: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let colon = line.range(of: ": ") else { continue }
+            result[String(line[..<colon.lowerBound])] = String(line[colon.upperBound...])
+        }
+        return result
+    }
+
+    func waitFor(_ what: String, timeout: TimeInterval = 5, _ condition: () -> Bool) {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while !condition() && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertTrue(condition(), what)
+    }
+
+    func testStatusFollowsEveryControlCommand() {
+        var session = ClientSession(peer: .network, passwordRequired: false)
+        XCTAssertEqual(fields(send("status", &session))["state"], "stop")
+        XCTAssertTrue(send("add album", &session).hasSuffix("OK\n"))
+        var status = fields(send("status", &session))
+        XCTAssertEqual(status["playlistlength"], "3")
+        XCTAssertNil(status["song"])
+        send("play 1", &session)
+        waitFor("playing") { fields(send("status", &session))["audio"] != nil }
+        status = fields(send("status", &session))
+        XCTAssertEqual(status["state"], "play")
+        XCTAssertEqual(status["song"], "1")
+        XCTAssertEqual(status["nextsong"], "2")
+        XCTAssertEqual(status["audio"], "44100:16:2")
+        XCTAssertEqual(status["duration"].map { Double($0)! }.map { ($0 * 10).rounded() / 10 }, 3.0)
+        let current = fields(send("currentsong", &session))
+        XCTAssertEqual(current["file"], "album/2.mp3")
+        XCTAssertEqual(current["Title"], "Two")
+        XCTAssertEqual(current["Artist"], "Band OK", "a newline in a tag cannot start a protocol line")
+        XCTAssertEqual(current["Pos"], "1")
+
+        send("pause 1", &session)
+        XCTAssertEqual(fields(send("status", &session))["state"], "pause")
+        send("seekcur 2", &session)
+        waitFor("seeked") { fields(send("status", &session))["elapsed"]?.hasPrefix("2.") == true }
+        send("next", &session)
+        waitFor("next song") { fields(send("status", &session))["song"] == "2" }
+        send("stop", &session)
+        status = fields(send("status", &session))
+        XCTAssertEqual(status["state"], "stop")
+        XCTAssertEqual(status["song"], "2", "stop keeps the current song")
+        send("setvol 40", &session)
+        send("repeat 1", &session)
+        send("random 1", &session)
+        send("single oneshot", &session)
+        send("consume 1", &session)
+        status = fields(send("status", &session))
+        XCTAssertEqual([status["volume"], status["repeat"], status["random"], status["single"], status["consume"]],
+                       ["40", "1", "1", "oneshot", "1"])
+        XCTAssertEqual(fields(send("getvol", &session))["volume"], "40")
+    }
+
+    func testQueueCommandsKeepIdsAndVersions() {
+        var session = ClientSession(peer: .network, passwordRequired: false)
+        let first = fields(send("addid album/1.mp3", &session))["Id"]
+        let second = fields(send("addid album/2.mp3 0", &session))["Id"]
+        XCTAssertNotNil(first)
+        XCTAssertNotEqual(first, second)
+        let version = Int(fields(send("status", &session))["playlist"]!)!
+        send("add album/3.mp3", &session)
+        let changes = send("plchangesposid \(version)", &session)
+        XCTAssertEqual(changes, "cpos: 2\nId: \(Int(second!)! + 1)\nOK\n", "only the new entry changed")
+        XCTAssertEqual(send("playlistinfo 0", &session).contains("file: album/2.mp3\n"), true)
+        send("move 0 2", &session)
+        XCTAssertEqual(fields(send("playlistinfo 2", &session))["Id"], second)
+        send("swapid \(first!) \(second!)", &session)
+        XCTAssertEqual(fields(send("playlistid \(first!)", &session))["Pos"], "2")
+        send("prioid 200 \(first!)", &session)
+        XCTAssertEqual(fields(send("playlistid \(first!)", &session))["Prio"], "200")
+        XCTAssertTrue(send("playlistfind Title Three", &session).contains("Title: Three\n"))
+        XCTAssertTrue(send("playlistsearch title thr", &session).contains("Title: Three\n"))
+        send("delete 0:2", &session)
+        XCTAssertEqual(fields(send("status", &session))["playlistlength"], "1")
+        XCTAssertEqual(send("deleteid 999", &session), "ACK [50@0] {deleteid} No such song\n")
+        XCTAssertEqual(send("delete 5", &session), "ACK [2@0] {delete} Bad song index\n")
+        send("clear", &session)
+        XCTAssertEqual(fields(send("status", &session))["playlistlength"], "0")
+    }
+
+    func testPathsStayInsideTheirFolders() {
+        var network = ClientSession(peer: .network, passwordRequired: false)
+        XCTAssertEqual(send("add ../library/library.sqlite", &network), "ACK [50@0] {add} Malformed URI\n")
+        let absolute = folder.url.appendingPathComponent("music/album/1.mp3").path
+        XCTAssertEqual(send("add \(absolute)", &network), "ACK [4@0] {add} Access denied\n")
+        var local = ClientSession(peer: .local, passwordRequired: false)
+        XCTAssertEqual(send("add \"\(absolute)\"", &local), "OK\n")
+        XCTAssertEqual(send("add missing.mp3", &local), "ACK [50@0] {add} No such song\n")
+    }
+
+    func testCommandListsStopAtTheFirstError() {
+        var session = ClientSession(peer: .network, passwordRequired: false)
+        for line in ["command_list_ok_begin", "add album/1.mp3", "ping", "setvol 300", "add album/2.mp3"] {
+            XCTAssertEqual(send(line, &session), "")
+        }
+        XCTAssertEqual(send("command_list_end", &session),
+                       "list_OK\nlist_OK\nACK [2@2] {setvol} Invalid volume value\n")
+        XCTAssertEqual(fields(send("status", &session))["playlistlength"], "1", "commands after the error did not run")
+        send("command_list_begin", &session)
+        send("add album/2.mp3", &session)
+        XCTAssertEqual(send("command_list_end", &session), "OK\n")
+        XCTAssertEqual(send("command_list_end", &session), "ACK [2@0] {command_list_end} Not in command list\n")
+    }
+
+    func testUnknownCommandsAndBadArguments() {
+        var session = ClientSession(peer: .network, passwordRequired: false)
+        XCTAssertEqual(send("frobnicate", &session), "ACK [5@0] {} unknown command \"frobnicate\"\n")
+        XCTAssertEqual(send("setvol loud", &session), "ACK [2@0] {setvol} Integer expected: loud\n")
+        XCTAssertEqual(send("repeat 2", &session), "ACK [2@0] {repeat} Boolean (0/1) expected: 2\n")
+        XCTAssertEqual(send("play 1 2", &session), "ACK [2@0] {play} too many arguments for \"play\"\n")
+        XCTAssertEqual(send("add \"unterminated", &session), "ACK [2@0] {add} Missing closing '\"'\n")
+        XCTAssertEqual(send("ping", &session), "OK\n", "the session goes on after errors")
+    }
+
+    func testPasswordGuardsEverythingButTheGreetingCommands() {
+        var session = ClientSession(peer: .network, passwordRequired: true)
+        XCTAssertEqual(send("status", &session, password: "s3cret"), "ACK [4@0] {status} you don't have permission for \"status\"\n")
+        XCTAssertEqual(send("ping", &session, password: "s3cret"), "OK\n")
+        XCTAssertTrue(send("commands", &session, password: "s3cret").contains("command: password\n"))
+        XCTAssertFalse(send("commands", &session, password: "s3cret").contains("command: status\n"))
+        XCTAssertEqual(send("password wrong", &session, password: "s3cret"), "ACK [3@0] {password} incorrect password\n")
+        XCTAssertEqual(send("password s3cret", &session, password: "s3cret"), "OK\n")
+        XCTAssertTrue(send("status", &session, password: "s3cret").hasSuffix("OK\n"))
+    }
+
+    func testIdleWakesForChangesFromAnotherClient() {
+        var watcher = ClientSession(peer: .network, passwordRequired: false)
+        var actor = ClientSession(peer: .network, passwordRequired: false)
+        final class Inbox: @unchecked Sendable {
+            let lock = NSLock()
+            var items: [Set<IdleSubsystem>] = []
+        }
+        let inbox = Inbox()
+        let token = host.addIdleListener { subsystems in
+            inbox.lock.lock(); inbox.items.append(subsystems); inbox.lock.unlock()
+        }
+        defer { host.removeIdleListener(token) }
+        XCTAssertEqual(send("idle playlist mixer", &watcher), "", "nothing pending: the client waits")
+        func drain() -> Set<IdleSubsystem> {
+            inbox.lock.lock()
+            defer { inbox.items = []; inbox.lock.unlock() }
+            return inbox.items.reduce(into: Set<IdleSubsystem>()) { $0.formUnion($1) }
+        }
+        send("setvol 10", &actor)
+        let heard = drain()
+        XCTAssertEqual(heard, [.mixer])
+        XCTAssertEqual(watcher.notify(heard).map { String(decoding: $0, as: UTF8.self) }, "changed: mixer\nOK\n")
+        XCTAssertFalse(watcher.isIdle)
+        send("random 1", &actor)
+        XCTAssertNil(watcher.notify(drain()))
+        XCTAssertEqual(send("idle", &watcher), "changed: options\nOK\n", "a change while not idle is kept for the next idle")
+        XCTAssertEqual(send("idle player", &watcher), "")
+        XCTAssertEqual(send("noidle", &watcher), "OK\n")
+        XCTAssertEqual(send("noidle", &watcher), "", "noidle outside idle has no answer")
+        XCTAssertEqual(send("idle bogus", &watcher), "ACK [2@0] {idle} Unrecognized idle event: bogus\n")
+    }
+}
