@@ -63,11 +63,8 @@ public struct PlayerStateMachine: Sendable, Equatable {
     /// The queue index that plays after the current one, as far as it is known now.
     public var nextIndex: Int? {
         guard !entries.isEmpty else { return nil }
-        switch single {
-        case .on: return repeats ? currentIndex : nil
-        case .oneshot: return nil
-        case .off: break
-        }
+        // As MPD reckons it: single with repeat plays the same song again.
+        if single != .off, repeats { return currentIndex }
         let position = currentIndex.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
         if position < order.count { return order[position] }
         return repeats && !order.isEmpty ? order[0] : nil
@@ -83,7 +80,6 @@ public struct PlayerStateMachine: Sendable, Equatable {
         entries = []
         order = []
         currentIndex = nil
-        version += 1
         _ = appendEntries(items, at: nil)
         consecutiveFailures = 0
         guard !items.isEmpty else {
@@ -116,7 +112,6 @@ public struct PlayerStateMachine: Sendable, Equatable {
     /// Inserts at `position` (the end when nil) without starting playback; returns the new entries' ids.
     public mutating func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
         guard !items.isEmpty else { return [] }
-        version += 1
         let ids = appendEntries(items, at: position)
         if state == .idle { state = .stopped }
         return ids

@@ -41,7 +41,8 @@ public enum MPDCommands {
 
     /// Names of the commands a session may run now, or may not (`commands` / `notcommands`).
     static func names(permitted: Bool, session: ClientSession) -> [String] {
-        let sessionCommands = ["close", "command_list_begin", "command_list_end", "command_list_ok_begin", "idle", "noidle"]
+        // The session's own commands, as MPD lists them (command lists and noidle are not listed).
+        let sessionCommands = ["close", "idle"]
         let all = table.map { ($0.key, $0.value.open) } + sessionCommands.map { ($0, $0 == "close") }
         return all.filter { (session.authenticated || $0.1) == permitted }.map(\.0).sorted()
     }
@@ -116,13 +117,13 @@ public enum MPDCommands {
         }
         add("stats", 0...0) { call in
             let summary = (try? call.host.database.catalogueSummary())
+            call.response.add("uptime", Int(Date().timeIntervalSince(call.host.startedAt)))
+            call.response.add("playtime", call.host.playTimeMs / 1000)
             call.response.add("artists", summary?.singers ?? 0)
             call.response.add("albums", summary?.albums ?? 0)
             call.response.add("songs", summary?.songs ?? 0)
-            call.response.add("uptime", Int(Date().timeIntervalSince(call.host.startedAt)))
             call.response.add("db_playtime", (summary?.durationMs ?? 0) / 1000)
             call.response.add("db_update", Int(summary?.updatedAt?.timeIntervalSince1970 ?? 0))
-            call.response.add("playtime", call.host.playTimeMs / 1000)
         }
         add("clearerror", 0...0) { call in call.player.clearError() }
 
@@ -132,13 +133,14 @@ public enum MPDCommands {
         add("repeat", 1...1) { call throws(MPDError) in call.player.setRepeats(try boolean(call.arguments[0])) }
         add("single", 1...1) { call throws(MPDError) in
             guard let mode = SingleMode(rawValue: call.arguments[0]) else {
-                throw MPDError(.arg, "Boolean (0/1) or \"oneshot\" expected: \(call.arguments[0])")
+                throw MPDError(.arg, "Unrecognized single mode, expected 0, 1, or oneshot")
             }
             call.player.setSingle(mode)
         }
         add("setvol", 1...1) { call throws(MPDError) in
             let level = try integer(call.arguments[0])
-            guard (0...100).contains(level) else { throw MPDError(.arg, "Invalid volume value") }
+            guard level >= 0 else { throw MPDError(.arg, "Number is negative: \(level)") }
+            guard level <= 100 else { throw MPDError(.arg, "Number too large: \(level)") }
             call.player.setVolume(level)
         }
         add("volume", 1...1) { call throws(MPDError) in
@@ -351,7 +353,7 @@ public enum MPDCommands {
         response.add("partition", "default")
         response.add("playlist", snapshot.queueVersion)
         response.add("playlistlength", snapshot.entries.count)
-        response.add("mixrampdb", "0.000000")
+        response.add("mixrampdb", 0)
         let state: String
         switch snapshot.state {
         case .playing: state = "play"
@@ -365,7 +367,7 @@ public enum MPDCommands {
         }
         if snapshot.state == .playing || snapshot.state == .paused {
             let total = snapshot.durationMs ?? 0
-            response.add("time", "\(snapshot.positionMs / 1000):\((total + 500) / 1000)")
+            response.add("time", "\((snapshot.positionMs + 500) / 1000):\((total + 500) / 1000)")
             response.add("elapsed", MPDResponse.seconds(snapshot.positionMs))
             if let format = snapshot.audioFormat {
                 response.add("bitrate", format.bitrateKbps ?? 0)
@@ -375,7 +377,7 @@ public enum MPDCommands {
                 response.add("audio", "\(format.sampleRate):16:\(format.channels)")
             }
         }
-        if let next = snapshot.nextIndex, snapshot.state != .idle {
+        if snapshot.currentIndex != nil, let next = snapshot.nextIndex {
             response.add("nextsong", next)
             response.add("nextsongid", snapshot.entries[next].id)
         }
@@ -411,7 +413,7 @@ public enum MPDCommands {
         }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw MPDError(.noExist, "No such song")
+            throw MPDError(.noExist, "No such directory")
         }
         guard isFolder.boolValue else { return [QueueItem(file: path, database: call.host.database)] }
         // A folder adds its MP3 files, in path order, as MPD adds a directory of its database.
@@ -475,7 +477,7 @@ public enum MPDCommands {
         guard let start = Int(parts[0]), start >= 0 else { throw MPDError(.arg, "Integer expected: \(text)") }
         guard parts.count == 2 else { return start..<(start + 1) }
         if parts[1].isEmpty { return start..<max(start, count) }
-        guard let end = Int(parts[1]), end >= start else { throw MPDError(.arg, "Bad range: \(text)") }
+        guard let end = Int(parts[1]), end >= start else { throw MPDError(.arg, "Malformed range: \(text)") }
         return start..<end
     }
 

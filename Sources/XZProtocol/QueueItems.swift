@@ -38,10 +38,11 @@ extension QueueItem {
             return
         }
         let lyrics = URL(fileURLWithPath: absolute).deletingPathExtension().appendingPathExtension("lrc").path
-        let tags = try? MP3Probe.readTags(path: absolute)
+        let info = try? MP3Probe.probe(path: absolute)
+        let tags = info?.tags ?? (try? MP3Probe.readTags(path: absolute))
         let title = tags?.title.flatMap { $0.isEmpty ? nil : $0 }
             ?? URL(fileURLWithPath: absolute).deletingPathExtension().lastPathComponent
         self.init(path: absolute, title: title, singer: tags?.artist ?? "", album: tags?.album, track: tags?.track,
-                  year: tags?.year, lyricsPath: FileManager.default.fileExists(atPath: lyrics) ? lyrics : nil)
+                  year: tags?.year, durationMs: info?.durationMs, lyricsPath: FileManager.default.fileExists(atPath: lyrics) ? lyrics : nil)
     }
 }

@@ -50,21 +50,21 @@ public struct MPDRequest: Sendable, Equatable {
                     argument.append(byte)
                     index += 1
                 }
-                guard closed else { throw MPDError(.arg, "Missing closing '\"'", command: name) }
+                guard closed else { throw MPDError(.unknown, "Missing closing '\"'", command: "") }
                 guard index == bytes.count || isSpace(bytes[index]) else {
-                    throw MPDError(.arg, "Space expected after closing '\"'", command: name)
+                    throw MPDError(.unknown, "Space expected after closing '\"'", command: "")
                 }
             } else {
                 while index < bytes.count, !isSpace(bytes[index]) {
                     let byte = bytes[index]
                     guard byte > 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "'") else {
-                        throw MPDError(.arg, "Invalid unquoted character", command: name)
+                        throw MPDError(.unknown, "Invalid unquoted character", command: "")
                     }
                     argument.append(byte)
                     index += 1
                 }
             }
-            guard !argument.contains(0) else { throw MPDError(.arg, "NUL in argument", command: name) }
+            guard !argument.contains(0) else { throw MPDError(.unknown, "NUL in argument", command: "") }
             arguments.append(String(decoding: argument, as: UTF8.self))
             skipSpace()
         }

@@ -3,7 +3,8 @@ import XZPlayback
 
 /// The tags this host knows, under MPD's names (what `tagtypes` lists).
 public enum SongTag: String, Sendable, CaseIterable {
-    case artist = "Artist", album = "Album", title = "Title", track = "Track", date = "Date"
+    // In the order MPD lists a song's tags.
+    case artist = "Artist", title = "Title", album = "Album", track = "Track", date = "Date"
 
     public init?(name: String) {
         guard let tag = SongTag.allCases.first(where: { $0.rawValue.caseInsensitiveCompare(name) == .orderedSame }) else {

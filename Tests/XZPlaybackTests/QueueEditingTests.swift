@@ -63,7 +63,6 @@ final class QueueEditingTests: XCTestCase {
         var machine = PlayerStateMachine(seed: 1)
         _ = machine.play(items)
         machine.setSingle(.oneshot)
-        XCTAssertEqual(machine.nextIndex, nil)
         XCTAssertEqual(machine.trackEnded(generation: machine.generation), [.release])
         XCTAssertEqual(machine.state, .stopped)
         XCTAssertEqual(machine.currentIndex, 0, "the stopped song stays current")

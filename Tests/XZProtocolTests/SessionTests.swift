@@ -126,7 +126,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(send("add \(absolute)", &network), "ACK [4@0] {add} Access denied\n")
         var local = ClientSession(peer: .local, passwordRequired: false)
         XCTAssertEqual(send("add \"\(absolute)\"", &local), "OK\n")
-        XCTAssertEqual(send("add missing.mp3", &local), "ACK [50@0] {add} No such song\n")
+        XCTAssertEqual(send("add missing.mp3", &local), "ACK [50@0] {add} No such directory\n")
     }
 
     func testCommandListsStopAtTheFirstError() {
@@ -135,7 +135,7 @@ final class SessionTests: XCTestCase {
             XCTAssertEqual(send(line, &session), "")
         }
         XCTAssertEqual(send("command_list_end", &session),
-                       "list_OK\nlist_OK\nACK [2@2] {setvol} Invalid volume value\n")
+                       "list_OK\nlist_OK\nACK [2@2] {setvol} Number too large: 300\n")
         XCTAssertEqual(fields(send("status", &session))["playlistlength"], "1", "commands after the error did not run")
         send("command_list_begin", &session)
         send("add album/2.mp3", &session)
@@ -149,7 +149,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(send("setvol loud", &session), "ACK [2@0] {setvol} Integer expected: loud\n")
         XCTAssertEqual(send("repeat 2", &session), "ACK [2@0] {repeat} Boolean (0/1) expected: 2\n")
         XCTAssertEqual(send("play 1 2", &session), "ACK [2@0] {play} too many arguments for \"play\"\n")
-        XCTAssertEqual(send("add \"unterminated", &session), "ACK [2@0] {add} Missing closing '\"'\n")
+        XCTAssertEqual(send("add \"unterminated", &session), "ACK [5@0] {} Missing closing '\"'\n")
         XCTAssertEqual(send("ping", &session), "OK\n", "the session goes on after errors")
     }
 
