@@ -101,7 +101,7 @@ struct Add: PlayerCommand {
     func run(on player: PlayerControl, context: CommandContext) throws {
         let paths = try context.songPaths(for: songs)
         try player.add(paths: paths)
-        context.console.line("added \(paths.count) to the queue (\(try player.view().queue.count) in all)")
+        context.console.line("added \(paths.count) to the queue (\(try player.queueCount()) in all)")
     }
 }
 
@@ -133,7 +133,7 @@ struct Queue: ParsableCommand {
 
         func run(on player: PlayerControl, context: CommandContext) throws {
             guard try player.remove(at: number - 1) else {
-                throw CommandError("no entry \(number) in the queue (1-\(try player.view().queue.count))")
+                throw CommandError("no entry \(number) in the queue (1-\(try player.queueCount()))")
             }
         }
     }
@@ -162,7 +162,7 @@ extension PlayerCommand {
 
     /// pause, next, prev and stop mean nothing without a queue; saying so beats a silent no-op.
     func requireQueue(_ player: PlayerControl) throws {
-        guard !(try player.view().queue.isEmpty) else { throw CommandError("the queue is empty: play SONG...") }
+        guard try player.queueCount() > 0 else { throw CommandError("the queue is empty: play SONG...") }
     }
 }
 

@@ -23,6 +23,8 @@ struct PlayerView: Equatable {
 /// its socket. Songs are named by file path; both ends look them up in the same library.
 protocol PlayerControl: AnyObject {
     func view() throws -> PlayerView
+    /// Entries in the queue, without building the whole view.
+    func queueCount() throws -> Int
     /// Replaces the queue and starts at the first.
     func play(paths: [String]) throws
     func add(paths: [String]) throws
@@ -63,6 +65,8 @@ final class LocalPlayerControl: PlayerControl {
                           positionMs: snapshot.positionMs, durationMs: snapshot.durationMs, volume: snapshot.volume,
                           repeatMode: snapshot.repeatMode, shuffle: snapshot.shuffle)
     }
+
+    func queueCount() -> Int { player.snapshot().entries.count }
 
     func play(paths: [String]) {
         let items = paths.map { QueueItem(file: $0, database: host.database) }
@@ -119,8 +123,16 @@ final class RemotePlayerControl: PlayerControl {
         }
     }
 
+    private func status() throws -> [String: String] {
+        Dictionary(try run("status").map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private static func milliseconds(_ seconds: String?) -> Int? {
+        seconds.flatMap(Double.init).map { Int(($0 * 1000).rounded()) }
+    }
+
     func view() throws -> PlayerView {
-        let status = Dictionary(try run("status").map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let status = try status()
         var queue: [QueueItem] = []
         for pair in try run("playlistinfo") where pair.key == "file" {
             let path = (try? uris.path(forURI: pair.value, allowAbsolute: true)) ?? pair.value
@@ -134,11 +146,15 @@ final class RemotePlayerControl: PlayerControl {
         }
         let repeats = status["repeat"] == "1"
         let repeatMode: RepeatMode = !repeats ? .off : status["single"] == "1" ? .one : .all
-        func ms(_ key: String) -> Int? { status[key].flatMap(Double.init).map { Int(($0 * 1000).rounded()) } }
         return PlayerView(state: state, currentIndex: status["song"].flatMap(Int.init), queue: queue,
-                          positionMs: ms("elapsed") ?? 0, durationMs: ms("duration"),
+                          positionMs: Self.milliseconds(status["elapsed"]) ?? 0,
+                          durationMs: Self.milliseconds(status["duration"]),
                           volume: status["volume"].flatMap(Int.init) ?? 0, repeatMode: repeatMode,
                           shuffle: status["random"] == "1")
+    }
+
+    func queueCount() throws -> Int {
+        Int(try status()["playlistlength"] ?? "") ?? 0
     }
 
     func play(paths: [String]) throws {
@@ -152,8 +168,7 @@ final class RemotePlayerControl: PlayerControl {
     }
 
     func togglePause() throws {
-        let state = try view().state
-        if state == .stopped { try run("play") } else { try run("pause") }
+        if try status()["state"] == "stop" { try run("play") } else { try run("pause") }
     }
 
     func next() throws { try run("next") }
@@ -161,12 +176,12 @@ final class RemotePlayerControl: PlayerControl {
     func stop() throws { try run("stop") }
 
     func seek(_ target: SeekTarget) throws {
-        let view = try view()
+        let status = try status()
         let ms: Int
         switch target {
         case .absolute(let value): ms = value
-        case .relative(let value): ms = max(0, view.positionMs + value)
-        case .percent(let share): ms = Int(Double(view.durationMs ?? 0) * share / 100)
+        case .relative(let value): ms = max(0, (Self.milliseconds(status["elapsed"]) ?? 0) + value)
+        case .percent(let share): ms = Int(Double(Self.milliseconds(status["duration"]) ?? 0) * share / 100)
         }
         try run("seekcur", [String(format: "%.3f", Double(ms) / 1000)])
     }
@@ -181,7 +196,7 @@ final class RemotePlayerControl: PlayerControl {
     func setShuffle(_ on: Bool) throws { try run("random", [on ? "1" : "0"]) }
 
     func remove(at index: Int) throws -> Bool {
-        guard index >= 0, index < (try view().queue.count) else { return false }
+        guard index >= 0, index < (try queueCount()) else { return false }
         try run("delete", [String(index)])
         return true
     }

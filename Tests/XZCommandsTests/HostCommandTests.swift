@@ -88,6 +88,27 @@ final class HostCommandTests: XCTestCase {
         XCTAssertEqual(host.finish(), 0)
     }
 
+    func testTwoPromptsOnOneHostBothSeeEveryChange() throws {
+        let host = try serve()
+        let first = try RunningProcess(binary, [], environment: environment)
+        let second = try RunningProcess(binary, [], environment: environment)
+        Thread.sleep(forTimeInterval: 1)
+        second.send("play 晴天小调 #4")
+        XCTAssertTrue(first.waitForOutput("▶ 晴天小调"), "the other prompt hears the track change: \(first.stdout) \(first.stderr)")
+        XCTAssertTrue(second.waitForOutput("▶ 晴天小调"), second.stdout)
+        XCTAssertEqual(try xzmusic(["next"]).status, 0, "a one-shot command beside them")
+        XCTAssertTrue(first.waitForOutput("▶ Café du Matin"), first.stdout)
+        XCTAssertTrue(second.waitForOutput("▶ Café du Matin"), second.stdout)
+        for prompt in [first, second] {
+            prompt.send("quit")
+            prompt.closeInput()
+            XCTAssertEqual(prompt.finish(), 0)
+        }
+        XCTAssertTrue(try xzmusic(["now"]).stdout.contains("playing"), "attached prompts leave the music playing")
+        host.signal(SIGTERM)
+        XCTAssertEqual(host.finish(), 0)
+    }
+
     func testThePromptHostsWhenNoHostRuns() throws {
         let prompt = try RunningProcess(binary, [], environment: environment)
         prompt.send("play 晴天小调")
