@@ -94,3 +94,13 @@ extension LibraryDatabase {
         }
     }
 }
+
+extension LibraryDatabase {
+    /// The catalogue song that downloads from `url`, if any.
+    public func song(audioURL url: String) throws -> Song? {
+        try pool.read { db in
+            try Song.fetchOne(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.audio_url = ? LIMIT 1",
+                              arguments: [url])
+        }
+    }
+}

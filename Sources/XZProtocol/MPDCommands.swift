@@ -285,7 +285,7 @@ public enum MPDCommands {
         }
         table["playlist"] = Spec(arguments: 0...0) { call in
             for (index, entry) in call.player.snapshot().entries.enumerated() {
-                call.response.add("\(index)", "file: " + call.host.uris.uri(forPath: entry.item.path))
+                call.response.add("\(index)", "file: " + call.host.uri(of: entry.item))
             }
         }
         add("playlistid", 0...1) { call throws(MPDError) in
@@ -405,11 +405,22 @@ public enum MPDCommands {
     private static func items(forURI uri: String, call: Invocation) throws(MPDError) -> [QueueItem] {
         var text = uri
         if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
+        if text.hasPrefix("http://") || text.hasPrefix("https://") {
+            // A catalogue song that is not offline is named by its URL; it cannot stream yet.
+            if let song = try? call.host.database.song(audioURL: text) {
+                throw MPDError(.noExist, "\(song.title) — \(song.singer) is not offline yet: download it first "
+                    + "(xzmusic download #\(song.id))")
+            }
+            throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host")
+        }
         let path: String
         if text.isEmpty || text == "/" {
             path = call.host.uris.musicDirectory
         } else {
             path = try call.host.uris.path(forURI: text, allowAbsolute: call.session.peer == .local)
+            if text.hasPrefix(SongURIs.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
+                throw MPDError(.noExist, "No such song")
+            }
         }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
@@ -441,7 +452,7 @@ public enum MPDCommands {
         for (index, entry) in snapshot.entries.enumerated() {
             let matches = conditions.allSatisfy { condition in
                 let values = condition.tag.map { [$0.value(of: entry.item)].compactMap { $0 } }
-                    ?? SongTag.allCases.compactMap { $0.value(of: entry.item) } + [call.host.uris.uri(forPath: entry.item.path)]
+                    ?? SongTag.allCases.compactMap { $0.value(of: entry.item) } + [call.host.uri(of: entry.item)]
                 return values.contains { value in
                     exact ? value == condition.needle : value.range(of: condition.needle, options: .caseInsensitive) != nil
                 }

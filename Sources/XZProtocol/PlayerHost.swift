@@ -56,6 +56,11 @@ public final class PlayerHost: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The name protocol clients know a queue item by.
+    public func uri(of item: QueueItem) -> String {
+        uris.uri(forPath: item.path, inCatalogue: item.songKey != nil)
+    }
+
     /// Registers a client's `idle` wake-ups; returns the token to `removeIdleListener` with.
     public func addIdleListener(_ listener: @escaping (Set<IdleSubsystem>) -> Void) -> Int {
         lock.lock()

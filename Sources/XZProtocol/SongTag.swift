@@ -53,7 +53,7 @@ extension MPDResponse {
 
     mutating func addQueueEntry(_ entry: QueueEntry, position: Int, host: PlayerHost, tags: Set<SongTag>,
                                 durationMs: Int? = nil) {
-        addSong(entry.item, uri: host.uris.uri(forPath: entry.item.path), tags: tags, durationMs: durationMs)
+        addSong(entry.item, uri: host.uri(of: entry.item), tags: tags, durationMs: durationMs)
         add("Pos", position)
         add("Id", entry.id)
         if entry.priority > 0 { add("Prio", entry.priority) }

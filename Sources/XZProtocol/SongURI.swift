@@ -3,9 +3,12 @@ import XZCatalogue
 
 /// How songs are named to protocol clients, as MPD names them: a file in the music folder by its path
 /// relative to it; a file in the library folder (demo songs, downloads) under the fixed folder
-/// `xzmusic/`; any other file by its absolute path (which only local clients may use).
+/// `xzmusic/`; a catalogue song anywhere else under `xzmusic-catalogue/` and its absolute path (so a
+/// network client can add every song the library holds); any other file by its absolute path, which
+/// only local clients may use.
 public struct SongURIs: Sendable, Equatable {
     public static let libraryPrefix = "xzmusic/"
+    public static let cataloguePrefix = "xzmusic-catalogue/"
 
     public let musicDirectory: String
     public let libraryDirectory: String
@@ -22,14 +25,16 @@ public struct SongURIs: Sendable, Equatable {
         return URL(fileURLWithPath: home).appendingPathComponent("Music")
     }
 
-    public func uri(forPath path: String) -> String {
+    /// `inCatalogue`: the file is a catalogue song's (it then has a name any client may use).
+    public func uri(forPath path: String, inCatalogue: Bool) -> String {
         if let relative = Self.relative(path, inside: libraryDirectory) { return Self.libraryPrefix + relative }
         if let relative = Self.relative(path, inside: musicDirectory) { return relative }
-        return path
+        return inCatalogue ? Self.cataloguePrefix + path.drop { $0 == "/" } : path
     }
 
     /// The file a URI names. Absolute paths only when `allowAbsolute` (local clients); nothing may
-    /// climb out of its folder with `..`.
+    /// climb out of its folder with `..`. A `xzmusic-catalogue/` name must still be checked against the
+    /// catalogue by the caller (`isCatalogueName`).
     public func path(forURI uri: String, allowAbsolute: Bool) throws(MPDError) -> String {
         guard !uri.isEmpty, !uri.utf8.contains(0) else { throw MPDError(.arg, "Malformed URI") }
         if uri.hasPrefix("/") {
@@ -39,6 +44,9 @@ public struct SongURIs: Sendable, Equatable {
         if uri.contains("://") { throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host") }
         let components = uri.split(separator: "/", omittingEmptySubsequences: true)
         guard !components.contains(where: { $0 == ".." || $0 == "." }) else { throw MPDError(.noExist, "Malformed URI") }
+        if uri.hasPrefix(Self.cataloguePrefix) {
+            return "/" + components.dropFirst().joined(separator: "/")
+        }
         if uri.hasPrefix(Self.libraryPrefix) {
             return libraryDirectory + "/" + components.dropFirst().joined(separator: "/")
         }

@@ -129,6 +129,30 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(send("add missing.mp3", &local), "ACK [50@0] {add} No such directory\n")
     }
 
+    func testEveryCatalogueSongHasANameNetworkClientsMayAdd() throws {
+        let elsewhere = folder.url.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try AudioFixtures.makeMP3(at: elsewhere.appendingPathComponent("far.mp3").path, seconds: 1, tags: .init(title: "Far"))
+        _ = try host.database.importFolder(at: elsewhere)
+        let feed = folder.url.appendingPathComponent("feed.jsonl")
+        try #"{"title": "Online", "singer": "Somebody", "audio_url": "https://example.invalid/online.mp3"}"#
+            .write(to: feed, atomically: true, encoding: .utf8)
+        _ = try host.database.importFeed(at: feed)
+
+        var local = ClientSession(peer: .local, passwordRequired: false)
+        send("add \"\(elsewhere.path)/far.mp3\"", &local)
+        let uri = try XCTUnwrap(fields(send("playlistinfo 0", &local))["file"])
+        XCTAssertEqual(uri, "xzmusic-catalogue" + elsewhere.path + "/far.mp3")
+        var network = ClientSession(peer: .network, passwordRequired: false)
+        XCTAssertEqual(send("add \"\(uri)\"", &network), "OK\n")
+        XCTAssertEqual(fields(send("playlistinfo 1", &network))["Title"], "Far")
+        let uncatalogued = "xzmusic-catalogue" + folder.url.appendingPathComponent("library/library.sqlite").path
+        XCTAssertEqual(send("add \"\(uncatalogued)\"", &network), "ACK [50@0] {add} No such song\n",
+                       "the catalogue name reaches catalogue songs only")
+        let online = send("add https://example.invalid/online.mp3", &network)
+        XCTAssertTrue(online.hasPrefix("ACK [50@0] {add} Online — Somebody is not offline yet: download it first"), online)
+    }
+
     func testCommandListsStopAtTheFirstError() {
         var session = ClientSession(peer: .network, passwordRequired: false)
         for line in ["command_list_ok_begin", "add album/1.mp3", "ping", "setvol 300", "add album/2.mp3"] {
