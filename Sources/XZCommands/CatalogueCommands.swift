@@ -148,7 +148,7 @@ struct Info: LibraryCommand {
     }
 
     func run(in context: CommandContext) throws {
-        let found = try SongReference(song.joined(separator: " "), interactive: context.isInteractive).resolve(in: context)
+        let found = try SongReference(song.joined(separator: " "), listing: context.lastListing).resolve(in: context)
         if json {
             context.console.line(try Format.json(found))
             return

@@ -9,8 +9,9 @@ public final class CommandContext: @unchecked Sendable {
     public let database: LibraryDatabase
     public let console: Console
     public let isInteractive: Bool
-    /// Song ids of the last numbered listing, so the REPL can take "play 3".
-    public var lastListing: [Int64] = []
+    /// Song ids of the last numbered listing, so the prompt can take "play 3"; nil where listings are
+    /// not remembered (a one-shot command), and a bare number is then a song id.
+    public var lastListing: [Int64]?
     /// The player commands act on, once known: the prompt's own host or a running host.
     var player: PlayerControl?
     /// Whether lyric lines print above the prompt.
@@ -23,6 +24,7 @@ public final class CommandContext: @unchecked Sendable {
         self.database = database
         self.console = console
         self.isInteractive = isInteractive
+        lastListing = isInteractive ? [] : nil
     }
 
     /// A one-shot command's context; the prompt makes one and hands it to every command it runs.

@@ -183,7 +183,7 @@ struct Download: LibraryCommand {
             if action == "resume" { try start(manager, context: context) }
             return
         }
-        var targets = try songs.map { try SongReference($0, interactive: context.isInteractive).resolve(in: context) }
+        var targets = try songs.map { try SongReference($0, listing: context.lastListing).resolve(in: context) }
         if allLiked {
             let liked = try context.stats.liked().compactMap(\.songId)
             targets += try context.database.songs(ids: liked).filter { !$0.isLocal }

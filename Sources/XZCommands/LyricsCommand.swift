@@ -64,7 +64,7 @@ struct LyricsCommand: LibraryCommand {
         }
         if try showFile() { return }
         let text = target.joined(separator: " ")
-        let song = try SongReference(text, interactive: context.isInteractive).resolve(in: context)
+        let song = try SongReference(text, listing: context.lastListing).resolve(in: context)
         switch SongLyrics.locate(for: song) {
         case .file(let lrc):
             try show(SongLyrics.document(at: lrc), console: context.console)

@@ -122,7 +122,7 @@ extension CommandContext {
     /// Files for SONG arguments: catalogue songs that are offline, or audio files.
     func songPaths(for arguments: [String]) throws -> [String] {
         try arguments.map { argument in
-            let reference = SongReference(argument, interactive: isInteractive)
+            let reference = SongReference(argument, listing: lastListing)
             if case .file(let path) = reference { return URL(fileURLWithPath: path).standardizedFileURL.path }
             let song = try reference.resolve(in: self)
             guard song.isLocal else {

@@ -1,20 +1,20 @@
 import Foundation
 import XZCatalogue
 
-/// A SONG argument: `#ID` anywhere; a bare number is an id in one-shot commands and a position in
-/// the last listing inside the REPL; a path to an audio file; other text is a search, best hit taken.
+/// A SONG argument: `#ID` anywhere; a bare number is a position in the last listing where listings are
+/// remembered (the prompt), else an id; a path to an audio file; other text is a search, best hit taken.
 enum SongReference: Equatable {
     case id(Int64)
     case listing(Int)
     case file(String)
     case query(String)
 
-    init(_ text: String, interactive: Bool) {
+    init(_ text: String, listing: [Int64]?) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.hasPrefix("#"), let id = Int64(trimmed.dropFirst()) {
             self = .id(id)
         } else if let number = Int64(trimmed), number > 0 {
-            self = interactive ? .listing(Int(clamping: number)) : .id(number)
+            self = listing != nil ? .listing(Int(clamping: number)) : .id(number)
         } else if Self.looksLikePath(trimmed) {
             self = .file(LibraryFolder.expandTilde(trimmed))
         } else {
@@ -36,12 +36,13 @@ enum SongReference: Equatable {
             guard let song = try context.database.song(id: id) else { throw CommandError("no song #\(id)") }
             return song
         case .listing(let position):
-            guard position <= context.lastListing.count else {
-                throw CommandError(context.lastListing.isEmpty
+            let listing = context.lastListing ?? []
+            guard position <= listing.count else {
+                throw CommandError(listing.isEmpty
                     ? "the last listing has no songs: search first, or use #ID"
-                    : "no song \(position) in the last listing (1-\(context.lastListing.count))")
+                    : "no song \(position) in the last listing (1-\(listing.count))")
             }
-            let id = context.lastListing[position - 1]
+            let id = listing[position - 1]
             guard let song = try context.database.song(id: id) else { throw CommandError("song #\(id) is gone") }
             return song
         case .file(let path):

@@ -14,7 +14,7 @@ extension CommandContext {
             }
             return (item.songKey ?? "file:\(item.path)", item.title)
         }
-        let song = try SongReference(words.joined(separator: " "), interactive: isInteractive).resolve(in: self)
+        let song = try SongReference(words.joined(separator: " "), listing: lastListing).resolve(in: self)
         return (song.songKey, song.title)
     }
 }
