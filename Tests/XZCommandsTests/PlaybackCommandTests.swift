@@ -52,7 +52,7 @@ final class PlaybackCommandTests: XCTestCase {
         XCTAssertEqual(started["event"] as? String, "started")
         XCTAssertEqual(started["title"] as? String, "晴天小调")
         XCTAssertNotNil(started["song"] as? Int)
-        XCTAssertEqual(started["duration_ms"] as? Int, 25_704)
+        XCTAssertEqual(started["duration_ms"] as? Int, 50_155)
         let positions = events.filter { $0["event"] as? String == "position" }.compactMap { $0["position_ms"] as? Int }
         XCTAssertEqual(Array(positions.prefix(3)), [250, 500, 750])
         // Lyric events fire at the line's own time, in sample positions, in file order.
@@ -62,6 +62,17 @@ final class PlaybackCommandTests: XCTestCase {
             XCTAssertEqual(lyric["position_ms"] as? Int, lyric["time_ms"] as? Int, "\(lyric)")
         }
         XCTAssertEqual(lyrics.first?["text"] as? String, "早晨推开一扇窗")
+    }
+
+    /// Every demo song is over 30 s, so a new user who plays the whole demo sees six plays in stats.
+    func testPlayingTheWholeDemoCountsEverySong() throws {
+        let titles = ["晴天小调", "夜風のワルツ", "바다 산책", "Café du Matin", "舊城雨巷", "Lantern Parade"]
+        let result = try xzmusic(["play"] + titles + ["--output", "raw:/dev/null"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: try xzmusic(["stats", "--json"]).stdoutData) as? [String: Any])
+        XCTAssertEqual(stats["plays"] as? Int, 6, "\(stats)")
+        XCTAssertEqual(stats["songs"] as? Int, 6)
+        XCTAssertTrue(try xzmusic(["stats"]).stdout.contains("6 plays"))
     }
 
     func testBrokenTrackIsReportedAndTheQueueGoesOn() throws {
