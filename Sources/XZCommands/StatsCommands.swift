@@ -55,7 +55,7 @@ struct Liked: ParsableCommand {
         let songs = try context.stats.liked()
         context.lastListing = songs.compactMap(\.songId)
         if json {
-            context.console.line(try Format.json(songs))
+            try Format.printJSON(songs, console: context.console)
         } else if songs.isEmpty {
             context.console.line("No liked songs yet: 'like SONG'.")
         } else {
@@ -84,7 +84,7 @@ struct StatsShow: ParsableCommand {
         let context = try CommandContext.open(global)
         let summary = try context.stats.summary(since: try since.map { try StatsStore.parseSince($0) })
         if json {
-            context.console.line(try Format.json(summary))
+            try Format.printJSON(summary, console: context.console)
         } else {
             context.console.lines(StatsText.summary(summary, sinceLabel: since))
         }
@@ -128,7 +128,7 @@ struct History: ParsableCommand {
         let context = try CommandContext.open(global)
         let sessions = try context.stats.history(limit: count)
         if json {
-            context.console.line(try Format.json(sessions))
+            try Format.printJSON(sessions, console: context.console)
         } else if sessions.isEmpty {
             context.console.line("Nothing played yet.")
         } else {

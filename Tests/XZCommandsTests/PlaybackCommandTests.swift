@@ -203,4 +203,27 @@ final class PlaybackCommandTests: XCTestCase {
         XCTAssertTrue(song.stdout.contains("夜風が窓を"))
         XCTAssertEqual(try xzmusic(["lyrics", "七里香"]).status, 1, "no lyrics for a catalogue-only song")
     }
+
+    /// Output far past one write's worth comes out whole and parses, text needing escapes included.
+    func testLargeLyricsJSONIsCompleteAndValid() throws {
+        let texts = ["晴天的风 \"quoted\"", #"back\slash"#, "tab\there", "Café du Matin", "ラララ ララ"]
+        var lrc = "[ti:Big]\n"
+        for index in 0..<30_000 {
+            let ms = index * 10
+            lrc += String(format: "[%02d:%02d.%02d]", ms / 60_000, ms / 1000 % 60, ms % 1000 / 10) + texts[index % texts.count] + " \(index)\n"
+        }
+        let path = temp.path("big.lrc")
+        try lrc.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try xzmusic(["lyrics", path, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertGreaterThan(result.stdoutData.count, 1 << 20)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+        let lines = try XCTUnwrap(object["lines"] as? [[String: Any]])
+        XCTAssertEqual(lines.count, 30_000)
+        for (index, line) in lines.enumerated() {
+            XCTAssertEqual(line["time_ms"] as? Int, index * 10)
+            XCTAssertEqual(line["text"] as? String, texts[index % texts.count] + " \(index)")
+        }
+        XCTAssertEqual((object["tags"] as? [String: String])?["ti"], "Big")
+    }
 }
