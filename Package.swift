@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "XZStatsTests", dependencies: ["XZStats", "XZText", "XZTestSupport"]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
         .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZTestSupport"]),
-        .testTarget(name: "XZDownloaderTests", dependencies: ["XZDownloader", "XZTestSupport"]),
+        .testTarget(name: "XZDownloaderTests", dependencies: ["XZDownloader", "XZText", "XZTestSupport"]),
         .testTarget(name: "XZCommandsTests", dependencies: ["XZCommands", "XZTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
