@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "XZTextTests", dependencies: ["XZText"]),
         .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "XZTestSupport"]),
         .testTarget(name: "XZCatalogueTests", dependencies: ["XZCatalogue", "XZTestSupport"]),
-        .testTarget(name: "XZStatsTests", dependencies: ["XZStats", "XZTestSupport"]),
+        .testTarget(name: "XZStatsTests", dependencies: ["XZStats", "XZText", "XZTestSupport"]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
         .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZAudio", "XZLyrics", "XZTestSupport"]),
         .testTarget(name: "XZDownloaderTests", dependencies: ["XZDownloader", "XZText", "XZTestSupport"]),

@@ -2,8 +2,8 @@
 # Regenerates the demo library's audio, Resources/demo/songs/*.mp3, from scratch.
 #
 # Six short original instrumentals are written out below as note lists and rendered note by note
-# with `sox synth` (plucked strings, sine pads, a square lead, synthesised drums), mixed, then
-# encoded with lame as mono 22.05 kHz 32 kbps CBR MP3s carrying UTF-16 ID3v2 tags. Nothing is
+# with `sox synth` (plucked strings, sine pads, a square lead, synthesised drums), mixed, played
+# twice through (so every song is over 30 s and a whole listen counts as a play), then encoded with lame as mono 22.05 kHz 32 kbps CBR MP3s carrying UTF-16 ID3v2 tags. Nothing is
 # random (sox runs in repeatable mode, no dither), so a re-run gives byte-identical files with the
 # same sox/lame versions. Afterwards the demo lines of Resources/demo/catalogue.jsonl get the new
 # duration_ms / size / sha256 (needs mpg123 and python3; skipped with a warning if missing).
@@ -118,7 +118,8 @@ voice() {
 rep() { local k=$1; shift; local j; for ((j = 0; j < k; j++)); do printf '%s ' "$@"; done; }
 
 # master FILE TITLE SINGER REVERB TAIL VOICE:GAIN...
-# Mixes the voices, adds reverb and a tail, fades out, and encodes songs/FILE.mp3 with tags.
+# Mixes the voices, plays the mix twice through, adds reverb and a tail, fades out, and encodes
+# songs/FILE.mp3 with tags.
 master() {
     local file=$1 title=$2 singer=$3 reverb=$4 tail=$5; shift 5
     local -a inputs=()
@@ -129,8 +130,9 @@ master() {
     local body tailn total            # lengths in samples at $SR
     body=$(awk -v b="$BEATS" -v bpm="$BPM" -v sr="$SR" 'BEGIN { printf "%d", b * 60 * sr / bpm + 0.5 }')
     tailn=$(awk -v t="$tail" -v sr="$SR" 'BEGIN { printf "%d", t * sr + 0.5 }')
-    total=$((body + tailn))
-    "${SOX[@]}" -m "${inputs[@]}" "${RAW[@]}" -c 1 "$WORK/mix.wav"
+    total=$((2 * body + tailn))
+    "${SOX[@]}" -m "${inputs[@]}" "${RAW[@]}" -c 1 "$WORK/once.wav"
+    "${SOX[@]}" "$WORK/once.wav" "$WORK/once.wav" "$WORK/mix.wav"
     "${SOX[@]}" -G "$WORK/mix.wav" -r 22050 -b 16 -e signed-integer -c 1 "$WORK/final.wav" \
         highpass 35 pad 0 "${tailn}s" reverb "$reverb" 50 70 \
         gain -n -1.5 fade q 0.01 "${total}s" "$(awk -v t="$tail" 'BEGIN { printf "%.3f", t + 0.8 }')" \

@@ -89,7 +89,7 @@ struct Search: LibraryCommand {
         context.lastListing = result.songs.map(\.id)
         if json {
             struct Output: Encodable { let songs: [SongJSON]; let singers: [SingerHit] }
-            context.console.line(try Format.json(Output(songs: result.songs.map(Format.songJSON), singers: result.singers)))
+            try Format.printJSON(Output(songs: result.songs.map(Format.songJSON), singers: result.singers), console: context.console)
             return
         }
         if result.songs.isEmpty && result.singers.isEmpty {
@@ -128,7 +128,7 @@ struct SingerCommand: LibraryCommand {
         context.lastListing = songs.map(\.id)
         if json {
             struct Output: Encodable { let id: Int64; let name: String; let songs: [SongJSON] }
-            context.console.line(try Format.json(Output(id: singer.id, name: singer.name, songs: songs.map(Format.songJSON))))
+            try Format.printJSON(Output(id: singer.id, name: singer.name, songs: songs.map(Format.songJSON)), console: context.console)
             return
         }
         context.console.line(context.console.styled(singer.name.safe, "1") + " — \(songs.count) song\(songs.count == 1 ? "" : "s")")
@@ -150,13 +150,13 @@ struct Info: LibraryCommand {
     func run(in context: CommandContext) throws {
         let found = try SongReference(song.joined(separator: " "), listing: context.lastListing).resolve(in: context)
         if json {
-            context.console.line(try Format.json(found))
+            try Format.printJSON(found, console: context.console)
             return
         }
         let rows: [(String, String)] = [
             ("id", "#\(found.id)"), ("title", found.title), ("singer", found.singer), ("album", found.album ?? ""),
             ("track", found.track.map(String.init) ?? ""), ("year", found.year.map(String.init) ?? ""),
-            ("duration", Format.duration(ms: found.durationMs)), ("local file", found.localPath),
+            ("duration", DurationText.clock(ms: found.durationMs)), ("local file", found.localPath),
             ("lyrics file", found.lyricsPath), ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
             ("size", found.size.map(String.init) ?? ""), ("sha256", found.sha256), ("key", found.songKey),
             ("added", found.addedAt),

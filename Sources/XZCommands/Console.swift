@@ -35,6 +35,13 @@ public final class Console: @unchecked Sendable {
         line(lines.joined(separator: "\n"))
     }
 
+    /// Text handed over piece by piece and written as it comes; no background line lands among the pieces.
+    public func stream(_ produce: (@escaping (String) -> Void) throws -> Void) rethrows {
+        lock.lock()
+        defer { lock.unlock() }
+        try produce { self.write(STDOUT_FILENO, $0) }
+    }
+
     public func error(_ text: String) {
         lock.lock()
         defer { lock.unlock() }

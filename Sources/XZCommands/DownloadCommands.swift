@@ -126,7 +126,7 @@ enum DownloadText {
             parts.append(bytes(info.bytesDone))
         }
         if let rate = info.bytesPerSecond, rate > 0 { parts.append("\(bytes(Int64(rate)))/s") }
-        if let eta = info.etaSeconds, eta.isFinite { parts.append("ETA \(Format.duration(ms: Int(eta * 1000)))") }
+        if let eta = info.etaSeconds, eta.isFinite { parts.append("ETA \(DurationText.clock(ms: Int(eta * 1000)))") }
         return parts.joined(separator: "  ")
     }
 }
@@ -282,7 +282,7 @@ struct Downloads: LibraryCommand {
         let tasks = try blocking { try await manager.tasks() }
         if !context.isInteractive { try blocking { await manager.shutdown() } }
         if json {
-            context.console.line(try Format.json(tasks))
+            try Format.printJSON(tasks, console: context.console)
             return
         }
         if tasks.isEmpty { context.console.line("No downloads.") }

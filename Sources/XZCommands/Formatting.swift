@@ -3,14 +3,6 @@ import XZCatalogue
 import XZText
 
 enum Format {
-    /// "4:29", or "1:02:03" past an hour; "-" when unknown.
-    static func duration(ms: Int?) -> String {
-        guard let ms, ms >= 0 else { return "-" }
-        let seconds = ms / 1000
-        let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
-        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
-    }
-
     /// A numbered table of songs aligned by display width, long fields cut with an ellipsis. Below
     /// 70 columns the album column goes, so that rows still fit a narrow terminal.
     static func songTable(_ songs: [Song], width: Int, console: Console) -> [String] {
@@ -32,7 +24,7 @@ enum Format {
         for (index, song) in songs.enumerated() {
             let local = song.isLocal ? console.styled("✓", "32") : " "
             lines.append(row("\(index + 1)", song.title.safe, song.singer.safe, (song.album ?? "").safe,
-                             duration(ms: song.durationMs)) + local)
+                             DurationText.clock(ms: song.durationMs)) + local)
         }
         return lines
     }
@@ -42,19 +34,24 @@ enum Format {
                  duration_ms: song.durationMs, local: song.isLocal)
     }
 
+    /// One JSON value as one line of text, for small values such as events.
     static func json<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        try JSONWriter.text(value)
     }
 
-    /// The same JSON style for values built by hand (arrays and dictionaries of JSON types).
-    static func json(object: Any) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self)
+    /// A JSON value and a newline on standard output, written piece by piece as it is produced, so a
+    /// large result neither waits nor sits in memory as one string.
+    static func printJSON<T: Encodable>(_ value: T, console: Console) throws {
+        try console.stream { write in
+            let writer = JSONWriter(sink: write)
+            try writer.encode(value)
+            writer.finish()
+            write("\n")
+        }
     }
 }
 
+/// A song in listings; unknown album and duration are null.
 struct SongJSON: Encodable {
     let id: Int64
     let title: String
@@ -62,16 +59,4 @@ struct SongJSON: Encodable {
     let album: String?
     let duration_ms: Int?
     let local: Bool
-
-    // Unknown fields are written as null, so every song has the same keys.
-    func encode(to encoder: Encoder) throws {
-        enum Key: String, CodingKey { case id, title, singer, album, duration_ms, local }
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(title, forKey: .title)
-        try container.encode(singer, forKey: .singer)
-        try container.encode(album, forKey: .album)
-        try container.encode(duration_ms, forKey: .duration_ms)
-        try container.encode(local, forKey: .local)
-    }
 }

@@ -70,8 +70,8 @@ struct LyricsCommand: LibraryCommand {
             try show(SongLyrics.document(at: lrc), console: context.console)
         case .embedded(let plain):
             if json {
-                let object: [String: Any] = ["tags": [String: String](), "lines": [[String: Any]](), "text": plain]
-                context.console.line(try Format.json(object: object))
+                struct Embedded: Encodable { let tags: [String: String] = [:]; let lines: [LyricLine] = []; let text: String }
+                try Format.printJSON(Embedded(text: plain), console: context.console)
             } else {
                 plain.split(separator: "\n", omittingEmptySubsequences: false).forEach { context.console.line(String($0).safe) }
             }
@@ -128,7 +128,7 @@ struct LyricsCommand: LibraryCommand {
 
     private func show(_ document: LRCDocument, console: Console) throws {
         if json {
-            console.line(try Format.json(object: document.jsonObject()))
+            try Format.printJSON(document, console: console)
         } else if document.lines.isEmpty {
             throw CommandError("no timed lyric lines found")
         } else {

@@ -121,7 +121,7 @@ struct Queue: ParsableCommand {
                 let mark = index == view.currentIndex ? context.console.styled("▶", "32") : " "
                 let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
                 return "\(mark) \(DisplayWidth.fit("\(index + 1)", to: 3, alignRight: true))  "
-                    + "\(item.title.safe)\(who)  [\(Format.duration(ms: item.durationMs))]"
+                    + "\(item.title.safe)\(who)  [\(DurationText.clock(ms: item.durationMs))]"
             })
         }
     }
@@ -313,7 +313,7 @@ enum NowPlaying {
         let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
         var lines = [
             console.styled(DisplayWidth.truncate(item.title.safe + who, to: width - 2), "1"),
-            "\(snapshot.state.rawValue)  \(Format.duration(ms: snapshot.positionMs)) \(bar) \(Format.duration(ms: total))"
+            "\(snapshot.state.rawValue)  \(DurationText.clock(ms: snapshot.positionMs)) \(bar) \(DurationText.clock(ms: total))"
                 + "  vol \(snapshot.volume)  repeat \(snapshot.repeatMode.rawValue)\(snapshot.shuffle ? "  shuffle" : "")",
         ]
         guard let path = item.lyricsPath, let data = FileManager.default.contents(atPath: path) else { return lines }

@@ -65,7 +65,7 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
         switch event {
         case .started(let item, let duration):
             let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
-            return "▶ \(item.title.safe)\(who) [\(Format.duration(ms: duration))]"
+            return "▶ \(item.title.safe)\(who) [\(DurationText.clock(ms: duration))]"
         case .error(let file, let message):
             return "error: \(file.safe): \(message.safe)"
         case .notice(let text):
@@ -80,25 +80,33 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     }
 
     static func json(_ event: PlayerEvent) -> String? {
-        var object: [String: Any]
+        var line = ""
+        let json = JSONWriter(chunkSize: .max) { line += $0 }
+        func put(_ key: String, _ value: String) { json.key(key); json.string(value) }
+        func put<N: BinaryInteger>(_ key: String, _ value: N?) {
+            json.key(key)
+            if let value { json.int(value) } else { json.null() }
+        }
+        json.beginObject()
         switch event {
         case .started(let item, let duration):
-            object = ["event": "started", "song": item.songId.map { $0 as Any } ?? NSNull(), "title": item.title,
-                      "singer": item.singer, "path": item.path, "duration_ms": duration.map { $0 as Any } ?? NSNull()]
-        case .position(let ms): object = ["event": "position", "position_ms": ms]
-        case .paused(let ms): object = ["event": "paused", "position_ms": ms]
-        case .resumed(let ms): object = ["event": "resumed", "position_ms": ms]
-        case .seeked(let ms): object = ["event": "seeked", "position_ms": ms]
+            put("event", "started"); put("song", item.songId); put("title", item.title); put("singer", item.singer)
+            put("path", item.path); put("duration_ms", duration)
+        case .position(let ms): put("event", "position"); put("position_ms", ms)
+        case .paused(let ms): put("event", "paused"); put("position_ms", ms)
+        case .resumed(let ms): put("event", "resumed"); put("position_ms", ms)
+        case .seeked(let ms): put("event", "seeked"); put("position_ms", ms)
         case .ended(let item, let reason, let position):
-            object = ["event": "ended", "song": item.songId.map { $0 as Any } ?? NSNull(), "reason": reason.rawValue,
-                      "position_ms": position]
-        case .error(let file, let message): object = ["event": "error", "file": file, "message": message]
+            put("event", "ended"); put("song", item.songId); put("reason", reason.rawValue); put("position_ms", position)
+        case .error(let file, let message): put("event", "error"); put("file", file); put("message", message)
         case .lyric(_, let time, let position, let text):
-            object = ["event": "lyric", "time_ms": time, "position_ms": position, "text": text]
+            put("event", "lyric"); put("time_ms", time); put("position_ms", position); put("text", text)
         case .notice, .queueFinished:
             return nil
         }
-        return try? Format.json(object: object)
+        json.end()
+        json.finish()
+        return line
     }
 }
 

@@ -52,7 +52,7 @@ struct Liked: LibraryCommand {
         let songs = try context.stats.liked()
         context.lastListing = songs.compactMap(\.songId)
         if json {
-            context.console.line(try Format.json(songs))
+            try Format.printJSON(songs, console: context.console)
         } else if songs.isEmpty {
             context.console.line("No liked songs yet: 'like SONG'.")
         } else {
@@ -80,7 +80,7 @@ struct StatsShow: LibraryCommand {
     func run(in context: CommandContext) throws {
         let summary = try context.stats.summary(since: try since.map { try StatsStore.parseSince($0) })
         if json {
-            context.console.line(try Format.json(summary))
+            try Format.printJSON(summary, console: context.console)
         } else {
             context.console.lines(StatsText.summary(summary, sinceLabel: since))
         }
@@ -122,7 +122,7 @@ struct History: LibraryCommand {
     func run(in context: CommandContext) throws {
         let sessions = try context.stats.history(limit: count)
         if json {
-            context.console.line(try Format.json(sessions))
+            try Format.printJSON(sessions, console: context.console)
         } else if sessions.isEmpty {
             context.console.line("Nothing played yet.")
         } else {

@@ -18,7 +18,8 @@ public enum DownloadTarget: Sendable, Equatable {
     case all
 }
 
-/// A task as `downloads` shows it; the JSON keys are those of `downloads --json`.
+/// A task as `downloads` shows it; the JSON keys are those of `downloads --json`, where JSONWriter
+/// writes unknown values as null so that every task has every key.
 public struct DownloadTaskInfo: Encodable, Sendable, Equatable {
     public var id: Int64
     public var songKey: String
@@ -59,24 +60,6 @@ public struct DownloadTaskInfo: Encodable, Sendable, Equatable {
         case id, title, singer, kind, state, note, path
         case songKey = "song_key", bytesDone = "bytes_done", bytesTotal = "bytes_total"
         case bytesPerSecond = "bytes_per_second", etaSeconds = "eta_seconds", lastError = "last_error"
-    }
-
-    /// Explicit nulls, so `downloads --json` always has the same keys.
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(songKey, forKey: .songKey)
-        try c.encode(title, forKey: .title)
-        try c.encode(singer, forKey: .singer)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(state, forKey: .state)
-        try c.encode(bytesDone, forKey: .bytesDone)
-        try c.encode(bytesTotal, forKey: .bytesTotal)
-        try c.encode(bytesPerSecond, forKey: .bytesPerSecond)
-        try c.encode(etaSeconds, forKey: .etaSeconds)
-        try c.encode(lastError, forKey: .lastError)
-        try c.encode(note, forKey: .note)
-        try c.encode(path, forKey: .path)
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import XZCatalogue
 
-/// The `stats` view. Encodes exactly as
+/// The `stats` view. Through `JSONWriter` (which writes an unknown value as null) it encodes exactly as
 /// `{"plays","listened_ms","songs","singers","top_songs","top_singers","per_day","liked"}`;
 /// `mostSkipped` and `skips` are for the terminal view and are not part of that JSON shape.
 public struct StatsSummary: Encodable, Sendable, Equatable {
@@ -41,14 +41,6 @@ public struct TopSong: Encodable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey { case id, title, singer, plays }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id) // null, not absent, for a removed song
-        try c.encode(title, forKey: .title)
-        try c.encode(singer, forKey: .singer)
-        try c.encode(plays, forKey: .plays)
-    }
 }
 
 public struct TopSinger: Encodable, Sendable, Equatable {

@@ -63,7 +63,7 @@ public enum StatsText {
         return table(header: ["Started", "Song", "Singer", "Played", "End", "Play"], rightAligned: [3],
                      maxWidths: [16, 32, 20, 8, 11, 4],
                      rows: sessions.map { s in
-                         [localTime(s.startedAt, calendar), s.title, s.singer, clock(s.playedMs),
+                         [localTime(s.startedAt, calendar), s.title, s.singer, DurationText.clock(ms: s.playedMs),
                           s.endReason?.rawValue ?? "unfinished", s.counted ? "✓" : ""]
                      })
     }
@@ -75,13 +75,6 @@ public enum StatsText {
         calendar.timeZone = timeZone
         return table(header: ["Liked", "Song", "Singer"], rightAligned: [], maxWidths: [16, 40, 24],
                      rows: songs.map { [localTime($0.likedAt, calendar), $0.title, $0.singer] })
-    }
-
-    /// "3:05", or "1:02:03" from an hour on.
-    public static func clock(_ ms: Int) -> String {
-        let seconds = max(0, ms) / 1000
-        let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
-        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
     }
 
     /// "42m", "3h 05m".

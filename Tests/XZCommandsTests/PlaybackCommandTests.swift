@@ -52,7 +52,7 @@ final class PlaybackCommandTests: XCTestCase {
         XCTAssertEqual(started["event"] as? String, "started")
         XCTAssertEqual(started["title"] as? String, "晴天小调")
         XCTAssertNotNil(started["song"] as? Int)
-        XCTAssertEqual(started["duration_ms"] as? Int, 25_704)
+        XCTAssertEqual(started["duration_ms"] as? Int, 50_155)
         let positions = events.filter { $0["event"] as? String == "position" }.compactMap { $0["position_ms"] as? Int }
         XCTAssertEqual(Array(positions.prefix(3)), [250, 500, 750])
         // Lyric events fire at the line's own time, in sample positions, in file order.
@@ -62,6 +62,17 @@ final class PlaybackCommandTests: XCTestCase {
             XCTAssertEqual(lyric["position_ms"] as? Int, lyric["time_ms"] as? Int, "\(lyric)")
         }
         XCTAssertEqual(lyrics.first?["text"] as? String, "早晨推开一扇窗")
+    }
+
+    /// Every demo song is over 30 s, so a new user who plays the whole demo sees six plays in stats.
+    func testPlayingTheWholeDemoCountsEverySong() throws {
+        let titles = ["晴天小调", "夜風のワルツ", "바다 산책", "Café du Matin", "舊城雨巷", "Lantern Parade"]
+        let result = try xzmusic(["play"] + titles + ["--output", "raw:/dev/null"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: try xzmusic(["stats", "--json"]).stdoutData) as? [String: Any])
+        XCTAssertEqual(stats["plays"] as? Int, 6, "\(stats)")
+        XCTAssertEqual(stats["songs"] as? Int, 6)
+        XCTAssertTrue(try xzmusic(["stats"]).stdout.contains("6 plays"))
     }
 
     func testBrokenTrackIsReportedAndTheQueueGoesOn() throws {
@@ -191,5 +202,28 @@ final class PlaybackCommandTests: XCTestCase {
         XCTAssertEqual(song.status, 0, song.stderr)
         XCTAssertTrue(song.stdout.contains("夜風が窓を"))
         XCTAssertEqual(try xzmusic(["lyrics", "七里香"]).status, 1, "no lyrics for a catalogue-only song")
+    }
+
+    /// Output far past one write's worth comes out whole and parses, text needing escapes included.
+    func testLargeLyricsJSONIsCompleteAndValid() throws {
+        let texts = ["晴天的风 \"quoted\"", #"back\slash"#, "tab\there", "Café du Matin", "ラララ ララ"]
+        var lrc = "[ti:Big]\n"
+        for index in 0..<30_000 {
+            let ms = index * 10
+            lrc += String(format: "[%02d:%02d.%02d]", ms / 60_000, ms / 1000 % 60, ms % 1000 / 10) + texts[index % texts.count] + " \(index)\n"
+        }
+        let path = temp.path("big.lrc")
+        try lrc.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try xzmusic(["lyrics", path, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertGreaterThan(result.stdoutData.count, 1 << 20)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+        let lines = try XCTUnwrap(object["lines"] as? [[String: Any]])
+        XCTAssertEqual(lines.count, 30_000)
+        for (index, line) in lines.enumerated() {
+            XCTAssertEqual(line["time_ms"] as? Int, index * 10)
+            XCTAssertEqual(line["text"] as? String, texts[index % texts.count] + " \(index)")
+        }
+        XCTAssertEqual((object["tags"] as? [String: String])?["ti"], "Big")
     }
 }

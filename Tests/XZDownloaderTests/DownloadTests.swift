@@ -4,6 +4,7 @@ import XCTest
 import XZCatalogue
 @testable import XZDownloader
 import XZTestSupport
+import XZText
 
 /// Audio downloads: verification, safe names, the queue, interruption and a full disk.
 final class DownloadTests: XCTestCase {
@@ -140,8 +141,8 @@ final class DownloadTests: XCTestCase {
         let result = try await manager.enqueue(songs: [try fixture.song("a"), try fixture.song("b")])
         await manager.run()
         try await waitFor { fixture.partSize("audio-\(result.queued[0]).part") > 50_000 && fixture.partSize("audio-\(result.queued[2]).part") > 0 }
-        let json = try JSONEncoder().encode(try await manager.tasks())
-        let first = try XCTUnwrap((try JSONSerialization.jsonObject(with: json) as? [[String: Any]])?.first)
+        let json = try JSONWriter.text(try await manager.tasks())
+        let first = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first)
         XCTAssertEqual(Set(first.keys), ["id", "song_key", "title", "singer", "kind", "state", "bytes_done", "bytes_total",
                                          "bytes_per_second", "eta_seconds", "last_error", "note", "path"])
         XCTAssertEqual(first["state"] as? String, "running")

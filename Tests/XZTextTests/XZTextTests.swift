@@ -48,3 +48,15 @@ final class LegacyEncodingTests: XCTestCase {
         XCTAssertEqual(LegacyEncoding.recoverGBKStoredAsLatin1("周杰伦"), "周杰伦")
     }
 }
+
+final class DurationTextTests: XCTestCase {
+    func testClock() {
+        XCTAssertEqual(DurationText.clock(ms: 0), "0:00")
+        XCTAssertEqual(DurationText.clock(ms: 59_999), "0:59")
+        XCTAssertEqual(DurationText.clock(ms: 269_000), "4:29")
+        XCTAssertEqual(DurationText.clock(ms: 3_600_000), "1:00:00")
+        XCTAssertEqual(DurationText.clock(ms: 3_723_000), "1:02:03")
+        XCTAssertEqual(DurationText.clock(ms: nil), "-")
+        XCTAssertEqual(DurationText.clock(ms: -1), "-")
+    }
+}
