@@ -14,53 +14,87 @@ extension SongLyrics {
     }
 }
 
-struct LyricsCommand: LibraryCommand {
+struct LyricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lyrics",
         abstract: "Show lyrics; 'lyrics on|off' while playing; 'lyrics offset [+200|-150|0]'.",
-        discussion: "TARGET is a .lrc file or a SONG (#ID, a number, or a search). Alone inside the prompt, shows "
-            + "the playing song's lyrics around the current line. 'lyrics offset +200' shows the playing song's "
-            + "lyrics 200 ms sooner, and is remembered for that song.")
+        discussion: "TARGET is a .lrc file or a SONG (#ID, a number, or a search). Alone, shows the playing "
+            + "song's lyrics around the current line. 'lyrics offset +200' shows the playing song's "
+            + "lyrics 200 ms sooner, and is remembered for that song.",
+        subcommands: [ShowLyrics.self, On.self, Off.self, Offset.self], defaultSubcommand: ShowLyrics.self)
 
+    struct On: LibraryCommand {
+        static let configuration = CommandConfiguration(abstract: "Print lyric lines above the prompt.")
+        @OptionGroup var global: GlobalOptions
+        func run(in context: CommandContext) throws { try LyricsCommand.switchLines(true, context) }
+    }
+
+    struct Off: LibraryCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop printing lyric lines above the prompt.")
+        @OptionGroup var global: GlobalOptions
+        func run(in context: CommandContext) throws { try LyricsCommand.switchLines(false, context) }
+    }
+
+    static func switchLines(_ on: Bool, _ context: CommandContext) throws {
+        guard let lines = context.lyricLines else { throw CommandError("lyric lines show inside the prompt") }
+        lines.showsLyrics = on
+        context.console.line("lyrics \(on ? "on" : "off")")
+    }
+
+    /// Milliseconds, positive for sooner: `+200`, `-150`, `0`, within ten minutes.
+    struct Shift: ExpressibleByArgument, Equatable {
+        let milliseconds: Int
+
+        init?(argument: String) {
+            try? self.init(parsing: argument)
+        }
+
+        init(parsing text: String) throws {
+            guard let value = Int(text.hasPrefix("+") ? String(text.dropFirst()) : text), abs(value) <= 600_000 else {
+                throw ValidationError("use 'lyrics offset' or 'lyrics offset +200|-150|0' (milliseconds)")
+            }
+            milliseconds = value
+        }
+    }
+
+    struct Offset: PlayerCommand {
+        static let configuration = CommandConfiguration(abstract: "Show or set the playing song's lyrics shift.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("+MS shows the lyrics sooner, -MS later, 0 as the file says.", valueName: "ms"),
+                  transform: Shift.init(parsing:))
+        var shift: Shift?
+
+        func run(on player: PlayerControl, context: CommandContext) throws {
+            guard let item = try player.view().current, let key = item.songKey else {
+                throw CommandError("play a catalogue song first: the offset is kept per song")
+            }
+            if let shift {
+                try context.database.setLyricsAdjustment(songKey: key, offsetMs: shift.milliseconds)
+                try player.applyLyricsAdjustment(shift.milliseconds)
+            }
+            let value = try context.database.lyricsAdjustment(songKey: key)
+            context.console.line("lyrics offset for \(item.title.safe): \(value > 0 ? "+" : "")\(value) ms"
+                + (value > 0 ? " (sooner)" : value < 0 ? " (later)" : ""))
+        }
+    }
+}
+
+struct ShowLyrics: LibraryCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a lyrics file's or a song's lyrics.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("A .lrc file or a song.", valueName: "target")) var target: [String] = []
     @Flag(help: "Print JSON: {\"tags\":{..},\"lines\":[{\"time_ms\":..,\"text\":..,\"words\":[..]}]}.") var json = false
 
-    func validate() throws {
-        if target.first == "offset", target.count > 2 || (target.count == 2 && Self.offset(target[1]) == nil) {
-            throw ValidationError("use 'lyrics offset' or 'lyrics offset +200|-150|0' (milliseconds)")
-        }
-        if (target.first == "on" || target.first == "off") && target.count > 1 {
-            throw ValidationError("use 'lyrics on' or 'lyrics off'")
-        }
-    }
-
-    static func offset(_ text: String) -> Int? {
-        guard let value = Int(text.hasPrefix("+") ? String(text.dropFirst()) : text), abs(value) <= 600_000 else { return nil }
-        return value
-    }
-
     /// One-shot, a lyrics file is shown without opening the library.
     func run() throws {
-        if !["on", "off", "offset", nil].contains(target.first), try showFile() { return }
+        if !target.isEmpty, try showFile() { return }
         try run(in: CommandContext.open(global))
     }
 
     func run(in context: CommandContext) throws {
-        switch target.first {
-        case "on", "off":
-            guard let lines = context.lyricLines else { throw CommandError("lyric lines show inside the prompt") }
-            lines.showsLyrics = target.first == "on"
-            context.console.line("lyrics \(target[0])")
-            return
-        case "offset":
-            try adjustOffset(context)
-            return
-        case nil:
+        if target.isEmpty {
             try showCurrent(context)
             return
-        default:
-            break
         }
         if try showFile() { return }
         let text = target.joined(separator: " ")
@@ -110,20 +144,6 @@ struct LyricsCommand: LibraryCommand {
             let text = "\(LRCFormat.stamp(line.timeMs, fractionDigits: 2)) \(line.text.safe)"
             context.console.line(index == current ? context.console.styled("> " + text, "1") : "  " + text)
         }
-    }
-
-    private func adjustOffset(_ context: CommandContext) throws {
-        let player = try context.playerControl()
-        guard let item = try player.view().current, let key = item.songKey else {
-            throw CommandError("play a catalogue song first: the offset is kept per song")
-        }
-        if target.count == 2, let value = Self.offset(target[1]) {
-            try context.database.setLyricsAdjustment(songKey: key, offsetMs: value)
-            try player.applyLyricsAdjustment(value)
-        }
-        let value = try context.database.lyricsAdjustment(songKey: key)
-        context.console.line("lyrics offset for \(item.title.safe): \(value > 0 ? "+" : "")\(value) ms"
-            + (value > 0 ? " (sooner)" : value < 0 ? " (later)" : ""))
     }
 
     private func show(_ document: LRCDocument, console: Console) throws {
