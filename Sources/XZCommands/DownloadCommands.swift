@@ -131,86 +131,143 @@ enum DownloadText {
     }
 }
 
-struct Download: LibraryCommand {
+extension DownloadTarget: ExpressibleByArgument {
+    /// A task id from `downloads`, or `all`.
+    public init?(argument: String) {
+        if argument == "all" {
+            self = .all
+        } else if let id = Int64(argument), id > 0 {
+            self = .task(id)
+        } else {
+            return nil
+        }
+    }
+}
+
+struct Download: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Download songs and lyrics for offline use; 'download pause|resume|cancel ID|all'.",
         discussion: "Inside the prompt downloads run in the background. One-shot, --wait shows progress and "
             + "exits when the queue is done (0 if all succeeded). Settings come from "
-            + "$XDG_CONFIG_HOME/xzmusic/config (concurrency, retries, timeout, lyrics_server); flags win.")
+            + "$XDG_CONFIG_HOME/xzmusic/config (concurrency, retries, timeout, lyrics_server); flags win.",
+        subcommands: [Songs.self, Pause.self, Resume.self, Cancel.self], defaultSubcommand: Songs.self)
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var options: DownloadOptions
-    @Argument(help: ArgumentHelp("Songs, or pause|resume|cancel ID|all.", valueName: "song")) var songs: [String] = []
-    @Flag(help: "Every liked song not yet offline.") var allLiked = false
-    @Flag(help: "Wait until the queue is done (one-shot).") var wait = false
-    @Flag(help: "Print progress and completion events as JSON lines.") var json = false
+    /// How the queue runs once changed: --wait and --json.
+    struct Progress: ParsableArguments {
+        @Flag(help: "Wait until the queue is done (one-shot).") var wait = false
+        @Flag(help: "Print progress and completion events as JSON lines.") var json = false
+    }
 
-    private var action: String? { ["pause", "resume", "cancel"].contains(songs.first ?? "") ? songs.first : nil }
+    struct Songs: LibraryCommand {
+        static let configuration = CommandConfiguration(commandName: "get", abstract: "Queue songs for download.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: DownloadOptions
+        @OptionGroup var progress: Progress
+        @Argument(help: ArgumentHelp("Songs to download.", valueName: "song")) var songs: [String] = []
+        @Flag(help: "Every liked song not yet offline.") var allLiked = false
 
-    func validate() throws {
-        if let action {
-            guard songs.count == 2, songs[1] == "all" || Int64(songs[1]) != nil else {
-                throw ValidationError("use 'download \(action) ID' or 'download \(action) all'")
+        func validate() throws {
+            if songs.isEmpty && !allLiked { throw ValidationError("name songs to download, or use --all-liked") }
+        }
+
+        func run(in context: CommandContext) throws {
+            let manager = try Download.manager(context, try options.settings())
+            defer { Download.release(manager, context) }
+            var targets = try songs.map { try SongReference($0, listing: context.lastListing).resolve(in: context) }
+            if allLiked {
+                let liked = try context.stats.liked().compactMap(\.songId)
+                targets += try context.database.songs(ids: liked).filter { !$0.isLocal }
             }
-        } else if songs.isEmpty && !allLiked {
-            throw ValidationError("name songs to download, or use --all-liked")
+            let toQueue = targets
+            let result = try blocking { try await manager.enqueue(songs: toQueue) }
+            // The result names songs by key.
+            let titles = Dictionary(toQueue.map { ($0.songKey, "\($0.title) — \($0.singer)") }, uniquingKeysWith: { a, _ in a })
+            for key in result.skipped { context.console.line("already offline: \((titles[key] ?? key).safe)") }
+            for key in result.noSource { context.console.error("no audio URL to download from: \((titles[key] ?? key).safe)") }
+            context.console.line("queued \(result.queued.count) download\(result.queued.count == 1 ? "" : "s")")
+            try Download.start(manager, context: context, progress: progress)
+            if !result.noSource.isEmpty && !context.isInteractive { throw ExitCode.failure }
         }
     }
 
-    func run(in context: CommandContext) throws {
-        let manager = try context.isInteractive
-            ? context.downloadManager(try options.settings())
-            : DownloadManager(database: context.database, library: context.folder, settings: try options.settings())
-        defer { if !context.isInteractive { try? blocking { await manager.shutdown() } } }
+    struct Pause: LibraryCommand {
+        static let configuration = CommandConfiguration(abstract: "Pause a download (its .part is kept).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("A task id from 'downloads', or all.", valueName: "id")) var target: DownloadTarget
 
-        if let action {
-            let target: DownloadTarget = songs[1] == "all" ? .all : .task(Int64(songs[1]) ?? 0)
-            let count: Int = try blocking {
-                switch action {
-                case "pause": return try await manager.pause(target)
-                case "cancel": return try await manager.cancel(target)
-                default:
-                    let interrupted = try await manager.resumeInterrupted()
-                    return try await manager.resume(target) + interrupted
-                }
-            }
-            if case .task(let id) = target, count == 0 {
-                guard try blocking({ try await manager.tasks() }).contains(where: { $0.id == id }) else {
-                    throw CommandError("no download \(id) (see 'downloads')")
-                }
-            }
-            context.console.line("\(action): \(count) task\(count == 1 ? "" : "s")")
-            if action == "resume" { try start(manager, context: context) }
-            return
+        func run(in context: CommandContext) throws {
+            try Download.act("pause", on: target, context: context, settings: nil, progress: nil)
         }
-        var targets = try songs.map { try SongReference($0, listing: context.lastListing).resolve(in: context) }
-        if allLiked {
-            let liked = try context.stats.liked().compactMap(\.songId)
-            targets += try context.database.songs(ids: liked).filter { !$0.isLocal }
+    }
+
+    struct Resume: LibraryCommand {
+        static let configuration = CommandConfiguration(abstract: "Resume a download, and any an earlier run left.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var options: DownloadOptions
+        @OptionGroup var progress: Progress
+        @Argument(help: ArgumentHelp("A task id from 'downloads', or all.", valueName: "id")) var target: DownloadTarget
+
+        func run(in context: CommandContext) throws {
+            try Download.act("resume", on: target, context: context, settings: try options.settings(), progress: progress)
         }
-        let toQueue = targets
-        let result = try blocking { try await manager.enqueue(songs: toQueue) }
-        // The result names songs by key.
-        let titles = Dictionary(toQueue.map { ($0.songKey, "\($0.title) — \($0.singer)") }, uniquingKeysWith: { a, _ in a })
-        for key in result.skipped { context.console.line("already offline: \((titles[key] ?? key).safe)") }
-        for key in result.noSource { context.console.error("no audio URL to download from: \((titles[key] ?? key).safe)") }
-        context.console.line("queued \(result.queued.count) download\(result.queued.count == 1 ? "" : "s")")
-        try start(manager, context: context)
-        if !result.noSource.isEmpty && !context.isInteractive { throw ExitCode.failure }
+    }
+
+    struct Cancel: LibraryCommand {
+        static let configuration = CommandConfiguration(abstract: "Cancel a download and delete its .part.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("A task id from 'downloads', or all.", valueName: "id")) var target: DownloadTarget
+
+        func run(in context: CommandContext) throws {
+            try Download.act("cancel", on: target, context: context, settings: nil, progress: nil)
+        }
+    }
+
+    /// The prompt's background queue, or this command's own; `settings` nil reads the config file.
+    static func manager(_ context: CommandContext, _ settings: DownloadSettings?) throws -> DownloadManager {
+        if context.isInteractive { return try context.downloadManager(settings) }
+        let resolved: DownloadSettings
+        do { resolved = try settings ?? DownloadSettings.load() } catch { throw CommandError("\(error)") }
+        return DownloadManager(database: context.database, library: context.folder, settings: resolved)
+    }
+
+    static func release(_ manager: DownloadManager, _ context: CommandContext) {
+        if !context.isInteractive { try? blocking { await manager.shutdown() } }
+    }
+
+    static func act(_ action: String, on target: DownloadTarget, context: CommandContext, settings: DownloadSettings?,
+                    progress: Progress?) throws {
+        let manager = try manager(context, settings)
+        defer { release(manager, context) }
+        let count: Int = try blocking {
+            switch action {
+            case "pause": return try await manager.pause(target)
+            case "cancel": return try await manager.cancel(target)
+            default:
+                let interrupted = try await manager.resumeInterrupted()
+                return try await manager.resume(target) + interrupted
+            }
+        }
+        if case .task(let id) = target, count == 0 {
+            guard try blocking({ try await manager.tasks() }).contains(where: { $0.id == id }) else {
+                throw CommandError("no download \(id) (see 'downloads')")
+            }
+        }
+        context.console.line("\(action): \(count) task\(count == 1 ? "" : "s")")
+        if let progress { try start(manager, context: context, progress: progress) }
     }
 
     /// In the REPL: run in the background. One-shot: wait with progress when asked to.
-    private func start(_ manager: DownloadManager, context: CommandContext) throws {
+    static func start(_ manager: DownloadManager, context: CommandContext, progress: Progress) throws {
         if context.isInteractive {
             Task.detached { await manager.run() }
             return
         }
-        guard wait else {
+        guard progress.wait else {
             context.console.line("run 'xzmusic download resume all --wait', or start xzmusic, to fetch them")
             return
         }
         let console = context.console
-        let json = self.json
+        let json = progress.json
         // Only this run's failures decide the exit status, not those an earlier run left in the list.
         let failures = FailureCount()
         let printer = Task.detached {
