@@ -80,7 +80,7 @@ enum AudioJob {
         }
         let wanted = song.sha256.trimmingCharacters(in: .whitespaces).lowercased()
         if !wanted.isEmpty {
-            let actual = try SHA256Digest.hexDigest(ofFile: path)
+            let actual = try Checksum.sha256Hex(ofFile: path)
             guard actual == wanted else {
                 throw DownloadError(.verification, "SHA-256 \(actual) does not match the catalogue's \(wanted); the file was not kept")
             }
