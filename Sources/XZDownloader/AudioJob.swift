@@ -37,7 +37,7 @@ enum AudioJob {
             throw DownloadError(.database, "the song \(task.songKey) is no longer in the library")
         }
         if song.isLocal { return JobOutcome(path: song.localPath, note: "already offline") }
-        let url = try RedirectTracker.checkURL(song.audioURL)
+        let url = try DownloadURL.checked(song.audioURL)
         let partPath = try env.partPath(for: task)
         let store = env.store
         let id = task.id

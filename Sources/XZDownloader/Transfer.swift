@@ -85,46 +85,54 @@ struct RetryableFailure: Error {
     let retryAfter: Double?
 }
 
-/// One HTTP GET at a time over the shared client, redirects followed by hand.
+/// One HTTP GET at a time over the shared client, which follows redirects.
 struct Fetcher: Sendable {
     let client: HTTPClient
     let settings: DownloadSettings
 
-    /// Sends GET to `url`, following up to 5 redirects, and returns the first response that is not one.
+    /// How an owned client follows redirects: at most 5, and never back to an address already asked.
+    static let maxRedirects = 5
+    static let redirects = HTTPClient.Configuration.RedirectConfiguration.follow(max: maxRedirects, allowCycles: false)
+
+    /// Sends GET to `url` and returns the response the redirects lead to, with the URL it came from.
     func open(_ url: URL, headers: [(String, String)], live: LiveProgress) async throws -> (HTTPClientResponse, ResponseHead, URL) {
-        var tracker = RedirectTracker(start: url)
-        var current = url
-        while true {
-            var request = HTTPClientRequest(url: current.absoluteString)
-            request.method = .GET
-            request.headers.add(name: "User-Agent", value: settings.userAgent)
-            // Byte counts and Range offsets are about the file itself, never a compressed form of it.
-            request.headers.add(name: "Accept-Encoding", value: "identity")
-            for (name, value) in headers { request.headers.add(name: name, value: value) }
-            live.touch()
-            let response: HTTPClientResponse
-            do {
-                response = try await client.execute(request, timeout: .hours(24 * 7))
-            } catch {
-                throw classify(error, url: current)
-            }
-            live.touch()
-            var fields: [String: String] = [:]
-            for (name, value) in response.headers where fields[name.lowercased()] == nil { fields[name.lowercased()] = value }
-            let head = ResponseHead(status: Int(response.status.code), headers: fields)
-            if [301, 302, 303, 307, 308].contains(head.status), let location = head["location"] {
-                current = try tracker.follow(location: location)
-                continue
-            }
-            return (response, head, current)
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .GET
+        request.headers.add(name: "User-Agent", value: settings.userAgent)
+        // Byte counts and Range offsets are about the file itself, never a compressed form of it.
+        request.headers.add(name: "Accept-Encoding", value: "identity")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        live.touch()
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .hours(24 * 7))
+        } catch {
+            throw classify(error, url: url)
         }
+        live.touch()
+        let finalURL = response.url ?? url
+        var fields: [String: String] = [:]
+        for (name, value) in response.headers where fields[name.lowercased()] == nil { fields[name.lowercased()] = value }
+        let head = ResponseHead(status: Int(response.status.code), headers: fields)
+        // A redirect that reaches us is one the client would not follow: say why.
+        if case .redirect(let location) = ResumePlan.decide(head, partial: PartialDownload(), url: finalURL.absoluteString) {
+            throw try unfollowedRedirect(location, from: finalURL)
+        }
+        return (response, head, finalURL)
     }
 
-    /// Connection failures of any kind (refused, reset, TLS, early close) are retried.
-    func classify(_ error: Error, url: URL) -> Error {
+    /// Connection failures of any kind (refused, reset, TLS, early close) are retried. `url` is
+    /// where the failure happened, `start` the address asked for, when redirects led elsewhere.
+    func classify(_ error: Error, url: URL, start: URL? = nil) -> Error {
         if error is DownloadError || error is RetryableFailure || error is CancellationError { return error }
         if let http = error as? HTTPClientError {
             if http == .cancelled { return CancellationError() }
+            if http == .redirectCycleDetected {
+                return DownloadError(.redirect, "a redirect loop, starting at \((start ?? url).absoluteString)")
+            }
+            if http == .redirectLimitReached {
+                return DownloadError(.redirect, "too many redirects: gave up after \(Self.maxRedirects), starting at \((start ?? url).absoluteString)")
+            }
             if http == .readTimeout || http == .connectTimeout || http == .deadlineExceeded {
                 return timeout(url)
             }
@@ -146,8 +154,8 @@ struct Fetcher: Sendable {
             let offset: Int64
             let total: Int64?
             switch ResumePlan.decide(head, partial: partial, url: url.absoluteString) {
-            case .redirect:
-                throw DownloadError(.redirect, "redirect without a usable Location from \(finalURL.absoluteString)")
+            case .redirect(let location):
+                throw try unfollowedRedirect(location, from: finalURL)
             case .restartWithoutRange(let reason):
                 // Once: a server that cannot give a usable range even to a plain GET is broken.
                 guard !restarted else { throw DownloadError(.verification, "\(reason) from \(finalURL.absoluteString)") }
@@ -177,7 +185,7 @@ struct Fetcher: Sendable {
                     live.add(buffer.readableBytes)
                 }
             } catch {
-                throw classify(error, url: finalURL)
+                throw classify(error, url: finalURL, start: url)
             }
             guard let total else { return file.size }
             if file.size < total {
@@ -188,6 +196,15 @@ struct Fetcher: Sendable {
             }
             return total
         }
+    }
+
+    /// The error for a redirect the client did not follow.
+    private func unfollowedRedirect(_ location: String, from finalURL: URL) throws -> DownloadError {
+        guard let next = URL(string: location, relativeTo: finalURL)?.absoluteURL else {
+            return DownloadError(.redirect, "unreadable redirect Location \"\(location)\" from \(finalURL.absoluteString)")
+        }
+        _ = try DownloadURL.checked(next.absoluteString)
+        return DownloadError(.redirect, "redirect to \(next.absoluteString) not followed, from \(finalURL.absoluteString)")
     }
 
     /// A small body (lyrics, a JSON answer) in memory, at most `limit` bytes.

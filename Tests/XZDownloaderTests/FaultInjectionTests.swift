@@ -242,6 +242,11 @@ final class FaultInjectionTests: XCTestCase {
             case "/loop-a": return .redirect(to: "/loop-b")
             case "/loop-b": return .redirect(to: "/loop-a")
             case "/to-ftp": return .redirect(to: "ftp://127.0.0.1/x.mp3")
+            case let path where path.hasPrefix("/hop"):
+                // /hopN-M redirects N more times before the file; M tells chains apart.
+                let parts = path.dropFirst(4).split(separator: "-")
+                let left = Int(parts[0]) ?? 0
+                return .redirect(to: left == 0 ? "/real.mp3" : "/hop\(left - 1)-\(parts[1])")
             default: return TestHTTPServer.file(body, request: request)
             }
         }
@@ -250,19 +255,30 @@ final class FaultInjectionTests: XCTestCase {
             songFields("loop", title: "Loop", url: fixture.server.url("/loop-a")),
             songFields("ftp", title: "Ftp", url: fixture.server.url("/to-ftp")),
             songFields("file", title: "File", url: fixture.server.url("/file")),
+            songFields("five", title: "Five", url: fixture.server.url("/hop4-a")),
+            songFields("six", title: "Six", url: fixture.server.url("/hop5-b")),
         ])
         // Feeds refuse such URLs now; a library imported before that rule may still hold one.
         try await fixture.database.pool.write { db in
             try db.execute(sql: "UPDATE song SET audio_url = 'file:///etc/passwd' WHERE song_key = 'src:file'")
         }
-        let tasks = try await fixture.download(["ok", "loop", "ftp", "file"])
+        let tasks = try await fixture.download(["ok", "loop", "ftp", "file", "five", "six"])
         XCTAssertEqual(fixture.task(.audio, of: "ok", in: tasks)?.state, .done)
         let loop = fixture.task(.audio, of: "loop", in: tasks)
         XCTAssertEqual(loop?.state, .failed)
-        XCTAssertTrue(loop?.lastError?.contains("too many redirects (a redirect loop)") == true, loop?.lastError ?? "")
-        XCTAssertEqual(fixture.server.requests(path: "/loop-a").count + fixture.server.requests(path: "/loop-b").count, 6)
+        XCTAssertTrue(loop?.lastError?.contains("a redirect loop, starting at \(fixture.server.url("/loop-a"))") == true,
+                      loop?.lastError ?? "")
+        // The loop is seen as soon as an address comes round again, not after the redirect limit.
+        XCTAssertEqual(fixture.server.requests(path: "/loop-a").count, 1)
+        XCTAssertEqual(fixture.server.requests(path: "/loop-b").count, 1)
         XCTAssertTrue(fixture.task(.audio, of: "ftp", in: tasks)?.lastError?.contains("only http and https") == true)
         XCTAssertTrue(fixture.task(.audio, of: "file", in: tasks)?.lastError?.contains("only http and https") == true)
-        XCTAssertEqual(fixture.songFiles(), ["songs/Singer/Album/01 Ok.mp3"])
+        // Five redirects are followed; a sixth is one too many.
+        XCTAssertEqual(fixture.task(.audio, of: "five", in: tasks)?.state, .done)
+        let six = fixture.task(.audio, of: "six", in: tasks)
+        XCTAssertEqual(six?.state, .failed)
+        XCTAssertTrue(six?.lastError?.contains("too many redirects: gave up after 5") == true, six?.lastError ?? "")
+        XCTAssertEqual(fixture.server.requests.filter { $0.path.hasPrefix("/hop") && $0.path.hasSuffix("-b") }.count, 6)
+        XCTAssertEqual(fixture.songFiles(), ["songs/Singer/Album/01 Five.mp3", "songs/Singer/Album/01 Ok.mp3"])
     }
 }
