@@ -95,13 +95,12 @@ struct Fetcher: Sendable {
     static let redirects = HTTPClient.Configuration.RedirectConfiguration.follow(max: maxRedirects, allowCycles: false)
 
     /// Sends GET to `url` and returns the response the redirects lead to, with the URL it came from.
-    func open(_ url: URL, headers: [(String, String)], live: LiveProgress) async throws -> (HTTPClientResponse, ResponseHead, URL) {
+    func open(_ url: URL, live: LiveProgress) async throws -> (HTTPClientResponse, ResponseHead, URL) {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .GET
         request.headers.add(name: "User-Agent", value: settings.userAgent)
         // Byte counts and Range offsets are about the file itself, never a compressed form of it.
         request.headers.add(name: "Accept-Encoding", value: "identity")
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
         live.touch()
         let response: HTTPClientResponse
         do {
@@ -146,55 +145,61 @@ struct Fetcher: Sendable {
     /// `onSource` runs before the first byte is written, to record which version is being fetched.
     /// Returns the size of the complete file.
     func fetchFile(_ url: URL, partPath: String, partial start: PartialDownload, live: LiveProgress,
-                   onSource: @Sendable (URL, String, Int64?, Int64) throws -> Void) async throws -> Int64 {
+                   onSource: @escaping @Sendable (URL, String, Int64?, Int64) throws -> Void) async throws -> Int64 {
         var partial = ResumePlan.resumable(start)
         var restarted = false
         while true {
-            let (response, head, finalURL) = try await open(url, headers: ResumePlan.requestHeaders(for: partial), live: live)
-            let offset: Int64
-            let total: Int64?
-            switch ResumePlan.decide(head, partial: partial, url: url.absoluteString) {
-            case .redirect(let location):
-                throw try unfollowedRedirect(location, from: finalURL)
-            case .restartWithoutRange(let reason):
-                // Once: a server that cannot give a usable range even to a plain GET is broken.
-                guard !restarted else { throw DownloadError(.verification, "\(reason) from \(finalURL.absoluteString)") }
-                restarted = true
-                partial = PartialDownload()
-                continue
-            case .retry(let error, let after):
-                throw RetryableFailure(error: error, retryAfter: after)
-            case .fail(let error):
-                throw error
-            case .complete(let size):
-                live.reset(done: size, total: size)
-                return size
-            case .writeFromStart(let t):
-                offset = 0
-                total = t
-            case .append(let o, let t):
-                offset = o
-                total = t
-            }
-            try onSource(finalURL, head.validator, total, offset)
-            let file = try PartFile(path: partPath, offset: offset)
-            live.reset(done: offset, total: total)
+            let writer = PartWriter(url: url, partPath: partPath, partial: partial, live: live, onSource: onSource)
+            let written: PartWriter.Written
             do {
-                for try await buffer in response.body {
-                    try buffer.withUnsafeReadableBytes { try file.write($0) }
-                    live.add(buffer.readableBytes)
+                written = try await send(url, headers: ResumePlan.requestHeaders(for: partial), to: writer, live: live)
+            } catch let stop as PartWriter.Unused {
+                switch stop.decision {
+                case .restartWithoutRange(let reason):
+                    // Once: a server that cannot give a usable range even to a plain GET is broken.
+                    guard !restarted else { throw DownloadError(.verification, "\(reason) from \(writer.finalURL.absoluteString)") }
+                    restarted = true
+                    partial = PartialDownload()
+                    continue
+                case .redirect(let location):
+                    throw try unfollowedRedirect(location, from: writer.finalURL)
+                case .retry(let error, let after):
+                    throw RetryableFailure(error: error, retryAfter: after)
+                case .fail(let error):
+                    throw error
+                case .complete(let size):
+                    live.reset(done: size, total: size)
+                    return size
+                case .writeFromStart, .append:
+                    throw DownloadError(.io, "response for \(writer.finalURL.absoluteString) was not written")
                 }
             } catch {
-                throw classify(error, url: finalURL, start: url)
+                throw classify(error, url: writer.finalURL, start: url)
             }
-            guard let total else { return file.size }
-            if file.size < total {
-                throw RetryableFailure(error: DownloadError(.network, "connection closed after \(file.size) of \(total) bytes from \(finalURL.absoluteString)"), retryAfter: nil)
+            guard let total = written.total else { return written.size }
+            if written.size < total {
+                throw RetryableFailure(error: DownloadError(.network, "connection closed after \(written.size) of \(total) bytes from \(writer.finalURL.absoluteString)"), retryAfter: nil)
             }
-            if file.size > total {
-                throw DownloadError(.verification, "received \(file.size) bytes, but the server announced \(total)")
+            if written.size > total {
+                throw DownloadError(.verification, "received \(written.size) bytes, but the server announced \(total)")
             }
             return total
+        }
+    }
+
+    /// Runs one request through `writer` on a single event loop, so the writer sees every body
+    /// byte before the client can report the connection's end; cancelling the task cancels it.
+    private func send(_ url: URL, headers: [(String, String)], to writer: PartWriter, live: LiveProgress) async throws -> PartWriter.Written {
+        var request = try HTTPClient.Request(url: url.absoluteString, method: .GET)
+        request.headers.add(name: "User-Agent", value: settings.userAgent)
+        request.headers.add(name: "Accept-Encoding", value: "identity")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        live.touch()
+        let task = client.execute(request: request, delegate: writer, eventLoop: .delegateAndChannel(on: client.eventLoopGroup.next()))
+        return try await withTaskCancellationHandler {
+            try await task.futureResult.get()
+        } onCancel: {
+            task.cancel()
         }
     }
 
@@ -209,7 +214,7 @@ struct Fetcher: Sendable {
 
     /// A small body (lyrics, a JSON answer) in memory, at most `limit` bytes.
     func fetchSmall(_ url: URL, limit: Int = 4 << 20, live: LiveProgress) async throws -> (ResponseHead, Data) {
-        let (response, head, finalURL) = try await open(url, headers: [], live: live)
+        let (response, head, finalURL) = try await open(url, live: live)
         var data = Data()
         do {
             for try await buffer in response.body {
