@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// A product of one of the package dependencies below.
+func product(_ name: String, _ package: String) -> Target.Dependency { .product(name: name, package: package) }
+
 // Layers, lowest first. A target may depend only on targets listed above it.
 let package = Package(
     name: "XZMusic",
@@ -12,7 +15,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123",
@@ -27,19 +32,21 @@ let package = Package(
         // MP3 decoding and tag reading through libmpg123.
         .target(name: "XZAudio", dependencies: ["CMPG123", "XZText"]),
         // The SQLite catalogue: schema, import, search.
-        .target(name: "XZCatalogue", dependencies: [
-            "XZText", "XZAudio", .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .target(name: "XZCatalogue", dependencies: ["XZText", "XZAudio", product("GRDB", "GRDB.swift")]),
         // Likes, play sessions and counts.
-        .target(name: "XZStats", dependencies: ["XZCatalogue", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "XZStats", dependencies: [
+            "XZText", "XZCatalogue", product("GRDB", "GRDB.swift"), product("SystemPackage", "swift-system"),
+        ]),
         // LRC parsing and the lyric timeline.
         .target(name: "XZLyrics", dependencies: ["XZText"]),
         // libao output and the player.
-        .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics"]),
+        .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics", product("SystemPackage", "swift-system")]),
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [
             "XZText", "XZCatalogue", "XZAudio",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            product("AsyncHTTPClient", "async-http-client"), product("NIOCore", "swift-nio"),
+            product("NIOHTTP1", "swift-nio"), product("Crypto", "swift-crypto"), product("GRDB", "GRDB.swift"),
+            product("SystemPackage", "swift-system"),
         ]),
         // The MPD protocol as plain values: requests, responses, sessions, the command table, and the host
         // that owns a library's player.
@@ -48,31 +55,34 @@ let package = Package(
         ]),
         // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
         .target(name: "XZServer", dependencies: [
-            "XZText", .product(name: "NIOCore", package: "swift-nio"),
-            "XZCatalogue", .product(name: "NIOPosix", package: "swift-nio"),
-            "XZPlayback", "XZProtocol",
+            "XZText", "XZCatalogue", "XZPlayback", "XZProtocol",
+            product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
             "XZText", "XZAudio", "XZCatalogue", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
             "XZProtocol", "XZServer",
             "CEditLine",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
         ]),
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
-            "XZCatalogue", "XZAudio", "XZPlayback", "XZTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "XZCatalogue", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
         .testTarget(name: "XZTextTests", dependencies: ["XZText"]),
         .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "XZTestSupport"]),
-        .testTarget(name: "XZCatalogueTests", dependencies: ["XZCatalogue", "XZTestSupport"]),
-        .testTarget(name: "XZStatsTests", dependencies: ["XZStats", "XZText", "XZTestSupport"]),
+        .testTarget(name: "XZCatalogueTests", dependencies: ["XZCatalogue", "XZTestSupport", product("GRDB", "GRDB.swift")]),
+        .testTarget(name: "XZStatsTests", dependencies: [
+            "XZStats", "XZCatalogue", "XZText", "XZTestSupport", product("GRDB", "GRDB.swift"),
+        ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
         .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZAudio", "XZLyrics", "XZTestSupport"]),
-        .testTarget(name: "XZDownloaderTests", dependencies: ["XZDownloader", "XZText", "XZTestSupport"]),
+        .testTarget(name: "XZDownloaderTests", dependencies: [
+            "XZDownloader", "XZCatalogue", "XZText", "XZTestSupport", product("GRDB", "GRDB.swift"),
+        ]),
         .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol", "XZPlayback", "XZCatalogue", "XZTestSupport"]),
         .testTarget(name: "XZServerTests", dependencies: ["XZServer", "XZProtocol", "XZCatalogue", "XZTestSupport"]),
         .testTarget(name: "XZCommandsTests", dependencies: ["XZCommands", "XZTestSupport"]),

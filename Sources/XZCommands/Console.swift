@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 import XZPlayback
 import XZText
 #if canImport(Glibc)
@@ -96,13 +97,7 @@ public final class Console: @unchecked Sendable {
     }
 
     private func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { if errno == EINTR { continue } else { return } }
-            offset += n
-        }
+        _ = try? FileDescriptor(rawValue: fd).writeAll(text.utf8)
     }
 }
 

@@ -37,7 +37,7 @@ enum AudioJob {
             throw DownloadError(.database, "the song \(task.songKey) is no longer in the library")
         }
         if song.isLocal { return JobOutcome(path: song.localPath, note: "already offline") }
-        let url = try RedirectTracker.checkURL(song.audioURL)
+        let url = try DownloadURL.checked(song.audioURL)
         let partPath = try env.partPath(for: task)
         let store = env.store
         let id = task.id
@@ -80,7 +80,7 @@ enum AudioJob {
         }
         let wanted = song.sha256.trimmingCharacters(in: .whitespaces).lowercased()
         if !wanted.isEmpty {
-            let actual = try SHA256Digest.hexDigest(ofFile: path)
+            let actual = try Checksum.sha256Hex(ofFile: path)
             guard actual == wanted else {
                 throw DownloadError(.verification, "SHA-256 \(actual) does not match the catalogue's \(wanted); the file was not kept")
             }

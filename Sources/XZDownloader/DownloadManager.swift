@@ -45,11 +45,11 @@ public actor DownloadManager {
                 client ownership: ClientOwnership = .owned) {
         switch ownership {
         case .owned:
-            // Redirects are followed by hand (counted, scheme-checked). Each task watches for idle
-            // stalls itself; the client's own read timeout is only a backstop behind that.
+            // Each task watches for idle stalls itself; the client's own read timeout is only a
+            // backstop behind that.
             let idle = Int64(max(1, settings.idleTimeout * 1000))
             let timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(idle), read: .milliseconds(idle * 2 + 1000))
-            let configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: timeout)
+            let configuration = HTTPClient.Configuration(redirectConfiguration: Fetcher.redirects, timeout: timeout)
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             ownsClient = true
         case .shared(let shared):

@@ -70,7 +70,7 @@ public enum LyricsChoice {
         let encoded = query.map { name, value in
             "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
         }.joined(separator: "&")
-        return try RedirectTracker.checkURL("\(base)\(path)?\(encoded)")
+        return try DownloadURL.checked("\(base)\(path)?\(encoded)")
     }
 }
 
@@ -86,7 +86,7 @@ enum LyricsJob {
         }
         let text: String
         if !song.lyricsURL.isEmpty {
-            text = try await fetchText(try RedirectTracker.checkURL(song.lyricsURL), task: task, env: env, live: live)
+            text = try await fetchText(try DownloadURL.checked(song.lyricsURL), task: task, env: env, live: live)
         } else {
             switch try await lookUp(song, task: task, env: env, live: live) {
             case .lyrics(let found, _): text = found

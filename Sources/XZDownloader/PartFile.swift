@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,17 +36,12 @@ final class PartFile {
     deinit { close(fd) }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard let base = bytes.baseAddress else { return }
-        var done = 0
-        while done < bytes.count {
-            let n = posixWrite(fd, base + done, bytes.count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Self.error(errno, action: "write", path: path, size: size)
-            }
-            done += n
-            size += Int64(n)
+        do {
+            try FileDescriptor(rawValue: fd).writeAll(bytes)
+        } catch let error as Errno {
+            throw Self.error(error.rawValue, action: "write", path: path, size: size)
         }
+        size += Int64(bytes.count)
     }
 
     /// Bytes of a file on disk, 0 when it does not exist.
@@ -69,11 +65,3 @@ final class PartFile {
     }
 }
 
-@inline(__always)
-private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, buffer, count)
-    #else
-    return Darwin.write(fd, buffer, count)
-    #endif
-}

@@ -85,46 +85,53 @@ struct RetryableFailure: Error {
     let retryAfter: Double?
 }
 
-/// One HTTP GET at a time over the shared client, redirects followed by hand.
+/// One HTTP GET at a time over the shared client, which follows redirects.
 struct Fetcher: Sendable {
     let client: HTTPClient
     let settings: DownloadSettings
 
-    /// Sends GET to `url`, following up to 5 redirects, and returns the first response that is not one.
-    func open(_ url: URL, headers: [(String, String)], live: LiveProgress) async throws -> (HTTPClientResponse, ResponseHead, URL) {
-        var tracker = RedirectTracker(start: url)
-        var current = url
-        while true {
-            var request = HTTPClientRequest(url: current.absoluteString)
-            request.method = .GET
-            request.headers.add(name: "User-Agent", value: settings.userAgent)
-            // Byte counts and Range offsets are about the file itself, never a compressed form of it.
-            request.headers.add(name: "Accept-Encoding", value: "identity")
-            for (name, value) in headers { request.headers.add(name: name, value: value) }
-            live.touch()
-            let response: HTTPClientResponse
-            do {
-                response = try await client.execute(request, timeout: .hours(24 * 7))
-            } catch {
-                throw classify(error, url: current)
-            }
-            live.touch()
-            var fields: [String: String] = [:]
-            for (name, value) in response.headers where fields[name.lowercased()] == nil { fields[name.lowercased()] = value }
-            let head = ResponseHead(status: Int(response.status.code), headers: fields)
-            if [301, 302, 303, 307, 308].contains(head.status), let location = head["location"] {
-                current = try tracker.follow(location: location)
-                continue
-            }
-            return (response, head, current)
+    /// How an owned client follows redirects: at most 5, and never back to an address already asked.
+    static let maxRedirects = 5
+    static let redirects = HTTPClient.Configuration.RedirectConfiguration.follow(max: maxRedirects, allowCycles: false)
+
+    /// Sends GET to `url` and returns the response the redirects lead to, with the URL it came from.
+    func open(_ url: URL, live: LiveProgress) async throws -> (HTTPClientResponse, ResponseHead, URL) {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .GET
+        request.headers.add(name: "User-Agent", value: settings.userAgent)
+        // Byte counts and Range offsets are about the file itself, never a compressed form of it.
+        request.headers.add(name: "Accept-Encoding", value: "identity")
+        live.touch()
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .hours(24 * 7))
+        } catch {
+            throw classify(error, url: url)
         }
+        live.touch()
+        let finalURL = response.url ?? url
+        var fields: [String: String] = [:]
+        for (name, value) in response.headers where fields[name.lowercased()] == nil { fields[name.lowercased()] = value }
+        let head = ResponseHead(status: Int(response.status.code), headers: fields)
+        // A redirect that reaches us is one the client would not follow: say why.
+        if case .redirect(let location) = ResumePlan.decide(head, partial: PartialDownload(), url: finalURL.absoluteString) {
+            throw try unfollowedRedirect(location, from: finalURL)
+        }
+        return (response, head, finalURL)
     }
 
-    /// Connection failures of any kind (refused, reset, TLS, early close) are retried.
-    func classify(_ error: Error, url: URL) -> Error {
+    /// Connection failures of any kind (refused, reset, TLS, early close) are retried. `url` is
+    /// where the failure happened, `start` the address asked for, when redirects led elsewhere.
+    func classify(_ error: Error, url: URL, start: URL? = nil) -> Error {
         if error is DownloadError || error is RetryableFailure || error is CancellationError { return error }
         if let http = error as? HTTPClientError {
             if http == .cancelled { return CancellationError() }
+            if http == .redirectCycleDetected {
+                return DownloadError(.redirect, "a redirect loop, starting at \((start ?? url).absoluteString)")
+            }
+            if http == .redirectLimitReached {
+                return DownloadError(.redirect, "too many redirects: gave up after \(Self.maxRedirects), starting at \((start ?? url).absoluteString)")
+            }
             if http == .readTimeout || http == .connectTimeout || http == .deadlineExceeded {
                 return timeout(url)
             }
@@ -138,61 +145,76 @@ struct Fetcher: Sendable {
     /// `onSource` runs before the first byte is written, to record which version is being fetched.
     /// Returns the size of the complete file.
     func fetchFile(_ url: URL, partPath: String, partial start: PartialDownload, live: LiveProgress,
-                   onSource: @Sendable (URL, String, Int64?, Int64) throws -> Void) async throws -> Int64 {
+                   onSource: @escaping @Sendable (URL, String, Int64?, Int64) throws -> Void) async throws -> Int64 {
         var partial = ResumePlan.resumable(start)
         var restarted = false
         while true {
-            let (response, head, finalURL) = try await open(url, headers: ResumePlan.requestHeaders(for: partial), live: live)
-            let offset: Int64
-            let total: Int64?
-            switch ResumePlan.decide(head, partial: partial, url: url.absoluteString) {
-            case .redirect:
-                throw DownloadError(.redirect, "redirect without a usable Location from \(finalURL.absoluteString)")
-            case .restartWithoutRange(let reason):
-                // Once: a server that cannot give a usable range even to a plain GET is broken.
-                guard !restarted else { throw DownloadError(.verification, "\(reason) from \(finalURL.absoluteString)") }
-                restarted = true
-                partial = PartialDownload()
-                continue
-            case .retry(let error, let after):
-                throw RetryableFailure(error: error, retryAfter: after)
-            case .fail(let error):
-                throw error
-            case .complete(let size):
-                live.reset(done: size, total: size)
-                return size
-            case .writeFromStart(let t):
-                offset = 0
-                total = t
-            case .append(let o, let t):
-                offset = o
-                total = t
-            }
-            try onSource(finalURL, head.validator, total, offset)
-            let file = try PartFile(path: partPath, offset: offset)
-            live.reset(done: offset, total: total)
+            let writer = PartWriter(url: url, partPath: partPath, partial: partial, live: live, onSource: onSource)
+            let written: PartWriter.Written
             do {
-                for try await buffer in response.body {
-                    try buffer.withUnsafeReadableBytes { try file.write($0) }
-                    live.add(buffer.readableBytes)
+                written = try await send(url, headers: ResumePlan.requestHeaders(for: partial), to: writer, live: live)
+            } catch let stop as PartWriter.Unused {
+                switch stop.decision {
+                case .restartWithoutRange(let reason):
+                    // Once: a server that cannot give a usable range even to a plain GET is broken.
+                    guard !restarted else { throw DownloadError(.verification, "\(reason) from \(writer.finalURL.absoluteString)") }
+                    restarted = true
+                    partial = PartialDownload()
+                    continue
+                case .redirect(let location):
+                    throw try unfollowedRedirect(location, from: writer.finalURL)
+                case .retry(let error, let after):
+                    throw RetryableFailure(error: error, retryAfter: after)
+                case .fail(let error):
+                    throw error
+                case .complete(let size):
+                    live.reset(done: size, total: size)
+                    return size
+                case .writeFromStart, .append:
+                    throw DownloadError(.io, "response for \(writer.finalURL.absoluteString) was not written")
                 }
             } catch {
-                throw classify(error, url: finalURL)
+                throw classify(error, url: writer.finalURL, start: url)
             }
-            guard let total else { return file.size }
-            if file.size < total {
-                throw RetryableFailure(error: DownloadError(.network, "connection closed after \(file.size) of \(total) bytes from \(finalURL.absoluteString)"), retryAfter: nil)
+            guard let total = written.total else { return written.size }
+            if written.size < total {
+                throw RetryableFailure(error: DownloadError(.network, "connection closed after \(written.size) of \(total) bytes from \(writer.finalURL.absoluteString)"), retryAfter: nil)
             }
-            if file.size > total {
-                throw DownloadError(.verification, "received \(file.size) bytes, but the server announced \(total)")
+            if written.size > total {
+                throw DownloadError(.verification, "received \(written.size) bytes, but the server announced \(total)")
             }
             return total
         }
     }
 
+    /// Runs one request through `writer` on a single event loop, so the writer sees every body
+    /// byte before the client can report the connection's end; cancelling the task cancels it.
+    private func send(_ url: URL, headers: [(String, String)], to writer: PartWriter, live: LiveProgress) async throws -> PartWriter.Written {
+        var request = try HTTPClient.Request(url: url.absoluteString, method: .GET)
+        request.headers.add(name: "User-Agent", value: settings.userAgent)
+        request.headers.add(name: "Accept-Encoding", value: "identity")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        live.touch()
+        let task = client.execute(request: request, delegate: writer, eventLoop: .delegateAndChannel(on: client.eventLoopGroup.next()))
+        return try await withTaskCancellationHandler {
+            try await task.futureResult.get()
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// The error for a redirect the client did not follow.
+    private func unfollowedRedirect(_ location: String, from finalURL: URL) throws -> DownloadError {
+        guard let next = URL(string: location, relativeTo: finalURL)?.absoluteURL else {
+            return DownloadError(.redirect, "unreadable redirect Location \"\(location)\" from \(finalURL.absoluteString)")
+        }
+        _ = try DownloadURL.checked(next.absoluteString)
+        return DownloadError(.redirect, "redirect to \(next.absoluteString) not followed, from \(finalURL.absoluteString)")
+    }
+
     /// A small body (lyrics, a JSON answer) in memory, at most `limit` bytes.
     func fetchSmall(_ url: URL, limit: Int = 4 << 20, live: LiveProgress) async throws -> (ResponseHead, Data) {
-        let (response, head, finalURL) = try await open(url, headers: [], live: live)
+        let (response, head, finalURL) = try await open(url, live: live)
         var data = Data()
         do {
             for try await buffer in response.body {

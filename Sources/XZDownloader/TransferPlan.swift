@@ -208,15 +208,10 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 }
 
-/// Follows redirects by hand, so every hop is checked for its scheme and counted.
-public struct RedirectTracker: Sendable {
-    public static let maxRedirects = 5
-    public private(set) var chain: [URL]
-
-    public init(start: URL) { chain = [start] }
-
+/// The URLs a download may start from.
+public enum DownloadURL {
     /// Only http and https with a host.
-    public static func checkURL(_ text: String) throws -> URL {
+    public static func checked(_ text: String) throws -> URL {
         guard let url = URL(string: text.trimmingCharacters(in: .whitespaces)),
               let scheme = url.scheme?.lowercased() else {
             throw DownloadError(.unsupportedURL, "not a URL: \(text)")
@@ -226,19 +221,5 @@ public struct RedirectTracker: Sendable {
         }
         guard let host = url.host, !host.isEmpty else { throw DownloadError(.unsupportedURL, "URL without a host: \(text)") }
         return url
-    }
-
-    /// The next URL to ask, resolved against the current one.
-    public mutating func follow(location: String) throws -> URL {
-        guard let current = chain.last, let next = URL(string: location, relativeTo: current)?.absoluteURL else {
-            throw DownloadError(.redirect, "unreadable redirect Location \"\(location)\"")
-        }
-        let checked = try Self.checkURL(next.absoluteString)
-        if chain.count > Self.maxRedirects {
-            let looped = chain.contains(checked) ? " (a redirect loop)" : ""
-            throw DownloadError(.redirect, "too many redirects\(looped): gave up after \(Self.maxRedirects), starting at \(chain[0].absoluteString)")
-        }
-        chain.append(checked)
-        return checked
     }
 }

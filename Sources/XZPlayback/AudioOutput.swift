@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 import XZAudio
 #if canImport(Glibc)
 import Glibc
@@ -70,16 +71,10 @@ public final class RawFileOutput: AudioOutput {
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws {
         guard fd >= 0 else { throw PlaybackError("raw output \(path) is not open") }
-        guard var next = pcm.baseAddress else { return }
-        var left = pcm.count
-        while left > 0 {
-            let n = posixWrite(fd, next, left)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw PlaybackError("cannot write to \(path): " + String(cString: strerror(errno)))
-            }
-            left -= n
-            next += n
+        do {
+            try FileDescriptor(rawValue: fd).writeAll(pcm)
+        } catch let error as Errno {
+            throw PlaybackError("cannot write to \(path): " + String(cString: strerror(error.rawValue)))
         }
     }
 
@@ -91,5 +86,4 @@ public final class RawFileOutput: AudioOutput {
 
 // File-scope wrappers: inside the output classes `open`, `write` and `close` name the methods.
 func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { open(path, flags, mode) }
-func posixWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }
 @discardableResult func posixClose(_ fd: Int32) -> Int32 { close(fd) }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SystemPackage
 import XZCatalogue
 #if canImport(Glibc)
 import Glibc
@@ -128,22 +129,14 @@ public struct StatsStore: Sendable {
         let temporary = folder + "/.\(url.lastPathComponent).\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard fd >= 0 else { throw failure("cannot create a file in \(folder): ") }
-        let written = data.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
-        }
-        let writeError = failure("")
-        close(fd)
-        guard written else {
+        do {
+            try FileDescriptor(rawValue: fd).writeAll(data)
+        } catch let error as Errno {
+            close(fd)
             unlink(temporary)
-            throw writeError
+            throw StatsError("cannot write \(path): \(String(cString: strerror(error.rawValue)))")
         }
+        close(fd)
         guard rename(temporary, path) == 0 else {
             let error = failure("")
             unlink(temporary)

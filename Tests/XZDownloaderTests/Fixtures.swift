@@ -114,11 +114,7 @@ final class DownloadFixture {
     }
 }
 
-func sha256Hex(_ data: Data) -> String {
-    var digest = SHA256Digest()
-    digest.update(data)
-    return digest.hexDigest()
-}
+func sha256Hex(_ data: Data) -> String { Checksum.sha256Hex(data) }
 
 /// A song's feed fields with an audio URL and no lyrics lookups worth making.
 func songFields(_ id: String, title: String = "Song", singer: String = "Singer", album: String? = "Album",

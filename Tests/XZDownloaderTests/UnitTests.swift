@@ -5,41 +5,33 @@ import XZCatalogue
 import XZTestSupport
 import XZText
 
-final class SHA256Tests: XCTestCase {
-    func testKnownVectors() {
-        XCTAssertEqual(sha256Hex(Data()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        XCTAssertEqual(sha256Hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        XCTAssertEqual(sha256Hex(Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)),
-                       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-    }
-
-    /// Every length around the block and padding boundaries, fed in uneven pieces, against sha256sum.
-    func testAgainstSha256sum() throws {
+final class ChecksumTests: XCTestCase {
+    /// Files around the 1 MiB read size (empty, one short, exact, one over, several chunks) against
+    /// sha256sum, and the same bytes hashed in memory.
+    func testFilesAgainstSha256sum() throws {
         let folder = try TemporaryFolder("sha")
         var generator = SystemRandomNumberGenerator()
-        let lengths = Array(0 ... 130) + [1000, 4095, 4096, 65_537, 1_048_577]
-        var expected: [String] = []
+        let lengths = [0, 1, 64, 1_048_575, 1_048_576, 1_048_577, 3_500_001]
         var paths: [String] = []
+        var inMemory: [String] = []
         for length in lengths {
             let data = Data((0 ..< length).map { _ in UInt8.random(in: 0 ... 255, using: &generator) })
             let path = folder.path("f\(length)")
             try data.write(to: URL(fileURLWithPath: path))
             paths.append(path)
-            var digest = SHA256Digest()
-            var offset = 0
-            var step = 1
-            while offset < data.count {
-                let end = min(data.count, offset + step)
-                digest.update(data[offset ..< end])
-                offset = end
-                step = step * 3 + 1
-            }
-            expected.append(digest.hexDigest())
-            XCTAssertEqual(try SHA256Digest.hexDigest(ofFile: path), digest.hexDigest())
+            inMemory.append(sha256Hex(data))
         }
         let result = try TestProcess.run("sha256sum", paths)
         let sums = result.stdout.split(separator: "\n").map { String($0.prefix(64)) }
-        XCTAssertEqual(sums, expected)
+        XCTAssertEqual(sums.count, lengths.count)
+        XCTAssertEqual(try paths.map { try Checksum.sha256Hex(ofFile: $0) }, sums)
+        XCTAssertEqual(inMemory, sums)
+    }
+
+    func testUnreadableFileIsNamed() {
+        XCTAssertThrowsError(try Checksum.sha256Hex(ofFile: "/nonexistent/x.part")) { error in
+            XCTAssertEqual((error as? DownloadError)?.message, "cannot read /nonexistent/x.part: No such file or directory")
+        }
     }
 }
 

@@ -1,0 +1,95 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Writes one response's body into the `.part` file from the client's event loop.
+///
+/// Each chunk is on disk before the client asks for the next, so when a connection ends early
+/// every byte that arrived is kept and the resume starts right after it. (AsyncHTTPClient's async
+/// body stream drops what it reads after the consumer's last demand when a connection ends early:
+/// up to a whole socket buffer, megabytes, that a resume would fetch again.)
+///
+/// Runs on one event loop (`.delegateAndChannel`), so only the final URL, read from outside
+/// once the request is over, needs the lock.
+final class PartWriter: HTTPClientResponseDelegate, @unchecked Sendable {
+    typealias Response = Written
+
+    struct Written: Sendable {
+        var size: Int64
+        var total: Int64?
+    }
+
+    /// The response was not one to write; `decision` says what to do instead.
+    struct Unused: Error {
+        let decision: ResumePlan.Decision
+    }
+
+    private let partPath: String
+    private let partial: PartialDownload
+    private let live: LiveProgress
+    private let onSource: @Sendable (URL, String, Int64?, Int64) throws -> Void
+    private var file: PartFile?
+    private var total: Int64?
+    private let lock = NSLock()
+    private var visited: URL
+
+    init(url: URL, partPath: String, partial: PartialDownload, live: LiveProgress,
+         onSource: @escaping @Sendable (URL, String, Int64?, Int64) throws -> Void) {
+        self.partPath = partPath
+        self.partial = partial
+        self.live = live
+        self.onSource = onSource
+        visited = url
+    }
+
+    /// Where the redirects led; read after the request ends.
+    var finalURL: URL { lock.withLock { visited } }
+
+    func didVisitURL(task: HTTPClient.Task<Written>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        lock.withLock { visited = request.url }
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Written>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        live.touch()
+        var fields: [String: String] = [:]
+        for (name, value) in head.headers where fields[name.lowercased()] == nil { fields[name.lowercased()] = value }
+        let response = ResponseHead(status: Int(head.status.code), headers: fields)
+        let url = finalURL
+        let offset: Int64
+        switch ResumePlan.decide(response, partial: partial, url: url.absoluteString) {
+        case .writeFromStart(let t):
+            offset = 0
+            total = t
+        case .append(let o, let t):
+            offset = o
+            total = t
+        case let other:
+            // Failing the head stops the body from being read at all.
+            return task.eventLoop.makeFailedFuture(Unused(decision: other))
+        }
+        do {
+            try onSource(url, response.validator, total, offset)
+            file = try PartFile(path: partPath, offset: offset)
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
+        live.reset(done: offset, total: total)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Written>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        guard let file else { return task.eventLoop.makeSucceededVoidFuture() }
+        do {
+            try buffer.withUnsafeReadableBytes { try file.write($0) }
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
+        live.add(buffer.readableBytes)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Written>) throws -> Written {
+        Written(size: file?.size ?? 0, total: total)
+    }
+}
