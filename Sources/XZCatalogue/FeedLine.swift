@@ -3,10 +3,10 @@ import GRDB
 
 /// Parses catalogue feed lines (JSON Lines, one song per line).
 ///
-/// A hand-written scanner: a feed of a million lines spent most of its import time in JSONDecoder.
-/// It accepts and rejects exactly what the Foundation decoder did, with the same messages: lenient
-/// structure (trailing commas, any run of number characters in values nobody reads), values checked
-/// only where a key is read, the first of duplicate keys winning. FeedLineTests compare the two.
+/// A UTF-8 scanner that accepts and refuses exactly the lines Foundation's JSONDecoder does, with
+/// the same messages: lenient structure (trailing commas, any run of number characters in values
+/// nobody reads), values checked only where a key is read, the first of duplicate keys winning.
+/// FeedLineEquivalenceTests hold the two to the same answers; `make bench-search` measures both.
 public struct FeedLine {
     private let baseDirectory: URL?
 
@@ -63,7 +63,7 @@ public struct FeedLine {
     }
 
     /// One feed line's keys; unknown keys are ignored, numbers may also come as numeric strings.
-    /// Keys are read in this order, so the first bad one names the error, as before.
+    /// Keys are read in this order, so the first bad one names the error.
     struct Record {
         var sourceId, title, singer, album, audioURL, lyricsURL, sha256, audioFile, lyricsFile: String?
         var track, year, durationMs, size: Int64?
@@ -141,9 +141,8 @@ public struct FeedLine {
     }
 }
 
-/// The decoder reads UTF-16 and UTF-32 too, telling them by a byte-order mark or by zero bytes
-/// up front. Such a line (rare in a JSON Lines feed) still goes through the decoder, so it
-/// parses exactly as it always did.
+/// A line that may be UTF-16 or UTF-32 (a byte-order mark or zero bytes up front), which only
+/// JSONDecoder reads, goes through JSONDecoder itself.
 extension FeedLine.Record {
     static func mayNotBeUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = bytes.first else { return false }

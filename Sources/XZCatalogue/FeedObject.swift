@@ -15,7 +15,7 @@ struct FeedObject {
 
     static let invalid = CatalogueError("not valid JSON")
 
-    /// Scans a whole line; throws "not valid JSON" or "not a JSON object" like the decoder did.
+    /// Scans a whole line; throws "not valid JSON" or "not a JSON object" where JSONDecoder fails.
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws -> FeedObject {
         var scanner = JSONScanner(bytes: bytes)
         var object = FeedObject(bytes: bytes, values: Array(repeating: nil, count: FeedLine.Record.keys.count))

@@ -36,6 +36,8 @@ struct SearchBenchmark {
                          summary.added, seconds, Double(summary.added) / seconds, cpu))
         }
 
+        if FileManager.default.fileExists(atPath: feed.path) { try compareFeedParsers(feed) }
+
         let queries = SyntheticCatalogue.queries
         var ftsTimes: [Double] = []
         var likeTimes: [Double] = []
@@ -55,6 +57,43 @@ struct SearchBenchmark {
         print(String(format: "\nsearch latency over %d runs: p50 %.3f ms, p99 %.3f ms", ftsTimes.count, p50 * 1000, p99 * 1000))
         print(String(format: "LIKE scan median %.1f ms; FTS p50 is %.0fx faster", likeMedian * 1000, likeMedian / p50))
         print("targets: import >= 250000 songs/s, p50 < 1 ms, p99 < 5 ms, >= 100x LIKE")
+    }
+
+    /// The feed scanner against Foundation's JSONDecoder on the same lines. The decoder reads into a
+    /// plain Decodable of the same keys and does no more; the scanner also checks every value and
+    /// builds the song, so the ratio is if anything in the decoder's favour.
+    private func compareFeedParsers(_ feed: URL) throws {
+        let text = try Data(contentsOf: feed)
+        var lines: [Data] = []
+        lines.reserveCapacity(songCount)
+        var start = text.startIndex
+        while start < text.endIndex, lines.count < 200_000 {
+            let end = text[start...].firstIndex(of: 0x0A) ?? text.endIndex
+            lines.append(Data(text[start..<end]))
+            start = end + 1
+        }
+        let bytes = lines.reduce(0) { $0 + $1.count }
+        let parser = FeedLine(baseDirectory: nil)
+        let decoder = JSONDecoder()
+        var scanned = 0, decoded = 0
+        let scanner = try measure(repeats: 5) {
+            scanned = 0
+            for line in lines { if case .success = parser.parse(line) { scanned += 1 } }
+        }
+        let foundation = try measure(repeats: 5) {
+            decoded = 0
+            for line in lines where (try? decoder.decode(DecodedFeedLine.self, from: line)) != nil { decoded += 1 }
+        }
+        guard scanned == lines.count, decoded == lines.count else {
+            throw CatalogueError("feed parsers disagree: \(scanned) and \(decoded) of \(lines.count) lines read")
+        }
+        func rate(_ seconds: Double) -> String {
+            String(format: "%.0f lines/s (%.0f MB/s)", Double(lines.count) / seconds, Double(bytes) / seconds / 1e6)
+        }
+        print("\nfeed parsing, median of 5 over \(lines.count) lines:")
+        print("  scanner      \(rate(scanner.median))")
+        print("  JSONDecoder  \(rate(foundation.median))")
+        print(String(format: "  scanner is %.1fx JSONDecoder (keep it only at >= 2x)", foundation.median / scanner.median))
     }
 
     /// The baseline: what a search without an index does. Like the real search it ranks every match
@@ -103,6 +142,12 @@ struct SearchBenchmark {
         let w = s.unicodeScalars.reduce(0) { $0 + ($1.value >= 0x1100 ? 2 : 1) }
         return s + String(repeating: " ", count: max(0, width - w))
     }
+}
+
+/// A feed line's keys as a plain Decodable: the JSONDecoder baseline for the feed scanner.
+private struct DecodedFeedLine: Decodable {
+    var source_id, title, singer, album, audio_url, lyrics_url, sha256: String?
+    var track, year, duration_ms, size: Int64?
 }
 
 /// Deterministic names from syllable pools in several scripts.

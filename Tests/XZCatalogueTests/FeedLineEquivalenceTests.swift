@@ -2,13 +2,13 @@ import Foundation
 import XCTest
 @testable import XZCatalogue
 
-/// The hand-written feed scanner must accept, reject and report exactly as the JSONDecoder-based
-/// parser it replaced. That parser lives on here as the reference.
+/// The feed scanner must accept, refuse and report exactly as the same parse on JSONDecoder, kept
+/// here as the reference.
 final class FeedLineEquivalenceTests: XCTestCase {
     private let parser = FeedLine(baseDirectory: nil)
 
     private func assertSame(_ line: [UInt8], file: StaticString = #filePath, line number: UInt = #line) {
-        let expected = LegacyFeedLine.parse(Data(line))
+        let expected = DecoderFeedLine.parse(Data(line))
         let actual = parser.parse(Data(line))
         switch (expected, actual) {
         case (.success(let a), .success(let b)):
@@ -135,8 +135,8 @@ struct SplitMix {
     }
 }
 
-/// The feed parser as it was, on Foundation's JSONDecoder.
-enum LegacyFeedLine {
+/// The feed parse on Foundation's JSONDecoder: the reference the scanner is held to.
+enum DecoderFeedLine {
     static func parse(_ bytes: Data) -> Result<SongInput, CatalogueError> {
         let record: Record
         do {

@@ -10,12 +10,12 @@ final class ChecksumTests: XCTestCase {
     /// sha256sum, and the same bytes hashed in memory.
     func testFilesAgainstSha256sum() throws {
         let folder = try TemporaryFolder("sha")
-        var generator = SystemRandomNumberGenerator()
         let lengths = [0, 1, 64, 1_048_575, 1_048_576, 1_048_577, 3_500_001]
+        let random = try XCTUnwrap(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: lengths.max()!)
         var paths: [String] = []
         var inMemory: [String] = []
         for length in lengths {
-            let data = Data((0 ..< length).map { _ in UInt8.random(in: 0 ... 255, using: &generator) })
+            let data = random.prefix(length)
             let path = folder.path("f\(length)")
             try data.write(to: URL(fileURLWithPath: path))
             paths.append(path)
