@@ -4,7 +4,7 @@ APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev la
 SWIFT ?= swift
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test schema bench-search bench-oneshot-search bench-rescan bench-playback bench-download fuzz-lyrics install clean
+.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-download fuzz-lyrics install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -30,6 +30,11 @@ test: deps
 # Regenerates the Swift copy of schema.sql that the binary carries.
 schema:
 	scripts/embed-schema.sh > Sources/XZCatalogue/Schema+Embedded.swift
+
+# Regenerates the ICU transform results search folding carries (slow: every Han character).
+transform-tables:
+	scripts/make-transform-tables.sh > Sources/XZCatalogue/TransformTables+Generated.swift.new
+	mv Sources/XZCatalogue/TransformTables+Generated.swift.new Sources/XZCatalogue/TransformTables+Generated.swift
 
 bench-search: deps
 	$(SWIFT) build -c release --product xzmusic-bench
