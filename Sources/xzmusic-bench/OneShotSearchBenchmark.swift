@@ -27,7 +27,7 @@ struct OneShotSearchBenchmark {
             ("search björk", ["search", "björk"] + library),
         ]
         print("process                          wall ms   CPU ms")
-        var medians: [String: Double] = [:]
+        var medians: [String: (wall: Double, cpu: Double)] = [:]
         for (label, arguments) in runs {
             var walls: [Double] = [], cpus: [Double] = []
             for _ in 0..<21 {
@@ -37,12 +37,14 @@ struct OneShotSearchBenchmark {
                 cpus.append(run.cpuSeconds)
             }
             let wall = walls.sorted()[10], cpu = cpus.sorted()[10]
-            medians[label] = wall
+            medians[label] = (wall, cpu)
             print(String(format: "%@ %8.1f %8.1f", label.padding(toLength: 31, withPad: " ", startingAt: 0),
                          wall * 1000, cpu * 1000))
         }
-        let latin = medians["search love (Latin)"] ?? 1, cjk = medians["search 周杰伦"] ?? 0
-        print(String(format: "\nCJK / Latin: %.2fx (target <= 1.1x, CJK < 50 ms)", cjk / latin))
+        // CPU beside wall: on a shared machine the wall figure moves with the load.
+        let latin = medians["search love (Latin)"] ?? (1, 1), cjk = medians["search 周杰伦"] ?? (0, 0)
+        print(String(format: "\nCJK / Latin: wall %.2fx, CPU %.2fx (target <= 1.1x, CJK < 50 ms)",
+                     cjk.wall / latin.wall, cjk.cpu / latin.cpu))
     }
 }
 
