@@ -76,7 +76,7 @@ final class FoldingEquivalenceTests: XCTestCase {
         // The corpora hold Han in both forms and accented Latin; a table that read nothing fails above.
         XCTAssertGreaterThan(han, 200)
         XCTAssertGreaterThan(traditional, 10)
-        XCTAssertGreaterThan(latin, 30)
+        XCTAssertGreaterThan(latin, 20)
     }
 
     func testRandomScalars() {
