@@ -4,7 +4,7 @@ APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev la
 SWIFT ?= swift
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test schema bench-search bench-playback bench-download fuzz-lyrics install clean
+.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-download fuzz-lyrics install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -31,9 +31,25 @@ test: deps
 schema:
 	scripts/embed-schema.sh > Sources/XZCatalogue/Schema+Embedded.swift
 
+# Regenerates the ICU transform results search folding carries (slow: every Han character).
+transform-tables:
+	scripts/make-transform-tables.sh > Sources/XZCatalogue/TransformTables+Generated.swift.new
+	mv Sources/XZCatalogue/TransformTables+Generated.swift.new Sources/XZCatalogue/TransformTables+Generated.swift
+
 bench-search: deps
 	$(SWIFT) build -c release --product xzmusic-bench
 	.build/release/xzmusic-bench search
+
+bench-oneshot-search: deps
+	$(SWIFT) build -c release --product xzmusic
+	$(SWIFT) build -c release --product xzmusic-bench
+	.build/release/xzmusic-bench oneshot-search
+
+# MPD's update is the baseline when mpd and mpc are installed (apt-get install mpd mpc).
+bench-rescan: deps
+	$(SWIFT) build -c release --product xzmusic
+	$(SWIFT) build -c release --product xzmusic-bench
+	.build/release/xzmusic-bench rescan
 
 bench-playback: deps
 	$(SWIFT) build -c release --product xzmusic

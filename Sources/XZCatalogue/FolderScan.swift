@@ -24,7 +24,7 @@ extension LibraryDatabase {
             seen.insert(key)
             // Unchanged audio is skipped unless its sibling .lrc came or went.
             if let stamp = known[key], stamp.size == file.size, stamp.mtime == file.mtime,
-               stamp.lyricsPath == Self.siblingLyrics(of: URL(fileURLWithPath: file.path)) ?? "" {
+               stamp.lyricsPath == file.lyricsPath ?? "" {
                 summary.skipped += 1
                 continue
             }
@@ -37,6 +37,11 @@ extension LibraryDatabase {
             progress?(Double(index + 1) / Double(max(files.count, 1)) * 0.9)
         }
         let vanished = known.keys.filter { !seen.contains($0) }
+        // Nothing changed: no write transaction at all.
+        if inputs.isEmpty && vanished.isEmpty {
+            progress?(1)
+            return summary
+        }
         return try pool.write { db in
             let writer = try CatalogueWriter(db)
             for input in inputs {
@@ -53,23 +58,62 @@ extension LibraryDatabase {
         let path: String
         let size: Int64
         let mtime: Int64
+        /// The sibling NAME.lrc (or NAME.LRC), if there is one.
+        var lyricsPath: String?
     }
 
+    /// Every regular .mp3 file under `root`, sorted by path, with size and mtime from one lstat each
+    /// and sibling lyrics from the names the walk saw: no per-file lookups beyond that. Symbolic links
+    /// are neither followed into folders nor taken as songs.
     static func mp3Files(under root: String) -> [ScannedFile] {
-        let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]
-        guard let enumerator = FileManager.default.enumerator(
-            at: URL(fileURLWithPath: root), includingPropertiesForKeys: keys) else { return [] }
         var files: [ScannedFile] = []
-        for case let fileURL as URL in enumerator where fileURL.pathExtension.lowercased() == "mp3" {
-            guard let values = try? fileURL.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else {
-                continue
+        var lyrics = Set<String>()
+        var folders = [root.hasSuffix("/") ? String(root.dropLast()) : root]
+        while let folder = folders.popLast() {
+            guard let dir = opendir(folder.isEmpty ? "/" : folder) else { continue }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                }
+                if name == "." || name == ".." { continue }
+                let path = folder + "/" + name
+                var type = entry.pointee.d_type
+                let isMP3 = hasExtension(name, ".mp3")
+                var info = stat()
+                if type == UInt8(DT_UNKNOWN) || (isMP3 && type == UInt8(DT_REG)) {
+                    guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                    switch info.st_mode & S_IFMT {
+                    case S_IFDIR: type = UInt8(DT_DIR)
+                    case S_IFREG: type = UInt8(DT_REG)
+                    case S_IFLNK: type = UInt8(DT_LNK)
+                    default: continue
+                    }
+                }
+                if type == UInt8(DT_DIR) {
+                    folders.append(path)
+                } else if isMP3 {
+                    guard type == UInt8(DT_REG) else { continue }
+                    files.append(ScannedFile(path: path, size: Int64(info.st_size), mtime: Int64(info.st_mtim.tv_sec)))
+                } else if name.hasSuffix(".lrc") || name.hasSuffix(".LRC") {
+                    // A link counts when what it points to exists, as FileManager.fileExists saw it.
+                    guard type != UInt8(DT_LNK) || access(path, F_OK) == 0 else { continue }
+                    lyrics.insert(path)
+                }
             }
-            files.append(ScannedFile(
-                path: fileURL.standardizedFileURL.path,
-                size: Int64(values.fileSize ?? 0),
-                mtime: Int64((values.contentModificationDate ?? .distantPast).timeIntervalSince1970)))
+        }
+        for i in files.indices {
+            let base = String(decoding: files[i].path.utf8.dropLast(4), as: UTF8.self)
+            files[i].lyricsPath = [base + ".lrc", base + ".LRC"].first(where: lyrics.contains)
         }
         return files.sorted { $0.path < $1.path }
+    }
+
+    /// `name` ends in `ext` (lower-case ASCII, in any case) after at least one other character.
+    private static func hasExtension(_ name: String, _ ext: String) -> Bool {
+        let bytes = name.utf8
+        guard bytes.count > ext.utf8.count else { return false }
+        return bytes.suffix(ext.utf8.count).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }.elementsEqual(ext.utf8)
     }
 
     static func songInput(for file: ScannedFile, key: String) throws -> SongInput {
@@ -84,18 +128,9 @@ extension LibraryDatabase {
         input.year = info.tags.year
         input.durationMs = info.durationMs
         input.localPath = file.path
-        input.lyricsPath = siblingLyrics(of: url) ?? ""
+        input.lyricsPath = file.lyricsPath ?? ""
         input.size = file.size
         input.fileMtime = file.mtime
         return input
-    }
-
-    static func siblingLyrics(of audio: URL) -> String? {
-        let base = audio.deletingPathExtension()
-        for ext in ["lrc", "LRC"] {
-            let candidate = base.appendingPathExtension(ext).path
-            if FileManager.default.fileExists(atPath: candidate) { return candidate }
-        }
-        return nil
     }
 }

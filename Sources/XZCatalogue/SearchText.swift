@@ -133,13 +133,7 @@ public enum SearchText {
     private static func foldUncached(_ scalar: Unicode.Scalar) -> Folded {
         let v = scalar.value
         if isHan(v) {
-            let text = String(scalar)
-            let simplified = text.applyingTransform(StringTransform("Hant-Hans"), reverse: false) ?? text
-            let latin = simplified.applyingTransform(StringTransform("Han-Latin"), reverse: false) ?? ""
-            let pinyin = String(String.UnicodeScalarView(
-                (latin.applyingTransform(.stripDiacritics, reverse: false) ?? latin)
-                    .lowercased().unicodeScalars.filter { $0.value >= 0x61 && $0.value <= 0x7A }))
-            return .ideograph(simplified, pinyin: pinyin.isEmpty ? nil : pinyin)
+            return .ideograph(String(TransformTables.simplified(v) ?? scalar), pinyin: TransformTables.pinyin(v))
         }
         if (0x30A1...0x30F6).contains(v), let hiragana = Unicode.Scalar(v - 0x60) {
             return .ideograph(String(hiragana), pinyin: nil)
@@ -164,7 +158,7 @@ public enum SearchText {
         guard isLetterOrDigit else { return .separator }
         let isLatin = (0x80...0x24F).contains(v) || (0x1E00...0x1EFF).contains(v)
         let ascii = isLatin
-            ? (String(scalar).applyingTransform(StringTransform("Latin-ASCII"), reverse: false) ?? String(scalar))
+            ? (TransformTables.latinASCII(v) ?? String(scalar))
             : String(String.UnicodeScalarView(String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars
                 .filter { $0.properties.generalCategory != .nonspacingMark }))
         let lowered = ascii.lowercased().unicodeScalars.filter {
@@ -184,8 +178,8 @@ public enum SearchText {
         var pinyinEnd: Int32   // pinyin is bytes[textEnd..<pinyinEnd]; empty when there is none
     }
 
-    /// Readers take a snapshot (copy-on-write arrays, so no lock while folding); a miss computes the
-    /// scalar through ICU once and publishes it for every thread.
+    /// Readers take a snapshot (copy-on-write arrays, so no lock while folding); a miss folds the
+    /// scalar once and publishes it for every thread.
     struct FoldTable {
         var bmp = [Int32](repeating: -1, count: 0x10000)
         var astral: [UInt32: Int32] = [:]

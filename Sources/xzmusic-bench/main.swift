@@ -31,7 +31,21 @@ case "download":
         FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
         exit(1)
     }
+case "oneshot-search", "rescan":
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
+    do {
+        if arguments[0] == "rescan" {
+            let playback = PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary)
+            try RescanBenchmark(folder: folder.appendingPathComponent("rescan"), xzmusic: binary,
+                                mp3: try playback.makeTestFile(seconds: 1)).run()
+        } else {
+            try OneShotSearchBenchmark(folder: folder.appendingPathComponent("oneshot-search"), xzmusic: binary).run()
+        }
+    } catch {
+        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
+        exit(1)
+    }
 default:
-    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS] | playback | download\n".utf8))
+    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS] | playback | download | oneshot-search | rescan\n".utf8))
     exit(64)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import XCTest
 import XZTestSupport
 @testable import XZCatalogue
@@ -56,6 +57,53 @@ final class FolderImportTests: XCTestCase {
         XCTAssertEqual(try library.titles("now tagged"), ["Now Tagged"])
         XCTAssertEqual(try library.titles("晴天"), [])
         XCTAssertNil(try library.database.singer(named: "周杰伦").flatMap { $0.name == "周杰伦" ? $0 : nil })
+    }
+
+    /// A rescan trusts size and mtime: an unchanged folder writes nothing and no tags are read again.
+    func testRescanOfUnchangedFolderWritesNoRowsAndReadsNoTags() throws {
+        let library = try TestLibrary()
+        let (_, music) = try makeMusicFolder()
+        try library.database.importFolder(at: music)
+        func songs() throws -> [Row] {
+            try library.database.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT id, song_key, title, lyrics_path, file_mtime, added_at FROM song ORDER BY id")
+            }
+        }
+        let rows = try songs()
+        let changes = try library.database.pool.write { $0.totalChangesCount }
+
+        // Other tag bytes of the same length under the same size and mtime: a scan that read tags would see them.
+        let audio = music.appendingPathComponent("周杰伦/qingtian.mp3").path
+        let mtime = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: audio)[.modificationDate] as? Date)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: audio))
+        let old = ["晴天".data(using: .utf16LittleEndian)!, "晴天".data(using: .utf16BigEndian)!]
+        let new = ["雨天".data(using: .utf16LittleEndian)!, "雨天".data(using: .utf16BigEndian)!]
+        let form = try XCTUnwrap(old.firstIndex { bytes.range(of: $0) != nil }, "the title is in the tag")
+        bytes.replaceSubrange(bytes.range(of: old[form])!, with: new[form])
+        try bytes.write(to: URL(fileURLWithPath: audio))
+        try FileManager.default.setAttributes([.modificationDate: mtime], ofItemAtPath: audio)
+
+        let again = try library.database.importFolder(at: music)
+        XCTAssertEqual(again.skipped, 2)
+        XCTAssertEqual(again.added + again.updated + again.removed, 0)
+        XCTAssertEqual(try library.database.pool.write { $0.totalChangesCount }, changes, "no row written")
+        XCTAssertEqual(try songs(), rows)
+
+        // A newer mtime is a change: the new tag is read.
+        try FileManager.default.setAttributes([.modificationDate: mtime.addingTimeInterval(5)], ofItemAtPath: audio)
+        XCTAssertEqual(try library.database.importFolder(at: music).updated, 1)
+        XCTAssertEqual(try library.titles("yutian"), ["雨天"])
+    }
+
+    func testUpperCaseLyricsAndExtensionAreFound() throws {
+        let library = try TestLibrary()
+        let temp = try TemporaryFolder("upper")
+        try AudioFixtures.makeMP3(at: temp.path("Loud.MP3"), seconds: 1, tags: .init(title: "Loud", artist: "Caps"))
+        try "[00:00.50]LOUD\n".write(toFile: temp.path("Loud.LRC"), atomically: true, encoding: .utf8)
+        try AudioFixtures.makeMP3(at: temp.path(".mp3"), seconds: 1)
+        XCTAssertEqual(try library.database.importFolder(at: temp.url).added, 1, "a file named only .mp3 is no song")
+        let song = try XCTUnwrap(try library.database.search("loud").songs.first)
+        XCTAssertTrue(song.lyricsPath.hasSuffix("/Loud.LRC"), song.lyricsPath)
     }
 
     func testRescanNoticesLyricsThatCameOrWent() throws {

@@ -49,6 +49,36 @@ final class FoldingEquivalenceTests: XCTestCase {
         XCTAssertGreaterThan(checked, 1000)
     }
 
+    /// The tables generated from ICU (scripts/make-transform-tables.sh) give what ICU gives for every
+    /// character of the demo catalogue and the MusicBrainz names.
+    func testTransformTablesAgreeWithICUOnCorpusCharacters() throws {
+        var scalars = Set<Unicode.Scalar>()
+        let files = [repositoryRoot.appendingPathComponent("Resources/demo/catalogue.jsonl"),
+                     corporaRoot.appendingPathComponent("metabrainz-musicbrainz-server/webservice_names.csv"),
+                     corporaRoot.appendingPathComponent("metabrainz-picard/ws_data_names.csv")]
+        for file in files { scalars.formUnion(try String(contentsOf: file, encoding: .utf8).unicodeScalars) }
+        var han = 0, traditional = 0, latin = 0
+        for scalar in scalars.sorted(by: { $0.value < $1.value }) {
+            let v = scalar.value
+            let name = "U+\(String(v, radix: 16, uppercase: true)) \(scalar)"
+            if (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v) || (0xF900...0xFAFF).contains(v)
+                || (0x20000...0x3134F).contains(v) {
+                let simplified = LegacyFolding.icuSimplified(scalar)
+                XCTAssertEqual(String(TransformTables.simplified(v) ?? scalar), simplified, name)
+                XCTAssertEqual(TransformTables.pinyin(v) ?? "", LegacyFolding.icuPinyin(simplified), name)
+                han += 1
+                if simplified != String(scalar) { traditional += 1 }
+            } else if (0x80...0x24F).contains(v) || (0x1E00...0x1EFF).contains(v) {
+                XCTAssertEqual(TransformTables.latinASCII(v) ?? String(scalar), LegacyFolding.icuLatinASCII(scalar), name)
+                latin += 1
+            }
+        }
+        // The corpora hold Han in both forms and accented Latin; a table that read nothing fails above.
+        XCTAssertGreaterThan(han, 200)
+        XCTAssertGreaterThan(traditional, 10)
+        XCTAssertGreaterThan(latin, 20)
+    }
+
     func testRandomScalars() {
         var random = SplitMix(seed: 11)
         let blocks: [ClosedRange<UInt32>] = [
@@ -156,12 +186,8 @@ enum LegacyFolding {
         }
         if (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v) || (0xF900...0xFAFF).contains(v)
             || (0x20000...0x3134F).contains(v) {
-            let text = String(scalar)
-            let simplified = text.applyingTransform(StringTransform("Hant-Hans"), reverse: false) ?? text
-            let latin = simplified.applyingTransform(StringTransform("Han-Latin"), reverse: false) ?? ""
-            let pinyin = String(String.UnicodeScalarView(
-                (latin.applyingTransform(.stripDiacritics, reverse: false) ?? latin)
-                    .lowercased().unicodeScalars.filter { $0.value >= 0x61 && $0.value <= 0x7A }))
+            let simplified = icuSimplified(scalar)
+            let pinyin = icuPinyin(simplified)
             return .ideograph(simplified, pinyin: pinyin.isEmpty ? nil : pinyin)
         }
         if (0x30A1...0x30F6).contains(v), let hiragana = Unicode.Scalar(v - 0x60) {
@@ -187,12 +213,26 @@ enum LegacyFolding {
         guard isLetterOrDigit else { return .separator }
         let isLatin = (0x80...0x24F).contains(v) || (0x1E00...0x1EFF).contains(v)
         let ascii = isLatin
-            ? (String(scalar).applyingTransform(StringTransform("Latin-ASCII"), reverse: false) ?? String(scalar))
+            ? icuLatinASCII(scalar)
             : String(String.UnicodeScalarView(String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars
                 .filter { $0.properties.generalCategory != .nonspacingMark }))
         let lowered = ascii.lowercased().unicodeScalars.filter {
             $0.properties.isAlphabetic || $0.properties.numericType != nil
         }
         return lowered.isEmpty ? .separator : .letters(String(String.UnicodeScalarView(lowered)))
+    }
+
+    static func icuSimplified(_ scalar: Unicode.Scalar) -> String {
+        String(scalar).applyingTransform(StringTransform("Hant-Hans"), reverse: false) ?? String(scalar)
+    }
+
+    static func icuPinyin(_ simplified: String) -> String {
+        let latin = simplified.applyingTransform(StringTransform("Han-Latin"), reverse: false) ?? ""
+        return String(String.UnicodeScalarView((latin.applyingTransform(.stripDiacritics, reverse: false) ?? latin)
+            .lowercased().unicodeScalars.filter { $0.value >= 0x61 && $0.value <= 0x7A }))
+    }
+
+    static func icuLatinASCII(_ scalar: Unicode.Scalar) -> String {
+        String(scalar).applyingTransform(StringTransform("Latin-ASCII"), reverse: false) ?? String(scalar)
     }
 }
