@@ -127,6 +127,7 @@ public struct ClientSession: Sendable {
     private mutating func run(_ requests: [MPDRequest], listOK: Bool, host: PlayerHost, password: String?,
                               single: Bool = false) -> Output {
         var response = MPDResponse()
+        let changesNothing = requests.allSatisfy { MPDCommands.readOnly.contains($0.name) }
         for (index, request) in requests.enumerated() {
             if !single, ["idle", "noidle", "close", "command_list_begin", "command_list_ok_begin"].contains(request.name) {
                 var error = MPDError(.arg, "\(request.name) is not allowed in a command list")
@@ -140,12 +141,12 @@ public struct ClientSession: Sendable {
                 var error = error
                 if error.command == nil { error.command = request.name }
                 response.appendLine(error.ackLine(index: index))
-                host.noticeChanges()
+                if !changesNothing { host.noticeChanges() }
                 return Output(bytes: response.bytes)
             }
             if listOK { response.appendLine("list_OK") }
         }
-        host.noticeChanges()
+        if !changesNothing { host.noticeChanges() }
         response.appendLine("OK")
         return Output(bytes: response.bytes)
     }

@@ -39,6 +39,13 @@ public enum MPDCommands {
         response.append(invocation.response)
     }
 
+    /// Commands that change nothing of the host, so no client needs to be told after them.
+    static let readOnly: Set<String> = [
+        "ping", "password", "commands", "notcommands", "tagtypes", "urlhandlers", "decoders", "config",
+        "binarylimit", "status", "currentsong", "stats", "getvol", "replay_gain_status", "playlist", "playlistinfo",
+        "playlistid", "plchanges", "plchangesposid", "playlistfind", "playlistsearch", "outputs",
+    ]
+
     /// Names of the commands a session may run now, or may not (`commands` / `notcommands`).
     static func names(permitted: Bool, session: ClientSession) -> [String] {
         // The session's own commands, as MPD lists them (command lists and noidle are not listed).

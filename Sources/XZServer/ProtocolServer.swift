@@ -17,12 +17,13 @@ public struct ServerLimits: Sendable {
 }
 
 /// The transport: accepts protocol clients on a Unix socket and optionally TCP, splits their input into
-/// lines and hands each to the client's `ClientSession`; one event loop thread for every connection.
+/// lines and hands each to the client's `ClientSession`; one event loop thread per core, each client
+/// staying on one.
 public final class ProtocolServer: @unchecked Sendable {
     public let host: PlayerHost
     public let password: String?
     public let limits: ServerLimits
-    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
     private let lock = NSLock()
     private var channels: [Channel] = []
     private var connections = 0

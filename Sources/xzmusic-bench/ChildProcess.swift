@@ -20,11 +20,27 @@ struct MeasuredRun {
         return reap(pid, started: started, stopAfter: stopAfter)
     }
 
+    /// Runs `arguments` to its end, output discarded, blocked in wait4 rather than polling, so the wall
+    /// time of a program that lasts milliseconds is exact; no peak RSS (0).
+    static func timed(_ arguments: [String]) throws -> MeasuredRun {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let pid = try spawn(arguments) { actions in
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        return MeasuredRun(cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime), wallSeconds: wall,
+                           peakRSSKiB: 0, status: status)
+    }
+
     /// Runs `arguments` with stdout into a pipe that this process drains at `bytesPerSecond` for
     /// `seconds` and then closes: the pipe paces the child as a sound card would.
     static func runPaced(_ arguments: [String], bytesPerSecond: Int, seconds: Double) throws -> MeasuredRun {
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw failure("cannot make a pipe") }
+        guard pipe(&fds) == 0 else { throw benchFailure("cannot make a pipe") }
         let started = Date()
         let pid = try spawn(arguments) { actions in
             posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
@@ -59,7 +75,7 @@ struct MeasuredRun {
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         guard posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ) == 0 else {
-            throw failure("cannot start \(arguments[0])")
+            throw benchFailure("cannot start \(arguments[0])")
         }
         return pid
     }
@@ -72,7 +88,7 @@ struct MeasuredRun {
         var usage = rusage()
         var interrupted = false
         while true {
-            peakKiB = max(peakKiB, highWaterMarkKiB(pid))
+            peakKiB = max(peakKiB, memoryKiB(pid, "VmHWM"))
             if let stopAfter, !interrupted, Date().timeIntervalSince(started) >= stopAfter {
                 kill(pid, SIGINT)
                 interrupted = true
@@ -81,20 +97,18 @@ struct MeasuredRun {
             if reaped == pid || (reaped < 0 && errno != EINTR) { break }
             usleep(2_000)
         }
-        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return MeasuredRun(cpuSeconds: cpu, wallSeconds: Date().timeIntervalSince(started),
+        return MeasuredRun(cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime), wallSeconds: Date().timeIntervalSince(started),
                            peakRSSKiB: peakKiB, status: status)
     }
 
-    /// VmHWM of a running process, in KiB; 0 once it has exited.
-    private static func highWaterMarkKiB(_ pid: pid_t) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+    private static func seconds(_ time: timeval) -> Double {
+        Double(time.tv_sec) + Double(time.tv_usec) / 1e6
     }
 
-    private static func failure(_ message: String) -> NSError {
-        NSError(domain: "bench", code: 1, userInfo: [NSLocalizedDescriptionKey: message])
+    /// A memory line of /proc/PID/status (VmRSS, VmHWM…) in KiB; 0 once the process has exited.
+    static func memoryKiB(_ pid: pid_t, _ field: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
     }
 }

@@ -47,7 +47,3 @@ struct OneShotSearchBenchmark {
                      cjk.wall / latin.wall, cjk.cpu / latin.cpu))
     }
 }
-
-func benchFailure(_ message: String) -> NSError {
-    NSError(domain: "bench", code: 1, userInfo: [NSLocalizedDescriptionKey: message])
-}

@@ -133,11 +133,6 @@ struct SearchBenchmark {
         return (percentile(times.sorted(), 0.5), times)
     }
 
-    private func percentile(_ sorted: [Double], _ p: Double) -> Double {
-        guard !sorted.isEmpty else { return 0 }
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-    }
-
     private func pad(_ s: String, _ width: Int) -> String {
         let w = s.unicodeScalars.reduce(0) { $0 + ($1.value >= 0x1100 ? 2 : 1) }
         return s + String(repeating: " ", count: max(0, width - w))

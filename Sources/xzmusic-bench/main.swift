@@ -3,49 +3,44 @@ import Foundation
 // Benchmarks that print figures next to a baseline measured in the same run. Not part of `make test`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("bench-data")
+// The xzmusic binary built beside this one.
+let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
+
+/// Runs a benchmark; its error ends the program with status 1.
+func benchmark(_ body: () throws -> Void) {
+    do {
+        try body()
+    } catch {
+        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 switch arguments.first {
 case "search":
     let songs = arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000
-    do {
+    benchmark {
         try SearchBenchmark(songCount: songs, singerCount: max(1, songs / 10), folder: folder.appendingPathComponent("search")).run()
-    } catch {
-        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
-        exit(1)
     }
 case "playback":
-    // The xzmusic binary built beside this one.
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
-    do {
-        try PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary).run()
-    } catch {
-        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
-        exit(1)
-    }
+    benchmark { try PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary).run() }
 case "download":
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
-    do {
+    benchmark {
         let playback = PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary)
         try DownloadBenchmark(folder: folder.appendingPathComponent("download"), xzmusic: binary,
                               mp3: try playback.makeTestFile()).run()
-    } catch {
-        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
-        exit(1)
     }
-case "oneshot-search", "rescan":
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
-    do {
-        if arguments[0] == "rescan" {
-            let playback = PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary)
-            try RescanBenchmark(folder: folder.appendingPathComponent("rescan"), xzmusic: binary,
-                                mp3: try playback.makeTestFile(seconds: 1)).run()
-        } else {
-            try OneShotSearchBenchmark(folder: folder.appendingPathComponent("oneshot-search"), xzmusic: binary).run()
-        }
-    } catch {
-        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
-        exit(1)
+case "oneshot-search":
+    benchmark { try OneShotSearchBenchmark(folder: folder.appendingPathComponent("oneshot-search"), xzmusic: binary).run() }
+case "rescan":
+    benchmark {
+        let playback = PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary)
+        try RescanBenchmark(folder: folder.appendingPathComponent("rescan"), xzmusic: binary,
+                            mp3: try playback.makeTestFile(seconds: 1)).run()
     }
+case "server":
+    benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary).run() }
 default:
-    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS] | playback | download | oneshot-search | rescan\n".utf8))
+    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS] | playback | download | oneshot-search | rescan | server\n".utf8))
     exit(64)
 }

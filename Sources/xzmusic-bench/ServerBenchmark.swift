@@ -1,0 +1,320 @@
+import Foundation
+import XZTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `xzmusic serve` next to MPD on the same folder of tagged MP3 files, over loopback, in one run:
+/// status round trip, status throughput with many clients, host memory, and a one-shot `next`.
+struct ServerBenchmark {
+    let folder: URL
+    let xzmusic: String
+    var songCount = 10_000
+
+    func run() throws {
+        let music = try makeMusicFolder()
+        // Everything but the music is made afresh, so both servers scan the folder from nothing.
+        let state = folder.appendingPathComponent("run")
+        try? FileManager.default.removeItem(at: state)
+        let library = state.appendingPathComponent("library").path
+        let runtime = state.appendingPathComponent("runtime")
+        let config = state.appendingPathComponent("config")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(at: config.appendingPathComponent("xzmusic"), withIntermediateDirectories: true)
+        try "music_directory = \(music.path)\n".write(to: config.appendingPathComponent("xzmusic/config"),
+                                                       atomically: true, encoding: .utf8)
+        // Set here too, so the one-shot clients spawned below find the same host and music folder.
+        let settings = ["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": config.path, "XZMUSIC_DEMO": ""]
+        for (key, value) in settings { setenv(key, value, 1) }
+        let environment = ProcessInfo.processInfo.environment.merging(settings) { $1 }
+
+        let mpdPort = try freeLoopbackPort()
+        let mpd = try RunningProcess(try TestProcess.which("mpd"),
+                                     ["--no-daemon", try writeMPDConfig(state: state, music: music, port: mpdPort)],
+                                     environment: environment)
+        defer { stop(mpd) }
+        let ourPort = try freeLoopbackPort()
+        let host = try RunningProcess(xzmusic, ["serve", "--output", "null", "--port", "\(ourPort)", "--library", library],
+                                      environment: environment)
+        defer { stop(host) }
+        guard host.waitForOutput("xzmusic: hosting", timeout: 30) else {
+            throw benchFailure("xzmusic serve did not start: \(host.stderr.prefix(500))")
+        }
+        let mpdGreeting = try waitForServer(port: mpdPort, process: mpd, log: state.appendingPathComponent("mpd/log"))
+        let mpc = ["mpc", "-h", "127.0.0.1", "-p", "\(mpdPort)"]
+        let ourMPC = ["mpc", "-h", "127.0.0.1", "-p", "\(ourPort)"]
+
+        let update = try checked(mpc + ["update", "--wait"])
+        let mpdSongs = try ProtocolConnection(port: mpdPort).text("stats")
+            .split(separator: "\n").first { $0.hasPrefix("songs: ") }.map { $0.dropFirst(7) } ?? "?"
+        let scan = try checked([xzmusic, "import", music.path, "--library", library])
+        print("\(songCount) tagged MP3 files in \(music.path)")
+        print(String(format: "scan: MPD (mpc update --wait) %.1f s, %@ songs   xzmusic import %.1f s\n",
+                     update.wallSeconds, String(mpdSongs), scan.wallSeconds))
+
+        Thread.sleep(forTimeInterval: 1)
+        let idleRSS = (mpd: memoryMB(mpd), ours: memoryMB(host))
+
+        let roundTrips = try statusRoundTrips(ports: (mpdPort, ourPort), count: 5_000)
+        let throughput = (mpd: try statusThroughput(port: mpdPort, clients: 60, requests: 300),
+                          ours: try statusThroughput(port: ourPort, clients: 60, requests: 300))
+        let throughputAgain = (mpd: try statusThroughput(port: mpdPort, clients: 60, requests: 300),
+                               ours: try statusThroughput(port: ourPort, clients: 60, requests: 300))
+
+        // Playing: one song added by its name in the music folder, as an MPD client names it.
+        let uris = (0..<41).map { relativePath(song: $0 * (songCount / 41)) }
+        for command in [mpc, ourMPC] {
+            try checked(command + ["add", uris[0]])
+            try checked(command + ["play"])
+        }
+        Thread.sleep(forTimeInterval: 2)
+        let playingRSS = (mpd: memoryMB(mpd), ours: memoryMB(host))
+        for port in [mpdPort, ourPort] {
+            let status = try ProtocolConnection(port: port).text("status")
+            guard status.contains("state: play") else { throw benchFailure("not playing on port \(port): \(status)") }
+        }
+
+        // Somewhere for `next` to go: 40 more songs, repeated.
+        let queue = (["command_list_begin"] + uris.dropFirst().map { "add \(quoted($0))" } + ["repeat 1", "command_list_end"])
+            .joined(separator: "\n")
+        for port in [mpdPort, ourPort] { try ProtocolConnection(port: port).request(queue) }
+        let nexts = try oneShotNext(mpc: mpc + ["next"], ours: [xzmusic, "next", "--library", library], runs: 30)
+
+        print("                                     MPD    xzmusic    ratio   target")
+        row("status round trip p50, ms", roundTrips.mpd.p50 * 1000, roundTrips.ours.p50 * 1000, format: "%9.3f",
+            target: "<= 1.00x", met: roundTrips.ours.p50 <= roundTrips.mpd.p50)
+        row("status round trip p99, ms", roundTrips.mpd.p99 * 1000, roundTrips.ours.p99 * 1000, format: "%9.3f",
+            target: "<= 1.00x", met: roundTrips.ours.p99 <= roundTrips.mpd.p99)
+        let best = (mpd: max(throughput.mpd, throughputAgain.mpd), ours: max(throughput.ours, throughputAgain.ours))
+        row("status/s, 60 clients x 300", best.mpd, best.ours, format: "%9.0f", target: ">= 1.00x", met: best.ours >= best.mpd)
+        row("host RSS idle, MB", idleRSS.mpd, idleRSS.ours, format: "%9.1f", target: "<= 1.20x",
+            met: idleRSS.ours <= idleRSS.mpd * 1.2)
+        row("host RSS playing, MB", playingRSS.mpd, playingRSS.ours, format: "%9.1f", target: "<= 1.20x",
+            met: playingRSS.ours <= playingRSS.mpd * 1.2)
+        row("one-shot next median, ms (mpc)", nexts.mpc * 1000, nexts.ours * 1000, format: "%9.1f", target: "<= 2.00x",
+            met: nexts.ours <= nexts.mpc * 2)
+        print("\nround trips: \(roundTrips.mpd.count) per server, one connection each, in alternating blocks; "
+            + "throughput: best of two runs each; ratio = xzmusic / MPD")
+        print("greetings: MPD '\(mpdGreeting)', xzmusic '\(try ProtocolConnection(port: ourPort).greeting)'")
+    }
+
+    // MARK: Measurements
+
+    struct Latencies {
+        var count: Int
+        var p50: Double
+        var p99: Double
+    }
+
+    /// `status` over one connection per server, timed one by one; the servers take turns in blocks of
+    /// 500 so that a burst of load on the machine falls on both.
+    private func statusRoundTrips(ports: (Int, Int), count: Int) throws -> (mpd: Latencies, ours: Latencies) {
+        let connections = [try ProtocolConnection(port: ports.0), try ProtocolConnection(port: ports.1)]
+        for connection in connections { for _ in 0..<500 { try connection.request("status") } }
+        var times: [[Double]] = [[], []]
+        for _ in 0..<(count / 500) {
+            for (index, connection) in connections.enumerated() {
+                for _ in 0..<500 {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    try connection.request("status")
+                    times[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                }
+            }
+        }
+        let figures = times.map { samples -> Latencies in
+            let sorted = samples.sorted()
+            return Latencies(count: sorted.count, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99))
+        }
+        return (figures[0], figures[1])
+    }
+
+    /// Requests per second with `clients` threads, each on its own connection sending `requests`
+    /// `status` one after another; timed from the moment all are connected to the last answer.
+    private func statusThroughput(port: Int, clients: Int, requests: Int) throws -> Double {
+        let connections = try (0..<clients).map { _ in try ProtocolConnection(port: port) }
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        let failures = FailureList()
+        for connection in connections {
+            done.enter()
+            Thread.detachNewThread {
+                start.wait()
+                do {
+                    for _ in 0..<requests { try connection.request("status") }
+                } catch {
+                    failures.add(error)
+                }
+                done.leave()
+            }
+        }
+        let started = DispatchTime.now().uptimeNanoseconds
+        for _ in connections { start.signal() }
+        guard done.wait(timeout: .now() + 120) == .success else { throw benchFailure("status clients still busy after 120 s") }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        if let error = failures.first { throw error }
+        return Double(clients * requests) / seconds
+    }
+
+    /// Median wall time of each one-shot client, the two taking turns; one untimed run each first.
+    private func oneShotNext(mpc: [String], ours: [String], runs: Int) throws -> (mpc: Double, ours: Double) {
+        var times: [[Double]] = [[], []]
+        for round in 0...runs {
+            for (index, command) in [mpc, ours].enumerated() {
+                let run = try MeasuredRun.timed(command)
+                guard run.status == 0 else { throw benchFailure("\(command.joined(separator: " ")) exited with status \(run.status)") }
+                if round > 0 { times[index].append(run.wallSeconds) }
+            }
+        }
+        return (percentile(times[0].sorted(), 0.5), percentile(times[1].sorted(), 0.5))
+    }
+
+    // MARK: Servers
+
+    private func writeMPDConfig(state: URL, music: URL, port: Int) throws -> String {
+        let mpd = state.appendingPathComponent("mpd")
+        try FileManager.default.createDirectory(at: mpd.appendingPathComponent("playlists"), withIntermediateDirectories: true)
+        let path = { (name: String) in quoted(mpd.appendingPathComponent(name).path) }
+        let text = """
+            music_directory    \(quoted(music.path))
+            playlist_directory \(path("playlists"))
+            db_file            \(path("database"))
+            state_file         \(path("state"))
+            pid_file           \(path("pid"))
+            log_file           \(path("log"))
+            bind_to_address    "127.0.0.1"
+            port               "\(port)"
+            auto_update        "no"
+            zeroconf_enabled   "no"
+            audio_output {
+                type       "null"
+                name       "null"
+                mixer_type "software"
+            }
+
+            """
+        let conf = mpd.appendingPathComponent("mpd.conf")
+        try text.write(to: conf, atomically: true, encoding: .utf8)
+        return conf.path
+    }
+
+    /// The greeting once the server answers; throws with its log when it exits or stays silent for 30 s.
+    private func waitForServer(port: Int, process: RunningProcess, log: URL) throws -> String {
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while Date() < deadline {
+            if let connection = try? ProtocolConnection(port: port) { return connection.greeting }
+            guard process.process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        throw benchFailure("mpd did not answer on port \(port): \(process.stderr.suffix(500)) \(logText.suffix(500))")
+    }
+
+    private func stop(_ server: RunningProcess) {
+        server.signal(SIGTERM)
+        _ = server.finish(timeout: 10)
+    }
+
+    private func memoryMB(_ server: RunningProcess) -> Double {
+        Double(MeasuredRun.memoryKiB(server.process.processIdentifier, "VmRSS")) / 1024
+    }
+
+    @discardableResult
+    private func checked(_ arguments: [String]) throws -> MeasuredRun {
+        let log = folder.appendingPathComponent("run/command.log").path
+        let run = try MeasuredRun.run(arguments, stdoutPath: log)
+        guard run.status == 0 else {
+            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw benchFailure("\(arguments.joined(separator: " ")) exited with status \(run.status): \(output.suffix(500))")
+        }
+        return run
+    }
+
+    private func row(_ label: String, _ mpd: Double, _ ours: Double, format: String, target: String, met: Bool) {
+        let padded = label.padding(toLength: 30, withPad: " ", startingAt: 0)
+        print(padded + String(format: "\(format)  \(format)  %6.2fx   %@ %@", mpd, ours, ours / mpd, target,
+                              met ? "met" : "MISSED"))
+    }
+
+    // MARK: Music
+
+    /// `songCount` MP3 files, Singer NNN/Album NN/NNNN Title.mp3: one short encoded file behind a tag of
+    /// its own each. Kept under bench-data between runs.
+    private func makeMusicFolder() throws -> URL {
+        let music = folder.appendingPathComponent("music")
+        let done = folder.appendingPathComponent("music-\(songCount).done")
+        if FileManager.default.fileExists(atPath: done.path) { return music }
+        try? FileManager.default.removeItem(at: music)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let encoded = folder.appendingPathComponent("unit.mp3").path
+        // 4 s: long enough to still be playing when the playing host is measured.
+        try AudioFixtures.makeMP3(at: encoded, seconds: 4, lameOptions: ["-b", "64", "--resample", "44.1"])
+        let audio = try Data(contentsOf: URL(fileURLWithPath: encoded))
+        print("writing \(songCount) tagged MP3 files to \(music.path)…")
+        for song in 0..<songCount {
+            let file = music.appendingPathComponent(relativePath(song: song))
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let names = songNames(song)
+            var data = Data(ID3v23.tag([("TIT2", names.title), ("TPE1", names.singer), ("TALB", names.album),
+                                        ("TRCK", "\(song % 10 + 1)/10")]))
+            data.append(audio)
+            try data.write(to: file)
+        }
+        try Data().write(to: done)
+        return music
+    }
+
+    private func relativePath(song: Int) -> String {
+        String(format: "Singer %03d/Album %02d/%02d Song %05d.mp3", song / 100, song / 10 % 10, song % 10 + 1, song)
+    }
+
+    /// Latin and CJK names, as a real collection mixes them.
+    private func songNames(_ song: Int) -> (title: String, singer: String, album: String) {
+        let words = ["晴天", "Lantern", "夜曲", "Parade", "光年", "Harbour", "海阔天空", "Morning"]
+        return ("\(words[song % words.count]) \(song)", "Singer \(song / 100) 歌手",
+                "\(words[song / 10 % words.count]) Album \(song / 10)")
+    }
+
+    private func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+/// ID3v2.3 tags of UTF-16 text frames, as most taggers write them.
+enum ID3v23 {
+    static func tag(_ frames: [(id: String, text: String)]) -> [UInt8] {
+        var body: [UInt8] = []
+        for frame in frames {
+            // Encoding 1: UTF-16 after a byte-order mark (little-endian here).
+            var content: [UInt8] = [1, 0xFF, 0xFE]
+            for unit in frame.text.utf16 { content += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+            body += Array(frame.id.utf8) + bigEndian(UInt32(content.count)) + [0, 0] + content
+        }
+        // The tag's own size is "synchsafe": 7 bits a byte.
+        let size = body.count
+        let synchsafe = (0..<4).map { UInt8((size >> (7 * (3 - $0))) & 0x7F) }
+        return Array("ID3".utf8) + [3, 0, 0] + synchsafe + body
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        (0..<4).map { UInt8((value >> (8 * (3 - $0))) & 0xFF) }
+    }
+}
+
+/// Errors from client threads, the first kept.
+private final class FailureList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [Error] = []
+
+    func add(_ error: Error) {
+        lock.lock()
+        errors.append(error)
+        lock.unlock()
+    }
+
+    var first: Error? {
+        lock.lock()
+        defer { lock.unlock() }
+        return errors.first
+    }
+}
