@@ -16,7 +16,17 @@ case "playback":
     // The xzmusic binary built beside this one.
     let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
     do {
-        try PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary).run()
+        try PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary,
+                              library: folder.appendingPathComponent("library-1m")).run()
+    } catch {
+        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
+        exit(1)
+    }
+case "json":
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
+    do {
+        try JSONBenchmark(folder: folder.appendingPathComponent("json"), library: folder.appendingPathComponent("library-1m"),
+                          xzmusic: binary).run()
     } catch {
         FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
         exit(1)
@@ -24,7 +34,8 @@ case "playback":
 case "download":
     let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
     do {
-        let playback = PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary)
+        let playback = PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary,
+                                         library: folder.appendingPathComponent("library-1m"))
         try DownloadBenchmark(folder: folder.appendingPathComponent("download"), xzmusic: binary,
                               mp3: try playback.makeTestFile()).run()
     } catch {
@@ -32,6 +43,6 @@ case "download":
         exit(1)
     }
 default:
-    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS] | playback | download\n".utf8))
+    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS] | playback | json | download\n".utf8))
     exit(64)
 }
