@@ -4,7 +4,7 @@ APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev la
 SWIFT ?= swift
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-download bench-server fuzz-lyrics install clean
+.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-json bench-download bench-server fuzz-lyrics install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -55,6 +55,11 @@ bench-playback: deps
 	$(SWIFT) build -c release --product xzmusic
 	$(SWIFT) build -c release --product xzmusic-bench
 	.build/release/xzmusic-bench playback
+
+bench-json: deps
+	$(SWIFT) build -c release --product xzmusic
+	$(SWIFT) build -c release --product xzmusic-bench
+	.build/release/xzmusic-bench json
 
 bench-download: deps
 	$(SWIFT) build -c release --product xzmusic

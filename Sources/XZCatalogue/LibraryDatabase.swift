@@ -11,8 +11,14 @@ public struct LibraryDatabase: Sendable {
         var config = Configuration()
         config.busyMode = .timeout(15)
         config.foreignKeysEnabled = true
+        // Every connection keeps a page cache of its own (2 MB by default): over a million-song
+        // catalogue the writer and each reader fill theirs, which is most of what the library adds to
+        // a playing prompt's memory. Searches touch few pages, so a small cache costs them little, and
+        // two readers are enough for a terminal program that reads from one place at a time.
+        config.maximumReaderCount = 2
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -512")
         }
         do {
             pool = try DatabasePool(path: path, configuration: config)

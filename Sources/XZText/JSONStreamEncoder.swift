@@ -1,10 +1,11 @@
 /// An `Encoder` that writes straight into a `JSONWriter`, one value after another. Unlike JSONEncoder
 /// it writes a nil optional as null instead of leaving its key out, so records print every key
 /// whether or not the value is known, without a hand-written `encode(to:)` each; and it writes a
-/// dictionary's keys in sorted order, so output does not change from run to run.
+/// dictionary's keys in sorted order, so output does not change from run to run. `codingPath` stays
+/// empty: nothing here reports errors by path, and building one for every value cost more than the writing.
 struct JSONStreamEncoder: Encoder {
     let writer: JSONWriter
-    var codingPath: [CodingKey] = []
+    var codingPath: [CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func encodeValue<T: Encodable>(_ value: T) throws {
@@ -25,20 +26,16 @@ struct JSONStreamEncoder: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         writer.beginObject()
-        return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, depth: writer.depth, codingPath: codingPath))
+        return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, depth: writer.depth))
     }
 
     func unkeyedContainer() -> UnkeyedEncodingContainer {
         writer.beginArray()
-        return UnkeyedContainer(encoder: self, depth: writer.depth, codingPath: codingPath)
+        return UnkeyedContainer(encoder: self, depth: writer.depth)
     }
 
     func singleValueContainer() -> SingleValueEncodingContainer {
-        SingleValueContainer(encoder: self, codingPath: codingPath)
-    }
-
-    func nested(_ key: CodingKey) -> JSONStreamEncoder {
-        JSONStreamEncoder(writer: writer, codingPath: codingPath + [key])
+        SingleValueContainer(encoder: self)
     }
 }
 
@@ -57,19 +54,11 @@ extension Dictionary: StringKeyedDictionary where Key == String, Value: Encodabl
     }
 }
 
-/// An index as a coding key, for the paths of array elements.
-private struct IndexKey: CodingKey {
-    var intValue: Int?
-    var stringValue: String { "\(intValue ?? 0)" }
-    init(intValue: Int) { self.intValue = intValue }
-    init?(stringValue: String) { nil }
-}
-
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: JSONStreamEncoder
     /// The writer's depth with this object open: entries close whatever a previous entry left open.
     let depth: Int
-    var codingPath: [CodingKey]
+    var codingPath: [CodingKey] { [] }
 
     private func start(_ key: Key) {
         encoder.writer.close(to: depth)
@@ -78,21 +67,21 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func put<T: Encodable>(_ value: T?, _ key: Key) throws {
         start(key)
-        if let value { try encoder.nested(key).encodeValue(value) } else { encoder.writer.null() }
+        if let value { try encoder.encodeValue(value) } else { encoder.writer.null() }
     }
 
     mutating func encodeNil(forKey key: Key) throws { start(key); encoder.writer.null() }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try put(value, key) }
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try put(value, key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { start(key); encoder.writer.bool(value) }
+    mutating func encode(_ value: String, forKey key: Key) throws { start(key); encoder.writer.string(value) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { start(key); encoder.writer.double(value) }
     mutating func encode(_ value: Float, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try put(value, key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { start(key); encoder.writer.int(value) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { try put(value, key) }
     mutating func encode(_ value: Int16, forKey key: Key) throws { try put(value, key) }
     mutating func encode(_ value: Int32, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try put(value, key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { start(key); encoder.writer.int(value) }
     mutating func encode(_ value: UInt, forKey key: Key) throws { try put(value, key) }
     mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(value, key) }
     mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(value, key) }
@@ -116,51 +105,51 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey> {
         start(key)
-        return encoder.nested(key).container(keyedBy: keyType)
+        return encoder.container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> UnkeyedEncodingContainer {
         start(key)
-        return encoder.nested(key).unkeyedContainer()
+        return encoder.unkeyedContainer()
     }
 
     mutating func superEncoder() -> Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
 
     mutating func superEncoder(forKey key: Key) -> Encoder {
         start(key)
-        return encoder.nested(key)
+        return encoder
     }
 }
 
 private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let encoder: JSONStreamEncoder
     let depth: Int
-    var codingPath: [CodingKey]
+    var codingPath: [CodingKey] { [] }
     private(set) var count = 0
 
-    init(encoder: JSONStreamEncoder, depth: Int, codingPath: [CodingKey]) {
-        self.encoder = encoder; self.depth = depth; self.codingPath = codingPath
+    init(encoder: JSONStreamEncoder, depth: Int) {
+        self.encoder = encoder; self.depth = depth
     }
 
     private mutating func next() -> JSONStreamEncoder {
         encoder.writer.close(to: depth)
         count += 1
-        return encoder.nested(IndexKey(intValue: count - 1))
+        return encoder
     }
 
     private mutating func put<T: Encodable>(_ value: T) throws { try next().encodeValue(value) }
 
     mutating func encodeNil() throws { _ = next(); encoder.writer.null() }
     mutating func encode<T: Encodable>(_ value: T) throws { try put(value) }
-    mutating func encode(_ value: Bool) throws { try put(value) }
-    mutating func encode(_ value: String) throws { try put(value) }
-    mutating func encode(_ value: Double) throws { try put(value) }
+    mutating func encode(_ value: Bool) throws { _ = next(); encoder.writer.bool(value) }
+    mutating func encode(_ value: String) throws { _ = next(); encoder.writer.string(value) }
+    mutating func encode(_ value: Double) throws { _ = next(); encoder.writer.double(value) }
     mutating func encode(_ value: Float) throws { try put(value) }
-    mutating func encode(_ value: Int) throws { try put(value) }
+    mutating func encode(_ value: Int) throws { _ = next(); encoder.writer.int(value) }
     mutating func encode(_ value: Int8) throws { try put(value) }
     mutating func encode(_ value: Int16) throws { try put(value) }
     mutating func encode(_ value: Int32) throws { try put(value) }
-    mutating func encode(_ value: Int64) throws { try put(value) }
+    mutating func encode(_ value: Int64) throws { _ = next(); encoder.writer.int(value) }
     mutating func encode(_ value: UInt) throws { try put(value) }
     mutating func encode(_ value: UInt8) throws { try put(value) }
     mutating func encode(_ value: UInt16) throws { try put(value) }
@@ -177,19 +166,19 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
 
 private struct SingleValueContainer: SingleValueEncodingContainer {
     let encoder: JSONStreamEncoder
-    var codingPath: [CodingKey]
+    var codingPath: [CodingKey] { [] }
 
     mutating func encodeNil() throws { encoder.writer.null() }
     mutating func encode<T: Encodable>(_ value: T) throws { try encoder.encodeValue(value) }
-    mutating func encode(_ value: Bool) throws { try encoder.encodeValue(value) }
-    mutating func encode(_ value: String) throws { try encoder.encodeValue(value) }
-    mutating func encode(_ value: Double) throws { try encoder.encodeValue(value) }
+    mutating func encode(_ value: Bool) throws { encoder.writer.bool(value) }
+    mutating func encode(_ value: String) throws { encoder.writer.string(value) }
+    mutating func encode(_ value: Double) throws { encoder.writer.double(value) }
     mutating func encode(_ value: Float) throws { try encoder.encodeValue(value) }
-    mutating func encode(_ value: Int) throws { try encoder.encodeValue(value) }
+    mutating func encode(_ value: Int) throws { encoder.writer.int(value) }
     mutating func encode(_ value: Int8) throws { try encoder.encodeValue(value) }
     mutating func encode(_ value: Int16) throws { try encoder.encodeValue(value) }
     mutating func encode(_ value: Int32) throws { try encoder.encodeValue(value) }
-    mutating func encode(_ value: Int64) throws { try encoder.encodeValue(value) }
+    mutating func encode(_ value: Int64) throws { encoder.writer.int(value) }
     mutating func encode(_ value: UInt) throws { try encoder.encodeValue(value) }
     mutating func encode(_ value: UInt8) throws { try encoder.encodeValue(value) }
     mutating func encode(_ value: UInt16) throws { try encoder.encodeValue(value) }

@@ -20,6 +20,26 @@ struct MeasuredRun {
         return reap(pid, started: started, stopAfter: stopAfter)
     }
 
+    /// Runs an interactive `arguments` that reads `input` from a pipe kept open (as a terminal would
+    /// be) for `seconds`, then ends it with SIGTERM.
+    static func runInteractive(_ arguments: [String], input: String, seconds: Double) throws -> MeasuredRun {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw benchFailure("cannot make a pipe") }
+        let started = Date()
+        let pid = try spawn(arguments) { actions in
+            posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
+            posix_spawn_file_actions_addclose(&actions, fds[0])
+            posix_spawn_file_actions_addclose(&actions, fds[1])
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        close(fds[0])
+        defer { close(fds[1]) }
+        let bytes = Array(input.utf8)
+        guard write(fds[1], bytes, bytes.count) == bytes.count else { throw benchFailure("cannot write to \(arguments[0])") }
+        return reap(pid, started: started, stopAfter: seconds, signal: SIGTERM)
+    }
+
     /// Runs `arguments` to its end, output discarded, blocked in wait4 rather than polling, so the wall
     /// time of a program that lasts milliseconds is exact; no peak RSS (0).
     static func timed(_ arguments: [String]) throws -> MeasuredRun {
@@ -82,7 +102,7 @@ struct MeasuredRun {
 
     /// Waits for the child. Peak RSS comes from /proc, polled until it exits: wait4's ru_maxrss would
     /// also count this process's own memory, which the child shared for a moment while posix_spawn forked it.
-    private static func reap(_ pid: pid_t, started: Date, stopAfter: Double?) -> MeasuredRun {
+    private static func reap(_ pid: pid_t, started: Date, stopAfter: Double?, signal: Int32 = SIGINT) -> MeasuredRun {
         var peakKiB = 0
         var status: Int32 = 0
         var usage = rusage()
@@ -90,7 +110,7 @@ struct MeasuredRun {
         while true {
             peakKiB = max(peakKiB, memoryKiB(pid, "VmHWM"))
             if let stopAfter, !interrupted, Date().timeIntervalSince(started) >= stopAfter {
-                kill(pid, SIGINT)
+                kill(pid, signal)
                 interrupted = true
             }
             let reaped = wait4(pid, &status, WNOHANG, &usage)

@@ -6,6 +6,8 @@ import XZPlayback
 struct PlaybackBenchmark {
     let folder: URL
     let xzmusic: String
+    /// Where the 1,000,000-song library is kept between runs.
+    let library: URL
 
     func run() throws {
         let file = try makeTestFile()
@@ -34,7 +36,8 @@ struct PlaybackBenchmark {
         print(String(format: "real time 30 s, CPU s:  xzmusic %.3f (%.2f%% of one core)   mpg123 %.3f   ratio %.2fx (target <= 1.1x)",
                      live.cpuSeconds, live.cpuSeconds / live.wallSeconds * 100, paced.cpuSeconds,
                      live.cpuSeconds / paced.cpuSeconds))
-        print(String(format: "peak RSS while playing: xzmusic %.1f MB   (target < 40 MB)", Double(live.peakRSSKiB) / 1024))
+        print(String(format: "peak RSS while playing: xzmusic %.1f MB (one-shot play, empty library)", Double(live.peakRSSKiB) / 1024))
+        try promptMemory(file)
 
         // 3. From play() to the first sample handed to the output, in this process.
         var latencies: [Double] = []
@@ -47,6 +50,21 @@ struct PlaybackBenchmark {
         let demo = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
             .appendingPathComponent("Resources/demo/songs/01-qingtian-xiaodiao.mp3")
         try LyricSyncBenchmark(audio: demo.path, lyrics: folder.appendingPathComponent("sync.lrc").path).run()
+    }
+
+    /// The prompt searching and then playing for 30 s over a 1,000,000-song library, against the
+    /// same on an empty library: what the catalogue adds to the resident memory.
+    private func promptMemory(_ file: String) throws {
+        let songs = try BenchLibrary.prepared(in: library, songCount: 1_000_000)
+        setenv("XZMUSIC_OUTPUT", "null", 1)
+        setenv("XZMUSIC_DEMO", "", 1)
+        let input = "search love\nsearch 晴天\nsearch zjl\nplay \(file)\n"
+        let empty = folder.appendingPathComponent("empty-library").path
+        try? FileManager.default.removeItem(atPath: empty)
+        let big = try MeasuredRun.runInteractive([xzmusic, "--library", songs.path], input: input, seconds: 30)
+        let small = try MeasuredRun.runInteractive([xzmusic, "--library", empty], input: input, seconds: 30)
+        print(String(format: "peak RSS, prompt playing 30 s: 1,000,000-song library %.1f MB   empty library %.1f MB   (target < 40 MB)",
+                     Double(big.peakRSSKiB) / 1024, Double(small.peakRSSKiB) / 1024))
     }
 
     private func best(of count: Int, _ body: () throws -> MeasuredRun) throws -> MeasuredRun {

@@ -16,6 +16,10 @@ func benchmark(_ body: () throws -> Void) {
     }
 }
 
+/// The playback benchmark's files (and its 1,000,000-song library) serve the others too.
+let playback = PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary,
+                                 library: folder.appendingPathComponent("library-1m"))
+
 switch arguments.first {
 case "search":
     let songs = arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000
@@ -23,10 +27,14 @@ case "search":
         try SearchBenchmark(songCount: songs, singerCount: max(1, songs / 10), folder: folder.appendingPathComponent("search")).run()
     }
 case "playback":
-    benchmark { try PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary).run() }
+    benchmark { try playback.run() }
+case "json":
+    benchmark {
+        try JSONBenchmark(folder: folder.appendingPathComponent("json"), library: folder.appendingPathComponent("library-1m"),
+                          xzmusic: binary).run()
+    }
 case "download":
     benchmark {
-        let playback = PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary)
         try DownloadBenchmark(folder: folder.appendingPathComponent("download"), xzmusic: binary,
                               mp3: try playback.makeTestFile()).run()
     }
@@ -34,13 +42,13 @@ case "oneshot-search":
     benchmark { try OneShotSearchBenchmark(folder: folder.appendingPathComponent("oneshot-search"), xzmusic: binary).run() }
 case "rescan":
     benchmark {
-        let playback = PlaybackBenchmark(folder: folder.appendingPathComponent("playback"), xzmusic: binary)
         try RescanBenchmark(folder: folder.appendingPathComponent("rescan"), xzmusic: binary,
                             mp3: try playback.makeTestFile(seconds: 1)).run()
     }
 case "server":
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary).run() }
 default:
-    FileHandle.standardError.write(Data("usage: xzmusic-bench search [SONGS] | playback | download | oneshot-search | rescan | server\n".utf8))
+    FileHandle.standardError.write(Data(
+        "usage: xzmusic-bench search [SONGS] | playback | json | download | oneshot-search | rescan | server\n".utf8))
     exit(64)
 }
