@@ -82,12 +82,7 @@ public final class Player: @unchecked Sendable {
     /// Inserts at `position` (the end when nil) without starting; returns the new entries' ids.
     @discardableResult
     public func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
-        var ids: [Int] = []
-        command { machine in
-            ids = machine.insert(items, at: position)
-            return []
-        }
-        return ids
+        edit(otherwise: []) { $0.insert(items, at: position) }
     }
 
     /// False when `range` is empty or reaches past the queue.
@@ -104,63 +99,34 @@ public final class Player: @unchecked Sendable {
 
     @discardableResult
     public func move(range: Range<Int>, to position: Int) -> Bool {
-        var done = false
-        command { machine in
-            done = machine.move(range: range, to: position)
-            return []
-        }
-        return done
+        edit(otherwise: false) { $0.move(range: range, to: position) }
     }
 
     @discardableResult
     public func shuffleQueue(range: Range<Int>) -> Bool {
-        var done = false
-        command { machine in
-            done = machine.shuffleQueue(range: range)
-            return []
-        }
-        return done
+        edit(otherwise: false) { $0.shuffleQueue(range: range) }
     }
 
     @discardableResult
     public func swap(_ first: Int, _ second: Int) -> Bool {
-        var done = false
-        command { machine in
-            done = machine.swap(first, second)
-            return []
-        }
-        return done
+        edit(otherwise: false) { $0.swap(first, second) }
     }
 
     @discardableResult
     public func setPriority(_ priority: Int, at indices: [Int]) -> Bool {
-        var done = false
-        command { machine in
-            done = machine.setPriority(priority, at: indices)
-            return []
-        }
-        return done
+        edit(otherwise: false) { $0.setPriority(priority, at: indices) }
     }
 
     public func setRepeats(_ on: Bool) {
-        command { machine in
-            machine.setRepeats(on)
-            return []
-        }
+        edit(otherwise: ()) { $0.setRepeats(on) }
     }
 
     public func setSingle(_ mode: SingleMode) {
-        command { machine in
-            machine.setSingle(mode)
-            return []
-        }
+        edit(otherwise: ()) { $0.setSingle(mode) }
     }
 
     public func setConsume(_ on: Bool) {
-        command { machine in
-            machine.setConsume(on)
-            return []
-        }
+        edit(otherwise: ()) { $0.setConsume(on) }
     }
 
     /// Forgets the last track error (MPD's `clearerror`).
@@ -309,6 +275,16 @@ public final class Player: @unchecked Sendable {
         // From the audio thread itself (an onEvent handler) waiting would never end.
         guard Thread.current !== thread else { return }
         while !core.engineExited { core.condition.wait() }
+    }
+
+    /// A change of the queue or options that the audio thread need not act on; `fallback` after shutdown.
+    private func edit<Result>(otherwise fallback: Result, _ body: (inout PlayerStateMachine) -> Result) -> Result {
+        var result = fallback
+        command { machine in
+            result = body(&machine)
+            return []
+        }
+        return result
     }
 
     private func command(_ transition: (inout PlayerStateMachine) -> [PlayerStateMachine.Effect]) {

@@ -305,19 +305,13 @@ public enum MPDCommands {
         }
         add("plchanges", 1...2) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
-            let version = try integer(call.arguments[0])
-            let range = try call.arguments.count > 1 ? positionRange(call.arguments[1], count: snapshot.entries.count)
-                : 0..<snapshot.entries.count
-            for index in range where index < snapshot.entries.count && snapshot.entries[index].version > version {
+            for index in try changedSince(call.arguments, snapshot) {
                 call.response.addQueueEntry(snapshot.entries[index], position: index, host: call.host, tags: call.session.tagTypes)
             }
         }
         add("plchangesposid", 1...2) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
-            let version = try integer(call.arguments[0])
-            let range = try call.arguments.count > 1 ? positionRange(call.arguments[1], count: snapshot.entries.count)
-                : 0..<snapshot.entries.count
-            for index in range where index < snapshot.entries.count && snapshot.entries[index].version > version {
+            for index in try changedSince(call.arguments, snapshot) {
                 call.response.add("cpos", index)
                 call.response.add("Id", snapshot.entries[index].id)
             }
@@ -348,6 +342,14 @@ public enum MPDCommands {
     }()
 
     // MARK: Helpers
+
+    /// Queue positions (within the optional range) of entries changed after version `arguments[0]`.
+    private static func changedSince(_ arguments: [String], _ snapshot: PlayerSnapshot) throws(MPDError) -> [Int] {
+        let version = try integer(arguments[0])
+        let count = snapshot.entries.count
+        let range = try arguments.count > 1 ? positionRange(arguments[1], count: count) : 0..<count
+        return range.filter { $0 < count && snapshot.entries[$0].version > version }
+    }
 
     private static func status(_ call: inout Invocation) {
         let snapshot = call.player.snapshot()
