@@ -18,26 +18,7 @@ enum Repl {
         let session = CommandContext(folder: context.folder, database: context.database,
                                      console: context.console, isInteractive: true)
         // The library's running host plays for this prompt; without one, this prompt becomes the host.
-        var hosted: HostedPlayer?
-        var watcher: HostWatcher?
-        if let remote = try session.connectToHost() {
-            session.player = remote
-            let follower = try HostEndpoint(library: session.folder).connect().map { client in
-                HostWatcher(client: client, folder: session.folder, database: session.database,
-                            musicDirectory: remote.musicDirectory, console: session.console)
-            }
-            watcher = follower
-            session.lyricLines = follower
-        } else {
-            let output = try OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
-            let host = try HostedPlayer.start(context: session, endpoint: HostEndpoint(library: session.folder),
-                                              settings: HostSettings(config: ConfigFile.load()), output: output,
-                                              tcp: false, presentation: .interactive)
-            session.player = LocalPlayerControl(host: host.session.host)
-            session.lyricLines = host.session
-            hosted = host
-        }
-
+        let (hosted, watcher) = try attachOrHost(session)
         let interactive = isatty(STDIN_FILENO) == 1
         let editor = interactive
             ? LineEditor(prompt: prompt, historyPath: session.folder.historyPath) { text, isCommand in
@@ -85,6 +66,27 @@ enum Repl {
             hosted.stop()
         }
         if let downloads = session.downloads { try? blocking { await downloads.shutdown() } }
+    }
+
+    /// Attaches `session` to the library's running host (following it for lines above the prompt), or
+    /// makes this process the host.
+    private static func attachOrHost(_ session: CommandContext) throws -> (HostedPlayer?, HostWatcher?) {
+        if let remote = try session.connectToHost() {
+            session.player = remote
+            let watcher = try HostEndpoint(library: session.folder).connect().map { client in
+                HostWatcher(client: client, folder: session.folder, database: session.database,
+                            musicDirectory: remote.musicDirectory, console: session.console)
+            }
+            session.lyricLines = watcher
+            return (nil, watcher)
+        }
+        let output = try OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
+        let host = try HostedPlayer.start(context: session, endpoint: HostEndpoint(library: session.folder),
+                                          settings: HostSettings(config: ConfigFile.load()), output: output,
+                                          tcp: false, presentation: .interactive)
+        session.player = LocalPlayerControl(host: host.session.host)
+        session.lyricLines = host.session
+        return (host, nil)
     }
 
     enum Outcome { case `continue`, quit }
