@@ -1,0 +1,197 @@
+import Foundation
+import XZPlayback
+
+/// What the command table's handlers share: reading arguments as MPD does, and the answers several build.
+extension MPDCommands {
+    // MARK: Helpers
+
+    /// Queue positions (within the optional range) of entries changed after version `arguments[0]`.
+    static func changedSince(_ arguments: [String], _ snapshot: PlayerSnapshot) throws(MPDError) -> [Int] {
+        let version = try integer(arguments[0])
+        let count = snapshot.entries.count
+        let range = try arguments.count > 1 ? positionRange(arguments[1], count: count) : 0..<count
+        return range.filter { $0 < count && snapshot.entries[$0].version > version }
+    }
+
+    static func status(_ call: inout Invocation) {
+        let snapshot = call.player.snapshot()
+        var response = MPDResponse()
+        response.add("volume", snapshot.volume)
+        response.add("repeat", snapshot.repeats ? 1 : 0)
+        response.add("random", snapshot.shuffle ? 1 : 0)
+        response.add("single", snapshot.single.rawValue)
+        response.add("consume", snapshot.consume ? 1 : 0)
+        response.add("partition", "default")
+        response.add("playlist", snapshot.queueVersion)
+        response.add("playlistlength", snapshot.entries.count)
+        response.add("mixrampdb", 0)
+        let state: String
+        switch snapshot.state {
+        case .playing: state = "play"
+        case .paused: state = "pause"
+        case .idle, .stopped: state = "stop"
+        }
+        response.add("state", state)
+        if let index = snapshot.currentIndex {
+            response.add("song", index)
+            response.add("songid", snapshot.entries[index].id)
+        }
+        if snapshot.state == .playing || snapshot.state == .paused {
+            let total = snapshot.durationMs ?? 0
+            response.add("time", "\((snapshot.positionMs + 500) / 1000):\((total + 500) / 1000)")
+            response.add("elapsed", MPDResponse.seconds(snapshot.positionMs))
+            if let format = snapshot.audioFormat {
+                response.add("bitrate", format.bitrateKbps ?? 0)
+            }
+            if let duration = snapshot.durationMs { response.add("duration", MPDResponse.seconds(duration)) }
+            if let format = snapshot.audioFormat {
+                response.add("audio", "\(format.sampleRate):16:\(format.channels)")
+            }
+        }
+        if snapshot.currentIndex != nil, let next = snapshot.nextIndex {
+            response.add("nextsong", next)
+            response.add("nextsongid", snapshot.entries[next].id)
+        }
+        if let error = snapshot.lastError { response.add("error", error) }
+        call.response.append(response)
+    }
+
+    /// `play` without a position: resume a pause, else start the current (or first) song.
+    static func resume(_ player: Player) {
+        switch player.snapshot().state {
+        case .paused: player.resume()
+        case .stopped: player.togglePause()
+        case .playing, .idle: break
+        }
+    }
+
+    static func seek(_ call: inout Invocation, index: Int, target: SeekTarget) throws(MPDError) {
+        let snapshot = call.player.snapshot()
+        guard snapshot.entries.indices.contains(index) else { throw MPDError(.arg, "Bad song index") }
+        let active = snapshot.state == .playing || snapshot.state == .paused
+        if !active || snapshot.currentIndex != index { call.player.playItem(at: index) }
+        call.player.seek(target)
+    }
+
+    static func items(forURI uri: String, call: Invocation) throws(MPDError) -> [QueueItem] {
+        var text = uri
+        if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
+        if text.hasPrefix("http://") || text.hasPrefix("https://") {
+            // A catalogue song that is not offline is named by its URL; it cannot stream yet.
+            if let song = try? call.host.database.song(audioURL: text) {
+                throw MPDError(.noExist, "\(song.title) — \(song.singer) is not offline yet: download it first "
+                    + "(xzmusic download #\(song.id))")
+            }
+            throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host")
+        }
+        let path: String
+        if text.isEmpty || text == "/" {
+            path = call.host.uris.musicDirectory
+        } else {
+            path = try call.host.uris.path(forURI: text, allowAbsolute: call.session.peer == .local)
+            if text.hasPrefix(SongURIs.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
+                throw MPDError(.noExist, "No such song")
+            }
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw MPDError(.noExist, "No such directory")
+        }
+        guard isFolder.boolValue else { return [QueueItem(file: path, database: call.host.database)] }
+        // A folder adds its MP3 files, in path order, as MPD adds a directory of its database.
+        let base = URL(fileURLWithPath: path)
+        let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
+        var files: [String] = []
+        while let url = enumerator?.nextObject() as? URL {
+            if url.pathExtension.lowercased() == "mp3" { files.append(url.standardizedFileURL.path) }
+        }
+        return files.sorted().map { QueueItem(file: $0, database: call.host.database) }
+    }
+
+    static func findInQueue(_ call: inout Invocation, exact: Bool) throws(MPDError) {
+        guard call.arguments.count % 2 == 0 else { throw MPDError(.arg, "Incorrect number of filter arguments") }
+        var conditions: [(tag: SongTag?, needle: String)] = []
+        for pair in stride(from: 0, to: call.arguments.count, by: 2) {
+            let name = call.arguments[pair]
+            let tag = SongTag(name: name)
+            guard tag != nil || name.lowercased() == "any" || name.lowercased() == "file" else {
+                throw MPDError(.arg, "Unknown filter type: \(name)")
+            }
+            conditions.append((tag, call.arguments[pair + 1]))
+        }
+        let snapshot = call.player.snapshot()
+        for (index, entry) in snapshot.entries.enumerated() {
+            let matches = conditions.allSatisfy { condition in
+                let values = condition.tag.map { [$0.value(of: entry.item)].compactMap { $0 } }
+                    ?? SongTag.allCases.compactMap { $0.value(of: entry.item) } + [call.host.uri(of: entry.item)]
+                return values.contains { value in
+                    exact ? value == condition.needle : value.range(of: condition.needle, options: .caseInsensitive) != nil
+                }
+            }
+            if matches {
+                call.response.addQueueEntry(entry, position: index, host: call.host, tags: call.session.tagTypes)
+            }
+        }
+    }
+
+    static func integer(_ text: String) throws(MPDError) -> Int {
+        guard let value = Int(text) else { throw MPDError(.arg, "Integer expected: \(text)") }
+        return value
+    }
+
+    static func boolean(_ text: String) throws(MPDError) -> Bool {
+        switch text {
+        case "0": return false
+        case "1": return true
+        default: throw MPDError(.arg, "Boolean (0/1) expected: \(text)")
+        }
+    }
+
+    static func priorityValue(_ text: String) throws(MPDError) -> Int {
+        let value = try integer(text)
+        guard (0...255).contains(value) else { throw MPDError(.arg, "Priority out of range: \(text)") }
+        return value
+    }
+
+    /// `N` or `START:END` (END may be left out: to the end of the queue).
+    static func positionRange(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let start = Int(parts[0]), start >= 0 else { throw MPDError(.arg, "Integer expected: \(text)") }
+        guard parts.count == 2 else { return start..<(start + 1) }
+        if parts[1].isEmpty { return start..<max(start, count) }
+        guard let end = Int(parts[1]), end >= start else { throw MPDError(.arg, "Malformed range: \(text)") }
+        return start..<end
+    }
+
+    /// A queue position to insert or move to: absolute, or `+N` / `-N` relative to the current song.
+    static func insertPosition(_ text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
+        if let sign = text.first, sign == "+" || sign == "-" {
+            guard let current = snapshot.currentIndex else { throw MPDError(.arg, "No current song") }
+            let offset = try integer(String(text.dropFirst()))
+            let position = sign == "+" ? current + 1 + offset : current - offset
+            guard (0...snapshot.entries.count).contains(position) else { throw MPDError(.arg, "Bad song index") }
+            return position
+        }
+        let position = try integer(text)
+        guard (0...snapshot.entries.count).contains(position) else { throw MPDError(.arg, "Bad song index") }
+        return position
+    }
+
+    static func queueIndex(id text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
+        let id = try integer(text)
+        guard let index = snapshot.entries.firstIndex(where: { $0.id == id }) else { throw MPDError(.noExist, "No such song") }
+        return index
+    }
+
+    /// Seconds (fractions allowed); `+S` / `-S` from the current position where allowed.
+    static func seekTarget(_ text: String, relativeAllowed: Bool) throws(MPDError) -> SeekTarget {
+        let signed = text.hasPrefix("+") || text.hasPrefix("-")
+        guard let seconds = Double(signed ? String(text.dropFirst()) : text), seconds.isFinite, seconds >= 0,
+              seconds < 1e7, !signed || relativeAllowed else {
+            throw MPDError(.arg, "Float expected: \(text)")
+        }
+        let ms = Int((seconds * 1000).rounded())
+        if signed { return .relative(ms: text.hasPrefix("-") ? -ms : ms) }
+        return .absolute(ms: ms)
+    }
+}
