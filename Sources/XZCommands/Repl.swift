@@ -81,9 +81,17 @@ enum Repl {
             return (nil, watcher)
         }
         let output = try OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
-        let host = try HostedPlayer.start(context: session, endpoint: HostEndpoint(library: session.folder),
-                                          settings: HostSettings(config: ConfigFile.load()), output: output,
-                                          tcp: false, presentation: .interactive)
+        let settings = try HostSettings(config: ConfigFile.load())
+        let host: HostedPlayer
+        do {
+            host = try HostedPlayer.start(context: session, endpoint: HostEndpoint(library: session.folder),
+                                          settings: settings, output: output, tcp: false, presentation: .interactive)
+        } catch {
+            // The prompt still plays when it cannot be the host (a host that does not answer, a socket
+            // folder it may not write); other programs then cannot reach its player.
+            session.console.error("note: \(error); this prompt's player serves no other program")
+            host = HostedPlayer.unlistened(context: session, settings: settings, output: output)
+        }
         session.player = LocalPlayerControl(host: host.session.host)
         session.lyricLines = host.session
         return (host, nil)

@@ -59,12 +59,13 @@ struct Serve: LibraryCommand {
 /// A player host of this process that serves the library's socket (and TCP for `serve`).
 final class HostedPlayer {
     let session: PlaybackSession
-    let server: ProtocolServer
+    /// Nil for a player that serves no socket.
+    let server: ProtocolServer?
     let tcpPort: Int?
-    private let lock: HostLock
-    private let socketPath: String
+    private let lock: HostLock?
+    private let socketPath: String?
 
-    private init(session: PlaybackSession, server: ProtocolServer, tcpPort: Int?, lock: HostLock, socketPath: String) {
+    private init(session: PlaybackSession, server: ProtocolServer?, tcpPort: Int?, lock: HostLock?, socketPath: String?) {
         self.session = session
         self.server = server
         self.tcpPort = tcpPort
@@ -93,11 +94,19 @@ final class HostedPlayer {
         }
     }
 
+    /// A player of this process that no other program can reach.
+    static func unlistened(context: CommandContext, settings: HostSettings, output: OutputSpec) -> HostedPlayer {
+        let session = PlaybackSession(folder: context.folder, database: context.database, output: output, realtime: false,
+                                      musicDirectory: settings.musicDirectory, console: context.console,
+                                      presentation: .interactive)
+        return HostedPlayer(session: session, server: nil, tcpPort: nil, lock: nil, socketPath: nil)
+    }
+
     /// Closes every connection, stops the music (the play session saved) and removes the socket.
     func stop() {
-        server.shutdown()
+        server?.shutdown()
         session.close()
-        unlink(socketPath)
+        if let socketPath { unlink(socketPath) }
         _ = lock
     }
 }

@@ -32,7 +32,8 @@ public final class MPDClient {
         guard result == 0 else {
             let code = errno
             close(fd)
-            if code == ENOENT || code == ECONNREFUSED { return nil }
+            // Nothing listens there: no socket, a dead host's socket, or no such folder at all.
+            if code == ENOENT || code == ECONNREFUSED || code == ENOTDIR { return nil }
             throw ServerError("cannot connect to \(unixPath): \(String(cString: strerror(code)))")
         }
         return try MPDClient(fd: fd)

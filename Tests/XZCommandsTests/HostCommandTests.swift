@@ -120,6 +120,15 @@ final class HostCommandTests: XCTestCase {
         XCTAssertEqual(try xzmusic(["now"]).status, 1, "the music left with its host")
     }
 
+    func testThePromptPlaysWhenItCannotServe() throws {
+        // A runtime folder that is a file: no socket can be made under it.
+        FileManager.default.createFile(atPath: temp.path("run"), contents: Data())
+        let prompt = try xzmusic([], input: "play 晴天小调\nnow\nquit\n")
+        XCTAssertEqual(prompt.status, 0, prompt.stderr)
+        XCTAssertTrue(prompt.stderr.contains("serves no other program"), prompt.stderr)
+        XCTAssertTrue(prompt.stdout.contains("晴天小调"), prompt.stdout)
+    }
+
     func testAKilledHostsSocketIsReplaced() throws {
         let first = try serve()
         first.signal(SIGKILL)
