@@ -131,6 +131,12 @@ enum DownloadText {
     }
 }
 
+/// Names a download subcommand that stops tasks.
+protocol StopAction {
+    static var name: String { get }
+    static var abstract: String { get }
+}
+
 extension DownloadTarget: ExpressibleByArgument {
     /// A task id from `downloads`, or `all`.
     public init?(argument: String) {
@@ -150,7 +156,8 @@ struct Download: ParsableCommand {
         discussion: "Inside the prompt downloads run in the background. One-shot, --wait shows progress and "
             + "exits when the queue is done (0 if all succeeded). Settings come from "
             + "$XDG_CONFIG_HOME/xzmusic/config (concurrency, retries, timeout, lyrics_server); flags win.",
-        subcommands: [Songs.self, Pause.self, Resume.self, Cancel.self], defaultSubcommand: Songs.self)
+        subcommands: [Songs.self, Stop<PauseAction>.self, Resume.self, Stop<CancelAction>.self],
+        defaultSubcommand: Songs.self)
 
     /// How the queue runs once changed: --wait and --json.
     struct Progress: ParsableArguments {
@@ -190,14 +197,27 @@ struct Download: ParsableCommand {
         }
     }
 
-    struct Pause: LibraryCommand {
-        static let configuration = CommandConfiguration(abstract: "Pause a download (its .part is kept).")
+    /// pause and cancel: one task or all, no waiting.
+    struct Stop<Action: StopAction>: LibraryCommand {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(commandName: Action.name, abstract: Action.abstract)
+        }
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("A task id from 'downloads', or all.", valueName: "id")) var target: DownloadTarget
 
         func run(in context: CommandContext) throws {
-            try Download.act("pause", on: target, context: context, settings: nil, progress: nil)
+            try Download.act(Action.name, on: target, context: context, settings: nil, progress: nil)
         }
+    }
+
+    enum PauseAction: StopAction {
+        static let name = "pause"
+        static let abstract = "Pause a download (its .part is kept)."
+    }
+
+    enum CancelAction: StopAction {
+        static let name = "cancel"
+        static let abstract = "Cancel a download and delete its .part."
     }
 
     struct Resume: LibraryCommand {
@@ -209,16 +229,6 @@ struct Download: ParsableCommand {
 
         func run(in context: CommandContext) throws {
             try Download.act("resume", on: target, context: context, settings: try options.settings(), progress: progress)
-        }
-    }
-
-    struct Cancel: LibraryCommand {
-        static let configuration = CommandConfiguration(abstract: "Cancel a download and delete its .part.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: ArgumentHelp("A task id from 'downloads', or all.", valueName: "id")) var target: DownloadTarget
-
-        func run(in context: CommandContext) throws {
-            try Download.act("cancel", on: target, context: context, settings: nil, progress: nil)
         }
     }
 

@@ -27,7 +27,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
 
     public private(set) var state: PlayerState = .idle
     /// The queue with each entry's id, priority and the queue version that last moved it.
-    public private(set) var entries: [QueueEntry] = []
+    public internal(set) var entries: [QueueEntry] = []
     public private(set) var currentIndex: Int?
     /// Plays the queue again from the top when it runs out (MPD's `repeat`).
     public private(set) var repeats = false
@@ -37,14 +37,14 @@ public struct PlayerStateMachine: Sendable, Equatable {
     public private(set) var consume = false
     public private(set) var shuffle = false
     /// Changes with every change of the queue (MPD's playlist version).
-    public private(set) var version = 1
+    public internal(set) var version = 1
     private var nextId = 1
     /// Queue indices in play order: the identity without shuffle, a permutation with it.
-    public private(set) var order: [Int] = []
+    public internal(set) var order: [Int] = []
     public private(set) var generation = 0
     /// Failures in a row; when every item has failed in a row, playback stops instead of cycling.
     private var consecutiveFailures = 0
-    private var random: SplitMix64
+    var random: SplitMix64
 
     public init(seed: UInt64 = UInt64.random(in: 0 ... .max)) {
         random = SplitMix64(seed: seed)
@@ -171,57 +171,6 @@ public struct PlayerStateMachine: Sendable, Equatable {
             effects += finish()
         }
         return effects
-    }
-
-    /// Moves the items in `range` so that the first lands at `position`; false when out of range.
-    public mutating func move(range: Range<Int>, to position: Int) -> Bool {
-        guard !range.isEmpty, range.lowerBound >= 0, range.upperBound <= entries.count,
-              position >= 0, position + range.count <= entries.count else { return false }
-        var updated = entries
-        let moved = Array(updated[range])
-        updated.removeSubrange(range)
-        updated.insert(contentsOf: moved, at: position)
-        rebuild(updated)
-        return true
-    }
-
-    public mutating func swap(_ first: Int, _ second: Int) -> Bool {
-        guard entries.indices.contains(first), entries.indices.contains(second) else { return false }
-        var updated = entries
-        updated.swapAt(first, second)
-        rebuild(updated)
-        return true
-    }
-
-    /// Puts the items in `range` in a random order (MPD's `shuffle`, not random mode).
-    public mutating func shuffleQueue(range: Range<Int>) -> Bool {
-        guard range.lowerBound >= 0, range.upperBound <= entries.count else { return false }
-        var updated = entries
-        var indices = Array(range)
-        if indices.count > 1 {
-            for i in stride(from: indices.count - 1, to: 0, by: -1) { indices.swapAt(i, random.next(below: i + 1)) }
-        }
-        for (slot, source) in zip(range, indices) { updated[slot] = entries[source] }
-        rebuild(updated)
-        return true
-    }
-
-    /// Sets the priority (0-255) of the items at `indices`; in random mode higher ones play sooner.
-    public mutating func setPriority(_ priority: Int, at indices: [Int]) -> Bool {
-        guard indices.allSatisfy(entries.indices.contains) else { return false }
-        version += 1
-        for index in indices {
-            entries[index].priority = priority
-            entries[index].version = version
-        }
-        if shuffle {
-            let from = currentIndex.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
-            let rest = order[from...].enumerated().sorted {
-                (entries[$0.element].priority, -$0.offset) > (entries[$1.element].priority, -$1.offset)
-            }.map(\.element)
-            order.replaceSubrange(from..., with: rest)
-        }
-        return true
     }
 
     /// Empties the queue and stops.
@@ -378,7 +327,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
 
     /// Takes a new arrangement of the entries (some may be gone): the play order and the current item
     /// follow their ids, and every entry that changed place gets the new version.
-    private mutating func rebuild(_ updated: [QueueEntry]) {
+    mutating func rebuild(_ updated: [QueueEntry]) {
         let currentId = currentIndex.map { entries[$0].id }
         let orderIds = order.map { entries[$0].id }
         var oldIndex: [Int: Int] = [:]
