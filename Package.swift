@@ -85,7 +85,9 @@ let package = Package(
         ]),
         .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol", "XZPlayback", "XZCatalogue", "XZTestSupport"]),
         .testTarget(name: "XZServerTests", dependencies: ["XZServer", "XZProtocol", "XZCatalogue", "XZTestSupport"]),
-        .testTarget(name: "XZCommandsTests", dependencies: ["XZCommands", "XZTestSupport"]),
+        .testTarget(name: "XZCommandsTests", dependencies: [
+            "XZCommands", "XZTestSupport", product("ArgumentParser", "swift-argument-parser"),
+        ]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -5,6 +5,7 @@ import XZText
 
 struct Import: LibraryCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import a folder of MP3 files or a catalogue feed (.jsonl).",
         discussion: "Folders are scanned recursively; a rescan skips unchanged files and drops vanished ones. "
             + "A feed holds one JSON object per line; see README.md for its keys.")
@@ -69,6 +70,7 @@ final class ProgressBar {
 
 struct Search: LibraryCommand {
     static let configuration = CommandConfiguration(
+        commandName: "search",
         abstract: "Search songs and singers (any script, pinyin, initials).",
         discussion: "Every word must match in the title, singer or album; the last word may be a prefix.")
 
@@ -137,7 +139,7 @@ struct SingerCommand: LibraryCommand {
 }
 
 struct Info: LibraryCommand {
-    static let configuration = CommandConfiguration(abstract: "Show one song's fields.")
+    static let configuration = CommandConfiguration(commandName: "info", abstract: "Show one song's fields.")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "#ID, a number, or a search.") var song: [String]

@@ -3,12 +3,12 @@ import Foundation
 import XZCatalogue
 import XZDownloader
 
-/// What a command needs: the open library and, inside the REPL, the session's state.
+/// What a command needs: the library and, inside the REPL, the session's state.
 public final class CommandContext: @unchecked Sendable {
     public let folder: LibraryFolder
-    public let database: LibraryDatabase
     public let console: Console
-    public let isInteractive: Bool
+    /// Opened on first use, so a command that only talks to the host never pays for it.
+    private var opened: LibraryDatabase?
     /// Song ids of the last numbered listing, so the prompt can take "play 3"; nil where listings are
     /// not remembered (a one-shot command), and a bare number is then a song id.
     public var lastListing: [Int64]?
@@ -16,22 +16,32 @@ public final class CommandContext: @unchecked Sendable {
     var player: PlayerControl?
     /// Whether lyric lines print above the prompt.
     var lyricLines: LyricLinesSwitch?
-    /// The REPL's download queue, once used.
-    var downloads: DownloadManager?
+    /// Where downloads run: the prompt's background queue, or a one-shot command's own.
+    let downloads: DownloadQueue
 
-    init(folder: LibraryFolder, database: LibraryDatabase, console: Console, isInteractive: Bool) {
+    init(folder: LibraryFolder, console: Console, lastListing: [Int64]?, downloads: DownloadQueue) {
         self.folder = folder
-        self.database = database
         self.console = console
-        self.isInteractive = isInteractive
-        lastListing = isInteractive ? [] : nil
+        self.lastListing = lastListing
+        self.downloads = downloads
     }
 
-    /// A one-shot command's context; the prompt makes one and hands it to every command it runs.
-    static func open(_ options: GlobalOptions) throws -> CommandContext {
-        let folder = LibraryFolder.resolve(explicit: options.library)
-        let database = try folder.open(seedingDemoFrom: DemoResources.locate())
-        return CommandContext(folder: folder, database: database, console: .shared, isInteractive: false)
+    /// The library's database, created (with the demo) when new.
+    var database: LibraryDatabase {
+        get throws {
+            if let opened { return opened }
+            let database = try folder.open(seedingDemoFrom: DemoResources.locate())
+            opened = database
+            return database
+        }
+    }
+
+    /// A one-shot command's context by default; the prompt makes one with its listings and background
+    /// downloads, and hands it to every command it runs.
+    static func open(_ options: GlobalOptions, lastListing: [Int64]? = nil,
+                     downloads: DownloadQueue = CommandDownloads(console: .shared)) -> CommandContext {
+        CommandContext(folder: LibraryFolder.resolve(explicit: options.library), console: .shared,
+                       lastListing: lastListing, downloads: downloads)
     }
 }
 

@@ -50,16 +50,31 @@ struct DownloadOptions: ParsableArguments {
     }
 }
 
-extension CommandContext {
-    /// The REPL's download manager, working in the background; created on first use with `settings`
-    /// (the config file's when nil).
-    func downloadManager(_ settings: DownloadSettings? = nil) throws -> DownloadManager {
-        if let manager = downloads { return manager }
-        let resolved: DownloadSettings
-        do { resolved = try settings ?? DownloadSettings.load() } catch { throw CommandError("\(error)") }
-        let manager = DownloadManager(database: database, library: folder, settings: resolved)
-        downloads = manager
-        let console = self.console
+/// Where download commands' tasks run. The prompt keeps one queue working in the background for the
+/// whole session; a one-shot command has its own, runs it only with --wait, and stops it when it ends.
+protocol DownloadQueue: AnyObject {
+    /// The manager to queue on for `context`'s library; `settings` nil reads the config file.
+    func manager(in context: CommandContext, _ settings: DownloadSettings?) throws -> DownloadManager
+    /// Lets the queued tasks run after a command queued or resumed some.
+    func start(_ manager: DownloadManager, progress: Download.Progress) throws
+    /// Called when the command is done with the manager.
+    func release(_ manager: DownloadManager)
+}
+
+private func loadSettings(_ settings: DownloadSettings?) throws -> DownloadSettings {
+    do { return try settings ?? DownloadSettings.load() } catch { throw CommandError("\(error)") }
+}
+
+/// The prompt's queue: created on first use, announcing progress above the prompt.
+final class BackgroundDownloads: DownloadQueue {
+    private var current: DownloadManager?
+
+    func manager(in context: CommandContext, _ settings: DownloadSettings?) throws -> DownloadManager {
+        if let current { return current }
+        let manager = DownloadManager(database: try context.database, library: context.folder,
+                                      settings: try loadSettings(settings))
+        current = manager
+        let console = context.console
         let throttle = ProgressThrottle(interval: 3)
         Task.detached {
             for await event in manager.events {
@@ -76,16 +91,89 @@ extension CommandContext {
         return manager
     }
 
+    func start(_ manager: DownloadManager, progress: Download.Progress) {
+        Task.detached { await manager.run() }
+    }
+
+    func release(_ manager: DownloadManager) {}
+
     /// Songs that were downloading when the program last stopped carry on in the background.
-    func resumeInterruptedDownloads() {
-        guard let manager = try? downloadManager() else { return }
-        let console = self.console
+    func resumeInterrupted(in context: CommandContext) {
+        guard let manager = try? manager(in: context, nil) else { return }
+        let console = context.console
         Task.detached {
             if let count = try? await manager.resumeInterrupted(), count > 0 {
                 console.announce("resuming \(count) interrupted download\(count == 1 ? "" : "s")")
                 await manager.run()
             }
         }
+    }
+
+    /// Running tasks stop and stay queued with their .part.
+    func shutdown() {
+        if let current { try? blocking { await current.shutdown() } }
+    }
+}
+
+/// A one-shot command's queue: with --wait it runs here with progress until every task is done.
+final class CommandDownloads: DownloadQueue {
+    private let console: Console
+
+    init(console: Console) {
+        self.console = console
+    }
+
+    func manager(in context: CommandContext, _ settings: DownloadSettings?) throws -> DownloadManager {
+        DownloadManager(database: try context.database, library: context.folder, settings: try loadSettings(settings))
+    }
+
+    func release(_ manager: DownloadManager) {
+        try? blocking { await manager.shutdown() }
+    }
+
+    func start(_ manager: DownloadManager, progress: Download.Progress) throws {
+        guard progress.wait else {
+            console.line("run 'xzmusic download resume all --wait', or start xzmusic, to fetch them")
+            return
+        }
+        let console = self.console
+        let json = progress.json
+        // Only this run's failures decide the exit status, not those an earlier run left in the list.
+        let failures = FailureCount()
+        let printer = Task.detached {
+            for await event in manager.events {
+                if case .failed = event { failures.add() }
+                if json {
+                    console.line(DownloadJSON.event(event))
+                    continue
+                }
+                switch event {
+                case .progress(let info): console.status(DownloadText.progress(info))
+                case .finished(let info):
+                    console.clearStatus()
+                    console.line(DownloadText.finished(info))
+                case .failed(let info):
+                    console.clearStatus()
+                    console.error("✗ \(info.kind.rawValue) of \(info.title.safe): \((info.lastError ?? "").safe)")
+                }
+            }
+        }
+        // Ctrl-C, SIGTERM or a closed terminal: running tasks stop and stay queued with their .part.
+        let interrupted = InterruptFlag()
+        let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { number in
+            interrupted.set(number)
+            Task { await manager.shutdown() }
+        }
+        defer { signals.cancel() }
+        try blocking {
+            await manager.run()
+            await manager.waitUntilIdle()
+        }
+        try blocking { await manager.shutdown() }
+        _ = try? blocking { await printer.value }
+        console.clearStatus()
+        if let number = interrupted.signal { throw ExitCode(128 + number) }
+        if failures.count > 0 { throw ExitCode.failure }
     }
 }
 
@@ -152,6 +240,7 @@ extension DownloadTarget: ExpressibleByArgument {
 
 struct Download: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "download",
         abstract: "Download songs and lyrics for offline use; 'download pause|resume|cancel ID|all'.",
         discussion: "Inside the prompt downloads run in the background. One-shot, --wait shows progress and "
             + "exits when the queue is done (0 if all succeeded). Settings come from "
@@ -178,8 +267,8 @@ struct Download: ParsableCommand {
         }
 
         func run(in context: CommandContext) throws {
-            let manager = try Download.manager(context, try options.settings())
-            defer { Download.release(manager, context) }
+            let manager = try context.downloads.manager(in: context, try options.settings())
+            defer { context.downloads.release(manager) }
             var targets = try songs.map { try SongReference($0, listing: context.lastListing).resolve(in: context) }
             if allLiked {
                 let liked = try context.stats.liked().compactMap(\.songId)
@@ -192,8 +281,8 @@ struct Download: ParsableCommand {
             for key in result.skipped { context.console.line("already offline: \((titles[key] ?? key).safe)") }
             for key in result.noSource { context.console.error("no audio URL to download from: \((titles[key] ?? key).safe)") }
             context.console.line("queued \(result.queued.count) download\(result.queued.count == 1 ? "" : "s")")
-            try Download.start(manager, context: context, progress: progress)
-            if !result.noSource.isEmpty && !context.isInteractive { throw ExitCode.failure }
+            try context.downloads.start(manager, progress: progress)
+            if !result.noSource.isEmpty { throw ExitCode.failure }
         }
     }
 
@@ -221,7 +310,7 @@ struct Download: ParsableCommand {
     }
 
     struct Resume: LibraryCommand {
-        static let configuration = CommandConfiguration(abstract: "Resume a download, and any an earlier run left.")
+        static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume a download, and any an earlier run left.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: DownloadOptions
         @OptionGroup var progress: Progress
@@ -232,22 +321,10 @@ struct Download: ParsableCommand {
         }
     }
 
-    /// The prompt's background queue, or this command's own; `settings` nil reads the config file.
-    static func manager(_ context: CommandContext, _ settings: DownloadSettings?) throws -> DownloadManager {
-        if context.isInteractive { return try context.downloadManager(settings) }
-        let resolved: DownloadSettings
-        do { resolved = try settings ?? DownloadSettings.load() } catch { throw CommandError("\(error)") }
-        return DownloadManager(database: context.database, library: context.folder, settings: resolved)
-    }
-
-    static func release(_ manager: DownloadManager, _ context: CommandContext) {
-        if !context.isInteractive { try? blocking { await manager.shutdown() } }
-    }
-
     static func act(_ action: String, on target: DownloadTarget, context: CommandContext, settings: DownloadSettings?,
                     progress: Progress?) throws {
-        let manager = try manager(context, settings)
-        defer { release(manager, context) }
+        let manager = try context.downloads.manager(in: context, settings)
+        defer { context.downloads.release(manager) }
         let count: Int = try blocking {
             switch action {
             case "pause": return try await manager.pause(target)
@@ -263,57 +340,7 @@ struct Download: ParsableCommand {
             }
         }
         context.console.line("\(action): \(count) task\(count == 1 ? "" : "s")")
-        if let progress { try start(manager, context: context, progress: progress) }
-    }
-
-    /// In the REPL: run in the background. One-shot: wait with progress when asked to.
-    static func start(_ manager: DownloadManager, context: CommandContext, progress: Progress) throws {
-        if context.isInteractive {
-            Task.detached { await manager.run() }
-            return
-        }
-        guard progress.wait else {
-            context.console.line("run 'xzmusic download resume all --wait', or start xzmusic, to fetch them")
-            return
-        }
-        let console = context.console
-        let json = progress.json
-        // Only this run's failures decide the exit status, not those an earlier run left in the list.
-        let failures = FailureCount()
-        let printer = Task.detached {
-            for await event in manager.events {
-                if case .failed = event { failures.add() }
-                if json {
-                    console.line(DownloadJSON.event(event))
-                    continue
-                }
-                switch event {
-                case .progress(let info): console.status(DownloadText.progress(info))
-                case .finished(let info):
-                    console.clearStatus()
-                    console.line(DownloadText.finished(info))
-                case .failed(let info):
-                    console.clearStatus()
-                    console.error("✗ \(info.kind.rawValue) of \(info.title.safe): \((info.lastError ?? "").safe)")
-                }
-            }
-        }
-        // Ctrl-C, SIGTERM or a closed terminal: running tasks stop and stay queued with their .part.
-        let interrupted = InterruptFlag()
-        let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { number in
-            interrupted.set(number)
-            Task { await manager.shutdown() }
-        }
-        defer { signals.cancel() }
-        try blocking {
-            await manager.run()
-            await manager.waitUntilIdle()
-        }
-        try blocking { await manager.shutdown() }
-        _ = try? blocking { await printer.value }
-        console.clearStatus()
-        if let number = interrupted.signal { throw ExitCode(128 + number) }
-        if failures.count > 0 { throw ExitCode.failure }
+        if let progress { try context.downloads.start(manager, progress: progress) }
     }
 }
 
@@ -339,15 +366,14 @@ enum DownloadJSON {
 }
 
 struct Downloads: LibraryCommand {
-    static let configuration = CommandConfiguration(abstract: "List download tasks: state, bytes, rate, ETA, last error.")
+    static let configuration = CommandConfiguration(commandName: "downloads", abstract: "List download tasks: state, bytes, rate, ETA, last error.")
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Print JSON.") var json = false
 
     func run(in context: CommandContext) throws {
-        let manager = try context.isInteractive ? context.downloadManager()
-            : DownloadManager(database: context.database, library: context.folder)
+        let manager = try context.downloads.manager(in: context, nil)
+        defer { context.downloads.release(manager) }
         let tasks = try blocking { try await manager.tasks() }
-        if !context.isInteractive { try blocking { await manager.shutdown() } }
         if json {
             try Format.printJSON(tasks, console: context.console)
             return

@@ -24,13 +24,13 @@ struct LyricsCommand: ParsableCommand {
         subcommands: [ShowLyrics.self, On.self, Off.self, Offset.self], defaultSubcommand: ShowLyrics.self)
 
     struct On: LibraryCommand {
-        static let configuration = CommandConfiguration(abstract: "Print lyric lines above the prompt.")
+        static let configuration = CommandConfiguration(commandName: "on", abstract: "Print lyric lines above the prompt.")
         @OptionGroup var global: GlobalOptions
         func run(in context: CommandContext) throws { try LyricsCommand.switchLines(true, context) }
     }
 
     struct Off: LibraryCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop printing lyric lines above the prompt.")
+        static let configuration = CommandConfiguration(commandName: "off", abstract: "Stop printing lyric lines above the prompt.")
         @OptionGroup var global: GlobalOptions
         func run(in context: CommandContext) throws { try LyricsCommand.switchLines(false, context) }
     }
@@ -58,7 +58,7 @@ struct LyricsCommand: ParsableCommand {
     }
 
     struct Offset: PlayerCommand {
-        static let configuration = CommandConfiguration(abstract: "Show or set the playing song's lyrics shift.")
+        static let configuration = CommandConfiguration(commandName: "offset", abstract: "Show or set the playing song's lyrics shift.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("+MS shows the lyrics sooner, -MS later, 0 as the file says.", valueName: "ms"),
                   transform: Shift.init(parsing:))

@@ -10,6 +10,7 @@ import Glibc
 
 struct Play: LibraryCommand {
     static let configuration = CommandConfiguration(
+        commandName: "play",
         abstract: "Play songs: replace the queue and start.",
         discussion: "Each SONG is #ID, a number, an audio file, or a search (quote searches of several words). "
             + "With a host running (the prompt or 'xzmusic serve') the host plays them. Otherwise, and always with "
@@ -39,8 +40,9 @@ struct Play: LibraryCommand {
             return
         }
         guard !songs.isEmpty else { throw ValidationError("name at least one song to play") }
-        let items = try context.songPaths(for: songs).map { QueueItem(file: $0, database: context.database) }
-        let session = PlaybackSession(folder: context.folder, database: context.database,
+        let database = try context.database
+        let items = try context.songPaths(for: songs).map { QueueItem(file: $0, database: database) }
+        let session = PlaybackSession(folder: context.folder, database: database,
                                       output: output ?? .systemDefault, realtime: realtime,
                                       console: context.console, presentation: json ? .json : .text)
         // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
@@ -94,7 +96,7 @@ final class SignalWatch {
 }
 
 struct Add: PlayerCommand {
-    static let configuration = CommandConfiguration(abstract: "Append songs to the queue.")
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Append songs to the queue.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("Songs to add.", valueName: "song")) var songs: [String]
 
@@ -107,11 +109,12 @@ struct Add: PlayerCommand {
 
 struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "queue",
         abstract: "List the queue; 'queue remove N' or 'queue clear' change it.",
         subcommands: [List.self, Remove.self, Clear.self], defaultSubcommand: List.self)
 
     struct List: PlayerCommand {
-        static let configuration = CommandConfiguration(abstract: "List the queue.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the queue.")
         @OptionGroup var global: GlobalOptions
 
         func run(on player: PlayerControl, context: CommandContext) throws {
@@ -127,7 +130,7 @@ struct Queue: ParsableCommand {
     }
 
     struct Remove: PlayerCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove entry N of the queue.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove entry N of the queue.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The entry's number in 'queue'.", valueName: "n")) var number: Int
 
@@ -139,7 +142,7 @@ struct Queue: ParsableCommand {
     }
 
     struct Clear: PlayerCommand {
-        static let configuration = CommandConfiguration(abstract: "Empty the queue.")
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Empty the queue.")
         @OptionGroup var global: GlobalOptions
 
         func run(on player: PlayerControl, context: CommandContext) throws {
@@ -167,7 +170,7 @@ extension PlayerCommand {
 }
 
 struct Next: PlayerCommand {
-    static let configuration = CommandConfiguration(abstract: "Skip to the next song.")
+    static let configuration = CommandConfiguration(commandName: "next", abstract: "Skip to the next song.")
     @OptionGroup var global: GlobalOptions
     func run(on player: PlayerControl, context: CommandContext) throws {
         try requireQueue(player)
@@ -176,7 +179,7 @@ struct Next: PlayerCommand {
 }
 
 struct Prev: PlayerCommand {
-    static let configuration = CommandConfiguration(abstract: "Previous song (restarts the song if more than 3 s in).")
+    static let configuration = CommandConfiguration(commandName: "prev", abstract: "Previous song (restarts the song if more than 3 s in).")
     @OptionGroup var global: GlobalOptions
     func run(on player: PlayerControl, context: CommandContext) throws {
         try requireQueue(player)
@@ -185,7 +188,7 @@ struct Prev: PlayerCommand {
 }
 
 struct Pause: PlayerCommand {
-    static let configuration = CommandConfiguration(abstract: "Pause or resume.")
+    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause or resume.")
     @OptionGroup var global: GlobalOptions
     func run(on player: PlayerControl, context: CommandContext) throws {
         try requireQueue(player)
@@ -195,7 +198,7 @@ struct Pause: PlayerCommand {
 }
 
 struct Stop: PlayerCommand {
-    static let configuration = CommandConfiguration(abstract: "Stop playing (the queue stays).")
+    static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop playing (the queue stays).")
     @OptionGroup var global: GlobalOptions
     func run(on player: PlayerControl, context: CommandContext) throws {
         try requireQueue(player)
@@ -210,7 +213,7 @@ extension SeekTarget: ExpressibleByArgument {
 }
 
 struct Seek: PlayerCommand {
-    static let configuration = CommandConfiguration(abstract: "Seek: +10, -5, 1:23 or 50%.")
+    static let configuration = CommandConfiguration(commandName: "seek", abstract: "Seek: +10, -5, 1:23 or 50%.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp(SeekTarget.usage, valueName: "position"), transform: SeekTarget.init(parsing:))
     var position: SeekTarget
@@ -241,7 +244,7 @@ enum VolumeChange: ExpressibleByArgument, Equatable {
 }
 
 struct Volume: PlayerCommand {
-    static let configuration = CommandConfiguration(abstract: "Show or set the volume: 0-100, or +N / -N.")
+    static let configuration = CommandConfiguration(commandName: "volume", abstract: "Show or set the volume: 0-100, or +N / -N.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("0 to 100, or +N / -N to change it.", valueName: "level"),
               transform: VolumeChange.init(parsing:))
@@ -260,7 +263,7 @@ struct Volume: PlayerCommand {
 extension RepeatMode: ExpressibleByArgument {}
 
 struct Repeat: PlayerCommand {
-    static let configuration = CommandConfiguration(abstract: "Repeat off, one or all.")
+    static let configuration = CommandConfiguration(commandName: "repeat", abstract: "Repeat off, one or all.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "off, one or all.") var mode: RepeatMode
 
@@ -276,7 +279,7 @@ enum Switch: String, ExpressibleByArgument, CaseIterable {
 }
 
 struct Shuffle: PlayerCommand {
-    static let configuration = CommandConfiguration(abstract: "Shuffle on or off.")
+    static let configuration = CommandConfiguration(commandName: "shuffle", abstract: "Shuffle on or off.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "on or off.") var mode: Switch
 
@@ -287,7 +290,7 @@ struct Shuffle: PlayerCommand {
 }
 
 struct Now: PlayerCommand {
-    static let configuration = CommandConfiguration(abstract: "What is playing, with the lyrics around it.")
+    static let configuration = CommandConfiguration(commandName: "now", abstract: "What is playing, with the lyrics around it.")
     @OptionGroup var global: GlobalOptions
 
     func run(on player: PlayerControl, context: CommandContext) throws {

@@ -124,7 +124,7 @@ extension CommandContext {
     /// The library's running host, if one answers on its socket.
     func connectToHost() throws -> RemotePlayerControl? {
         guard let client = try HostEndpoint(library: folder).connect() else { return nil }
-        return try RemotePlayerControl(client: client, folder: folder, database: database)
+        return RemotePlayerControl(client: client, folder: folder) { [unowned self] in try self.database }
     }
 
     /// Files for SONG arguments: catalogue songs that are offline, or audio files.

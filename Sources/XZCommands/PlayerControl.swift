@@ -99,16 +99,29 @@ final class LocalPlayerControl: PlayerControl {
 /// The library's host over its Unix socket, spoken to in the MPD protocol.
 final class RemotePlayerControl: PlayerControl {
     private let client: MPDClient
-    private let database: LibraryDatabase
-    private let uris: SongURIs
-    var musicDirectory: URL { URL(fileURLWithPath: uris.musicDirectory) }
+    private let folder: LibraryFolder
+    /// The library, for naming queued songs; a command that only sends `next` never opens it.
+    private let database: () throws -> LibraryDatabase
+    private var knownURIs: SongURIs?
 
-    init(client: MPDClient, folder: LibraryFolder, database: LibraryDatabase) throws {
+    init(client: MPDClient, folder: LibraryFolder, database: @escaping () throws -> LibraryDatabase) {
         self.client = client
+        self.folder = folder
         self.database = database
-        let config = try client.run("config")
+    }
+
+    /// How the host names songs, asked once.
+    private func uris() throws -> SongURIs {
+        if let knownURIs { return knownURIs }
+        let config = try run("config")
         let music = config.first { $0.key == "music_directory" }?.value ?? SongURIs.defaultMusicDirectory().path
-        uris = SongURIs(musicDirectory: URL(fileURLWithPath: music), library: folder)
+        let uris = SongURIs(musicDirectory: URL(fileURLWithPath: music), library: folder)
+        knownURIs = uris
+        return uris
+    }
+
+    var musicDirectory: URL {
+        get throws { URL(fileURLWithPath: try uris().musicDirectory) }
     }
 
     /// Runs a command; the host's refusal becomes this command's one-line error.
@@ -134,6 +147,8 @@ final class RemotePlayerControl: PlayerControl {
     func view() throws -> PlayerView {
         let status = try status()
         var queue: [QueueItem] = []
+        let uris = try uris()
+        let database = try database()
         for pair in try run("playlistinfo") where pair.key == "file" {
             let path = (try? uris.path(forURI: pair.value, allowAbsolute: true)) ?? pair.value
             queue.append(QueueItem(file: path, database: database))

@@ -14,29 +14,29 @@ enum Repl {
     static let prompt = "xzmusic> "
 
     static func run(options: GlobalOptions) throws {
-        let context = try CommandContext.open(options)
-        let session = CommandContext(folder: context.folder, database: context.database,
-                                     console: context.console, isInteractive: true)
+        let downloads = BackgroundDownloads()
+        let session = CommandContext.open(options, lastListing: [], downloads: downloads)
+        let database = try session.database
         // The library's running host plays for this prompt; without one, this prompt becomes the host.
         let (hosted, watcher) = try attachOrHost(session)
         let interactive = isatty(STDIN_FILENO) == 1
         let editor = interactive
             ? LineEditor(prompt: prompt, historyPath: session.folder.historyPath) { text, isCommand in
-                completions(for: text, isCommand: isCommand, database: session.database)
+                completions(for: text, isCommand: isCommand, database: database)
             }
             : nil
         // SIGTERM, or SIGHUP from a closed terminal, while the prompt waits for a line: the play
         // session is saved and downloads stop (keeping their .part) from here, then the program leaves.
         let terminate = SignalWatch([SIGTERM, SIGHUP]) { number in
             hosted?.stop()
-            if let downloads = session.downloads { try? blocking { await downloads.shutdown() } }
+            downloads.shutdown()
             editor?.restoreTerminal()
             exit(128 + number)
         }
         defer { terminate.cancel() }
-        session.resumeInterruptedDownloads()
+        downloads.resumeInterrupted(in: session)
         if interactive {
-            let count = (try? session.database.songCount()) ?? 0
+            let count = (try? database.songCount()) ?? 0
             session.console.line("XZMusic \(XZMusicVersion.string) — \(count) songs in \(session.folder.url.path.safe). "
                 + "Type 'help' for commands, 'quit' to leave.")
             if watcher != nil {
@@ -65,7 +65,7 @@ enum Repl {
             if clients > 0 { session.console.line("note: stopping the music for \(clients) attached client\(clients == 1 ? "" : "s")") }
             hosted.stop()
         }
-        if let downloads = session.downloads { try? blocking { await downloads.shutdown() } }
+        downloads.shutdown()
     }
 
     /// Attaches `session` to the library's running host (following it for lines above the prompt), or
@@ -74,8 +74,8 @@ enum Repl {
         if let remote = try session.connectToHost() {
             session.player = remote
             let watcher = try HostEndpoint(library: session.folder).connect().map { client in
-                HostWatcher(client: client, folder: session.folder, database: session.database,
-                            musicDirectory: remote.musicDirectory, console: session.console)
+                HostWatcher(client: client, folder: session.folder, database: try session.database,
+                            musicDirectory: try remote.musicDirectory, console: session.console)
             }
             session.lyricLines = watcher
             return (nil, watcher)
@@ -90,7 +90,7 @@ enum Repl {
             // The prompt still plays when it cannot be the host (a host that does not answer, a socket
             // folder it may not write); other programs then cannot reach its player.
             session.console.error("note: \(error); this prompt's player serves no other program")
-            host = HostedPlayer.unlistened(context: session, settings: settings, output: output)
+            host = try HostedPlayer.unlistened(context: session, settings: settings, output: output)
         }
         session.player = LocalPlayerControl(host: host.session.host)
         session.lyricLines = host.session

@@ -18,6 +18,7 @@ extension OutputSpec: ExpressibleByArgument {
 
 struct Serve: LibraryCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Host the player for MPD clients, prompts and one-shot commands (foreground).",
         discussion: "Listens on the library's Unix socket and on TCP (127.0.0.1:6600 unless --bind/--port or the "
             + "config keys bind_to_address/port say otherwise; another address needs 'password' in the config). "
@@ -78,9 +79,11 @@ final class HostedPlayer {
                       tcp: Bool, presentation: PlaybackSession.Presentation) throws -> HostedPlayer {
         let description = "pid \(getpid()), socket \(endpoint.socketPath)"
             + (tcp ? ", tcp \(settings.bindAddress):\(settings.port)" : "")
+        // Opening the library first also makes its folder, where the lock lives.
+        let database = try context.database
         let lock = try HostLock(path: endpoint.lockPath, description: description)
-        let session = PlaybackSession(folder: context.folder, database: context.database, output: output, realtime: false,
-                                      musicDirectory: settings.musicDirectory, console: context.console,
+        let session = PlaybackSession(folder: context.folder, database: database, output: output,
+                                      realtime: false, musicDirectory: settings.musicDirectory, console: context.console,
                                       presentation: presentation)
         let server = ProtocolServer(host: session.host, password: settings.password)
         do {
@@ -95,9 +98,9 @@ final class HostedPlayer {
     }
 
     /// A player of this process that no other program can reach.
-    static func unlistened(context: CommandContext, settings: HostSettings, output: OutputSpec) -> HostedPlayer {
-        let session = PlaybackSession(folder: context.folder, database: context.database, output: output, realtime: false,
-                                      musicDirectory: settings.musicDirectory, console: context.console,
+    static func unlistened(context: CommandContext, settings: HostSettings, output: OutputSpec) throws -> HostedPlayer {
+        let session = PlaybackSession(folder: context.folder, database: try context.database, output: output,
+                                      realtime: false, musicDirectory: settings.musicDirectory, console: context.console,
                                       presentation: .interactive)
         return HostedPlayer(session: session, server: nil, tcpPort: nil, lock: nil, socketPath: nil)
     }

@@ -4,7 +4,9 @@ import XZCatalogue
 import XZStats
 
 extension CommandContext {
-    var stats: StatsStore { StatsStore(database: database) }
+    var stats: StatsStore {
+        get throws { StatsStore(database: try database) }
+    }
 
     /// SONG arguments, or the host's playing song when there are none.
     func songKeyAndTitle(_ words: [String]) throws -> (key: String, title: String) {
@@ -20,7 +22,7 @@ extension CommandContext {
 }
 
 struct Like: LibraryCommand {
-    static let configuration = CommandConfiguration(abstract: "Like a song (the playing one when none is named).")
+    static let configuration = CommandConfiguration(commandName: "like", abstract: "Like a song (the playing one when none is named).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("A song.", valueName: "song")) var song: [String] = []
 
@@ -32,7 +34,7 @@ struct Like: LibraryCommand {
 }
 
 struct Unlike: LibraryCommand {
-    static let configuration = CommandConfiguration(abstract: "Unlike a song (the playing one when none is named).")
+    static let configuration = CommandConfiguration(commandName: "unlike", abstract: "Unlike a song (the playing one when none is named).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("A song.", valueName: "song")) var song: [String] = []
 
@@ -44,7 +46,7 @@ struct Unlike: LibraryCommand {
 }
 
 struct Liked: LibraryCommand {
-    static let configuration = CommandConfiguration(abstract: "Liked songs, newest first.")
+    static let configuration = CommandConfiguration(commandName: "liked", abstract: "Liked songs, newest first.")
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Print JSON.") var json = false
 
@@ -110,7 +112,7 @@ struct StatsExport: LibraryCommand {
 }
 
 struct History: LibraryCommand {
-    static let configuration = CommandConfiguration(abstract: "The last N listening sessions (default 20).")
+    static let configuration = CommandConfiguration(commandName: "history", abstract: "The last N listening sessions (default 20).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "How many.") var count = 20
     @Flag(help: "Print JSON.") var json = false

@@ -44,14 +44,21 @@ public struct ClientSession: Sendable {
 
     /// A line from the client.
     public mutating func receive(line: String, host: PlayerHost, password: String?) -> Output {
+        receive(utf8: Array(line.utf8), host: host, password: password)
+    }
+
+    /// A line from the client, as the bytes that came off the socket (without its newline).
+    public mutating func receive(utf8 line: [UInt8], host: PlayerHost, password: String?) -> Output {
         if isIdle {
             // Only noidle may come while idle; MPD hangs up on anything else.
-            guard line.trimmingCharacters(in: .whitespaces) == "noidle" else { return Output(close: true) }
+            let blank: Set<UInt8> = [0x20, 0x09, 0x0D]
+            guard line.drop(while: blank.contains).reversed().drop(while: blank.contains).reversed()
+                .elementsEqual("noidle".utf8) else { return Output(close: true) }
             return Output(bytes: leaveIdle(reporting: []).utf8Bytes + "OK\n".utf8Bytes)
         }
         let request: MPDRequest
         do {
-            request = try MPDRequest.parse(line)
+            request = try MPDRequest.parse(utf8: line)
         } catch {
             if list != nil { list = nil }
             return Output(bytes: Array((error.ackLine(index: 0) + "\n").utf8))

@@ -15,45 +15,43 @@ extension MPDCommands {
 
     static func status(_ call: inout Invocation) {
         let snapshot = call.player.snapshot()
-        var response = MPDResponse()
-        response.add("volume", snapshot.volume)
-        response.add("repeat", snapshot.repeats ? 1 : 0)
-        response.add("random", snapshot.shuffle ? 1 : 0)
-        response.add("single", snapshot.single.rawValue)
-        response.add("consume", snapshot.consume ? 1 : 0)
-        response.add("partition", "default")
-        response.add("playlist", snapshot.queueVersion)
-        response.add("playlistlength", snapshot.entries.count)
-        response.add("mixrampdb", 0)
+        call.response.add("volume", snapshot.volume)
+        call.response.add("repeat", snapshot.repeats ? 1 : 0)
+        call.response.add("random", snapshot.shuffle ? 1 : 0)
+        call.response.add("single", snapshot.single.rawValue)
+        call.response.add("consume", snapshot.consume ? 1 : 0)
+        call.response.add("partition", "default")
+        call.response.add("playlist", snapshot.queueVersion)
+        call.response.add("playlistlength", snapshot.entries.count)
+        call.response.add("mixrampdb", 0)
         let state: String
         switch snapshot.state {
         case .playing: state = "play"
         case .paused: state = "pause"
         case .idle, .stopped: state = "stop"
         }
-        response.add("state", state)
+        call.response.add("state", state)
         if let index = snapshot.currentIndex {
-            response.add("song", index)
-            response.add("songid", snapshot.entries[index].id)
+            call.response.add("song", index)
+            call.response.add("songid", snapshot.entries[index].id)
         }
         if snapshot.state == .playing || snapshot.state == .paused {
             let total = snapshot.durationMs ?? 0
-            response.add("time", "\((snapshot.positionMs + 500) / 1000):\((total + 500) / 1000)")
-            response.add("elapsed", MPDResponse.seconds(snapshot.positionMs))
+            call.response.add("time", "\((snapshot.positionMs + 500) / 1000):\((total + 500) / 1000)")
+            call.response.add("elapsed", MPDResponse.seconds(snapshot.positionMs))
             if let format = snapshot.audioFormat {
-                response.add("bitrate", format.bitrateKbps ?? 0)
+                call.response.add("bitrate", format.bitrateKbps ?? 0)
             }
-            if let duration = snapshot.durationMs { response.add("duration", MPDResponse.seconds(duration)) }
+            if let duration = snapshot.durationMs { call.response.add("duration", MPDResponse.seconds(duration)) }
             if let format = snapshot.audioFormat {
-                response.add("audio", "\(format.sampleRate):16:\(format.channels)")
+                call.response.add("audio", "\(format.sampleRate):16:\(format.channels)")
             }
         }
         if snapshot.currentIndex != nil, let next = snapshot.nextIndex {
-            response.add("nextsong", next)
-            response.add("nextsongid", snapshot.entries[next].id)
+            call.response.add("nextsong", next)
+            call.response.add("nextsongid", snapshot.entries[next].id)
         }
-        if let error = snapshot.lastError { response.add("error", error) }
-        call.response.append(response)
+        if let error = snapshot.lastError { call.response.add("error", error) }
     }
 
     /// `play` without a position: resume a pause, else start the current (or first) song.

@@ -32,11 +32,20 @@ public enum MPDCommands {
             throw MPDError(.arg, request.arguments.count < spec.arguments.lowerBound
                 ? "too few arguments for \"\(request.name)\"" : "too many arguments for \"\(request.name)\"")
         }
-        var invocation = Invocation(arguments: request.arguments, host: host, session: session, response: MPDResponse(),
+        // The response moves into the invocation and back, so answers are written once, not copied.
+        let start = response.bytes.count
+        var invocation = Invocation(arguments: request.arguments, host: host, session: session, response: response,
                                     password: password)
-        try spec.run(&invocation)
+        response = MPDResponse()
+        defer { response = invocation.response }
+        do {
+            try spec.run(&invocation)
+        } catch {
+            // A failed command's partial answer is dropped; the ACK replaces it.
+            invocation.response.truncate(to: start)
+            throw error
+        }
         session = invocation.session
-        response.append(invocation.response)
     }
 
     /// Commands that change nothing of the host, so no client needs to be told after them.

@@ -12,7 +12,12 @@ public struct MPDRequest: Sendable, Equatable {
     /// `_` starting with a letter; an argument is either unquoted (no whitespace, no quotes) or a
     /// double-quoted string in which a backslash takes the next character literally.
     public static func parse(_ line: String) throws(MPDError) -> MPDRequest {
-        var bytes = Array(line.utf8)
+        try parse(utf8: Array(line.utf8))
+    }
+
+    /// The same, from the line's bytes as they came off the socket.
+    public static func parse(utf8 line: [UInt8]) throws(MPDError) -> MPDRequest {
+        var bytes = line
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         var index = 0
         func skipSpace() { while index < bytes.count, isSpace(bytes[index]) { index += 1 } }

@@ -34,6 +34,11 @@ public struct MPDResponse: Sendable, Equatable {
 
     public var isEmpty: Bool { bytes.isEmpty }
 
+    /// Drops everything after the first `count` bytes.
+    mutating func truncate(to count: Int) {
+        bytes.removeSubrange(count...)
+    }
+
     /// Text as one protocol line: CR, LF and NUL become spaces.
     public static func singleLine(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else { return text }

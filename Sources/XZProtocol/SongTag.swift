@@ -61,7 +61,9 @@ extension MPDResponse {
 
     /// Seconds with three decimals, as MPD writes `elapsed` and `duration`.
     static func seconds(_ ms: Int) -> String {
-        String(format: "%d.%03d", ms / 1000, ms % 1000)
+        let ms = max(0, ms)
+        let fraction = ms % 1000
+        return "\(ms / 1000).\(fraction < 10 ? "00" : fraction < 100 ? "0" : "")\(fraction)"
     }
 
     static func timestamp(_ date: Date) -> String {

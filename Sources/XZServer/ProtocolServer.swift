@@ -92,44 +92,19 @@ public final class ProtocolServer: @unchecked Sendable {
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: limits.connectionTimeout))
-                    try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineSplitter(maxLength: limits.maxLineBytes)))
                     try channel.pipeline.syncOperations.addHandler(ConnectionHandler(server: self, peer: peer))
                 }
             }
             .childChannelOption(ChannelOptions.socketOption(.so_keepalive), value: 1)
+            // Past the high mark the channel turns unwritable, which drops a client that asks and never reads.
+            .childChannelOption(ChannelOptions.writeBufferWaterMark,
+                                value: .init(low: limits.maxOutputBytes / 2, high: limits.maxOutputBytes))
     }
 }
 
-/// Request lines, without their `\n`; a line longer than the limit is an error that drops the client.
-struct LineSplitter: ByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
-    let maxLength: Int
-
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let newline = buffer.readableBytesView.firstIndex(of: 0x0A) else {
-            if buffer.readableBytes > maxLength { throw LineTooLong() }
-            return .needMoreData
-        }
-        let length = newline - buffer.readerIndex
-        guard length <= maxLength, let line = buffer.readSlice(length: length) else { throw LineTooLong() }
-        buffer.moveReaderIndex(forwardBy: 1)
-        context.fireChannelRead(wrapInboundOut(line))
-        return .continue
-    }
-
-    /// Half a line from a client that hung up is dropped, as MPD drops it.
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
-        while try decode(context: context, buffer: &buffer) == .continue {}
-        buffer.moveReaderIndex(to: buffer.writerIndex)
-        return .needMoreData
-    }
-}
-
-struct LineTooLong: Error {}
-
-/// One client: its session, its `idle` wake-ups and its output budget, all on the channel's event loop.
+/// One client: its session, its `idle` wake-ups, its output budget and its silence timeout, all on the
+/// channel's event loop. Lines are split here rather than by extra pipeline stages: every request pays
+/// for each stage, and the protocol needs nothing more than "bytes up to a newline".
 final class ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -138,8 +113,11 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var session: ClientSession
     private var listener: Int?
     private var admitted = false
-    private var unsentBytes = 0
     private var closing = false
+    /// The start of a line whose newline has not come yet.
+    private var partialLine: ByteBuffer?
+    private var lastActivity = NIODeadline.now()
+    private var timeoutCheck: RepeatedTask?
 
     init(server: ProtocolServer, peer: ClientSession.Peer) {
         self.server = server
@@ -157,13 +135,24 @@ final class ConnectionHandler: ChannelInboundHandler {
         listener = server.host.addIdleListener { [weak self] subsystems in
             loop.execute {
                 guard let self, let bytes = self.session.notify(subsystems) else { return }
+                self.lastActivity = .now()
                 self.send(bytes, on: channel)
             }
+        }
+        // A client waiting in idle may be silent for as long as it likes; any other is dropped after
+        // the timeout (checked a few times per timeout, so it is exceeded by at most a quarter).
+        let timeout = server.limits.connectionTimeout
+        let period = TimeAmount.nanoseconds(max(timeout.nanoseconds / 4, 1_000_000))
+        timeoutCheck = loop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] _ in
+            guard let self, !self.session.isIdle, .now() - self.lastActivity >= timeout else { return }
+            self.close(channel)
         }
         send(Array(ClientSession.greeting.utf8), on: channel)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        timeoutCheck?.cancel()
+        timeoutCheck = nil
         if let listener { server.host.removeIdleListener(listener) }
         listener = nil
         if admitted { server.release() }
@@ -172,37 +161,56 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
-        let buffer = unwrapInboundIn(data)
-        let line = String(decoding: buffer.readableBytesView, as: UTF8.self)
-        let output = session.receive(line: line, host: server.host, password: server.password)
-        if !output.bytes.isEmpty { send(output.bytes, on: context.channel) }
-        if output.close { close(context.channel) }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // A client waiting in idle may be silent for as long as it likes.
-        if event is IdleStateHandler.IdleStateEvent, !session.isIdle {
+        lastActivity = .now()
+        var input = unwrapInboundIn(data)
+        if var partial = partialLine {
+            partial.writeBuffer(&input)
+            input = partial
+            partialLine = nil
+        }
+        let maxLine = server.limits.maxLineBytes
+        while !closing, let newline = input.readableBytesView.firstIndex(of: 0x0A) {
+            guard newline - input.readerIndex <= maxLine,
+                  let line = input.readBytes(length: newline - input.readerIndex) else {
+                close(context.channel)
+                return
+            }
+            input.moveReaderIndex(forwardBy: 1)
+            let output = session.receive(utf8: line, host: server.host, password: server.password)
+            // Answers go out together when the read burst ends (channelReadComplete), one syscall for many.
+            if !output.bytes.isEmpty { send(output.bytes, on: context.channel, flush: false) }
+            if output.close {
+                context.flush()
+                close(context.channel)
+            }
+        }
+        guard !closing, input.readableBytes > 0 else { return }
+        guard input.readableBytes <= maxLine else {
             close(context.channel)
             return
         }
-        context.fireUserInboundEventTriggered(event)
+        // Copied, so the socket's receive buffer can be reused for the next read.
+        var rest = context.channel.allocator.buffer(capacity: input.readableBytes)
+        rest.writeBuffer(&input)
+        partialLine = rest
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.flush()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         close(context.channel)
     }
 
-    private func send(_ bytes: [UInt8], on channel: Channel) {
+    private func send(_ bytes: [UInt8], on channel: Channel, flush: Bool = true) {
         guard !closing else { return }
-        unsentBytes += bytes.count
-        guard unsentBytes <= server.limits.maxOutputBytes else {
+        guard channel.isWritable, bytes.count <= server.limits.maxOutputBytes else {
             close(channel)
             return
         }
-        let count = bytes.count
-        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).whenComplete { [weak self] _ in
-            self?.unsentBytes -= count
-        }
+        let buffer = channel.allocator.buffer(bytes: bytes)
+        if flush { channel.writeAndFlush(buffer, promise: nil) } else { channel.write(buffer, promise: nil) }
     }
 
     private func close(_ channel: Channel) {

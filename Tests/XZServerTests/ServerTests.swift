@@ -121,6 +121,24 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(try second.readResponse().map(\.value), ["mixer"], "a client in idle stays")
     }
 
+    func testAClientThatNeverReadsIsDroppedAtTheOutputLimit() throws {
+        server.shutdown()
+        var limits = ServerLimits()
+        limits.maxOutputBytes = 64 * 1024
+        try start(password: nil, limits: limits)
+        let steady = try MPDClient.connect(host: "127.0.0.1", port: port)
+        let hoarder = try MPDClient.connect(host: "127.0.0.1", port: port)
+        XCTAssertEqual(host.clientCount, 2)
+        // About 50 MB of answers, far more than the socket buffers and the limit hold; the host hangs
+        // up part way, so the rest of the requests may not go out.
+        try? hoarder.sendLine(String(repeating: "status\n", count: 200_000))
+        let deadline = Date().addingTimeInterval(10)
+        while host.clientCount > 1, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        XCTAssertEqual(host.clientCount, 1, "the client that never reads was dropped")
+        XCTAssertEqual(value(try steady.run("status"), "state"), "stop", "the other client is still served")
+        _ = hoarder
+    }
+
     func testPasswordOnTheNetwork() throws {
         server.shutdown()
         try start(password: "letmein")
