@@ -44,6 +44,7 @@ public enum MPDCommands {
         "ping", "password", "commands", "notcommands", "tagtypes", "urlhandlers", "decoders", "config",
         "binarylimit", "status", "currentsong", "stats", "getvol", "replay_gain_status", "playlist", "playlistinfo",
         "playlistid", "plchanges", "plchangesposid", "playlistfind", "playlistsearch", "outputs",
+        "listplaylists", "listplaylist", "listplaylistinfo",
     ]
 
     /// Names of the commands a session may run now, or may not (`commands` / `notcommands`).
@@ -338,6 +339,9 @@ public enum MPDCommands {
             guard try integer(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
             call.host.setOutputEnabled(!call.host.isOutputEnabled)
         }
+        registerStoredPlaylists(into: &table)
+        registerStickers(into: &table)
+        registerLibraryChanges(into: &table)
         return table
     }()
 }
