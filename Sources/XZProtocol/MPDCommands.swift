@@ -293,7 +293,8 @@ public enum MPDCommands {
         }
         table["playlist"] = Spec(arguments: 0...0) { call in
             for (index, entry) in call.player.snapshot().entries.enumerated() {
-                call.response.add("\(index)", "file: " + call.host.uri(of: entry.item))
+                // MPD writes "0:file: URI", no space after the position.
+                call.response.appendLine("\(index):file: " + MPDResponse.singleLine(call.host.uri(of: entry.item)))
             }
         }
         add("playlistid", 0...1) { call throws(MPDError) in
