@@ -9,40 +9,8 @@ import Glibc
 
 /// Stored playlists on a real host over TCP: MPD's commands and ACKs, the name rules, idle, and the files
 /// read back by `mpc` and by real MPD.
-final class PlaylistTests: XCTestCase {
-    var folder: TemporaryFolder!
-    var music: URL!
-    var library: LibraryFolder!
-    var host: PlayerHost!
-    var server: ProtocolServer!
-    var port = 0
-    var mpd: RealMPD?
-
-    override func setUpWithError() throws {
-        folder = try TemporaryFolder("playlists")
-        music = folder.url.appendingPathComponent("music")
-        try FileManager.default.createDirectory(at: music.appendingPathComponent("album"), withIntermediateDirectories: true)
-        for index in 1...3 {
-            try AudioFixtures.makeMP3(at: music.appendingPathComponent("album/\(index).mp3").path, seconds: 3,
-                                      tags: .init(title: "Song \(index)", artist: "Artist", album: "Album", track: index))
-        }
-        library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
-        host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
-                          musicDirectory: music) { _ in }
-        server = ProtocolServer(host: host, password: nil)
-        port = try server.listen(host: "127.0.0.1", port: 0)
-    }
-
-    override func tearDown() {
-        mpd?.stop()
-        server?.shutdown()
-        host?.shutdown()
-        folder = nil
-    }
-
+final class PlaylistTests: MusicFolderHostTestCase {
     private var playlistsFolder: String { library.url.appendingPathComponent("playlists").path }
-
-    private func client() throws -> MPDClient { try MPDClient.connect(host: "127.0.0.1", port: port) }
 
     private func ack(_ client: MPDClient, _ name: String, _ arguments: String...) -> String {
         do {
@@ -62,10 +30,6 @@ final class PlaylistTests: XCTestCase {
     /// The same requests to real MPD (its own playlist folder) and to this host get the same answers,
     /// for everything MPD 0.23 has (0.24's save modes and the stricter names are checked below).
     func testTheSameRequestsGetTheSameAnswersAsMPD() throws {
-        let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
-        mpd = real
-        let theirs = try real.connect()
-        let ours = try client()
         let script = [
             "listplaylists", "listplaylist nope", "listplaylistinfo nope", "load nope", "add album/1.mp3",
             "add album/2.mp3", "save a", "save a", "listplaylist a", "listplaylistinfo a", "playlistadd a album/3.mp3",
@@ -80,22 +44,20 @@ final class PlaylistTests: XCTestCase {
             "playlistclear nope", "playlistclear b", "listplaylist b", "rm c", "listplaylist c",
             "save ../x", "save a/b", "save \"\"", "listplaylist ../x", "rm ../x", "rename b ../y", "rm b", "listplaylists",
         ]
-        for line in script {
-            XCTAssertEqual(RealMPD.answer(ours, line), RealMPD.answer(theirs, line), line)
-        }
+        try compareWithRealMPD(script)
     }
 
     func testSaveModesNamesAndFiles() throws {
         let client = try client()
-        try client.run("add", "album/1.mp3")
-        try client.run("add", "album/2.mp3")
+        _ = try client.run("add", "album/1.mp3")
+        _ = try client.run("add", "album/2.mp3")
         XCTAssertEqual(ack(client, "save", "mix", "append"), "50 No such playlist")
         XCTAssertEqual(ack(client, "save", "mix", "replace"), "50 No such playlist")
         XCTAssertEqual(ack(client, "save", "mix", "create"), "OK")
         XCTAssertEqual(ack(client, "save", "mix"), "56 Playlist already exists")
         XCTAssertEqual(ack(client, "save", "mix", "append"), "OK")
         XCTAssertEqual(try files(client, "mix"), ["album/1.mp3", "album/2.mp3", "album/1.mp3", "album/2.mp3"])
-        try client.run("delete", "0")
+        _ = try client.run("delete", "0")
         XCTAssertEqual(ack(client, "save", "mix", "replace"), "OK")
         XCTAssertEqual(try files(client, "mix"), ["album/2.mp3"])
         XCTAssertEqual(ack(client, "save", "mix", "overwrite"),
@@ -123,7 +85,7 @@ final class PlaylistTests: XCTestCase {
         try FileManager.default.createDirectory(at: demo.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: folder.path("music/album/3.mp3"), toPath: demo.path)
         let local = try XCTUnwrap(try MPDClient.connect(unixPath: try unixSocket()))
-        try local.run("playlistadd", "mix", demo.path)
+        _ = try local.run("playlistadd", "mix", demo.path)
         XCTAssertEqual(try files(client, "mix"), ["album/2.mp3", "xzmusic/own/x.mp3"])
         XCTAssertTrue(try String(contentsOfFile: playlistsFolder + "/mix.m3u", encoding: .utf8).hasSuffix("\n\(demo.path)\n"))
         XCTAssertEqual(ack(client, "playlistadd", "mix", folder.path("music/album/1.mp3")), "4 Access denied",
@@ -138,15 +100,15 @@ final class PlaylistTests: XCTestCase {
 
     func testMissingSongIsKeptListedAndSkippedOnLoad() throws {
         let client = try client()
-        for index in 1...3 { try client.run("playlistadd", "trip", "album/\(index).mp3") }
+        for index in 1...3 { _ = try client.run("playlistadd", "trip", "album/\(index).mp3") }
         try FileManager.default.removeItem(atPath: folder.path("music/album/2.mp3"))
         XCTAssertEqual(try files(client, "trip"), ["album/1.mp3", "album/2.mp3", "album/3.mp3"], "the entry stays")
         let info = try client.run("listplaylistinfo", "trip")
         XCTAssertEqual(info.filter { $0.key == "file" }.map(\.value), ["album/1.mp3", "album/2.mp3", "album/3.mp3"])
         XCTAssertEqual(info.filter { $0.key == "Title" }.map(\.value), ["Song 1", "Song 3"], "a missing song has no tags")
-        try client.run("load", "trip")
+        _ = try client.run("load", "trip")
         XCTAssertEqual(try client.run("playlist").map { "\($0.key): \($0.value)" }, ["0:file: album/1.mp3", "1:file: album/3.mp3"])
-        try client.run("play")
+        _ = try client.run("play")
         XCTAssertEqual(try client.run("currentsong").first { $0.key == "Title" }?.value, "Song 1")
         XCTAssertEqual(try files(client, "trip").count, 3, "loading changes nothing in the playlist")
     }
@@ -157,23 +119,23 @@ final class PlaylistTests: XCTestCase {
         for change in [["playlistadd", "x", "album/1.mp3"], ["playlistmove", "x", "0", "0"], ["rename", "x", "y"],
                        ["playlistclear", "y"], ["rm", "y"]] {
             try watcher.sendLine("idle stored_playlist")
-            try actor.run(MPDRequest(name: change[0], arguments: Array(change.dropFirst())))
+            _ = try actor.run(MPDRequest(name: change[0], arguments: Array(change.dropFirst())))
             XCTAssertEqual(try watcher.readResponse().map(\.value), ["stored_playlist"], change.joined(separator: " "))
         }
         // A refused change announces nothing.
         try watcher.sendLine("idle stored_playlist")
         XCTAssertThrowsError(try actor.run("rm", "y"))
-        try actor.run("xzmusic_changed", "stored_playlist")
+        _ = try actor.run("xzmusic_changed", "stored_playlist")
         XCTAssertEqual(try watcher.readResponse().map(\.value), ["stored_playlist"])
         XCTAssertThrowsError(try actor.run("xzmusic_changed", "player"), "only library changes may be announced")
     }
 
     func testMpcAndRealMPDReadOurPlaylists() throws {
         let client = try client()
-        try client.run("add", "album")
-        try client.run("save", "全部 songs")
-        try client.run("playlistadd", "two", "album/3.mp3")
-        try client.run("playlistadd", "two", "album/1.mp3")
+        _ = try client.run("add", "album")
+        _ = try client.run("save", "全部 songs")
+        _ = try client.run("playlistadd", "two", "album/3.mp3")
+        _ = try client.run("playlistadd", "two", "album/1.mp3")
         let mpc = try TestProcess.which("mpc")
         // (mpc lsplaylists asks lsinfo, a database command.)
         XCTAssertEqual(try client.run("listplaylists").filter { $0.key == "playlist" }.map(\.value), ["two", "全部 songs"])
@@ -190,10 +152,10 @@ final class PlaylistTests: XCTestCase {
             XCTAssertEqual(try files(theirs, name), try files(client, name), name)
         }
         XCTAssertEqual(Set(try theirs.run("listplaylists").filter { $0.key == "playlist" }.map(\.value)), ["two", "全部 songs"])
-        try theirs.run("load", "two")
+        _ = try theirs.run("load", "two")
         XCTAssertEqual(try theirs.run("playlistinfo").filter { $0.key == "Title" }.map(\.value), ["Song 3", "Song 1"])
         // And what real MPD writes there, this host reads.
-        try theirs.run("save", "from-mpd")
+        _ = try theirs.run("save", "from-mpd")
         XCTAssertEqual(try files(client, "from-mpd"), ["album/3.mp3", "album/1.mp3"])
     }
 }

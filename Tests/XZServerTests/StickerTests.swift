@@ -7,47 +7,12 @@ import XZTestSupport
 
 /// `sticker` on a real host over TCP: MPD's answers (compared with real MPD), XZMusic's statistics as
 /// stickers, rating's range, and `changed: sticker`.
-final class StickerTests: XCTestCase {
-    var folder: TemporaryFolder!
-    var music: URL!
-    var host: PlayerHost!
-    var server: ProtocolServer!
-    var port = 0
-    var mpd: RealMPD?
-
-    override func setUpWithError() throws {
-        folder = try TemporaryFolder("stickers")
-        music = folder.url.appendingPathComponent("music")
-        try FileManager.default.createDirectory(at: music.appendingPathComponent("album"), withIntermediateDirectories: true)
-        for index in 1...3 {
-            try AudioFixtures.makeMP3(at: music.appendingPathComponent("album/\(index).mp3").path, seconds: 3,
-                                      tags: .init(title: "Song \(index)", artist: "Artist", album: "Album", track: index))
-        }
-        let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
-        host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
-                          musicDirectory: music) { _ in }
-        server = ProtocolServer(host: host, password: nil)
-        port = try server.listen(host: "127.0.0.1", port: 0)
-    }
-
-    override func tearDown() {
-        mpd?.stop()
-        server?.shutdown()
-        host?.shutdown()
-        folder = nil
-    }
-
-    private func client() throws -> MPDClient { try MPDClient.connect(host: "127.0.0.1", port: port) }
-
+final class StickerTests: MusicFolderHostTestCase {
     private func ack(_ client: MPDClient, _ line: String) -> String {
         RealMPD.answer(client, line).joined(separator: "\n")
     }
 
     func testTheSameRequestsGetTheSameAnswersAsMPD() throws {
-        let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
-        mpd = real
-        let theirs = try real.connect()
-        let ours = try client()
         let script = [
             "sticker get song album/1.mp3 mood", "sticker get song nothere.mp3 mood", "sticker list song nothere.mp3",
             "sticker set song album/1.mp3 mood happy", "sticker set song album/2.mp3 mood sad",
@@ -62,9 +27,7 @@ final class StickerTests: XCTestCase {
             "sticker get song album/1.mp3", "sticker set song album/1.mp3 a", "sticker", "sticker get song album x",
             "sticker set song album x y", "sticker set song album/1.mp3 rating 7", "sticker find song \"\" rating > 10",
         ]
-        for line in script {
-            XCTAssertEqual(RealMPD.answer(ours, line), RealMPD.answer(theirs, line), line)
-        }
+        try compareWithRealMPD(script)
     }
 
     func testStatisticsRatingAndLikeAsStickers() throws {
@@ -130,7 +93,7 @@ final class StickerTests: XCTestCase {
         }
         try watcher.sendLine("idle sticker")
         XCTAssertEqual(ack(actor, "sticker get song album/1.mp3 mood"), "ACK 50 {sticker} no such sticker")
-        try actor.run("xzmusic_changed", "sticker")
+        _ = try actor.run("xzmusic_changed", "sticker")
         XCTAssertEqual(try watcher.readResponse().map(\.value), ["sticker"], "reads announce nothing")
     }
 }
