@@ -58,6 +58,24 @@ final class StoredPlaylistsTests: XCTestCase {
         XCTAssertNil(StoredPlaylists.path(forLocation: "https://example.com/a.mp3", base: "/m"))
     }
 
+    func testReadersNeverSeeHalfAPlaylist() throws {
+        let folder = try TemporaryFolder("playlists-atomic")
+        let store = StoredPlaylists(library: LibraryFolder(url: folder.url))
+        let long = (0..<3_000).map { PlaylistEntry(location: "a/\($0).mp3", title: "Song \($0)", durationMs: 1_000) }
+        let short = [PlaylistEntry(location: "b.mp3")]
+        try store.write("big", long)
+        let writer = Thread {
+            for round in 0..<100 { try? store.write("big", round % 2 == 0 ? short : long) }
+        }
+        writer.start()
+        for _ in 0..<300 {
+            let count = try store.read("big").count
+            XCTAssertTrue(count == long.count || count == short.count, "a reader saw \(count) entries")
+        }
+        while writer.isExecuting || !writer.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store.folder.path), ["big.m3u"])
+    }
+
     func testWritesAreWholeFilesAndEditsKeepTheRest() throws {
         let folder = try TemporaryFolder("playlists")
         let store = StoredPlaylists(library: LibraryFolder(url: folder.url))
