@@ -84,7 +84,9 @@ let package = Package(
             "XZDownloader", "XZCatalogue", "XZText", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol", "XZPlayback", "XZCatalogue", "XZTestSupport"]),
-        .testTarget(name: "XZServerTests", dependencies: ["XZServer", "XZProtocol", "XZCatalogue", "XZTestSupport"]),
+        .testTarget(name: "XZServerTests", dependencies: [
+            "XZServer", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport",
+        ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZTestSupport", product("ArgumentParser", "swift-argument-parser"),
         ]),

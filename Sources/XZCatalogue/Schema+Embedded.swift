@@ -172,5 +172,17 @@ CREATE TABLE lyrics_adjustment (
 -- The player host names songs by file (MPD URIs) and finds their catalogue entry by path.
 CREATE INDEX song_by_local_path ON song(local_path) WHERE local_path <> '';
 
+-- migration: v6-stickers
+-- MPD clients' stickers (name = value per song), keyed by song_key like likes and plays so they
+-- outlive re-imports; no foreign key to song for the same reason. XZMusic's own statistics (like,
+-- playcount, skipcount, lastplayed) are read from their tables, never copied here.
+CREATE TABLE sticker (
+    song_key TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (song_key, name)
+) WITHOUT ROWID;
+CREATE INDEX sticker_by_name ON sticker(name, value);
+
 """#
 }

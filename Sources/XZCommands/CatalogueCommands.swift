@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import XZCatalogue
+import XZStats
 import XZText
 
 struct Import: LibraryCommand {
@@ -155,13 +156,15 @@ struct Info: LibraryCommand {
             try Format.printJSON(found, console: context.console)
             return
         }
+        // Likes, play counts and MPD clients' stickers (rating among them), as clients see them.
+        let stickers = (try? StickerStore(database: context.database).all(songKey: found.songKey)) ?? []
         let rows: [(String, String)] = [
             ("id", "#\(found.id)"), ("title", found.title), ("singer", found.singer), ("album", found.album ?? ""),
             ("track", found.track.map(String.init) ?? ""), ("year", found.year.map(String.init) ?? ""),
             ("duration", DurationText.clock(ms: found.durationMs)), ("local file", found.localPath),
             ("lyrics file", found.lyricsPath), ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
             ("size", found.size.map(String.init) ?? ""), ("sha256", found.sha256), ("key", found.songKey),
-            ("added", found.addedAt),
+            ("added", found.addedAt), ("stickers", stickers.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")),
         ]
         for (name, value) in rows where !value.isEmpty {
             context.console.line(DisplayWidth.fit(name, to: 12) + value.safe)

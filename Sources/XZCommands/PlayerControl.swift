@@ -41,6 +41,8 @@ protocol PlayerControl: AnyObject {
     func clearQueue() throws
     /// The playing track's lyrics shift, already stored in the library, takes effect now.
     func applyLyricsAdjustment(_ ms: Int) throws
+    /// Stickers or stored playlists changed in the library: the host tells its waiting clients.
+    func announce(_ changes: Set<IdleSubsystem>) throws
 }
 
 /// The player of this process's host.
@@ -88,6 +90,7 @@ final class LocalPlayerControl: PlayerControl {
     func setShuffle(_ on: Bool) { change { player.setShuffle(on) } }
     func clearQueue() { change { player.clearQueue() } }
     func applyLyricsAdjustment(_ ms: Int) { player.setLyricsAdjustment(ms) }
+    func announce(_ changes: Set<IdleSubsystem>) { host.announce(changes) }
 
     func remove(at index: Int) -> Bool {
         var removed = false
@@ -218,4 +221,5 @@ final class RemotePlayerControl: PlayerControl {
 
     func clearQueue() throws { try run("clear") }
     func applyLyricsAdjustment(_ ms: Int) throws { try run("xzmusic_lyrics_offset", [String(ms)]) }
+    func announce(_ changes: Set<IdleSubsystem>) throws { try run("xzmusic_changed", changes.map(\.rawValue).sorted()) }
 }

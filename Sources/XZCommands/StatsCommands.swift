@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import XZCatalogue
+import XZProtocol
 import XZStats
 
 extension CommandContext {
@@ -30,6 +31,7 @@ struct Like: LibraryCommand {
         let (key, title) = try context.songKeyAndTitle(song)
         let changed = try context.stats.like(songKey: key)
         context.console.line(changed ? "♥ liked \(title.safe)" : "\(title.safe) was already liked")
+        if changed { context.announce(.sticker) }
     }
 }
 
@@ -42,6 +44,7 @@ struct Unlike: LibraryCommand {
         let (key, title) = try context.songKeyAndTitle(song)
         let changed = try context.stats.unlike(songKey: key)
         context.console.line(changed ? "unliked \(title.safe)" : "\(title.safe) was not liked")
+        if changed { context.announce(.sticker) }
     }
 }
 

@@ -53,6 +53,7 @@ public enum MPDCommands {
         "ping", "password", "commands", "notcommands", "tagtypes", "urlhandlers", "decoders", "config",
         "binarylimit", "status", "currentsong", "stats", "getvol", "replay_gain_status", "playlist", "playlistinfo",
         "playlistid", "plchanges", "plchangesposid", "playlistfind", "playlistsearch", "outputs",
+        "listplaylists", "listplaylist", "listplaylistinfo",
     ]
 
     /// Names of the commands a session may run now, or may not (`commands` / `notcommands`).
@@ -301,7 +302,8 @@ public enum MPDCommands {
         }
         table["playlist"] = Spec(arguments: 0...0) { call in
             for (index, entry) in call.player.snapshot().entries.enumerated() {
-                call.response.add("\(index)", "file: " + call.host.uri(of: entry.item))
+                // MPD writes "0:file: URI", no space after the position.
+                call.response.appendLine("\(index):file: " + MPDResponse.singleLine(call.host.uri(of: entry.item)))
             }
         }
         add("playlistid", 0...1) { call throws(MPDError) in
@@ -347,6 +349,9 @@ public enum MPDCommands {
             guard try integer(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
             call.host.setOutputEnabled(!call.host.isOutputEnabled)
         }
+        registerStoredPlaylists(into: &table)
+        registerStickers(into: &table)
+        registerLibraryChanges(into: &table)
         return table
     }()
 }

@@ -1,10 +1,7 @@
 import Foundation
 import GRDB
-import SystemPackage
 import XZCatalogue
-#if canImport(Glibc)
-import Glibc
-#endif
+import XZText
 
 /// Likes, play history and statistics over the library database. Everything is keyed by song_key,
 /// so it outlives re-imports and rescans that drop a song. Every write is one short transaction.
@@ -18,8 +15,10 @@ public struct StatsStore: Sendable {
     // MARK: Likes
 
     /// Likes a catalogue song; liking it again keeps the first time. Returns false when it already was.
+    /// `fallbackTitle`/`fallbackSinger` name a song neither the catalogue nor the history knows.
     @discardableResult
-    public func like(songKey: String, at date: Date = Date()) throws -> Bool {
+    public func like(songKey: String, at date: Date = Date(), fallbackTitle: String? = nil,
+                     fallbackSinger: String = "") throws -> Bool {
         try database.pool.write { db in
             // A song a rescan removed can still be liked from its history.
             let row = try Row.fetchOne(db, sql: """
@@ -28,11 +27,18 @@ public struct StatsStore: Sendable {
                 """, arguments: [songKey])
                 ?? Row.fetchOne(db, sql: "SELECT title, singer FROM play_session WHERE song_key = ? ORDER BY id DESC LIMIT 1",
                                 arguments: [songKey])
-            guard let row else { throw StatsError("no song with key \(songKey)") }
+            let names: (title: String, singer: String)
+            if let row {
+                names = (row[0], row[1])
+            } else if let fallbackTitle {
+                names = (fallbackTitle, fallbackSinger)
+            } else {
+                throw StatsError("no song with key \(songKey)")
+            }
             try db.execute(sql: """
                 INSERT INTO song_like (song_key, title, singer, liked_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT (song_key) DO NOTHING
-                """, arguments: [songKey, row[0] as String, row[1] as String, UTCTime.string(date)])
+                """, arguments: [songKey, names.title, names.singer, UTCTime.string(date)])
             return db.changesCount > 0
         }
     }
@@ -119,28 +125,10 @@ public struct StatsStore: Sendable {
     /// failed export never leaves half a file; errors carry the system's reason.
     public func export(format: StatsArchive.Format, to url: URL) throws {
         let data = try exportData(format: format)
-        let path = url.path
-        func failure(_ what: String) -> StatsError {
-            StatsError("cannot write \(path): \(what)\(String(cString: strerror(errno)))")
-        }
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { throw StatsError("cannot write \(path): it is a folder") }
-        let folder = url.deletingLastPathComponent().path
-        let temporary = folder + "/.\(url.lastPathComponent).\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard fd >= 0 else { throw failure("cannot create a file in \(folder): ") }
         do {
-            try FileDescriptor(rawValue: fd).writeAll(data)
-        } catch let error as Errno {
-            close(fd)
-            unlink(temporary)
-            throw StatsError("cannot write \(path): \(String(cString: strerror(error.rawValue)))")
-        }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let error = failure("")
-            unlink(temporary)
-            throw error
+            try AtomicFile.write(data, toPath: url.path)
+        } catch let failure as AtomicFile.Failure {
+            throw StatsError(failure.description)
         }
     }
 

@@ -23,23 +23,6 @@ final class MPDComparisonTests: XCTestCase {
         folder = nil
     }
 
-    /// A port nobody listens on right now.
-    private func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                _ = bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     func testTheSameRequestsGetTheSameAnswers() throws {
         folder = try TemporaryFolder("compare")
         let music = folder.url.appendingPathComponent("music")
@@ -48,7 +31,7 @@ final class MPDComparisonTests: XCTestCase {
             try AudioFixtures.makeMP3(at: music.appendingPathComponent("album/\(index).mp3").path, seconds: 6,
                                       tags: .init(title: "Song \(index)", artist: "Artist", album: "Album", track: index))
         }
-        let mpdPort = try freePort()
+        let mpdPort = try RealMPD.freePort()
         let config = """
             music_directory "\(music.path)"
             db_file "\(folder.path("mpd.db"))"

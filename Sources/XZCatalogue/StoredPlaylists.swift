@@ -1,0 +1,202 @@
+import Foundation
+import XZText
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A stored playlist's failure, of the kinds MPD tells apart (bad name, none such, already there, disk).
+public struct PlaylistError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case badName, noSuchList, exists, badPosition, io
+    }
+
+    public let kind: Kind
+    public let description: String
+
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
+
+/// One line of a playlist: where the song is, as written in the file (a path relative to the music
+/// folder, as MPD writes it, or an absolute path), and what `#EXTINF` said of it.
+public struct PlaylistEntry: Sendable, Equatable {
+    public var location: String
+    public var title: String?
+    public var durationMs: Int?
+    /// 1-based line in the file it was read from (0 for entries not read from a file).
+    public var line: Int
+
+    public init(location: String, title: String? = nil, durationMs: Int? = nil, line: Int = 0) {
+        self.location = location
+        self.title = title
+        self.durationMs = durationMs
+        self.line = line
+    }
+}
+
+/// The extended M3U format every player reads: `#EXTM3U`, then `#EXTINF:SECONDS,TITLE` before each location.
+public enum M3U {
+    /// Entries of an .m3u/.m3u8 file from any player: UTF-8 (a byte-order mark skipped), LF or CRLF line ends,
+    /// comments and blank lines ignored; `#EXTINF` describes the next location.
+    public static func parse(_ data: Data) -> [PlaylistEntry] {
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        var entries: [PlaylistEntry] = []
+        var pending: (title: String?, durationMs: Int?)?
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        for (index, raw) in lines.enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty { continue }
+            if line.hasPrefix("#") {
+                if line.hasPrefix("#EXTINF:") { pending = extinf(line.dropFirst(8)) }
+                continue
+            }
+            entries.append(PlaylistEntry(location: line, title: pending?.title, durationMs: pending?.durationMs,
+                                         line: index + 1))
+            pending = nil
+        }
+        return entries
+    }
+
+    /// "SECONDS[ attributes],TITLE"; -1 or junk seconds mean unknown.
+    private static func extinf(_ text: Substring) -> (String?, Int?) {
+        guard let comma = text.firstIndex(of: ",") else { return (nil, nil) }
+        let head = text[..<comma].split(separator: " ").first.map(String.init) ?? ""
+        let seconds = Double(head).flatMap { $0 >= 0 && $0 < 1e7 ? Int(($0 * 1000).rounded()) : nil }
+        let title = text[text.index(after: comma)...].trimmingCharacters(in: .whitespaces)
+        return (title.isEmpty ? nil : title, seconds)
+    }
+
+    /// The file's text. Titles are one line each: a line break in a tag cannot start a new entry.
+    public static func render(_ entries: [PlaylistEntry]) -> String {
+        var text = "#EXTM3U\n"
+        for entry in entries {
+            let title = (entry.title ?? "").map { $0.isNewline || $0 == "\0" ? " " : $0 }
+            let seconds = entry.durationMs.map { ($0 + 500) / 1000 } ?? -1
+            text += "#EXTINF:\(seconds),\(String(title))\n\(entry.location)\n"
+        }
+        return text
+    }
+}
+
+/// The library's stored playlists: `NAME.m3u` files in `playlists/` under the library folder, which
+/// real MPD reads too when its playlist_directory points there. Every write replaces the whole file
+/// atomically. Names are data: nothing a client sends can name a file outside the folder.
+public struct StoredPlaylists: Sendable, Equatable {
+    public static let suffix = ".m3u"
+    public let folder: URL
+
+    public init(library: LibraryFolder) {
+        folder = library.url.appendingPathComponent("playlists")
+    }
+
+    /// A name that stays a plain file name in the folder: not empty, no `/`, no NUL or other control
+    /// character, no leading dot (hidden files and `..`), short enough for the file system.
+    public static func validate(_ name: String) throws -> String {
+        let valid = !name.isEmpty && !name.hasPrefix(".") && !name.contains("/")
+            && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            && name.utf8.count + suffix.utf8.count <= 255
+        guard valid else { throw PlaylistError(.badName, "Bad playlist name") }
+        return name
+    }
+
+    public func path(of name: String) throws -> String {
+        folder.appendingPathComponent(try Self.validate(name) + Self.suffix).path
+    }
+
+    public func exists(_ name: String) throws -> Bool {
+        FileManager.default.fileExists(atPath: try path(of: name))
+    }
+
+    /// Every playlist with its file's modification time, by name.
+    public func list() throws -> [(name: String, modified: Date)] {
+        let manager = FileManager.default
+        guard let files = try? manager.contentsOfDirectory(atPath: folder.path) else { return [] }
+        return files.compactMap { file -> (name: String, modified: Date)? in
+            guard file.hasSuffix(Self.suffix), !file.hasPrefix(".") else { return nil }
+            let name = String(file.dropLast(Self.suffix.count))
+            guard (try? Self.validate(name)) != nil else { return nil }
+            let attributes = try? manager.attributesOfItem(atPath: folder.appendingPathComponent(file).path)
+            guard attributes?[.type] as? FileAttributeType == .typeRegular else { return nil }
+            return (name, attributes?[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0))
+        }.sorted { $0.name < $1.name }
+    }
+
+    public func read(_ name: String) throws -> [PlaylistEntry] {
+        let path = try path(of: name)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PlaylistError(.noSuchList, "No such playlist")
+        }
+        return M3U.parse(data)
+    }
+
+    /// Writes the whole playlist, creating the folder when needed.
+    public func write(_ name: String, _ entries: [PlaylistEntry]) throws {
+        let path = try path(of: name)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try AtomicFile.write(Data(M3U.render(entries).utf8), toPath: path)
+        } catch let failure as AtomicFile.Failure {
+            throw PlaylistError(.io, failure.description)
+        } catch {
+            throw PlaylistError(.io, "cannot create \(folder.path): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// Reads, changes and writes back an existing playlist (or a new one when `create`).
+    public func edit(_ name: String, create: Bool = false, _ change: (inout [PlaylistEntry]) throws -> Void) throws {
+        var entries: [PlaylistEntry] = []
+        do {
+            entries = try read(name)
+        } catch let error as PlaylistError where error.kind == .noSuchList && create {}
+        try change(&entries)
+        try write(name, entries)
+    }
+
+    public func remove(_ name: String) throws {
+        let path = try path(of: name)
+        guard unlink(path) == 0 else {
+            if errno == ENOENT { throw PlaylistError(.noSuchList, "No such playlist") }
+            throw PlaylistError(.io, "cannot remove \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    public func rename(_ name: String, to newName: String) throws {
+        let from = try path(of: name)
+        let to = try path(of: newName)
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: from) else { throw PlaylistError(.noSuchList, "No such playlist") }
+        guard !manager.fileExists(atPath: to) else { throw PlaylistError(.exists, "Playlist exists already") }
+        guard Glibc.rename(from, to) == 0 else {
+            throw PlaylistError(.io, "cannot rename \(from): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    // MARK: Locations
+
+    /// How a file is written in a playlist: relative to the music folder when inside it (as MPD writes
+    /// it), else its absolute path (which MPD and other players read as it is).
+    public static func location(forPath path: String, musicDirectory: String) -> String {
+        let prefix = musicDirectory.hasSuffix("/") ? musicDirectory : musicDirectory + "/"
+        if path.hasPrefix(prefix), path.count > prefix.count { return String(path.dropFirst(prefix.count)) }
+        return path
+    }
+
+    /// The file a playlist location names, or nil for one that is no file here (a URL, or a relative
+    /// path that climbs out of its folder when `climbing` is not allowed). Relative locations are read
+    /// against `base`: the music folder for stored playlists, the playlist's own folder for an imported
+    /// file (whose `../Music/x.mp3` lines are usual).
+    public static func path(forLocation location: String, base: String, climbing: Bool = false) -> String? {
+        var text = location
+        if text.hasPrefix("file://") {
+            text = String(text.dropFirst(7)).removingPercentEncoding ?? String(text.dropFirst(7))
+        }
+        guard !text.isEmpty, !text.contains("://"), !text.utf8.contains(0) else { return nil }
+        if text.hasPrefix("/") { return URL(fileURLWithPath: text).standardizedFileURL.path }
+        let components = text.split(separator: "/", omittingEmptySubsequences: true)
+        guard climbing || !components.contains("..") else { return nil }
+        return URL(fileURLWithPath: base).appendingPathComponent(text).standardizedFileURL.path
+    }
+}

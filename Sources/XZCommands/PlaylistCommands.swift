@@ -1,0 +1,269 @@
+import ArgumentParser
+import Foundation
+import XZCatalogue
+import XZPlayback
+import XZProtocol
+import XZServer
+import XZText
+
+struct PlaylistCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "playlist",
+        abstract: "Stored playlists: list, show, save, load, add, rm, rename, import.",
+        discussion: "Playlists are NAME.m3u files in the library's playlists/ folder, one song a line (relative to "
+            + "the music folder, as MPD writes them), so MPD clients and other players read them too. "
+            + "A song whose file vanished stays in its playlist, shown as missing and skipped when loaded.",
+        subcommands: [List.self, Show.self, Save.self, Load.self, Add.self, Remove.self, Rename.self, Import.self],
+        defaultSubcommand: List.self)
+
+    struct List: LibraryCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the stored playlists.")
+        @OptionGroup var global: GlobalOptions
+
+        func run(in context: CommandContext) throws {
+            let playlists = context.playlists
+            let all = try playlists.store.list()
+            if all.isEmpty { context.console.line("No playlists yet: 'playlist save NAME' keeps the queue.") }
+            for (name, _) in all {
+                let count = (try? playlists.store.read(name).count) ?? 0
+                context.console.line("\(name.safe)  (\(count) song\(count == 1 ? "" : "s"))")
+            }
+        }
+    }
+
+    struct Show: LibraryCommand {
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "List a playlist's songs.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The playlist's name.") var name: String
+
+        func run(in context: CommandContext) throws {
+            let playlists = context.playlists
+            let entries = try playlists.read(name)
+            if entries.isEmpty { context.console.line("\(name.safe) is empty.") }
+            for (index, entry) in entries.enumerated() {
+                let number = DisplayWidth.fit("\(index + 1)", to: 3, alignRight: true)
+                guard let path = playlists.path(entry), FileManager.default.fileExists(atPath: path) else {
+                    context.console.line("\(number)  \(context.console.styled("missing", "31"))  \(entry.location.safe)")
+                    continue
+                }
+                let item = QueueItem(file: path, database: try context.database)
+                let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
+                context.console.line("\(number)  \(item.title.safe)\(who)  [\(DurationText.clock(ms: item.durationMs))]")
+            }
+        }
+    }
+
+    struct Save: PlayerCommand {
+        static let configuration = CommandConfiguration(commandName: "save", abstract: "Keep the queue as a playlist.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The playlist's name.") var name: String
+        @Flag(help: "Add the queue to the end of an existing playlist.") var append = false
+        @Flag(help: "Replace an existing playlist.") var replace = false
+
+        func validate() throws {
+            if append && replace { throw ValidationError("--append and --replace exclude each other") }
+        }
+
+        func run(on player: PlayerControl, context: CommandContext) throws {
+            let playlists = context.playlists
+            let queue = try player.view().queue
+            guard !queue.isEmpty else { throw CommandError("the queue is empty: nothing to save") }
+            let exists = try playlists.store.exists(name)
+            if exists && !append && !replace {
+                throw CommandError("playlist \(name.safe) exists already: --append or --replace it")
+            }
+            let kept = try append && exists ? playlists.store.read(name) : []
+            try playlists.store.write(name, kept + queue.map(playlists.entry))
+            context.console.line("saved \(queue.count) song\(queue.count == 1 ? "" : "s") as \(name.safe)")
+            context.announce(.storedPlaylist)
+        }
+    }
+
+    struct Load: PlayerCommand {
+        static let configuration = CommandConfiguration(commandName: "load", abstract: "Add a playlist's songs to the queue.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The playlist's name.") var name: String
+
+        func run(on player: PlayerControl, context: CommandContext) throws {
+            let playlists = context.playlists
+            let entries = try playlists.read(name)
+            let paths = entries.compactMap(playlists.path).filter { FileManager.default.isReadableFile(atPath: $0) }
+            if !paths.isEmpty { try player.add(paths: paths) }
+            let missing = entries.count - paths.count
+            context.console.line("loaded \(paths.count) song\(paths.count == 1 ? "" : "s") from \(name.safe)"
+                + (missing > 0 ? " (\(missing) missing, skipped)" : ""))
+        }
+    }
+
+    struct Add: LibraryCommand {
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add songs to a playlist (made when new).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The playlist's name.") var name: String
+        @Argument(help: ArgumentHelp("Songs to add.", valueName: "song")) var songs: [String]
+
+        func validate() throws {
+            if songs.isEmpty { throw ValidationError("name at least one song to add") }
+        }
+
+        func run(in context: CommandContext) throws {
+            let playlists = context.playlists
+            _ = try playlists.checked(name)
+            let database = try context.database
+            let entries = try context.songPaths(for: songs).map {
+                playlists.entry(QueueItem(file: $0, database: database))
+            }
+            var count = 0
+            try playlists.store.edit(name, create: true) { list in
+                list += entries
+                count = list.count
+            }
+            context.console.line("added \(entries.count) to \(name.safe) (\(count) in all)")
+            context.announce(.storedPlaylist)
+        }
+    }
+
+    struct Remove: LibraryCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a playlist.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The playlist's name.") var name: String
+
+        func run(in context: CommandContext) throws {
+            try context.playlists.run { try $0.remove(name) }
+            context.console.line("removed playlist \(name.safe)")
+            context.announce(.storedPlaylist)
+        }
+    }
+
+    struct Rename: LibraryCommand {
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a playlist.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The playlist's name.") var name: String
+        @Argument(help: "Its new name.") var newName: String
+
+        func run(in context: CommandContext) throws {
+            try context.playlists.run { try $0.rename(name, to: newName) }
+            context.console.line("renamed \(name.safe) to \(newName.safe)")
+            context.announce(.storedPlaylist)
+        }
+    }
+
+    struct Import: LibraryCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "import",
+            abstract: "Import an .m3u/.m3u8 file from another player as a playlist.",
+            discussion: "Relative lines are read against the file's own folder. Songs that are not in the library "
+                + "(no such file, or a file the catalogue and the music folder do not hold) are reported by line "
+                + "and left out.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The .m3u or .m3u8 file.") var file: String
+        @Option(help: "The playlist's name (default: the file's name).") var name: String?
+
+        func run(in context: CommandContext) throws {
+            let url = URL(fileURLWithPath: LibraryFolder.expandTilde(file)).standardizedFileURL
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw CommandError("cannot read \(file.safe)")
+            }
+            let target = name ?? url.deletingPathExtension().lastPathComponent
+            let playlists = context.playlists
+            if try playlists.checked(target) {
+                throw CommandError("playlist \(target.safe) exists already: --name another, or 'playlist rm' it first")
+            }
+            let base = url.deletingLastPathComponent().path
+            let database = try context.database
+            var entries: [PlaylistEntry] = []
+            var left = 0
+            for line in M3U.parse(data) {
+                let problem: String
+                if let path = StoredPlaylists.path(forLocation: line.location, base: base, climbing: true) {
+                    if !FileManager.default.fileExists(atPath: path) {
+                        problem = "no such file"
+                    } else if playlists.isInLibrary(path, database: database) {
+                        entries.append(playlists.entry(QueueItem(file: path, database: database)))
+                        continue
+                    } else {
+                        problem = "not in the library"
+                    }
+                } else {
+                    problem = "not a file"
+                }
+                left += 1
+                context.console.error("\(file.safe) line \(line.line): \(line.location.safe): \(problem)")
+            }
+            try playlists.store.write(target, entries)
+            context.console.line("imported \(entries.count) song\(entries.count == 1 ? "" : "s") as \(target.safe)"
+                + (left > 0 ? " (\(left) left out)" : ""))
+            context.announce(.storedPlaylist)
+        }
+    }
+}
+
+/// The library's stored playlists as commands see them: the files, and the music folder their relative
+/// lines are read against (the host's, else the config's).
+struct PlaylistFiles {
+    let store: StoredPlaylists
+    let musicDirectory: String
+    let libraryDirectory: String
+
+    /// The store's failures as one-line command errors.
+    func run<T>(_ body: (StoredPlaylists) throws -> T) throws -> T {
+        do {
+            return try body(store)
+        } catch let error as PlaylistError {
+            switch error.kind {
+            case .badName:
+                throw CommandError("bad playlist name: not empty, no '/', no control characters, not starting with '.'")
+            case .noSuchList: throw CommandError("no such playlist")
+            default: throw CommandError(error.description)
+            }
+        }
+    }
+
+    /// Whether a playlist of a valid `name` exists.
+    func checked(_ name: String) throws -> Bool {
+        try run { try $0.exists(name) }
+    }
+
+    func read(_ name: String) throws -> [PlaylistEntry] {
+        do {
+            return try run { try $0.read(name) }
+        } catch let error as CommandError where error.description == "no such playlist" {
+            throw CommandError("no playlist named \(name.safe) ('playlist list' shows them)")
+        }
+    }
+
+    func path(_ entry: PlaylistEntry) -> String? {
+        StoredPlaylists.path(forLocation: entry.location, base: musicDirectory)
+    }
+
+    func entry(_ item: QueueItem) -> PlaylistEntry {
+        PlaylistEntry(item: item, musicDirectory: musicDirectory)
+    }
+
+    /// A catalogue song's file, or a file in the music or library folder (which the host plays by name).
+    func isInLibrary(_ path: String, database: LibraryDatabase) -> Bool {
+        if (try? database.song(localPath: path)) != nil { return true }
+        return [musicDirectory, libraryDirectory].contains { path.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }
+    }
+}
+
+extension CommandContext {
+    var playlists: PlaylistFiles {
+        let music: String
+        if let local = player as? LocalPlayerControl {
+            music = local.host.uris.musicDirectory
+        } else if let remote = player as? RemotePlayerControl {
+            music = ((try? remote.musicDirectory) ?? SongURIs.defaultMusicDirectory()).standardizedFileURL.path
+        } else {
+            let settings = (try? ConfigFile.load()).flatMap { try? HostSettings(config: $0) } ?? HostSettings()
+            music = settings.musicDirectory.standardizedFileURL.path
+        }
+        return PlaylistFiles(store: StoredPlaylists(library: folder), musicDirectory: music, libraryDirectory: folder.url.path)
+    }
+
+    /// Tells the library's host, when one runs, that this process changed stickers or playlists, so its
+    /// clients waiting in `idle` hear of it.
+    func announce(_ subsystem: IdleSubsystem) {
+        guard let control = try? playerControl() else { return }
+        try? control.announce([subsystem])
+    }
+}

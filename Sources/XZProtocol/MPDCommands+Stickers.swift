@@ -1,0 +1,110 @@
+import Foundation
+import XZCatalogue
+import XZPlayback
+import XZStats
+
+/// `sticker get|set|delete|list|find song …` with MPD 0.23's answers, over the library's sticker store
+/// (XZMusic's likes and play statistics among the stickers).
+extension MPDCommands {
+    static func registerStickers(into table: inout [String: Spec]) {
+        table["sticker"] = Spec(arguments: 3...Int.max) { call throws(MPDError) in
+            let arguments = call.arguments
+            guard arguments[1] == "song" else { throw MPDError(.arg, "unknown sticker domain") }
+            let store = StickerStore(database: call.host.database)
+            let uri = arguments[2]
+            switch (arguments[0], arguments.count) {
+            case ("get", 4):
+                let song = try stickerSong(uri, call)
+                guard let value = try stickerCall({ try store.value(songKey: song.key, name: arguments[3]) }) else {
+                    throw MPDError(.noExist, "no such sticker")
+                }
+                call.response.add("sticker", "\(arguments[3])=\(value)")
+            case ("list", 3):
+                let song = try stickerSong(uri, call)
+                for (name, value) in try stickerCall({ try store.all(songKey: song.key) }) {
+                    call.response.add("sticker", "\(name)=\(value)")
+                }
+            case ("set", 5):
+                let song = try stickerSong(uri, call)
+                try stickerCall {
+                    try store.set(songKey: song.key, name: arguments[3], value: arguments[4], title: song.title,
+                                  singer: song.singer)
+                }
+                call.host.announce([.sticker])
+            case ("delete", 3), ("delete", 4):
+                let song = try stickerSong(uri, call)
+                try stickerCall { try store.delete(songKey: song.key, name: arguments.count > 3 ? arguments[3] : nil) }
+                call.host.announce([.sticker])
+            case ("find", 4), ("find", 6):
+                let name = arguments[3]
+                var comparison: (StickerStore.Comparison, String)?
+                if arguments.count == 6 {
+                    guard let operation = StickerStore.Comparison(rawValue: arguments[4]) else {
+                        throw MPDError(.arg, "bad operator")
+                    }
+                    comparison = (operation, arguments[5])
+                }
+                // Songs below the folder URI; "" is the whole library.
+                let folder = uri.isEmpty || uri == "/" ? "" : (uri.hasSuffix("/") ? uri : uri + "/")
+                let found = try stickerCall { try store.find(name: name, comparison) }.compactMap { match -> (String, String)? in
+                    guard let path = match.path else { return nil }
+                    let songURI = call.host.uris.uri(forPath: path, inCatalogue: !match.songKey.hasPrefix("file:"))
+                    return songURI.hasPrefix(folder) ? (songURI, match.value) : nil
+                }
+                for (songURI, value) in found.sorted(by: { $0.0 < $1.0 }) {
+                    call.response.add("file", songURI)
+                    call.response.add("sticker", "\(name)=\(value)")
+                }
+            default:
+                throw MPDError(.arg, "bad request")
+            }
+        }
+    }
+
+    /// XZMusic's own: another process of this library changed stickers or stored playlists (the files and
+    /// the database are shared); the host tells its clients waiting in `idle`.
+    static func registerLibraryChanges(into table: inout [String: Spec]) {
+        table["xzmusic_changed"] = Spec(arguments: 1...2) { call throws(MPDError) in
+            var changes: Set<IdleSubsystem> = []
+            for word in call.arguments {
+                guard let subsystem = IdleSubsystem(rawValue: word), [.sticker, .storedPlaylist].contains(subsystem) else {
+                    throw MPDError(.arg, "Unrecognized idle event: \(word)")
+                }
+                changes.insert(subsystem)
+            }
+            call.host.announce(changes)
+        }
+    }
+
+    /// The song a sticker URI names: a catalogue song by its key, any other audio file as "file:<path>"
+    /// (the key its plays are recorded under).
+    static func stickerSong(_ uri: String, _ call: Invocation) throws(MPDError) -> (key: String, title: String, singer: String) {
+        var text = uri
+        if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
+        guard let path = try? call.host.uris.path(forURI: text, allowAbsolute: call.session.peer == .local) else {
+            throw MPDError(.noExist, "No such song")
+        }
+        if let song = try? call.host.database.song(localPath: path) { return (song.songKey, song.title, song.singer) }
+        var isFolder: ObjCBool = false
+        guard !text.hasPrefix(SongURIs.cataloguePrefix),
+              FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
+            throw MPDError(.noExist, "No such song")
+        }
+        let item = QueueItem(file: path, database: call.host.database)
+        return ("file:\(path)", item.title, item.singer)
+    }
+
+    @discardableResult
+    static func stickerCall<T>(_ body: () throws -> T) throws(MPDError) -> T {
+        do {
+            return try body()
+        } catch let error as StickerError {
+            switch error.kind {
+            case .noSuchSticker: throw MPDError(.noExist, "no such sticker")
+            case .refused: throw MPDError(.arg, error.description)
+            }
+        } catch {
+            throw MPDError(.system, "\(error)")
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import XZCatalogue
+import XZPlayback
+
+/// Stored playlists: `NAME.m3u` files in the library's `playlists/` folder, with MPD 0.23's commands and
+/// answers (and 0.24's `save` modes). Entries whose file vanished stay in the list and are skipped by `load`.
+extension MPDCommands {
+    static func registerStoredPlaylists(into table: inout [String: Spec]) {
+        func add(_ name: String, _ arguments: ClosedRange<Int>, _ run: @escaping (inout Invocation) throws(MPDError) -> Void) {
+            table[name] = Spec(arguments: arguments, run: run)
+        }
+
+        add("listplaylists", 0...0) { call throws(MPDError) in
+            for (name, modified) in try playlistCall({ try call.host.playlists.list() }) {
+                call.response.add("playlist", name)
+                call.response.add("Last-Modified", MPDResponse.timestamp(modified))
+            }
+        }
+        add("listplaylist", 1...1) { call throws(MPDError) in
+            for entry in try readPlaylist(call.arguments[0], call.host) {
+                call.response.add("file", call.host.playlistURI(entry))
+            }
+        }
+        add("listplaylistinfo", 1...1) { call throws(MPDError) in
+            for entry in try readPlaylist(call.arguments[0], call.host) {
+                let uri = call.host.playlistURI(entry)
+                // A vanished file is listed by name only, as MPD lists a song it does not know.
+                guard let item = call.host.playableItem(entry) else {
+                    call.response.add("file", uri)
+                    continue
+                }
+                call.response.addSong(item, uri: uri, tags: call.session.tagTypes, durationMs: nil)
+            }
+        }
+        add("load", 1...3) { call throws(MPDError) in
+            let entries = try readPlaylist(call.arguments[0], call.host)
+            var range = 0..<entries.count
+            if call.arguments.count > 1 { range = try rangeArgument(call.arguments[1], count: entries.count) }
+            let snapshot = call.player.snapshot()
+            var position: Int?
+            if call.arguments.count > 2 { position = try loadPosition(call.arguments[2], snapshot) }
+            let items = entries[range.clamped(to: 0..<entries.count)].compactMap(call.host.playableItem)
+            guard !items.isEmpty else { return }
+            call.player.insert(items, at: position)
+        }
+        add("save", 1...2) { call throws(MPDError) in
+            let name = call.arguments[0]
+            let mode = call.arguments.count > 1 ? call.arguments[1] : "create"
+            guard ["create", "append", "replace"].contains(mode) else {
+                throw MPDError(.arg, "Unrecognized save mode, expected one of: create, append, replace")
+            }
+            let queue = call.player.snapshot().entries.map { call.host.playlistEntry($0.item) }
+            try playlistCall {
+                let playlists = call.host.playlists
+                let exists = try playlists.exists(name)
+                if mode == "create", exists { throw PlaylistError(.exists, "Playlist already exists") }
+                if mode != "create", !exists { throw PlaylistError(.noSuchList, "No such playlist") }
+                let kept = try mode == "append" ? playlists.read(name) : []
+                try playlists.write(name, kept + queue)
+            }
+            call.host.announce([.storedPlaylist])
+        }
+        add("rm", 1...1) { call throws(MPDError) in
+            try playlistCall { try call.host.playlists.remove(call.arguments[0]) }
+            call.host.announce([.storedPlaylist])
+        }
+        add("rename", 2...2) { call throws(MPDError) in
+            try playlistCall { try call.host.playlists.rename(call.arguments[0], to: call.arguments[1]) }
+            call.host.announce([.storedPlaylist])
+        }
+        add("playlistadd", 2...3) { call throws(MPDError) in
+            let name = call.arguments[0]
+            _ = try playlistCall { try StoredPlaylists.validate(name) }
+            let added = try items(forURI: call.arguments[1], call: call).map(call.host.playlistEntry)
+            var position: Int?
+            if call.arguments.count > 2 { position = try integer(call.arguments[2]) }
+            try playlistCall {
+                try call.host.playlists.edit(name, create: true) { entries in
+                    let at = position ?? entries.count
+                    guard (0...entries.count).contains(at) else { throw PlaylistError(.badPosition, "Bad position") }
+                    entries.insert(contentsOf: added, at: at)
+                }
+            }
+            call.host.announce([.storedPlaylist])
+        }
+        add("playlistclear", 1...1) { call throws(MPDError) in
+            try playlistCall { try call.host.playlists.edit(call.arguments[0]) { $0.removeAll() } }
+            call.host.announce([.storedPlaylist])
+        }
+        add("playlistdelete", 2...2) { call throws(MPDError) in
+            let text = call.arguments[1]
+            try playlistCall {
+                try call.host.playlists.edit(call.arguments[0]) { entries in
+                    let range = try rangeArgument(text, count: entries.count)
+                    guard range.lowerBound < entries.count, range.upperBound <= entries.count else {
+                        throw PlaylistError(.badPosition, "Bad song index")
+                    }
+                    entries.removeSubrange(range)
+                }
+            }
+            call.host.announce([.storedPlaylist])
+        }
+        add("playlistmove", 3...3) { call throws(MPDError) in
+            let from = try integer(call.arguments[1])
+            let to = try integer(call.arguments[2])
+            try playlistCall {
+                try call.host.playlists.edit(call.arguments[0]) { entries in
+                    guard entries.indices.contains(from), entries.indices.contains(to) else {
+                        throw PlaylistError(.badPosition, "Bad range")
+                    }
+                    let moved = entries.remove(at: from)
+                    entries.insert(moved, at: to)
+                }
+            }
+            call.host.announce([.storedPlaylist])
+        }
+    }
+
+    /// Runs playlist file work, its failures as MPD's ACKs.
+    @discardableResult
+    static func playlistCall<T>(_ body: () throws -> T) throws(MPDError) -> T {
+        do {
+            return try body()
+        } catch let error as MPDError {
+            throw error
+        } catch let error as PlaylistError {
+            switch error.kind {
+            case .badName: throw MPDError(.arg, "Bad playlist name")
+            case .noSuchList: throw MPDError(.noExist, "No such playlist")
+            case .exists: throw MPDError(.exist, error.description)
+            case .badPosition: throw MPDError(.arg, error.description)
+            case .io: throw MPDError(.system, error.description)
+            }
+        } catch {
+            throw MPDError(.system, "\(error)")
+        }
+    }
+
+    /// A playlist to read; a name that cannot be a stored playlist is none, as MPD answers.
+    static func readPlaylist(_ name: String, _ host: PlayerHost) throws(MPDError) -> [PlaylistEntry] {
+        guard (try? StoredPlaylists.validate(name)) != nil else { throw MPDError(.noExist, "No such playlist") }
+        return try playlistCall { try host.playlists.read(name) }
+    }
+
+    /// `N` or `START:END` for playlist commands, with MPD's wording for junk.
+    static func rangeArgument(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
+        do {
+            return try positionRange(text, count: count)
+        } catch {
+            if error.message.hasPrefix("Integer expected") { throw MPDError(.arg, "Integer or range expected: \(text)") }
+            throw error
+        }
+    }
+
+    /// Where `load` inserts: a queue position up to its length, or `+N`/`-N` from the current song.
+    static func loadPosition(_ text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
+        if text.hasPrefix("+") || text.hasPrefix("-") {
+            guard snapshot.currentIndex != nil else { throw MPDError(.playerSync, "No current song") }
+            return try insertPosition(text, snapshot)
+        }
+        let position = try integer(text)
+        guard position >= 0 else { throw MPDError(.arg, "Number is negative: \(text)") }
+        guard position <= snapshot.entries.count else { throw MPDError(.arg, "Number too large: \(text)") }
+        return position
+    }
+}
+
+extension PlayerHost {
+    /// The library's stored playlists.
+    public var playlists: StoredPlaylists { StoredPlaylists(library: folder) }
+
+    /// The file a stored playlist entry names (relative entries are in the music folder).
+    public func playlistPath(_ entry: PlaylistEntry) -> String? {
+        StoredPlaylists.path(forLocation: entry.location, base: uris.musicDirectory)
+    }
+
+    /// The name clients know an entry by: its song's URI, or the line as written when it names no file here.
+    public func playlistURI(_ entry: PlaylistEntry) -> String {
+        guard let path = playlistPath(entry) else { return entry.location }
+        return uris.uri(forPath: path, inCatalogue: (try? database.song(localPath: path)) != nil)
+    }
+
+    /// The entry as a queue item, or nil when its file is gone (it is then skipped).
+    public func playableItem(_ entry: PlaylistEntry) -> QueueItem? {
+        guard let path = playlistPath(entry), FileManager.default.isReadableFile(atPath: path) else { return nil }
+        return QueueItem(file: path, database: database)
+    }
+
+    public func playlistEntry(_ item: QueueItem) -> PlaylistEntry {
+        PlaylistEntry(item: item, musicDirectory: uris.musicDirectory)
+    }
+}
+
+extension PlaylistEntry {
+    /// A queue item as a playlist line, with its `#EXTINF` title ("Singer - Title") and length.
+    public init(item: QueueItem, musicDirectory: String) {
+        self.init(location: StoredPlaylists.location(forPath: item.path, musicDirectory: musicDirectory),
+                  title: item.singer.isEmpty ? item.title : "\(item.singer) - \(item.title)", durationMs: item.durationMs)
+    }
+}
