@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XZAudio
+import XZTestSupport
 
 /// Files made with sox + lame at test time, checked against the mpg123 command line.
 final class GeneratedFileTests: XCTestCase {
