@@ -52,6 +52,7 @@ extension MPDCommands {
             response.add("nextsong", next)
             response.add("nextsongid", snapshot.entries[next].id)
         }
+        if let job = call.host.updates.current { response.add("updating_db", job) }
         if let error = snapshot.lastError { response.add("error", error) }
         call.response.append(response)
     }

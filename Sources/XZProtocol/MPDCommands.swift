@@ -40,11 +40,11 @@ public enum MPDCommands {
     }
 
     /// Commands that change nothing of the host, so no client needs to be told after them.
-    static let readOnly: Set<String> = [
+    static let readOnly: Set<String> = Set([
         "ping", "password", "commands", "notcommands", "tagtypes", "urlhandlers", "decoders", "config",
         "binarylimit", "status", "currentsong", "stats", "getvol", "replay_gain_status", "playlist", "playlistinfo",
         "playlistid", "plchanges", "plchangesposid", "playlistfind", "playlistsearch", "outputs",
-    ]
+    ]).union(databaseReadOnly)
 
     /// Names of the commands a session may run now, or may not (`commands` / `notcommands`).
     static func names(permitted: Bool, session: ClientSession) -> [String] {
@@ -338,6 +338,7 @@ public enum MPDCommands {
             guard try integer(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
             call.host.setOutputEnabled(!call.host.isOutputEnabled)
         }
+        addDatabaseCommands { add($0, $1, $2) }
         return table
     }()
 }
