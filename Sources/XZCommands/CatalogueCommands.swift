@@ -216,7 +216,10 @@ struct Info: LibraryCommand {
         }
         let rows: [(String, String)] = [
             ("id", "#\(found.id)"), ("title", found.title), ("singer", found.singer), ("album", found.album ?? ""),
-            ("track", found.track.map(String.init) ?? ""), ("year", found.year.map(String.init) ?? ""),
+            ("albumartist", found.albumArtist ?? ""), ("genre", found.genres.joined(separator: " / ")),
+            ("disc", found.disc.map(String.init) ?? ""), ("track", found.track.map(String.init) ?? ""),
+            ("year", found.year.map(String.init) ?? ""),
+            ("date", found.date == found.year.map(String.init) ? "" : found.date ?? ""),
             ("duration", DurationText.clock(ms: found.durationMs)), ("local file", found.localPath),
             ("lyrics file", found.lyricsPath), ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
             ("size", found.size.map(String.init) ?? ""), ("sha256", found.sha256), ("key", found.songKey),

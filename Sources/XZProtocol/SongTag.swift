@@ -41,13 +41,18 @@ public enum SongTag: String, Sendable, CaseIterable {
 
 extension MPDResponse {
     /// A song as MPD lists it: `file`, `Last-Modified`, its tags, `Time`, `duration`, then queue fields.
-    mutating func addSong(_ item: QueueItem, uri: String, tags: Set<SongTag>, durationMs: Int?) {
+    /// The catalogue's entry, when the item has one, gives every value of every tag it holds.
+    mutating func addSong(_ item: QueueItem, uri: String, tags: Set<SongTag>, durationMs: Int?, catalogue: Song? = nil) {
         add("file", uri)
         if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
             add("Last-Modified", MPDResponse.timestamp(modified))
         }
         for tag in SongTag.allCases where tags.contains(tag) {
-            if let value = tag.value(of: item) { add(tag.rawValue, value) }
+            if let song = catalogue, let filterTag = FilterTag(tag.rawValue) {
+                for value in filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
+            } else if let value = tag.value(of: item) {
+                add(tag.rawValue, value)
+            }
         }
         if let ms = durationMs ?? item.durationMs {
             add("Time", (ms + 500) / 1000)
@@ -75,7 +80,8 @@ extension MPDResponse {
 
     mutating func addQueueEntry(_ entry: QueueEntry, position: Int, host: PlayerHost, tags: Set<SongTag>,
                                 durationMs: Int? = nil) {
-        addSong(entry.item, uri: host.uri(of: entry.item), tags: tags, durationMs: durationMs)
+        let song = entry.item.songId.flatMap { try? host.database.song(id: $0) }
+        addSong(entry.item, uri: host.uri(of: entry.item), tags: tags, durationMs: durationMs, catalogue: song)
         add("Pos", position)
         add("Id", entry.id)
         if entry.priority > 0 { add("Prio", entry.priority) }

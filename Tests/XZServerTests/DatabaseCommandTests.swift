@@ -130,6 +130,10 @@ final class DatabaseCommandTests: XCTestCase {
         _ = try client.run("searchadd", "title", "cafe", "position", "1")
         XCTAssertEqual(values(try client.run("playlistinfo"), "file"),
                        ["rock/a1.mp3", "pop/live/c.mp3", "pop/b.mp3", "rock/a2.mp3"], "MPD's match, then the folded one")
+        // Queue answers carry every value too.
+        let first = try client.run("playlistinfo", "0")
+        XCTAssertEqual(values(first, "Artist"), ["piman", "jzig"])
+        XCTAssertEqual(values(first, "Genre"), ["Rock"])
     }
 
     func testFolderListings() throws {
