@@ -69,6 +69,15 @@ final class MPDComparisonTests: XCTestCase {
         return real
     }
 
+    /// This host on `music`, with a library of its own, and a client connected to it.
+    private func startHost(music: URL) throws -> MPDClient {
+        let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
+        host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
+                          musicDirectory: music) { _ in }
+        server = ProtocolServer(host: host, password: nil)
+        return try MPDClient.connect(host: "127.0.0.1", port: try server.listen(host: "127.0.0.1", port: 0))
+    }
+
     /// Lines of an answer, or the ACK line, minus what only one side can know.
     private func answer(_ client: MPDClient, _ line: String) -> [String] {
         do {
@@ -107,11 +116,7 @@ final class MPDComparisonTests: XCTestCase {
             try ID3Builder.makeTaggedMP3(at: url.path, seconds: 1, frames: frames.map { ID3Builder.list($0.0, $0.1) })
         }
         let real = try startMPD(music: music)
-        let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
-        host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
-                          musicDirectory: music) { _ in }
-        server = ProtocolServer(host: host, password: nil)
-        let ours = try MPDClient.connect(host: "127.0.0.1", port: try server.listen(host: "127.0.0.1", port: 0))
+        let ours = try startHost(music: music)
         XCTAssertEqual(try ours.run("update").first?.key, "updating_db")
         host.updates.wait()
 
@@ -148,12 +153,7 @@ final class MPDComparisonTests: XCTestCase {
                                       tags: .init(title: "Song \(index)", artist: "Artist", album: "Album", track: index))
         }
         let real = try startMPD(music: music)
-
-        let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
-        host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
-                          musicDirectory: music) { _ in }
-        server = ProtocolServer(host: host, password: nil)
-        let ours = try MPDClient.connect(host: "127.0.0.1", port: try server.listen(host: "127.0.0.1", port: 0))
+        let ours = try startHost(music: music)
 
         let script = [
             "status", "add album/1.mp3", "add album/2.mp3", "addid album/3.mp3 0", "status", "playlistinfo",
