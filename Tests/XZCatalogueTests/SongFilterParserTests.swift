@@ -95,4 +95,39 @@ final class SongFilterParserTests: XCTestCase {
         XCTAssertTrue(StringMatch(.regex, "^c.f", foldCase: false).matchesWithoutNegation("café"))
         XCTAssertTrue(StringMatch(.regex, "^C.F", foldCase: true).matchesWithoutNegation("café"))
     }
+
+    func testRandomDamageEndsInAFilterOrAnError() {
+        var random = SplitMix(seed: 13)
+        let seeds = ["((Artist == 'a \\'b') AND (!(Album contains \"x\")) AND (Title =~ '^[a-z]+$'))",
+                     "(AudioFormat =~ '44100:*:2')", "(modified-since '2023-11-14T22:13:20Z')", "(base 'a/b')"]
+        let alphabet = Array("()'\"\\!=~ ANDany:*-".utf8) + [0, 0xFF, 0xC3]
+        for _ in 0..<5_000 {
+            var bytes = Array(seeds[random.next(seeds.count)].utf8)
+            for _ in 0..<(1 + random.next(3)) {
+                let at = random.next(bytes.count + 1)
+                switch random.next(3) {
+                case 0 where at < bytes.count: bytes.remove(at: at)
+                case 1: bytes.insert(alphabet[random.next(alphabet.count)], at: at)
+                default: bytes = Array(bytes.prefix(at))
+                }
+            }
+            _ = error([String(decoding: bytes, as: UTF8.self)])
+        }
+    }
+
+    func testFieldTerms() throws {
+        XCTAssertTrue(FieldTerms.hasFields("love singer:x"))
+        XCTAssertFalse(FieldTerms.hasFields("re:zero love"), "an unknown field is a word")
+        XCTAssertEqual(try FieldTerms.parse(#"singer:"Taylor Swift" year:2003..2005 plays:10.. liked:no re:zero"#), [
+            .tag(.artist, StringMatch(.contains, "Taylor Swift", foldCase: true)),
+            .number(.year, lower: 2003, upper: 2005), .number(.plays, lower: 10, upper: nil), .liked(false),
+            .tag(nil, StringMatch(.contains, "re:zero", foldCase: true)),
+        ])
+        XCTAssertEqual(try FieldTerms.parse("year:..1999 genre:pop"), [
+            .number(.year, lower: nil, upper: 1999), .tag(.genre, StringMatch(.contains, "pop", foldCase: true)),
+        ])
+        for bad in ["year:", "year:abc", "year:2005..2003", "year:..", "plays:x..", "liked:maybe"] {
+            XCTAssertThrowsError(try FieldTerms.parse(bad), bad)
+        }
+    }
 }
