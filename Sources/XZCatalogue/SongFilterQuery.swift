@@ -64,6 +64,11 @@ public struct SongSelection: Sendable {
     /// traditional/simplified, pinyin, initials).
     public var foldedExtras = false
 
+    /// How MPD orders folder names (by ICU collation; here case-insensitively first, then by bytes).
+    public static func folderNamesInOrder(_ names: [String]) -> [String] {
+        names.sorted { FilterSQL.collates($0[...], before: $1[...]) }
+    }
+
     public init(filters: [SongFilter], order: Order = .path, window: Range<Int>? = nil, foldedExtras: Bool = false) {
         self.filters = filters
         self.order = order
@@ -96,6 +101,37 @@ extension LibraryDatabase {
             }
             return songs
         }
+    }
+
+    /// The URIs of the songs `filters` select, unordered: folder listings need names, not whole songs.
+    public func songURIs(_ filters: [SongFilter], naming: SongNaming) throws -> [(id: Int64, uri: String)] {
+        try pool.read { db in
+            var arguments: [DatabaseValueConvertible?] = []
+            var conditions: [String] = naming.localOnly ? ["song.local_path <> ''"] : []
+            for filter in filters {
+                conditions.append(FilterSQL.condition(filter, naming: naming, arguments: &arguments, topLevel: true))
+            }
+            let sql = "SELECT song.id, song.local_path, song.song_key FROM song \(Song.joins)"
+                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            var result: [(id: Int64, uri: String)] = []
+            while let row = try rows.next() {
+                let path: String = row[1]
+                result.append((row[0], naming.uri(ofPath: path.isEmpty ? row[2] : path)))
+            }
+            return result
+        }
+    }
+
+    /// Songs by id, in MPD's database order.
+    public func songs(ids: [Int64], naming: SongNaming) throws -> [Song] {
+        let songs = try pool.read { db in
+            try Song.fetchAll(db, sql: """
+                SELECT \(Song.selection) FROM json_each(?) AS candidate CROSS JOIN song ON song.id = candidate.value
+                \(Song.joins)
+                """, arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
+        }
+        return Self.ordered(songs, .path, naming: naming)
     }
 
     static func ordered(_ songs: [Song], _ order: SongSelection.Order, naming: SongNaming) -> [Song] {
@@ -315,7 +351,7 @@ enum FilterSQL {
         return collates(a[index], before: b[index])
     }
 
-    private static func collates(_ a: Substring, before b: Substring) -> Bool {
+    static func collates(_ a: Substring, before b: Substring) -> Bool {
         let (x, y) = (a.lowercased(), b.lowercased())
         if x != y { return x.utf8.lexicographicallyPrecedes(y.utf8) }
         return a.utf8.lexicographicallyPrecedes(b.utf8)

@@ -17,9 +17,9 @@ extension MPDCommands {
         add("searchadd", 1...Int.max) { call throws(MPDError) in try addMatches(&call, foldCase: true) }
         add("count", 1...Int.max) { call throws(MPDError) in try count(&call) }
         add("list", 1...Int.max) { call throws(MPDError) in try list(&call) }
-        add("lsinfo", 0...1) { call throws(MPDError) in try listFolder(&call, recursive: false, full: true) }
-        add("listall", 0...1) { call throws(MPDError) in try listFolder(&call, recursive: true, full: false) }
-        add("listallinfo", 0...1) { call throws(MPDError) in try listFolder(&call, recursive: true, full: true) }
+        add("lsinfo", 0...1) { call throws(MPDError) in try listOneFolder(&call) }
+        add("listall", 0...1) { call throws(MPDError) in try listTree(&call, full: false) }
+        add("listallinfo", 0...1) { call throws(MPDError) in try listTree(&call, full: true) }
         add("listfiles", 0...1) { call throws(MPDError) in try listFiles(&call) }
         add("update", 0...1) { call throws(MPDError) in try update(&call, rescan: false) }
         add("rescan", 0...1) { call throws(MPDError) in try update(&call, rescan: true) }
@@ -200,7 +200,8 @@ extension MPDCommands {
         return uri
     }
 
-    static func listFolder(_ call: inout Invocation, recursive: Bool, full: Bool) throws(MPDError) {
+    /// listall / listallinfo: the folder and everything below it, in MPD's walk order.
+    static func listTree(_ call: inout Invocation, full: Bool) throws(MPDError) {
         let folder = try folderURI(call.arguments.first)
         let filters: [SongFilter] = folder.isEmpty ? [] : [.base(folder)]
         let found = try songs(call, SongSelection(filters: filters))
@@ -215,7 +216,7 @@ extension MPDCommands {
             return
         }
         var listedFolders = Set<String>()
-        if recursive && !folder.isEmpty {
+        if !folder.isEmpty {
             // A recursive listing names its own folder first, as MPD's walk visits it.
             call.response.add("directory", folder)
             if full, let date = modificationDate(call, uri: folder) {
@@ -227,7 +228,6 @@ extension MPDCommands {
             // Folders on the way to the song, each listed once, as MPD's walk meets them.
             let folders = inside.dropLast()
             for depth in folders.indices {
-                if !recursive && depth > 0 { break }
                 let path = prefix + folders[...depth].joined(separator: "/")
                 guard listedFolders.insert(path).inserted else { continue }
                 call.response.add("directory", path)
@@ -235,11 +235,59 @@ extension MPDCommands {
                     call.response.add("Last-Modified", MPDResponse.timestamp(date))
                 }
             }
-            guard recursive || folders.isEmpty else { continue }
             if full {
                 call.response.addCatalogueSong(song, uri: songURI, tags: call.session.tagTypes)
             } else {
                 call.response.add("file", songURI)
+            }
+        }
+    }
+
+    /// lsinfo: the folder's songs, then its subfolders, reading whole songs only for the songs listed.
+    static func listOneFolder(_ call: inout Invocation) throws(MPDError) {
+        let folder = try folderURI(call.arguments.first)
+        let filters: [SongFilter] = folder.isEmpty ? [] : [.base(folder)]
+        let database = call.host.database, naming = call.host.uris.naming
+        let named: [(id: Int64, uri: String)]
+        do {
+            named = try database.songURIs(filters, naming: naming)
+        } catch {
+            throw MPDError(.system, "\(error)")
+        }
+        let prefix = folder.isEmpty ? "" : folder + "/"
+        var songIds: [Int64] = []
+        var subfolders = Set<String>()
+        for (id, songURI) in named {
+            if songURI == folder {
+                // A song's own URI: that song.
+                songIds = [id]
+                subfolders = []
+                break
+            }
+            guard songURI.hasPrefix(prefix) else { continue }
+            let inside = songURI.dropFirst(prefix.count)
+            if let slash = inside.firstIndex(of: "/") {
+                subfolders.insert(prefix + inside[..<slash])
+            } else {
+                songIds.append(id)
+            }
+        }
+        guard !songIds.isEmpty || !subfolders.isEmpty || folder.isEmpty else {
+            throw MPDError(.noExist, "No such directory")
+        }
+        let songs: [Song]
+        do {
+            songs = try database.songs(ids: songIds, naming: naming)
+        } catch {
+            throw MPDError(.system, "\(error)")
+        }
+        for song in songs {
+            call.response.addCatalogueSong(song, uri: uri(call, song), tags: call.session.tagTypes)
+        }
+        for path in SongSelection.folderNamesInOrder(Array(subfolders)) {
+            call.response.add("directory", path)
+            if let date = modificationDate(call, uri: path) {
+                call.response.add("Last-Modified", MPDResponse.timestamp(date))
             }
         }
     }
