@@ -326,13 +326,12 @@ extension MPDCommands {
     // MARK: update and rescan
 
     static func update(_ call: inout Invocation, rescan: Bool) throws(MPDError) {
-        let folder = try folderURI(call.arguments.first)
+        var folder = call.arguments.first ?? ""
+        while folder.hasSuffix("/") { folder.removeLast() }
+        guard FilterParser.isSafeLocalURI(folder) else { throw MPDError(.arg, "Malformed path") }
+        // As in MPD, a folder that is not there still makes a job, which finds nothing.
         let path = folder.isEmpty ? call.host.uris.musicDirectory
             : try call.host.uris.path(forURI: folder, allowAbsolute: false)
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw MPDError(.noExist, "Malformed path")
-        }
         let host = call.host
         let id = host.updates.start(folder: URL(fileURLWithPath: path), rescan: rescan, database: host.database) {
             [weak host] subsystems in host?.announce(subsystems)

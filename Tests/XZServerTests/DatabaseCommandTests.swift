@@ -83,7 +83,7 @@ final class DatabaseCommandTests: XCTestCase {
         _ = try client.run("rescan")
         XCTAssertEqual(try watcher.readResponse().map(\.value), ["update"])
         host.updates.wait()
-        XCTAssertEqual(ack("update ../etc"), "50 {update} No such directory")
+        XCTAssertEqual(ack("update ../etc"), "2 {update} Malformed path")
     }
 
     func testFindSearchCountAndList() throws {
