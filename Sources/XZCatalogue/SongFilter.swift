@@ -17,6 +17,7 @@ public struct FilterTag: Hashable, Sendable, CustomStringConvertible {
     public static let album = FilterTag(canonical: "Album"), title = FilterTag(canonical: "Title")
     public static let track = FilterTag(canonical: "Track"), date = FilterTag(canonical: "Date")
     public static let genre = FilterTag(canonical: "Genre"), disc = FilterTag(canonical: "Disc")
+    public static let composer = FilterTag(canonical: "Composer")
 
     private init(canonical: String) { name = canonical }
 

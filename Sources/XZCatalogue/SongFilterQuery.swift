@@ -123,6 +123,41 @@ extension LibraryDatabase {
         }
     }
 
+    /// For each selected song, the values of `tags` as MPD groups by them (the tag, else its fallback,
+    /// else the empty string) and its duration: what `list` and `count` read, without whole songs.
+    public func tagValues(_ filters: [SongFilter], tags: [FilterTag], naming: SongNaming) throws
+        -> [(values: [[String]], durationMs: Int)] {
+        try pool.read { db in
+            var arguments: [DatabaseValueConvertible?] = []
+            var conditions: [String] = naming.localOnly ? ["song.local_path <> ''"] : []
+            for filter in filters {
+                conditions.append(FilterSQL.condition(filter, naming: naming, arguments: &arguments, topLevel: true))
+            }
+            // One column per tag and per fallback tag, in order.
+            let chains = tags.map { tag in ([tag] + tag.fallback).compactMap(FilterSQL.valuesSQL) }
+            let columns = chains.flatMap { $0 } + ["coalesce(song.duration_ms, 0)"]
+            let sql = "SELECT \(columns.joined(separator: ", ")) FROM song \(Song.joins)"
+                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            var result: [(values: [[String]], durationMs: Int)] = []
+            while let row = try rows.next() {
+                var column = 0
+                var values: [[String]] = []
+                for chain in chains {
+                    var found: [String] = []
+                    for offset in chain.indices where found.isEmpty {
+                        let text: String = row[column + offset] ?? ""
+                        found = text.split(separator: "\u{1F}").map(String.init)
+                    }
+                    column += chain.count
+                    values.append(found.isEmpty ? [""] : found)
+                }
+                result.append((values, row[column]))
+            }
+            return result
+        }
+    }
+
     /// Songs by id, in MPD's database order.
     public func songs(ids: [Int64], naming: SongNaming) throws -> [Song] {
         let songs = try pool.read { db in

@@ -123,10 +123,14 @@ extension MPDCommands {
         return groups
     }
 
-    /// A tag's values for grouping and listing: with MPD's fallback, and "" when the song has none.
-    static func groupValues(_ tag: FilterTag, _ song: Song) -> [String] {
-        let values = tag.valuesWithFallback(of: song)
-        return values.isEmpty ? [""] : values
+    /// Tag values and durations of the songs `filters` select (list, count).
+    static func tagValues(_ call: Invocation, _ filters: [SongFilter], _ tags: [FilterTag]) throws(MPDError)
+        -> [(values: [[String]], durationMs: Int)] {
+        do {
+            return try call.host.database.tagValues(filters, tags: tags, naming: call.host.uris.naming)
+        } catch {
+            throw MPDError(.system, "\(error)")
+        }
     }
 
     static func count(_ call: inout Invocation) throws(MPDError) {
@@ -139,15 +143,15 @@ extension MPDCommands {
             arguments.removeLast(2)
         }
         let filters = arguments.isEmpty ? [] : try Self.filters(arguments, foldCase: false)
-        let found = try songs(call, SongSelection(filters: filters))
-        func stats(_ songs: [Song]) {
-            call.response.add("songs", songs.count)
-            call.response.add("playtime", songs.reduce(0) { $0 + ($1.durationMs ?? 0) } / 1000)
+        let found = try tagValues(call, filters, group.map { [$0] } ?? [])
+        func stats(_ durations: [Int]) {
+            call.response.add("songs", durations.count)
+            call.response.add("playtime", durations.reduce(0, +) / 1000)
         }
-        guard let group else { return stats(found) }
-        var byValue: [String: [Song]] = [:]
+        guard let group else { return stats(found.map(\.durationMs)) }
+        var byValue: [String: [Int]] = [:]
         for song in found {
-            for value in Set(groupValues(group, song)) { byValue[value, default: []].append(song) }
+            for value in Set(song.values[0]) { byValue[value, default: []].append(song.durationMs) }
         }
         for value in byValue.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             call.response.add(group.name, value)
@@ -172,20 +176,20 @@ extension MPDCommands {
         }
         let levels = try groups(&arguments, excluding: tag) + [tag]
         if !arguments.isEmpty { filters += try Self.filters(arguments, foldCase: false) }
-        let found = try songs(call, SongSelection(filters: filters))
-        printUnique(&call.response, levels[...], found)
+        let found = try tagValues(call, filters, levels).map(\.values)
+        printUnique(&call.response, levels, level: 0, found)
     }
 
-    /// Values of the first level, each followed by the unique values of the next levels among its songs.
-    static func printUnique(_ response: inout MPDResponse, _ levels: ArraySlice<FilterTag>, _ songs: [Song]) {
-        guard let tag = levels.first else { return }
-        var byValue: [String: [Song]] = [:]
+    /// Values of one level, each followed by the unique values of the next levels among its songs.
+    static func printUnique(_ response: inout MPDResponse, _ levels: [FilterTag], level: Int, _ songs: [[[String]]]) {
+        guard level < levels.count else { return }
+        var byValue: [String: [[[String]]]] = [:]
         for song in songs {
-            for value in Set(groupValues(tag, song)) { byValue[value, default: []].append(song) }
+            for value in Set(song[level]) { byValue[value, default: []].append(song) }
         }
         for value in byValue.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            response.add(tag.name, value)
-            printUnique(&response, levels.dropFirst(), byValue[value] ?? [])
+            response.add(levels[level].name, value)
+            printUnique(&response, levels, level: level + 1, byValue[value] ?? [])
         }
     }
 

@@ -85,6 +85,16 @@ final class SongFilterQueryTests: XCTestCase {
         XCTAssertEqual(try library.database.songCount(), 5)
     }
 
+    func testTagValuesForListAndCount() throws {
+        let library = try feedLibrary()
+        let rows = try library.database.tagValues([.tag(.album, StringMatch(.equal, "Mix", foldCase: false))],
+                                                  tags: [.albumArtist, .genre, .composer], naming: .paths)
+        // Album artist falls back on the artist; a tag the song lacks is the empty string.
+        XCTAssertEqual(Set(rows.map { $0.values }), [[["Band"], ["Pop"], [""]], [["Various"], [""], [""]]])
+        let all = try library.database.tagValues([], tags: [], naming: .paths)
+        XCTAssertEqual(all.count, 5)
+    }
+
     func testSortAndWindow() throws {
         let library = try feedLibrary()
         XCTAssertEqual(try titles(library, ["(track != '0')"], order: .tag(.track, descending: true)),
