@@ -180,3 +180,25 @@ CREATE TABLE sticker (
     PRIMARY KEY (song_key, name)
 ) WITHOUT ROWID;
 CREATE INDEX sticker_by_name ON sticker(name, value);
+
+-- migration: v7-song-tags
+-- Tags MPD clients browse, group and sort by. Several values of one tag are kept in one column,
+-- separated by U+001F (tag text never holds control characters): `artists` lists every artist
+-- when a tag names several ('' = the singer alone; singer.name then joins them with " / ").
+ALTER TABLE song ADD COLUMN artists TEXT NOT NULL DEFAULT '';
+ALTER TABLE song ADD COLUMN album_artist TEXT NOT NULL DEFAULT '';
+ALTER TABLE song ADD COLUMN genre TEXT NOT NULL DEFAULT '';
+ALTER TABLE song ADD COLUMN disc INTEGER;
+ALTER TABLE song ADD COLUMN date TEXT NOT NULL DEFAULT '';  -- as tagged ("2008-05-01"); '' = year alone
+ALTER TABLE song ADD COLUMN sample_rate INTEGER;
+ALTER TABLE song ADD COLUMN channels INTEGER;
+-- Files scanned before these tags were kept: forget their stamps, so the next rescan reads them again.
+UPDATE song SET file_mtime = NULL WHERE song_key LIKE 'file:%';
+-- Every tag value of a song, one a line, for case-insensitive substring matches (MPD's `search`):
+-- the trigram index finds candidates for needles of three characters or more without a scan.
+-- rowid is song.id; filled for existing songs here, kept by the writer after.
+CREATE VIRTUAL TABLE song_text USING fts5(text, tokenize = 'trigram');
+INSERT INTO song_text (rowid, text)
+    SELECT song.id, song.title || char(10) || singer.name || char(10) || coalesce(album.title, '')
+        || char(10) || coalesce(song.year, '') || char(10) || coalesce(song.track, '')
+    FROM song JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id;

@@ -27,6 +27,13 @@ public enum MP3Probe {
         return TagReader.read(handle)
     }
 
+    /// The cover picture in the file's ID3v2 tag, if any.
+    public static func picture(path: String) throws -> EmbeddedPicture? {
+        let handle = try MPG123Handle(path: path, pictures: true)
+        _ = try? handle.streamFormat()
+        return TagReader.picture(handle)
+    }
+
     /// Samples per channel: VBRI header, else libmpg123's Xing/LAME count, else an estimate
     /// from the audio byte count and the mean size of the first frames.
     private static func durationSamples(_ handle: MPG123Handle) -> Int? {

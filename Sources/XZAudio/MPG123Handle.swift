@@ -14,8 +14,9 @@ final class MPG123Handle {
     /// A static let is initialised exactly once, thread-safely.
     private static let initResult: Int32 = mpg123_init()
 
-    /// Opens `path` with S16 output allowed at every rate and channel count, gapless on, quiet.
-    init(path: String) throws {
+    /// Opens `path` with S16 output allowed at every rate and channel count, gapless on, quiet;
+    /// `pictures` keeps ID3v2 APIC frames (off by default: cover art can be megabytes).
+    init(path: String, pictures: Bool = false) throws {
         self.path = path
         let initCode = MPG123Handle.initResult
         guard initCode == MPG123_OK.rawValue else {
@@ -28,7 +29,7 @@ final class MPG123Handle {
         pointer = mh
         // From here on deinit releases the handle when we throw.
 
-        let flags = Int(MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue)
+        let flags = Int(MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | (pictures ? MPG123_PICTURE.rawValue : 0))
         try check(mpg123_param2(mh, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0))
         // Fuzzy seeking would make seek(toSample:) approximate.
         try check(mpg123_param2(mh, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))

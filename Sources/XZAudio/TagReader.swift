@@ -18,7 +18,11 @@ enum TagReader {
         if let v1 = v1?.pointee {
             let old = fromV1(v1)
             tags.title = tags.title ?? old.title
-            tags.artist = tags.artist ?? old.artist
+            if tags.artist == nil {
+                tags.artist = old.artist
+                tags.artists = old.artists
+            }
+            if tags.genres.isEmpty { tags.genres = old.genres }
             tags.album = tags.album ?? old.album
             tags.year = tags.year ?? old.year
             tags.track = tags.track ?? old.track
@@ -31,7 +35,7 @@ enum TagReader {
     private static func fromV2(_ v2: mpg123_id3v2) -> TrackTags {
         // Text frames and USLT are in `text`, v2.2 ids already promoted to v2.3 ones. libmpg123 1.31
         // overwrites a repeated frame id in place (older versions append), so take the first non-empty.
-        var first: [String: String] = [:]
+        var first: [String: [String]] = [:]
         var lyrics: String?
         if let list = v2.text {
             for i in 0..<v2.texts {
@@ -41,19 +45,73 @@ enum TagReader {
                     if lyrics == nil { lyrics = cleanLyrics(bytes(of: entry.text)) }
                     continue
                 }
-                guard first[id] == nil, let value = cleanLine(firstValue(bytes(of: entry.text))) else { continue }
-                first[id] = value
+                guard first[id] == nil else { continue }
+                let values = allValues(bytes(of: entry.text)).compactMap(cleanLine)
+                if !values.isEmpty { first[id] = values }
             }
         }
+        // ID3v2.3 has no value lists: artists and genres are written "A/B" there.
+        let slashLists = v2.version < 4
+        func list(_ id: String) -> [String] {
+            let values = first[id] ?? []
+            guard slashLists else { return values }
+            return values.flatMap { $0.split(separator: "/").compactMap { cleanLine(String($0)) } }
+        }
+        func one(_ id: String) -> String? { first[id]?.first }
         var tags = TrackTags()
-        tags.title = first["TIT2"]
-        tags.artist = first["TPE1"]
-        tags.album = first["TALB"]
-        tags.track = first["TRCK"].flatMap(trackNumber)
-        tags.year = first["TYER"].flatMap(yearNumber) ?? first["TDRC"].flatMap(yearNumber)
+        tags.title = one("TIT2")
+        tags.artists = unique(list("TPE1"))
+        tags.artist = tags.artists.isEmpty ? nil : tags.artists.joined(separator: " / ")
+        tags.albumArtist = one("TPE2")
+        tags.album = one("TALB")
+        tags.genres = unique(list("TCON").map(genreName))
+        tags.track = one("TRCK").flatMap(trackNumber)
+        tags.disc = one("TPOS").flatMap(trackNumber)
+        let date = one("TDRC") ?? one("TYER")
+        tags.year = one("TYER").flatMap(yearNumber) ?? one("TDRC").flatMap(yearNumber)
+        tags.date = date.flatMap { yearNumber($0) == nil ? nil : $0 }
         tags.lyrics = lyrics
         return tags
     }
+
+    private static func unique(_ values: [String]) -> [String] {
+        var seen = Set<String>()
+        return values.filter { seen.insert($0).inserted }
+    }
+
+    /// ID3 genre references ("(17)", "17", "(17)Rock") become names; numbers outside the ID3v1
+    /// list stay as written.
+    static func genreName(_ text: String) -> String {
+        var rest = Substring(text)
+        var number: Substring = ""
+        if rest.hasPrefix("("), let close = rest.firstIndex(of: ")") {
+            number = rest[rest.index(after: rest.startIndex)..<close]
+            rest = rest[rest.index(after: close)...]
+            if !rest.isEmpty { return String(rest) }
+        } else {
+            number = rest
+        }
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(number),
+              index < id3v1Genres.count else {
+            if number == "RX" { return "Remix" }
+            if number == "CR" { return "Cover" }
+            return text
+        }
+        return id3v1Genres[index]
+    }
+
+    static let id3v1Genres = [
+        "Blues", "Classic Rock", "Country", "Dance", "Disco", "Funk", "Grunge", "Hip-Hop", "Jazz", "Metal",
+        "New Age", "Oldies", "Other", "Pop", "R&B", "Rap", "Reggae", "Rock", "Techno", "Industrial",
+        "Alternative", "Ska", "Death Metal", "Pranks", "Soundtrack", "Euro-Techno", "Ambient", "Trip-Hop",
+        "Vocal", "Jazz+Funk", "Fusion", "Trance", "Classical", "Instrumental", "Acid", "House", "Game",
+        "Sound Clip", "Gospel", "Noise", "AlternRock", "Bass", "Soul", "Punk", "Space", "Meditative",
+        "Instrumental Pop", "Instrumental Rock", "Ethnic", "Gothic", "Darkwave", "Techno-Industrial",
+        "Electronic", "Pop-Folk", "Eurodance", "Dream", "Southern Rock", "Comedy", "Cult", "Gangsta", "Top 40",
+        "Christian Rap", "Pop/Funk", "Jungle", "Native American", "Cabaret", "New Wave", "Psychadelic", "Rave",
+        "Showtunes", "Trailer", "Lo-Fi", "Tribal", "Acid Punk", "Acid Jazz", "Polka", "Retro", "Musical",
+        "Rock & Roll", "Hard Rock",
+    ]
 
     private static func frameID(_ id: (CChar, CChar, CChar, CChar)) -> String {
         let raw = [id.0, id.1, id.2, id.3].map { UInt8(bitPattern: $0) }
@@ -66,13 +124,23 @@ enum TagReader {
         return UnsafeRawBufferPointer(start: p, count: string.fill).map { $0 }
     }
 
-    /// ID3v2.4 text frames may hold several NUL-separated values; the first non-empty one is the value.
-    private static func firstValue(_ bytes: [UInt8]) -> String {
-        for part in bytes.split(separator: 0, omittingEmptySubsequences: true) {
-            let text = String(decoding: part, as: UTF8.self)
-            if !text.trimmingWhitespace().isEmpty { return text }
-        }
-        return ""
+    /// ID3v2.4 text frames may hold several NUL-separated values.
+    private static func allValues(_ bytes: [UInt8]) -> [String] {
+        bytes.split(separator: 0, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The first picture of the tag: the front cover when there is one (MPD's choice too).
+    static func picture(_ handle: MPG123Handle) -> EmbeddedPicture? {
+        let mh = handle.pointer
+        var v1: UnsafeMutablePointer<mpg123_id3v1>?
+        var v2: UnsafeMutablePointer<mpg123_id3v2>?
+        guard mpg123_meta_check(mh) & MPG123_ID3 != 0, mpg123_id3(mh, &v1, &v2) == MPG123_OK.rawValue,
+              let tag = v2?.pointee, let pictures = tag.picture, tag.pictures > 0 else { return nil }
+        let all = (0..<tag.pictures).map { pictures[$0] }.filter { $0.size > 0 && $0.data != nil }
+        let frontCover = Int8(bitPattern: UInt8(mpg123_id3_pic_front_cover.rawValue))
+        guard let chosen = all.first(where: { $0.type == frontCover }) ?? all.first, let data = chosen.data else { return nil }
+        let mime = String(decoding: bytes(of: chosen.mime_type).prefix { $0 != 0 }, as: UTF8.self)
+        return EmbeddedPicture(mimeType: mime, data: Array(UnsafeBufferPointer(start: data, count: chosen.size)))
     }
 
     // MARK: ID3v1
@@ -81,6 +149,8 @@ enum TagReader {
         var tags = TrackTags()
         tags.title = withUnsafeBytes(of: v1.title) { cleanLine(decodeLegacy(field($0))) }
         tags.artist = withUnsafeBytes(of: v1.artist) { cleanLine(decodeLegacy(field($0))) }
+        tags.artists = tags.artist.map { [$0] } ?? []
+        if Int(v1.genre) < id3v1Genres.count { tags.genres = [id3v1Genres[Int(v1.genre)]] }
         tags.album = withUnsafeBytes(of: v1.album) { cleanLine(decodeLegacy(field($0))) }
         tags.year = withUnsafeBytes(of: v1.year) { yearNumber(String(decoding: field($0), as: UTF8.self)) }
         // ID3v1.1: a zero at comment[28] makes comment[29] the track number.

@@ -16,7 +16,15 @@ public struct AudioFormat: Sendable, Equatable {
 
 public struct TrackTags: Sendable, Equatable {
     public var title: String?
+    /// Every artist the tag names, joined with " / " for display; `artists` holds them one by one.
     public var artist: String?
+    public var artists: [String] = []
+    public var albumArtist: String?
+    /// Genre names (ID3v1 genre numbers resolved), in tag order.
+    public var genres: [String] = []
+    public var disc: Int?
+    /// The recording date as the tag writes it ("2008-05-01", "1993"); `year` is its year.
+    public var date: String?
     public var album: String?
     public var track: Int?
     public var year: Int?
@@ -27,6 +35,7 @@ public struct TrackTags: Sendable, Equatable {
                 track: Int? = nil, year: Int? = nil, lyrics: String? = nil) {
         self.title = title
         self.artist = artist
+        self.artists = artist.map { [$0] } ?? []
         self.album = album
         self.track = track
         self.year = year
@@ -56,4 +65,15 @@ public struct AudioError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(file): \(message)" }
+}
+
+/// A picture embedded in the tag (ID3v2 APIC).
+public struct EmbeddedPicture: Sendable, Equatable {
+    public let mimeType: String
+    public let data: [UInt8]
+
+    public init(mimeType: String, data: [UInt8]) {
+        self.mimeType = mimeType
+        self.data = data
+    }
 }

@@ -23,8 +23,9 @@ final class CatalogueWriter {
     private var touchedSingers = Set<Int64>()
     private let now: String
     private var folder = SongFolder()
-    private let insertSong, insertSongTerms, insertSinger, insertSingerTerms, insertAlbum: RawStatement
-    private let findSong, findSongById, updateSong, deleteSong, findSinger, findAlbum, deleteSongTerms: Statement
+    private let insertSong, insertSongTerms, insertSongText, insertSinger, insertSingerTerms, insertAlbum: RawStatement
+    private let findSong, findSongById, updateSong, deleteSong, findSinger, findAlbum, deleteSongTerms,
+                deleteSongText: Statement
 
     /// Set while bulk loading: the SQL of the indexes to rebuild, the singers inserted, the lines
     /// whose key repeats.
@@ -38,7 +39,8 @@ final class CatalogueWriter {
 
     static let songColumns = """
         id, title, singer_id, album_id, track, year, duration_ms, audio_url, lyrics_url,
-        local_path, lyrics_path, size, sha256, file_mtime
+        local_path, lyrics_path, size, sha256, file_mtime, artists, album_artist, genre, disc, date,
+        sample_rate, channels
         """
 
     init(_ db: Database, allowBulk: Bool = true) throws {
@@ -51,20 +53,23 @@ final class CatalogueWriter {
         updateSong = try db.makeStatement(sql: """
             UPDATE song SET title = ?, singer_id = ?, album_id = ?, track = ?, year = ?, duration_ms = ?,
                 audio_url = ?, lyrics_url = ?, local_path = ?, lyrics_path = ?, size = ?, sha256 = ?,
-                file_mtime = ?, title_key = ?, title_pinyin = ?, title_initials = ?
+                file_mtime = ?, artists = ?, album_artist = ?, genre = ?, disc = ?, date = ?, sample_rate = ?,
+                channels = ?, title_key = ?, title_pinyin = ?, title_initials = ?
             WHERE id = ?
             """)
         deleteSong = try db.makeStatement(sql: "DELETE FROM song WHERE id = ?")
         findSinger = try db.makeStatement(sql: "SELECT id FROM singer WHERE name = ?")
         findAlbum = try db.makeStatement(sql: "SELECT id FROM album WHERE singer_id = ? AND title = ?")
         deleteSongTerms = try db.makeStatement(sql: "DELETE FROM song_search WHERE rowid = ?")
+        deleteSongText = try db.makeStatement(sql: "DELETE FROM song_text WHERE rowid = ?")
         insertSong = try RawStatement(connection, """
             INSERT INTO song (song_key, title, singer_id, album_id, track, year, duration_ms, audio_url,
                 lyrics_url, local_path, lyrics_path, size, sha256, file_mtime, added_at,
-                title_key, title_pinyin, title_initials)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                title_key, title_pinyin, title_initials, artists, album_artist, genre, disc, date, sample_rate, channels)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insertSongTerms = try RawStatement(connection, "INSERT INTO song_search (rowid, terms) VALUES (?, ?)")
+        insertSongText = try RawStatement(connection, "INSERT INTO song_text (rowid, text) VALUES (?, ?)")
         insertSinger = try RawStatement(connection, """
             INSERT INTO singer (name, name_key, name_pinyin, name_initials, first_letter) VALUES (?, ?, ?, ?, ?)
             """)
@@ -100,7 +105,7 @@ final class CatalogueWriter {
         try db.execute(sql: "PRAGMA cache_size = -1048576")
         // No merging of FTS5 segments while loading (unless 64 pile up); one optimize at the end
         // writes each term's doclist once.
-        for table in ["song_search", "singer_search"] {
+        for table in ["song_search", "singer_search", "song_text"] {
             try db.execute(sql: "INSERT INTO \(table) (\(table), rank) VALUES ('automerge', 0)")
             try db.execute(sql: "INSERT INTO \(table) (\(table), rank) VALUES ('crisismerge', 64)")
         }
@@ -109,7 +114,7 @@ final class CatalogueWriter {
 
     /// Rebuilds what the bulk load set aside; the schema ends exactly as schema.sql made it.
     private func finishBulk(_ load: BulkLoad) throws {
-        for table in ["song_search", "singer_search"] {
+        for table in ["song_search", "singer_search", "song_text"] {
             try db.execute(sql: "INSERT INTO \(table) (\(table)) VALUES ('optimize')")
             try db.execute(sql: "INSERT INTO \(table) (\(table), rank) VALUES ('automerge', 4)")
             try db.execute(sql: "INSERT INTO \(table) (\(table), rank) VALUES ('crisismerge', 16)")
@@ -188,11 +193,21 @@ final class CatalogueWriter {
         s.bind(16, arena, song.titleKey)
         s.bind(17, arena, song.titlePinyin)
         s.bind(18, arena, song.titleInitials)
+        s.bind(19, input.artistsColumn)
+        s.bind(20, input.albumArtist ?? "")
+        s.bind(21, input.genreColumn)
+        s.bind(22, input.disc.map(Int64.init))
+        s.bind(23, input.date ?? "")
+        s.bind(24, input.sampleRate.map(Int64.init))
+        s.bind(25, input.channels.map(Int64.init))
         try s.run()
         let id = sqlite3_last_insert_rowid(connection)
         insertSongTerms.bind(1, id)
         insertSongTerms.bind(2, arena, song.document)
         try insertSongTerms.run()
+        insertSongText.bind(1, id)
+        insertSongText.bind(2, input.tagText)
+        try insertSongText.run()
         return id
     }
 
@@ -208,9 +223,12 @@ final class CatalogueWriter {
         let newValues: [DatabaseValueConvertible?] = [
             input.title, singerId, albumId, input.track, input.year, input.durationMs,
             input.audioURL, input.lyricsURL, localPath, lyricsPath, input.size, input.sha256, input.fileMtime,
+            input.artistsColumn, input.albumArtist ?? "", input.genreColumn, input.disc, input.date ?? "",
+            input.sampleRate, input.channels,
         ]
         let columns = ["title", "singer_id", "album_id", "track", "year", "duration_ms", "audio_url",
-                       "lyrics_url", "local_path", "lyrics_path", "size", "sha256", "file_mtime"]
+                       "lyrics_url", "local_path", "lyrics_path", "size", "sha256", "file_mtime", "artists",
+                       "album_artist", "genre", "disc", "date", "sample_rate", "channels"]
         let unchanged = zip(columns, newValues).allSatisfy { column, value in
             (row[column] as DatabaseValue) == (value?.databaseValue ?? .null)
         }
@@ -224,6 +242,10 @@ final class CatalogueWriter {
         insertSongTerms.bind(1, id)
         insertSongTerms.bind(2, arena, song.document)
         try insertSongTerms.run()
+        try deleteSongText.execute(arguments: [id])
+        insertSongText.bind(1, id)
+        insertSongText.bind(2, input.tagText)
+        try insertSongText.run()
         return .updated
     }
 
@@ -235,6 +257,7 @@ final class CatalogueWriter {
             let id: Int64 = row["id"]
             touchedSingers.insert(row["singer_id"])
             try deleteSongTerms.execute(arguments: [id])
+            try deleteSongText.execute(arguments: [id])
             try deleteSong.execute(arguments: [id])
             removed += 1
         }

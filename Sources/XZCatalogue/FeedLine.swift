@@ -45,6 +45,9 @@ public struct FeedLine {
             input.album = album
             input.track = record.track.map { Int(clamping: $0) }
             input.year = record.year.map { Int(clamping: $0) }
+            input.albumArtist = record.albumArtist.flatMap { $0.isEmpty ? nil : $0 }
+            input.genres = record.genre.flatMap { $0.isEmpty ? nil : [$0] } ?? []
+            input.disc = record.disc.map { Int(clamping: $0) }
             input.durationMs = record.durationMs.map { Int(clamping: $0) }
             input.audioURL = record.audioURL ?? ""
             input.lyricsURL = record.lyricsURL ?? ""
@@ -66,11 +69,12 @@ public struct FeedLine {
     /// Keys are read in this order, so the first bad one names the error.
     struct Record {
         var sourceId, title, singer, album, audioURL, lyricsURL, sha256, audioFile, lyricsFile: String?
-        var track, year, durationMs, size: Int64?
+        var albumArtist, genre: String?
+        var track, year, durationMs, size, disc: Int64?
 
         static let textKeys = ["source_id", "title", "singer", "album", "audio_url", "lyrics_url", "sha256",
-                               "audio_file", "lyrics_file"]
-        static let numberKeys = ["track", "year", "duration_ms", "size"]
+                               "audio_file", "lyrics_file", "album_artist", "genre"]
+        static let numberKeys = ["track", "year", "duration_ms", "size", "disc"]
         static let keys = (textKeys + numberKeys).map { Array($0.utf8) }
 
         init(_ object: FeedObject) throws {
@@ -83,16 +87,20 @@ public struct FeedLine {
             sha256 = try object.text(6, "sha256")
             audioFile = try object.text(7, "audio_file")
             lyricsFile = try object.text(8, "lyrics_file")
-            track = try object.number(9, "track")
-            year = try object.number(10, "year")
-            durationMs = try object.number(11, "duration_ms")
-            size = try object.number(12, "size")
+            albumArtist = try object.text(9, "album_artist")
+            genre = try object.text(10, "genre")
+            track = try object.number(11, "track")
+            year = try object.number(12, "year")
+            durationMs = try object.number(13, "duration_ms")
+            size = try object.number(14, "size")
+            disc = try object.number(15, "disc")
         }
 
         /// Values no catalogue could mean are refused with the key's name, so the line is reported
         /// instead of showing a negative duration or an unusable URL later.
         func validate() throws {
-            let texts = [sourceId, title, singer, album, audioURL, lyricsURL, sha256, audioFile, lyricsFile]
+            let texts = [sourceId, title, singer, album, audioURL, lyricsURL, sha256, audioFile, lyricsFile,
+                         albumArtist, genre]
             for (key, value) in zip(Self.textKeys, texts) {
                 guard let value else { continue }
                 // SQLite would keep the text only up to a NUL.
@@ -101,7 +109,7 @@ public struct FeedLine {
                 if value.utf8.count > limit { throw CatalogueError("\"\(key)\" is longer than \(limit) bytes") }
             }
             let ranges: [(String, Int64?, ClosedRange<Int64>)] = [
-                ("track", track, 0...9999), ("year", year, 0...9999),
+                ("track", track, 0...9999), ("year", year, 0...9999), ("disc", disc, 0...9999),
                 ("duration_ms", durationMs, 0...360_000_000), ("size", size, 0...Int64.max),
             ]
             for (key, value, range) in ranges {
@@ -125,7 +133,9 @@ public struct FeedLine {
         init(texts: [String?], numbers: [Int64?]) {
             (sourceId, title, singer, album, audioURL, lyricsURL, sha256, audioFile, lyricsFile) =
                 (texts[0], texts[1], texts[2], texts[3], texts[4], texts[5], texts[6], texts[7], texts[8])
+            (albumArtist, genre) = (texts[9], texts[10])
             (track, year, durationMs, size) = (numbers[0], numbers[1], numbers[2], numbers[3])
+            disc = numbers[4]
         }
     }
 

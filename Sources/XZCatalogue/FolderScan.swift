@@ -3,10 +3,12 @@ import GRDB
 import XZAudio
 
 extension LibraryDatabase {
-    /// Scans a folder for MP3 files. Unchanged files (same size, mtime and sibling lyrics) are skipped, files that
-    /// vanished since the last scan of this folder are removed, and a sibling NAME.lrc is recorded as
-    /// the song's lyrics. Tags are read before the write transaction opens, so readers never wait.
-    public func importFolder(at url: URL, progress: ((Double) -> Void)? = nil) throws -> ImportSummary {
+    /// Scans a folder for MP3 files. Unchanged files (same size, mtime and sibling lyrics) are skipped unless
+    /// `rereadingUnchanged` (MPD's `rescan`), files that vanished since the last scan of this folder are
+    /// removed, and a sibling NAME.lrc is recorded as the song's lyrics. Tags are read before the write
+    /// transaction opens, so readers never wait.
+    public func importFolder(at url: URL, rereadingUnchanged: Bool = false,
+                             progress: ((Double) -> Void)? = nil) throws -> ImportSummary {
         let root = url.standardizedFileURL.resolvingSymlinksInPath().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -23,7 +25,7 @@ extension LibraryDatabase {
             let key = "file:" + file.path
             seen.insert(key)
             // Unchanged audio is skipped unless its sibling .lrc came or went.
-            if let stamp = known[key], stamp.size == file.size, stamp.mtime == file.mtime,
+            if !rereadingUnchanged, let stamp = known[key], stamp.size == file.size, stamp.mtime == file.mtime,
                stamp.lyricsPath == file.lyricsPath ?? "" {
                 summary.skipped += 1
                 continue
@@ -126,6 +128,13 @@ extension LibraryDatabase {
         input.album = info.tags.album.flatMap { $0.isEmpty ? nil : $0 }
         input.track = info.tags.track
         input.year = info.tags.year
+        if info.tags.artists.count > 1 { input.artists = info.tags.artists }
+        input.albumArtist = info.tags.albumArtist
+        input.genres = info.tags.genres
+        input.disc = info.tags.disc
+        input.date = info.tags.date
+        input.sampleRate = info.format.sampleRate
+        input.channels = info.format.channels
         input.durationMs = info.durationMs
         input.localPath = file.path
         input.lyricsPath = file.lyricsPath ?? ""

@@ -19,6 +19,16 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     public var size: Int64?
     public var sha256: String
     public var addedAt: String
+    /// Tags MPD clients browse by (not in the JSON form, which keeps its keys).
+    public var artists: [String] = []
+    public var albumArtist: String?
+    public var genres: [String] = []
+    public var disc: Int?
+    /// The full date as tagged, else the year.
+    public var date: String?
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var fileMtime: Int64?
 
     /// Playable without the network.
     public var isLocal: Bool { !localPath.isEmpty }
@@ -72,6 +82,18 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         size = row[13]
         sha256 = row[14]
         addedAt = row[15]
+        let artistsText: String = row[16]
+        artists = artistsText.isEmpty ? [singer] : artistsText.components(separatedBy: SongInput.valueSeparator)
+        let albumArtistText: String = row[17]
+        albumArtist = albumArtistText.isEmpty ? nil : albumArtistText
+        let genreText: String = row[18]
+        genres = genreText.isEmpty ? [] : genreText.components(separatedBy: SongInput.valueSeparator)
+        disc = row[19]
+        let dateText: String = row[20]
+        date = dateText.isEmpty ? year.map(String.init) : dateText
+        sampleRate = row[21]
+        channels = row[22]
+        fileMtime = row[23]
     }
 
     /// Columns for `Song`, in the order `init(row:)` reads them; join `singer` and `album` in the
@@ -79,7 +101,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     static let selection = """
         song.id, song.song_key, song.title, song.singer_id, singer.name AS singer, album.title AS album,
         song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,
-        song.lyrics_path, song.size, song.sha256, song.added_at
+        song.lyrics_path, song.size, song.sha256, song.added_at, song.artists, song.album_artist, song.genre,
+        song.disc, song.date, song.sample_rate, song.channels, song.file_mtime
         """
     static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
 }

@@ -18,11 +18,37 @@ public struct SongInput: Sendable, Equatable {
     public var size: Int64?
     public var sha256: String = ""
     public var fileMtime: Int64?
+    /// Every artist when the tag names several (`singer` then joins them for display); empty: `singer` alone.
+    public var artists: [String] = []
+    public var albumArtist: String?
+    public var genres: [String] = []
+    public var disc: Int?
+    /// The full recording date when known ("2008-05-01"); `year` alone otherwise.
+    public var date: String?
+    public var sampleRate: Int?
+    public var channels: Int?
 
     public init(key: String, title: String, singer: String) {
         self.key = key
         self.title = title
         self.singer = singer
+    }
+}
+
+extension SongInput {
+    /// Separates several values of one tag in a column (tag text never holds control characters).
+    public static let valueSeparator = "\u{1F}"
+
+    var artistsColumn: String { artists.count > 1 ? artists.joined(separator: Self.valueSeparator) : "" }
+    var genreColumn: String { genres.joined(separator: Self.valueSeparator) }
+
+    /// Every tag value, one a line: the document of the substring index `song_text`.
+    var tagText: String {
+        var lines = [title, singer]
+        if artists.count > 1 { lines += artists }
+        lines += [album ?? "", albumArtist ?? ""] + genres
+        lines += [date ?? year.map(String.init) ?? "", track.map(String.init) ?? "", disc.map(String.init) ?? ""]
+        return lines.joined(separator: "\n")
     }
 }
 

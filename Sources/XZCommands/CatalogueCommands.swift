@@ -73,7 +73,9 @@ struct Search: LibraryCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
         abstract: "Search songs and singers (any script, pinyin, initials).",
-        discussion: "Every word must match in the title, singer or album; the last word may be a prefix.")
+        discussion: "Every word must match in the title, singer or album; the last word may be a prefix. "
+            + "Field terms narrow it: title:, singer:, album:, albumartist:, genre: (quote values with spaces: "
+            + "singer:\"Taylor Swift\"), year: and plays: (2003, 2003..2005, 10.., ..5), liked:yes|no.")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "What to look for.") var query: [String]
@@ -88,7 +90,20 @@ struct Search: LibraryCommand {
     }
 
     func run(in context: CommandContext) throws {
-        let result = try context.database.search(query.joined(separator: " "), limit: limit)
+        let text = query.joined(separator: " ")
+        if FieldTerms.hasFields(text) {
+            let filters: [SongFilter]
+            do {
+                filters = try FieldTerms.parse(text)
+            } catch {
+                throw CommandError(error.message.safe)
+            }
+            let selection = SongSelection(filters: filters, window: 0..<limit, foldedExtras: true)
+            try FilterListing.show(try context.database.songs(selection, naming: .paths), limit: limit, json: json,
+                                   in: context)
+            return
+        }
+        let result = try context.database.search(text, limit: limit)
         context.lastListing = result.songs.map(\.id)
         if json {
             struct Output: Encodable { let songs: [SongJSON]; let singers: [SingerHit] }
@@ -108,6 +123,53 @@ struct Search: LibraryCommand {
             let more = result.singers.count > 8 ? ", …" : ""
             context.console.line(context.console.styled("Singers: ", "1") + names.joined(separator: ", ") + more)
         }
+    }
+}
+
+struct Find: LibraryCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "find",
+        abstract: "Find songs by an MPD filter expression.",
+        discussion: "As MPD's find: exact, case-sensitive matches, e.g. \"(Artist == '周杰伦')\", "
+            + "\"((Genre == 'Pop') AND (Date starts_with '200'))\", or old-style pairs: artist 周杰伦 album 叶惠美.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The filter: expressions in parentheses, or TAG VALUE pairs.") var filter: [String]
+    @Option(help: "Most songs to show.") var limit = 100
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        if filter.isEmpty { throw ValidationError("give a filter, e.g. \"(Artist == 'name')\"") }
+        if limit < 1 || limit > 1_000_000 { throw ValidationError("--limit must be between 1 and 1000000") }
+    }
+
+    func run(in context: CommandContext) throws {
+        let filters: [SongFilter]
+        do {
+            filters = try FilterParser.parse(filter, foldCase: false)
+        } catch {
+            throw CommandError("bad filter: \(error.message.safe)")
+        }
+        let songs = try context.database.songs(SongSelection(filters: filters, window: 0..<limit), naming: .paths)
+        try FilterListing.show(songs, limit: limit, json: json, in: context)
+    }
+}
+
+/// Songs a filter found, as a table (or JSON), remembered for `#N` references.
+enum FilterListing {
+    static func show(_ songs: [Song], limit: Int, json: Bool, in context: CommandContext) throws {
+        context.lastListing = songs.map(\.id)
+        if json {
+            struct Output: Encodable { let songs: [SongJSON] }
+            try Format.printJSON(Output(songs: songs.map(Format.songJSON)), console: context.console)
+            return
+        }
+        guard !songs.isEmpty else {
+            context.console.line("No matches.")
+            return
+        }
+        context.console.lines(Format.songTable(songs, width: context.console.width, console: context.console))
+        if songs.count == limit { context.console.line("(the first \(limit); --limit N shows more)") }
     }
 }
 
@@ -160,7 +222,10 @@ struct Info: LibraryCommand {
         let stickers = (try? StickerStore(database: context.database).all(songKey: found.songKey)) ?? []
         let rows: [(String, String)] = [
             ("id", "#\(found.id)"), ("title", found.title), ("singer", found.singer), ("album", found.album ?? ""),
-            ("track", found.track.map(String.init) ?? ""), ("year", found.year.map(String.init) ?? ""),
+            ("albumartist", found.albumArtist ?? ""), ("genre", found.genres.joined(separator: " / ")),
+            ("disc", found.disc.map(String.init) ?? ""), ("track", found.track.map(String.init) ?? ""),
+            ("year", found.year.map(String.init) ?? ""),
+            ("date", found.date == found.year.map(String.init) ? "" : found.date ?? ""),
             ("duration", DurationText.clock(ms: found.durationMs)), ("local file", found.localPath),
             ("lyrics file", found.lyricsPath), ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
             ("size", found.size.map(String.init) ?? ""), ("sha256", found.sha256), ("key", found.songKey),

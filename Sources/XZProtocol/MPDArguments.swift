@@ -51,6 +51,7 @@ extension MPDCommands {
             call.response.add("nextsong", next)
             call.response.add("nextsongid", snapshot.entries[next].id)
         }
+        if let job = call.host.updates.current { call.response.add("updating_db", job) }
         if let error = snapshot.lastError { call.response.add("error", error) }
     }
 

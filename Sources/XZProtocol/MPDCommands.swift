@@ -49,12 +49,12 @@ public enum MPDCommands {
     }
 
     /// Commands that change nothing of the host, so no client needs to be told after them.
-    static let readOnly: Set<String> = [
+    static let readOnly: Set<String> = Set([
         "ping", "password", "commands", "notcommands", "tagtypes", "urlhandlers", "decoders", "config",
         "binarylimit", "status", "currentsong", "stats", "getvol", "replay_gain_status", "playlist", "playlistinfo",
         "playlistid", "plchanges", "plchangesposid", "playlistfind", "playlistsearch", "outputs",
         "listplaylists", "listplaylist", "listplaylistinfo",
-    ]
+    ]).union(databaseReadOnly)
 
     /// Names of the commands a session may run now, or may not (`commands` / `notcommands`).
     static func names(permitted: Bool, session: ClientSession) -> [String] {
@@ -352,6 +352,7 @@ public enum MPDCommands {
         registerStoredPlaylists(into: &table)
         registerStickers(into: &table)
         registerLibraryChanges(into: &table)
+        addDatabaseCommands { add($0, $1, $2) }
         return table
     }()
 }

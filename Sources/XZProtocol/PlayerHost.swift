@@ -19,6 +19,8 @@ public final class PlayerHost: @unchecked Sendable {
     public let startedAt = Date()
     /// Audio output as configured, for `outputs`.
     public let output: OutputSpec
+    /// `update` / `rescan` jobs of the music folder.
+    public let updates = DatabaseUpdates()
 
     private let recording: StatsRecording
     private let lock = NSLock()

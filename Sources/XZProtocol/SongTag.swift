@@ -1,10 +1,12 @@
 import Foundation
+import XZCatalogue
 import XZPlayback
 
 /// The tags this host knows, under MPD's names (what `tagtypes` lists).
 public enum SongTag: String, Sendable, CaseIterable {
-    // In the order MPD lists a song's tags.
-    case artist = "Artist", title = "Title", album = "Album", track = "Track", date = "Date"
+    // In the order MPD lists a song's tags (the order its ID3 scanner reads them).
+    case artist = "Artist", albumArtist = "AlbumArtist", title = "Title", album = "Album", track = "Track"
+    case date = "Date", genre = "Genre", disc = "Disc"
 
     public init?(name: String) {
         guard let tag = SongTag.allCases.first(where: { $0.rawValue.caseInsensitiveCompare(name) == .orderedSame }) else {
@@ -30,6 +32,8 @@ public enum SongTag: String, Sendable, CaseIterable {
         case .title: text = item.title
         case .track: text = item.track.map(String.init)
         case .date: text = item.year.map(String.init)
+        // The queue keeps what playing needs; catalogue answers (find, lsinfo) carry these.
+        case .albumArtist, .genre, .disc: text = nil
         }
         return text.flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -37,13 +41,18 @@ public enum SongTag: String, Sendable, CaseIterable {
 
 extension MPDResponse {
     /// A song as MPD lists it: `file`, `Last-Modified`, its tags, `Time`, `duration`, then queue fields.
-    mutating func addSong(_ item: QueueItem, uri: String, tags: Set<SongTag>, durationMs: Int?) {
+    /// The catalogue's entry, when the item has one, gives every value of every tag it holds.
+    mutating func addSong(_ item: QueueItem, uri: String, tags: Set<SongTag>, durationMs: Int?, catalogue: Song? = nil) {
         add("file", uri)
         if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
             add("Last-Modified", MPDResponse.timestamp(modified))
         }
         for tag in SongTag.allCases where tags.contains(tag) {
-            if let value = tag.value(of: item) { add(tag.rawValue, value) }
+            if let song = catalogue, let filterTag = FilterTag(tag.rawValue) {
+                for value in filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
+            } else if let value = tag.value(of: item) {
+                add(tag.rawValue, value)
+            }
         }
         if let ms = durationMs ?? item.durationMs {
             add("Time", (ms + 500) / 1000)
@@ -51,9 +60,28 @@ extension MPDResponse {
         }
     }
 
+    /// A catalogue song as find, search and lsinfo list it: every value of a tag on a line of its own.
+    mutating func addCatalogueSong(_ song: Song, uri: String, tags: Set<SongTag>) {
+        add("file", uri)
+        if let mtime = song.fileMtime {
+            add("Last-Modified", MPDResponse.timestamp(Date(timeIntervalSince1970: TimeInterval(mtime))))
+        } else if let modified = (try? FileManager.default.attributesOfItem(atPath: song.localPath))?[.modificationDate] as? Date {
+            add("Last-Modified", MPDResponse.timestamp(modified))
+        }
+        for tag in SongTag.allCases where tags.contains(tag) {
+            guard let filterTag = FilterTag(tag.rawValue) else { continue }
+            for value in filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
+        }
+        if let ms = song.durationMs {
+            add("Time", (ms + 500) / 1000)
+            add("duration", MPDResponse.seconds(ms))
+        }
+    }
+
     mutating func addQueueEntry(_ entry: QueueEntry, position: Int, host: PlayerHost, tags: Set<SongTag>,
                                 durationMs: Int? = nil) {
-        addSong(entry.item, uri: host.uri(of: entry.item), tags: tags, durationMs: durationMs)
+        let song = entry.item.songId.flatMap { try? host.database.song(id: $0) }
+        addSong(entry.item, uri: host.uri(of: entry.item), tags: tags, durationMs: durationMs, catalogue: song)
         add("Pos", position)
         add("Id", entry.id)
         if entry.priority > 0 { add("Prio", entry.priority) }

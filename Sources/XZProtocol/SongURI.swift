@@ -53,6 +53,13 @@ public struct SongURIs: Sendable, Equatable {
         return musicDirectory + "/" + components.joined(separator: "/")
     }
 
+    /// The same names for the catalogue's filter engine (`file`, `base`, database order); only songs
+    /// with a local file, which are all a client can add.
+    public var naming: SongNaming {
+        SongNaming(roots: [.init(folder: libraryDirectory, uriPrefix: Self.libraryPrefix), .init(folder: musicDirectory, uriPrefix: "")],
+                   otherPrefix: Self.cataloguePrefix, localOnly: true)
+    }
+
     private static func relative(_ path: String, inside folder: String) -> String? {
         let prefix = folder.hasSuffix("/") ? folder : folder + "/"
         guard path.hasPrefix(prefix), path.count > prefix.count else { return nil }

@@ -121,6 +121,31 @@ public final class MPDClient {
         try MPDClient.readLine(fd: fd, buffer: &buffer)
     }
 
+    /// Reads an answer that may carry a `binary: N` chunk (albumart, readpicture): its lines and the bytes.
+    public func readBinaryResponse() throws -> (pairs: [(key: String, value: String)], data: [UInt8]) {
+        var pairs: [(key: String, value: String)] = []
+        var data: [UInt8] = []
+        while true {
+            let line = try readLine()
+            if line == "OK" { return (pairs, data) }
+            if line.hasPrefix("ACK ") { throw MPDError.parse(ackLine: line) }
+            guard let colon = line.range(of: ": ") else { continue }
+            let key = String(line[..<colon.lowerBound]), value = String(line[colon.upperBound...])
+            pairs.append((key, value))
+            guard key == "binary", let count = Int(value), count >= 0 else { continue }
+            // The bytes, then a newline.
+            while buffer.count < count + 1 {
+                var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+                let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { throw ServerError("the host closed the connection") }
+                buffer += chunk[..<got]
+            }
+            data += buffer[..<count]
+            buffer.removeSubrange(...count)
+        }
+    }
+
     private static func readLine(fd: Int32, buffer: inout [UInt8]) throws -> String {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {

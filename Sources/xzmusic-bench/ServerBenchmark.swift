@@ -1,14 +1,18 @@
 import Foundation
+import XZCatalogue
 import XZTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `xzmusic serve` next to MPD on the same folder of tagged MP3 files, over loopback, in one run:
-/// status round trip, status throughput with many clients, host memory, and a one-shot `next`.
+/// status round trip, status throughput with many clients, `search any` and `list album group
+/// albumartist` latency, host memory, and a one-shot `next`; then `search any` through the filter engine
+/// over the million-song catalogue (`library`, shared with the other benchmarks).
 struct ServerBenchmark {
     let folder: URL
     let xzmusic: String
+    var library1M: URL? = nil
     var songCount = 10_000
 
     func run() throws {
@@ -56,7 +60,11 @@ struct ServerBenchmark {
         Thread.sleep(forTimeInterval: 1)
         let idleRSS = (mpd: memoryMB(mpd), ours: memoryMB(host))
 
-        let roundTrips = try statusRoundTrips(ports: (mpdPort, ourPort), count: 5_000)
+        let roundTrips = try measureRoundTrips(ports: (mpdPort, ourPort), request: "status", count: 5_000)
+        // A word of 1 title in 8 (about 1,250 songs), and one of a single album (10 songs).
+        let searches = try measureRoundTrips(ports: (mpdPort, ourPort), request: "search any \"lantern\"", count: 200, block: 20)
+        let narrowSearches = try measureRoundTrips(ports: (mpdPort, ourPort), request: "search any \"album 123\"", count: 200, block: 20)
+        let lists = try measureRoundTrips(ports: (mpdPort, ourPort), request: "list album group albumartist", count: 100, block: 10)
         let throughput = (mpd: try statusThroughput(port: mpdPort, clients: 60, requests: 300),
                           ours: try statusThroughput(port: ourPort, clients: 60, requests: 300))
         let throughputAgain = (mpd: try statusThroughput(port: mpdPort, clients: 60, requests: 300),
@@ -94,9 +102,41 @@ struct ServerBenchmark {
             met: playingRSS.ours <= playingRSS.mpd * 1.2)
         row("one-shot next median, ms (mpc)", nexts.mpc * 1000, nexts.ours * 1000, format: "%9.1f", target: "<= 2.00x",
             met: nexts.ours <= nexts.mpc * 2)
+        for (label, figures) in [("search any lantern", searches), ("search any 'album 123'", narrowSearches),
+                                 ("list album group albumartist", lists)] {
+            row("\(label) p50, ms", figures.mpd.p50 * 1000, figures.ours.p50 * 1000, format: "%9.2f", target: "<= 1.00x",
+                met: figures.ours.p50 <= figures.mpd.p50)
+            row("\(label) p99, ms", figures.mpd.p99 * 1000, figures.ours.p99 * 1000, format: "%9.2f", target: "<= 1.00x",
+                met: figures.ours.p99 <= figures.mpd.p99)
+        }
         print("\nround trips: \(roundTrips.mpd.count) per server, one connection each, in alternating blocks; "
             + "throughput: best of two runs each; ratio = xzmusic / MPD")
         print("greetings: MPD '\(mpdGreeting)', xzmusic '\(try ProtocolConnection(port: ourPort).greeting)'")
+        if let library1M { try searchAtScale(library: library1M) }
+    }
+
+    /// `search any` through the filter engine (what the host runs for it, folded extras included) over
+    /// a million catalogue songs; catalogue songs without files count too, so every song is searched.
+    private func searchAtScale(library: URL, songCount: Int = 1_000_000) throws {
+        let folder = try BenchLibrary.prepared(in: library, songCount: songCount)
+        let database = try LibraryDatabase(path: folder.appendingPathComponent("library.sqlite").path)
+        let naming = SongNaming(roots: [], otherPrefix: "", localOnly: false)
+        var times: [Double] = []
+        var hits = 0
+        for round in 0..<3 {
+            for query in SyntheticCatalogue.queries {
+                let selection = SongSelection(filters: [.tag(nil, StringMatch(.contains, query, foldCase: true))],
+                                              foldedExtras: true)
+                let start = DispatchTime.now().uptimeNanoseconds
+                let found = try database.songs(selection, naming: naming)
+                if round > 0 { times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+                hits += found.count
+            }
+        }
+        let sorted = times.sorted()
+        print(String(format: "\nsearch any at %d catalogue songs: p50 %.2f ms, p99 %.2f ms (target < 20 ms), "
+            + "%d queries, %d hits a round", songCount, percentile(sorted, 0.5) * 1000, percentile(sorted, 0.99) * 1000,
+            sorted.count, hits / 3))
     }
 
     // MARK: Measurements
@@ -107,17 +147,18 @@ struct ServerBenchmark {
         var p99: Double
     }
 
-    /// `status` over one connection per server, timed one by one; the servers take turns in blocks of
-    /// 500 so that a burst of load on the machine falls on both.
-    private func statusRoundTrips(ports: (Int, Int), count: Int) throws -> (mpd: Latencies, ours: Latencies) {
+    /// `request` over one connection per server, timed one by one; the servers take turns in blocks
+    /// so that a burst of load on the machine falls on both.
+    private func measureRoundTrips(ports: (Int, Int), request: String, count: Int, block: Int = 500) throws
+        -> (mpd: Latencies, ours: Latencies) {
         let connections = [try ProtocolConnection(port: ports.0), try ProtocolConnection(port: ports.1)]
-        for connection in connections { for _ in 0..<500 { try connection.request("status") } }
+        for connection in connections { for _ in 0..<block { try connection.request(request) } }
         var times: [[Double]] = [[], []]
-        for _ in 0..<(count / 500) {
+        for _ in 0..<(count / block) {
             for (index, connection) in connections.enumerated() {
-                for _ in 0..<500 {
+                for _ in 0..<block {
                     let start = DispatchTime.now().uptimeNanoseconds
-                    try connection.request("status")
+                    try connection.request(request)
                     times[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                 }
             }

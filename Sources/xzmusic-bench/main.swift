@@ -46,7 +46,8 @@ case "rescan":
                             mp3: try playback.makeTestFile(seconds: 1)).run()
     }
 case "server":
-    benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary).run() }
+    benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary,
+                                         library1M: folder.appendingPathComponent("library-1m")).run() }
 default:
     FileHandle.standardError.write(Data(
         "usage: xzmusic-bench search [SONGS] | playback | json | download | oneshot-search | rescan | server\n".utf8))

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XZAudio
+import XZTestSupport
 
 /// Inputs that must never crash: refused with an AudioError, or decoded as far as possible.
 final class BrokenFileTests: XCTestCase {

@@ -108,49 +108,7 @@ struct SeededBytes {
     }
 }
 
-/// Builds ID3 tags byte by byte, for cases lame cannot write (USLT, Latin-1 GBK, v2.4 dates).
-enum ID3Builder {
-    enum Encoding: UInt8 { case latin1 = 0, utf16 = 1, utf8 = 3 }
-
-    static func text(_ id: String, _ encoding: Encoding, _ payload: [UInt8]) -> (String, [UInt8]) {
-        (id, [encoding.rawValue] + payload)
-    }
-
-    /// UTF-16 with a little-endian BOM, as most taggers write it.
-    static func utf16(_ s: String) -> [UInt8] {
-        [0xFF, 0xFE] + s.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
-    }
-
-    static func lyrics(_ text: String, language: String = "eng") -> (String, [UInt8]) {
-        // encoding, language, empty description (UTF-16: BOM + 00 00), text
-        ("USLT", [Encoding.utf16.rawValue] + Array(language.utf8) + [0xFF, 0xFE, 0, 0] + utf16(text))
-    }
-
-    static func tag(version: UInt8, frames: [(String, [UInt8])]) -> [UInt8] {
-        var body: [UInt8] = []
-        for (id, data) in frames {
-            body += Array(id.utf8)
-            body += version == 4 ? synchsafe(data.count) : bigEndian(data.count)
-            body += [0, 0]
-            body += data
-        }
-        return Array("ID3".utf8) + [version, 0, 0] + synchsafe(body.count) + body
-    }
-
-    static func v1(title: [UInt8], artist: [UInt8], album: [UInt8], year: String, track: UInt8) -> [UInt8] {
-        func field(_ b: [UInt8], _ n: Int) -> [UInt8] { Array(b.prefix(n)) + [UInt8](repeating: 0, count: max(0, n - b.count)) }
-        return Array("TAG".utf8) + field(title, 30) + field(artist, 30) + field(album, 30)
-            + field(Array(year.utf8), 4) + field([], 28) + [0, track] + [255]
-    }
-
-    static func synchsafe(_ n: Int) -> [UInt8] {
-        [UInt8((n >> 21) & 0x7F), UInt8((n >> 14) & 0x7F), UInt8((n >> 7) & 0x7F), UInt8(n & 0x7F)]
-    }
-
-    static func bigEndian(_ n: Int) -> [UInt8] {
-        [UInt8((n >> 24) & 0xFF), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
-    }
-
+extension ID3Builder {
     /// Bytes of `text` in a legacy encoding, converted by the system's iconv tool.
     static func encode(_ text: String, as encoding: String) throws -> [UInt8] {
         try Tool.iconv(Array(text.utf8), from: "UTF-8", to: encoding)

@@ -102,7 +102,7 @@ final class FeedLineEquivalenceTests: XCTestCase {
     func testMutatedLines() {
         var random = SplitMix(seed: 7)
         let seeds = [
-            #"{"source_id":"s1","title":"晴天","singer":"周杰伦","album":"叶惠美","track":3,"year":2003,"duration_ms":269000,"audio_url":"https://e.invalid/a.mp3","sha256":"AB12","unknown":[1,{"x":null}]}"#,
+            #"{"source_id":"s1","title":"晴天","singer":"周杰伦","album":"叶惠美","track":3,"year":2003,"duration_ms":269000,"audio_url":"https://e.invalid/a.mp3","sha256":"AB12","album_artist":"周杰伦","genre":"Pop","disc":1,"unknown":[1,{"x":null}]}"#,
             #"{"title":"Jóga \u00e9\ud83d\ude00","singer":" Björk ","track":"7","size":1.5e3,"x":-0.25e-3,"y":true}"#,
             #"{"title":"t\n\"q\"","singer":"s","album":null,"track":null,"lyrics_url":"\/x","z":{"a":[[]]}}"#,
         ]
@@ -152,9 +152,10 @@ enum DecoderFeedLine {
         guard let singer = record.singer, !singer.isEmpty else { return .failure(CatalogueError("missing \"singer\"")) }
         // The range and form checks are shared: this reference is about reading the JSON.
         let texts = [record.sourceId, record.title, record.singer, record.album, record.audioURL, record.lyricsURL,
-                     record.sha256, record.audioFile, record.lyricsFile]
+                     record.sha256, record.audioFile, record.lyricsFile, record.albumArtist, record.genre]
         do {
-            try FeedLine.Record(texts: texts, numbers: [record.track, record.year, record.durationMs, record.size]).validate()
+            try FeedLine.Record(texts: texts, numbers: [record.track, record.year, record.durationMs, record.size,
+                                                        record.disc]).validate()
         } catch {
             return .failure(error as? CatalogueError ?? CatalogueError("\(error)"))
         }
@@ -165,6 +166,9 @@ enum DecoderFeedLine {
         input.album = album
         input.track = record.track.map { Int(clamping: $0) }
         input.year = record.year.map { Int(clamping: $0) }
+        input.albumArtist = record.albumArtist.flatMap { $0.isEmpty ? nil : $0 }
+        input.genres = record.genre.flatMap { $0.isEmpty ? nil : [$0] } ?? []
+        input.disc = record.disc.map { Int(clamping: $0) }
         input.durationMs = record.durationMs.map { Int(clamping: $0) }
         input.audioURL = record.audioURL ?? ""
         input.lyricsURL = record.lyricsURL ?? ""
@@ -174,13 +178,13 @@ enum DecoderFeedLine {
     }
 
     struct Record: Decodable {
-        var sourceId, title, singer, album, audioURL, lyricsURL, sha256, audioFile, lyricsFile: String?
-        var track, year, durationMs, size: Int64?
+        var sourceId, title, singer, album, audioURL, lyricsURL, sha256, audioFile, lyricsFile, albumArtist, genre: String?
+        var track, year, durationMs, size, disc: Int64?
 
         enum Key: String, CodingKey {
             case sourceId = "source_id", title, singer, album, audioURL = "audio_url", lyricsURL = "lyrics_url"
-            case sha256, audioFile = "audio_file", lyricsFile = "lyrics_file"
-            case track, year, durationMs = "duration_ms", size
+            case sha256, audioFile = "audio_file", lyricsFile = "lyrics_file", albumArtist = "album_artist", genre
+            case track, year, durationMs = "duration_ms", size, disc
         }
 
         init(from decoder: Decoder) throws {
@@ -207,10 +211,13 @@ enum DecoderFeedLine {
             sha256 = try text(.sha256)
             audioFile = try text(.audioFile)
             lyricsFile = try text(.lyricsFile)
+            albumArtist = try text(.albumArtist)
+            genre = try text(.genre)
             track = try number(.track)
             year = try number(.year)
             durationMs = try number(.durationMs)
             size = try number(.size)
+            disc = try number(.disc)
         }
     }
 }

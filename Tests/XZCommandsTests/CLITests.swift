@@ -77,6 +77,40 @@ final class CLITests: XCTestCase {
         }
     }
 
+    func testFieldTermsAndFilterExpressionsGoThroughTheOneEngine() throws {
+        let lines = [
+            #"{"source_id":"f1","title":"晴天","singer":"周杰伦","album":"叶惠美","year":2003,"genre":"Mandopop"}"#,
+            #"{"source_id":"f2","title":"七里香","singer":"周杰伦","album":"七里香","year":2004}"#,
+            #"{"source_id":"f3","title":"稻香","singer":"周杰伦","album":"魔杰座","year":2008}"#,
+            #"{"source_id":"f4","title":"Love Story","singer":"Taylor Swift","album":"Fearless","year":2008,"album_artist":"Taylor Swift"}"#,
+        ]
+        XCTAssertEqual(try xzmusic("import", try writeFeed(lines)).status, 0)
+        func titles(_ arguments: String...) throws -> [String] {
+            let result = try TestProcess.run(binary, arguments + ["--json"], environment: environment)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+            return (json["songs"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+        }
+        // Pinyin initials for the singer, a year range, a genre, a quoted value, likes.
+        XCTAssertEqual(try titles("search", "singer:zjl year:2003..2005"), ["七里香", "晴天"], "by album, as MPD orders")
+        XCTAssertEqual(try titles("search", "genre:mando"), ["晴天"])
+        XCTAssertEqual(try titles("search", #"albumartist:"taylor swift" year:2008"#), ["Love Story"])
+        XCTAssertEqual(try titles("search", "year:2008.. xiang"), ["稻香"])
+        XCTAssertEqual(try xzmusic("like", "稻香").status, 0)
+        XCTAssertEqual(try titles("search", "singer:周杰伦 liked:yes"), ["稻香"])
+        XCTAssertEqual(try titles("search", "singer:周杰伦 liked:no"), ["七里香", "晴天"])
+        // MPD filters, exact as MPD's find.
+        XCTAssertEqual(try titles("find", "(Album == '七里香')"), ["七里香"])
+        XCTAssertEqual(try titles("find", "((Artist == '周杰伦') AND (Date != '2003'))"), ["七里香", "稻香"])
+        XCTAssertEqual(try titles("find", "artist", "taylor swift"), [])
+        let bad = try xzmusic("find", "(Album == 'x'")
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("')' expected"), bad.stderr)
+        let badRange = try xzmusic("search", "year:2005..2003")
+        XCTAssertEqual(badRange.status, 1)
+        XCTAssertTrue(badRange.stderr.contains("year:"), badRange.stderr)
+    }
+
     func testExitCodes() throws {
         XCTAssertEqual(try xzmusic("import", try writeFeed(feed)).status, 0)
         XCTAssertEqual(try xzmusic("search", "bjork").status, 0)

@@ -137,3 +137,69 @@ public enum AudioFixtures {
         return path
     }
 }
+
+/// Builds ID3 tags byte by byte, for cases lame cannot write (USLT, Latin-1 GBK, v2.4 dates and value
+/// lists, pictures).
+public enum ID3Builder {
+    public enum Encoding: UInt8 { case latin1 = 0, utf16 = 1, utf8 = 3 }
+
+    public static func text(_ id: String, _ encoding: Encoding, _ payload: [UInt8]) -> (String, [UInt8]) {
+        (id, [encoding.rawValue] + payload)
+    }
+
+    /// UTF-16 with a little-endian BOM, as most taggers write it.
+    public static func utf16(_ s: String) -> [UInt8] {
+        [0xFF, 0xFE] + s.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+    }
+
+    public static func lyrics(_ text: String, language: String = "eng") -> (String, [UInt8]) {
+        // encoding, language, empty description (UTF-16: BOM + 00 00), text
+        ("USLT", [Encoding.utf16.rawValue] + Array(language.utf8) + [0xFF, 0xFE, 0, 0] + utf16(text))
+    }
+
+    public static func tag(version: UInt8, frames: [(String, [UInt8])]) -> [UInt8] {
+        var body: [UInt8] = []
+        for (id, data) in frames {
+            body += Array(id.utf8)
+            body += version == 4 ? synchsafe(data.count) : bigEndian(data.count)
+            body += [0, 0]
+            body += data
+        }
+        return Array("ID3".utf8) + [version, 0, 0] + synchsafe(body.count) + body
+    }
+
+    public static func v1(title: [UInt8], artist: [UInt8], album: [UInt8], year: String, track: UInt8) -> [UInt8] {
+        func field(_ b: [UInt8], _ n: Int) -> [UInt8] { Array(b.prefix(n)) + [UInt8](repeating: 0, count: max(0, n - b.count)) }
+        return Array("TAG".utf8) + field(title, 30) + field(artist, 30) + field(album, 30)
+            + field(Array(year.utf8), 4) + field([], 28) + [0, track] + [255]
+    }
+
+    public static func synchsafe(_ n: Int) -> [UInt8] {
+        [UInt8((n >> 21) & 0x7F), UInt8((n >> 14) & 0x7F), UInt8((n >> 7) & 0x7F), UInt8(n & 0x7F)]
+    }
+
+    public static func bigEndian(_ n: Int) -> [UInt8] {
+        [UInt8((n >> 24) & 0xFF), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]
+    }
+
+
+    /// A text frame holding several values, NUL-separated (ID3v2.4 value lists), in UTF-8.
+    public static func list(_ id: String, _ values: [String]) -> (String, [UInt8]) {
+        (id, [Encoding.utf8.rawValue] + Array(values.joined(separator: "\0").utf8))
+    }
+
+    /// An APIC frame: UTF-8, MIME type, picture type (3 = front cover), empty description, the bytes.
+    public static func picture(mimeType: String, type: UInt8 = 3, data: [UInt8]) -> (String, [UInt8]) {
+        ("APIC", [Encoding.utf8.rawValue] + Array(mimeType.utf8) + [0, type, 0] + data)
+    }
+
+    /// An MP3 made by `AudioFixtures.makeMP3` without tags, then given this ID3v2 tag in front.
+    @discardableResult
+    public static func makeTaggedMP3(at path: String, seconds: Double = 1, version: UInt8 = 4,
+                                     frames: [(String, [UInt8])]) throws -> String {
+        try AudioFixtures.makeMP3(at: path, seconds: seconds)
+        let audio = try Data(contentsOf: URL(fileURLWithPath: path))
+        try (Data(tag(version: version, frames: frames)) + audio).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}

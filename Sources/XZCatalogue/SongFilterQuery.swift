@@ -1,0 +1,417 @@
+import Foundation
+import GRDB
+
+/// How songs are named by URI where filters and ordering need one: a file under one of `roots` by its
+/// path inside it after the root's prefix, anything else by `otherPrefix` and its absolute path.
+public struct SongNaming: Sendable {
+    public struct Root: Sendable {
+        public var folder: String
+        public var uriPrefix: String
+        public init(folder: String, uriPrefix: String) {
+            self.folder = folder.hasSuffix("/") ? folder : folder + "/"
+            self.uriPrefix = uriPrefix
+        }
+    }
+
+    public var roots: [Root]
+    public var otherPrefix: String
+    /// Only songs with a local file (what a player can add).
+    public var localOnly: Bool
+
+    public init(roots: [Root], otherPrefix: String, localOnly: Bool) {
+        self.roots = roots
+        self.otherPrefix = otherPrefix
+        self.localOnly = localOnly
+    }
+
+    /// Absolute paths as they are: the catalogue's own command line.
+    public static let paths = SongNaming(roots: [], otherPrefix: "/", localOnly: false)
+
+    public func uri(ofPath path: String) -> String {
+        for root in roots where path.hasPrefix(root.folder) && path.count > root.folder.count {
+            return root.uriPrefix + path.dropFirst(root.folder.count)
+        }
+        return otherPrefix + path.drop { $0 == "/" }
+    }
+
+    /// The same as SQL over `song.local_path`, every text bound.
+    func uriSQL(_ arguments: inout [DatabaseValueConvertible?]) -> String {
+        var sql = "CASE"
+        for root in roots {
+            sql += " WHEN substr(song.local_path, 1, ?) = ? AND length(song.local_path) > ? THEN ? || substr(song.local_path, ?)"
+            let length = root.folder.unicodeScalars.count
+            arguments += [length, root.folder, length, root.uriPrefix, length + 1]
+        }
+        sql += " ELSE ? || ltrim(song.local_path, '/') END"
+        arguments.append(otherPrefix)
+        return sql
+    }
+}
+
+/// What find/search select: the filters (all must hold), an order and a window.
+public struct SongSelection: Sendable {
+    public enum Order: Sendable, Equatable {
+        /// MPD's database order: by folder, a folder's files before its subfolders.
+        case path
+        case tag(FilterTag, descending: Bool)
+        case lastModified(descending: Bool)
+    }
+
+    public var filters: [SongFilter]
+    public var order: Order = .path
+    public var window: Range<Int>?
+    /// `search`: after MPD's matches, the songs only XZMusic's folding finds (diacritics, width,
+    /// traditional/simplified, pinyin, initials).
+    public var foldedExtras = false
+
+    /// How MPD orders folder names (by ICU collation; here case-insensitively first, then by bytes).
+    public static func folderNamesInOrder(_ names: [String]) -> [String] {
+        names.sorted { FilterSQL.collates($0[...], before: $1[...]) }
+    }
+
+    public init(filters: [SongFilter], order: Order = .path, window: Range<Int>? = nil, foldedExtras: Bool = false) {
+        self.filters = filters
+        self.order = order
+        self.window = window
+        self.foldedExtras = foldedExtras
+    }
+}
+
+extension LibraryDatabase {
+    /// The one filter engine: songs matching `selection`, for the protocol's find/search/list/count and
+    /// the catalogue's own command line. Filters become SQL with bound values only; substring matches
+    /// of three characters or more find their candidates through the trigram index `song_text`.
+    public func songs(_ selection: SongSelection, naming: SongNaming) throws -> [Song] {
+        try pool.read { db in
+            var arguments: [DatabaseValueConvertible?] = []
+            var conditions: [String] = naming.localOnly ? ["song.local_path <> ''"] : []
+            for filter in selection.filters {
+                conditions.append(FilterSQL.condition(filter, naming: naming, arguments: &arguments, topLevel: true))
+            }
+            let sql = "SELECT \(Song.selection) FROM song \(Song.joins)"
+                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            var songs = try Song.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+            songs = Self.ordered(songs, selection.order, naming: naming)
+            if selection.foldedExtras, let extras = try Self.foldedExtras(db, selection.filters, naming: naming,
+                                                                          excluding: Set(songs.map(\.id))) {
+                songs += Self.ordered(extras, selection.order, naming: naming)
+            }
+            if let window = selection.window {
+                songs = Array(songs[min(window.lowerBound, songs.count)..<min(window.upperBound, songs.count)])
+            }
+            return songs
+        }
+    }
+
+    /// The URIs of the songs `filters` select, unordered: folder listings need names, not whole songs.
+    public func songURIs(_ filters: [SongFilter], naming: SongNaming) throws -> [(id: Int64, uri: String)] {
+        try pool.read { db in
+            var arguments: [DatabaseValueConvertible?] = []
+            var conditions: [String] = naming.localOnly ? ["song.local_path <> ''"] : []
+            for filter in filters {
+                conditions.append(FilterSQL.condition(filter, naming: naming, arguments: &arguments, topLevel: true))
+            }
+            let sql = "SELECT song.id, song.local_path, song.song_key FROM song \(Song.joins)"
+                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            var result: [(id: Int64, uri: String)] = []
+            while let row = try rows.next() {
+                let path: String = row[1]
+                result.append((row[0], naming.uri(ofPath: path.isEmpty ? row[2] : path)))
+            }
+            return result
+        }
+    }
+
+    /// For each selected song, the values of `tags` as MPD groups by them (the tag, else its fallback,
+    /// else the empty string) and its duration: what `list` and `count` read, without whole songs.
+    public func tagValues(_ filters: [SongFilter], tags: [FilterTag], naming: SongNaming) throws
+        -> [(values: [[String]], durationMs: Int)] {
+        try pool.read { db in
+            var arguments: [DatabaseValueConvertible?] = []
+            var conditions: [String] = naming.localOnly ? ["song.local_path <> ''"] : []
+            for filter in filters {
+                conditions.append(FilterSQL.condition(filter, naming: naming, arguments: &arguments, topLevel: true))
+            }
+            // One column per tag and per fallback tag, in order.
+            let chains = tags.map { tag in ([tag] + tag.fallback).compactMap(FilterSQL.valuesSQL) }
+            let columns = chains.flatMap { $0 } + ["coalesce(song.duration_ms, 0)"]
+            let sql = "SELECT \(columns.joined(separator: ", ")) FROM song \(Song.joins)"
+                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            var result: [(values: [[String]], durationMs: Int)] = []
+            while let row = try rows.next() {
+                var column = 0
+                var values: [[String]] = []
+                for chain in chains {
+                    var found: [String] = []
+                    for offset in chain.indices where found.isEmpty {
+                        let text: String = row[column + offset] ?? ""
+                        found = text.split(separator: "\u{1F}").map(String.init)
+                    }
+                    column += chain.count
+                    values.append(found.isEmpty ? [""] : found)
+                }
+                result.append((values, row[column]))
+            }
+            return result
+        }
+    }
+
+    /// Songs by id, in MPD's database order.
+    public func songs(ids: [Int64], naming: SongNaming) throws -> [Song] {
+        let songs = try pool.read { db in
+            try Song.fetchAll(db, sql: """
+                SELECT \(Song.selection) FROM json_each(?) AS candidate CROSS JOIN song ON song.id = candidate.value
+                \(Song.joins)
+                """, arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
+        }
+        return Self.ordered(songs, .path, naming: naming)
+    }
+
+    static func ordered(_ songs: [Song], _ order: SongSelection.Order, naming: SongNaming) -> [Song] {
+        switch order {
+        case .path:
+            let keyed = songs.map { song in
+                (naming.uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath).split(separator: "/",
+                    omittingEmptySubsequences: false), song)
+            }
+            return keyed.sorted { FilterSQL.walksBefore($0.0, $0.1, $1.0, $1.1) }.map(\.1)
+        case .tag(let tag, let descending):
+            let base = ordered(songs, .path, naming: naming)
+            let keyed = base.map { (tag.valuesWithFallback(of: $0).first ?? "", $0) }
+            return stableSorted(keyed) { a, b in
+                let (x, y) = descending ? (b, a) : (a, b)
+                if tag.isNumeric { return FilterSQL.leadingNumber(x) < FilterSQL.leadingNumber(y) }
+                return x.utf8.lexicographicallyPrecedes(y.utf8)
+            }
+        case .lastModified(let descending):
+            let base = ordered(songs, .path, naming: naming)
+            let keyed = base.map { ($0.fileMtime ?? 0, $0) }
+            return stableSorted(keyed) { descending ? $0 > $1 : $0 < $1 }
+        }
+    }
+
+    private static func stableSorted<Key>(_ keyed: [(Key, Song)], by less: (Key, Key) -> Bool) -> [Song] {
+        keyed.enumerated().sorted { a, b in
+            if less(a.element.0, b.element.0) { return true }
+            if less(b.element.0, a.element.0) { return false }
+            return a.offset < b.offset
+        }.map(\.element.1)
+    }
+
+    /// Songs XZMusic's folded search finds for a `search`: its positive substring or equality conditions
+    /// on any tag, the title, the artist or the album (what the folded index holds) matched folded, every
+    /// other condition as MPD reads it; nil when there is no such condition to fold.
+    static func foldedExtras(_ db: Database, _ filters: [SongFilter], naming: SongNaming,
+                             excluding: Set<Int64>) throws -> [Song]? {
+        var needles: [(FilterTag?, String)] = []
+        var rest: [SongFilter] = []
+        for filter in filters {
+            if case .tag(let tag, let match) = filter, !match.negated, match.op == .contains || match.op == .equal,
+               tag == nil || tag == .title || tag == .artist || tag == .album {
+                needles.append((tag, match.value))
+            } else {
+                rest.append(filter)
+            }
+        }
+        guard !needles.isEmpty, let terms = QueryTerms(needles.map(\.1).joined(separator: " ")) else { return nil }
+        let ids = try Int64.fetchAll(db, sql: "SELECT rowid FROM song_search WHERE song_search MATCH ?",
+                                     arguments: [terms.expression(lastAsPrefix: true)])
+            .filter { !excluding.contains($0) }
+        guard !ids.isEmpty else { return [] }
+        var arguments: [DatabaseValueConvertible?] = ["[" + ids.map(String.init).joined(separator: ",") + "]"]
+        var conditions = naming.localOnly ? ["song.local_path <> ''"] : []
+        for filter in rest { conditions.append(FilterSQL.condition(filter, naming: naming, arguments: &arguments)) }
+        let songs = try Song.fetchAll(db, sql: """
+            SELECT \(Song.selection) FROM json_each(?) AS candidate CROSS JOIN song ON song.id = candidate.value
+            \(Song.joins)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            """, arguments: StatementArguments(arguments))
+        // A condition on one tag holds only when that tag's own folded text matches.
+        return songs.filter { song in
+            needles.allSatisfy { tag, needle in
+                guard let tag else { return true }
+                guard let own = QueryTerms(needle) else { return false }
+                var document = Array(SearchText.document(tag.values(of: song)).utf8)
+                return document.withUnsafeMutableBufferPointer { own.matches(document: UnsafeBufferPointer($0)) }
+            }
+        }
+    }
+}
+
+/// Filters as SQL over `song JOIN singer LEFT JOIN album`, with the xz_match function (FilterFunctions).
+enum FilterSQL {
+    /// A tag's values, several joined by U+001F; '' when the song has none.
+    static func valuesSQL(_ tag: FilterTag) -> String? {
+        switch tag {
+        case .artist: return "(CASE WHEN song.artists <> '' THEN song.artists ELSE singer.name END)"
+        case .albumArtist: return "song.album_artist"
+        case .album: return "coalesce(album.title, '')"
+        case .title: return "song.title"
+        case .track: return "coalesce(CAST(song.track AS TEXT), '')"
+        case .date: return "(CASE WHEN song.date <> '' THEN song.date ELSE coalesce(CAST(song.year AS TEXT), '') END)"
+        case .genre: return "song.genre"
+        case .disc: return "coalesce(CAST(song.disc AS TEXT), '')"
+        default: return nil
+        }
+    }
+
+    /// Every tag value of the song (MPD's `any`).
+    static let allValuesSQL: String = {
+        let tags: [FilterTag] = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
+        return tags.compactMap(valuesSQL).joined(separator: " || char(31) || ")
+    }()
+
+    static func matchSQL(_ values: String, _ match: StringMatch, _ arguments: inout [DatabaseValueConvertible?]) -> String {
+        let op: Int
+        switch match.op {
+        case .equal: op = 0
+        case .contains: op = 1
+        case .startsWith: op = 2
+        case .regex: op = 3
+        }
+        arguments += [op, match.value, match.foldCase ? 1 : 0]
+        return "xz_match(\(values), ?, ?, ?)"
+    }
+
+    static func condition(_ filter: SongFilter, naming: SongNaming, arguments: inout [DatabaseValueConvertible?],
+                          topLevel: Bool = false) -> String {
+        switch filter {
+        case .tag(let tag, let match):
+            var own: [DatabaseValueConvertible?] = []
+            var positive: String
+            if let tag {
+                // MPD: an absent tag reads its fallback (AlbumArtist → Artist); absent everywhere, it
+                // equals the empty string.
+                var branches: [String] = []
+                for candidate in [tag] + tag.fallback {
+                    guard let values = valuesSQL(candidate) else { continue }
+                    branches.append("WHEN \(values) <> '' THEN " + matchSQL(values, match, &own))
+                }
+                let absent = match.value.isEmpty ? "1" : "0"
+                positive = branches.isEmpty ? absent : "(CASE \(branches.joined(separator: " ")) ELSE \(absent) END)"
+            } else {
+                positive = matchSQL("(\(allValuesSQL))", match, &own)
+            }
+            if topLevel, !match.negated, let phrase = trigramPhrase(match) {
+                // The index answers which songs hold the text at all; xz_match then decides.
+                positive = "song.id IN (SELECT rowid FROM song_text WHERE song_text MATCH ?) AND " + positive
+                arguments.append(phrase)
+            }
+            arguments += own
+            return match.negated ? "NOT (\(positive))" : positive
+        case .uri(let match):
+            var uriArguments: [DatabaseValueConvertible?] = []
+            let uri = naming.uriSQL(&uriArguments)
+            arguments += uriArguments
+            let positive = matchSQL("(\(uri))", match, &arguments)
+            return match.negated ? "NOT (\(positive))" : positive
+        case .base(let folder):
+            let trimmed = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+            guard !trimmed.isEmpty else { return "1" }
+            var uriArguments: [DatabaseValueConvertible?] = []
+            let uri = naming.uriSQL(&uriArguments)
+            arguments += uriArguments
+            arguments.append(trimmed)
+            arguments += uriArguments
+            arguments += [(trimmed + "/").unicodeScalars.count, trimmed + "/"]
+            return "((\(uri)) = ? OR substr((\(uri)), 1, ?) = ?)"
+        case .modifiedSince(let seconds):
+            arguments.append(seconds)
+            return "coalesce(song.file_mtime, 0) >= ?"
+        case .addedSince(let seconds):
+            let formatter = ISO8601DateFormatter()
+            arguments.append(formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))))
+            return "song.added_at >= ?"
+        case .audioFormat(let mask):
+            var parts: [String] = []
+            if let rate = mask.sampleRate {
+                parts.append("song.sample_rate = ?")
+                arguments.append(rate)
+            }
+            if let bits = mask.bits, bits != "16" { parts.append("0") }
+            if let channels = mask.channels {
+                parts.append("song.channels = ?")
+                arguments.append(channels)
+            }
+            return parts.isEmpty ? "song.sample_rate IS NOT NULL" : "(" + parts.joined(separator: " AND ") + ")"
+        case .number(let field, let lower, let upper):
+            let column = field == .year ? "song.year"
+                : "coalesce((SELECT plays FROM song_popularity WHERE song_popularity.song_key = song.song_key), 0)"
+            var parts: [String] = []
+            if let lower {
+                parts.append("\(column) >= ?")
+                arguments.append(lower)
+            }
+            if let upper {
+                parts.append("\(column) <= ?")
+                arguments.append(upper)
+            }
+            return parts.isEmpty ? "1" : "(" + parts.joined(separator: " AND ") + ")"
+        case .liked(let liked):
+            return (liked ? "" : "NOT ") + "EXISTS (SELECT 1 FROM song_like WHERE song_like.song_key = song.song_key)"
+        case .not(let inner):
+            return "NOT (\(condition(inner, naming: naming, arguments: &arguments)))"
+        case .and(let items):
+            return "(" + items.map { condition($0, naming: naming, arguments: &arguments) }.joined(separator: " AND ") + ")"
+        }
+    }
+
+    /// The trigram MATCH phrase for a match every hit must contain as a case-insensitive substring;
+    /// nil when the index cannot answer it (shorter than three characters, a regex, an empty value).
+    static func trigramPhrase(_ match: StringMatch) -> String? {
+        guard match.op != .regex, match.value.unicodeScalars.count >= 3 else { return nil }
+        return "\"" + match.value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// MPD's database order, the order its walk meets songs: folder by folder (by name), a folder's
+    /// songs before its subfolders, and within a folder by album (none first), disc, track, then file
+    /// name (MPD's song_cmp). Names compare case-insensitively first, where MPD asks ICU's collation.
+    static func walksBefore(_ a: [Substring], _ songA: Song, _ b: [Substring], _ songB: Song) -> Bool {
+        var index = 0
+        while index < a.count - 1, index < b.count - 1, a[index] == b[index] { index += 1 }
+        let aIsFile = index == a.count - 1, bIsFile = index == b.count - 1
+        if aIsFile != bIsFile { return aIsFile }
+        if !aIsFile { return collates(a[index], before: b[index]) }
+        switch (songA.album, songB.album) {
+        case (nil, .some): return true
+        case (.some, nil): return false
+        case (.some(let x), .some(let y)) where x != y: return collates(x[...], before: y[...])
+        default: break
+        }
+        for (x, y) in [(songA.disc, songB.disc), (songA.track, songB.track)] {
+            let left = x ?? 0, right = y ?? 0
+            if left != right { return left < right }
+        }
+        return collates(a[index], before: b[index])
+    }
+
+    static func collates(_ a: Substring, before b: Substring) -> Bool {
+        let (x, y) = (a.lowercased(), b.lowercased())
+        if x != y { return x.utf8.lexicographicallyPrecedes(y.utf8) }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    /// strtol's reading: leading digits, else 0.
+    static func leadingNumber(_ text: String) -> Int {
+        Int(text.prefix { $0.isASCII && $0.isNumber }.prefix(18)) ?? 0
+    }
+}
+
+/// The SQL function filters call: xz_match(values, op, needle, fold) is 1 when any of the values
+/// (separated by U+001F) matches as StringMatch says, negation left to the SQL around it.
+enum FilterFunctions {
+    static let match = DatabaseFunction("xz_match", argumentCount: 4, pure: true) { arguments in
+        guard let values = String.fromDatabaseValue(arguments[0]), !values.isEmpty,
+              let code = Int.fromDatabaseValue(arguments[1]),
+              let needle = String.fromDatabaseValue(arguments[2]),
+              let fold = Int.fromDatabaseValue(arguments[3]) else { return 0 }
+        let op: StringMatch.Operator = [.equal, .contains, .startsWith, .regex][min(max(code, 0), 3)]
+        let match = StringMatch(op, needle, foldCase: fold != 0)
+        for value in values.split(separator: "\u{1F}", omittingEmptySubsequences: true)
+        where match.matchesWithoutNegation(String(value)) {
+            return 1
+        }
+        return 0
+    }
+}

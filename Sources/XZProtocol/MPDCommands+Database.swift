@@ -1,0 +1,387 @@
+import Foundation
+import XZAudio
+import XZCatalogue
+import XZPlayback
+
+/// MPD's database commands over the catalogue: find/search (and adding what they find), count, list,
+/// folder listings, update/rescan and cover art. Filters go through the catalogue's one filter engine.
+extension MPDCommands {
+    static let databaseReadOnly: Set<String> = [
+        "find", "search", "count", "list", "lsinfo", "listall", "listallinfo", "listfiles", "albumart", "readpicture",
+    ]
+
+    static func addDatabaseCommands(_ add: (String, ClosedRange<Int>, @escaping (inout Invocation) throws(MPDError) -> Void) -> Void) {
+        add("find", 1...Int.max) { call throws(MPDError) in try printMatches(&call, foldCase: false) }
+        add("search", 1...Int.max) { call throws(MPDError) in try printMatches(&call, foldCase: true) }
+        add("findadd", 1...Int.max) { call throws(MPDError) in try addMatches(&call, foldCase: false) }
+        add("searchadd", 1...Int.max) { call throws(MPDError) in try addMatches(&call, foldCase: true) }
+        add("count", 1...Int.max) { call throws(MPDError) in try count(&call) }
+        add("list", 1...Int.max) { call throws(MPDError) in try list(&call) }
+        add("lsinfo", 0...1) { call throws(MPDError) in try listOneFolder(&call) }
+        add("listall", 0...1) { call throws(MPDError) in try listTree(&call, full: false) }
+        add("listallinfo", 0...1) { call throws(MPDError) in try listTree(&call, full: true) }
+        add("listfiles", 0...1) { call throws(MPDError) in try listFiles(&call) }
+        add("update", 0...1) { call throws(MPDError) in try update(&call, rescan: false) }
+        add("rescan", 0...1) { call throws(MPDError) in try update(&call, rescan: true) }
+        add("albumart", 2...2) { call throws(MPDError) in try picture(&call, embeddedFirst: false) }
+        add("readpicture", 2...2) { call throws(MPDError) in try picture(&call, embeddedFirst: true) }
+    }
+
+    // MARK: Selections
+
+    /// The filter, `sort` and `window` of find/search (and their `add` forms, after `position`).
+    static func selection(_ arguments: [String], foldCase: Bool) throws(MPDError) -> SongSelection {
+        var arguments = arguments
+        var window: Range<Int>?
+        if arguments.count >= 2, arguments[arguments.count - 2] == "window" {
+            window = try positionRange(arguments.removeLast(), count: Int.max)
+            arguments.removeLast()
+        }
+        var order = SongSelection.Order.path
+        if arguments.count >= 2, arguments[arguments.count - 2] == "sort" {
+            var name = Substring(arguments.removeLast())
+            arguments.removeLast()
+            let descending = name.hasPrefix("-")
+            if descending { name = name.dropFirst() }
+            if name.caseInsensitiveCompare("Last-Modified") == .orderedSame {
+                order = .lastModified(descending: descending)
+            } else if let tag = FilterTag(String(name)) {
+                order = .tag(tag, descending: descending)
+            } else {
+                throw MPDError(.arg, "Unknown sort tag")
+            }
+        }
+        return SongSelection(filters: try filters(arguments, foldCase: foldCase), order: order, window: window,
+                             foldedExtras: foldCase)
+    }
+
+    static func filters(_ arguments: [String], foldCase: Bool) throws(MPDError) -> [SongFilter] {
+        do {
+            return try FilterParser.parse(arguments, foldCase: foldCase)
+        } catch {
+            throw MPDError(.arg, error.message)
+        }
+    }
+
+    static func songs(_ call: Invocation, _ selection: SongSelection) throws(MPDError) -> [Song] {
+        do {
+            return try call.host.database.songs(selection, naming: call.host.uris.naming)
+        } catch {
+            throw MPDError(.system, "\(error)")
+        }
+    }
+
+    static func uri(_ call: Invocation, _ song: Song) -> String {
+        call.host.uris.uri(forPath: song.localPath, inCatalogue: true)
+    }
+
+    /// find/search's songs; a `base` folder the database does not hold is MPD's "No such directory".
+    static func matches(_ call: Invocation, _ selection: SongSelection) throws(MPDError) -> [Song] {
+        let found = try songs(call, selection)
+        guard found.isEmpty else { return found }
+        for case .base(let folder) in selection.filters where !folder.isEmpty {
+            guard FilterParser.isSafeLocalURI(folder),
+                  !(try songs(call, SongSelection(filters: [.base(folder)], window: 0..<1))).isEmpty else {
+                throw MPDError(.noExist, "No such directory")
+            }
+        }
+        return found
+    }
+
+    static func printMatches(_ call: inout Invocation, foldCase: Bool) throws(MPDError) {
+        let found = try matches(call, try selection(call.arguments, foldCase: foldCase))
+        for song in found {
+            call.response.addCatalogueSong(song, uri: uri(call, song), tags: call.session.tagTypes)
+        }
+    }
+
+    static func addMatches(_ call: inout Invocation, foldCase: Bool) throws(MPDError) {
+        var arguments = call.arguments
+        var position: Int?
+        if arguments.count >= 2, arguments[arguments.count - 2] == "position" {
+            position = try insertPosition(arguments.removeLast(), call.player.snapshot())
+            arguments.removeLast()
+        }
+        let found = try matches(call, try selection(arguments, foldCase: foldCase))
+        guard !found.isEmpty else { return }
+        let database = call.host.database
+        call.player.insert(found.map { QueueItem(song: $0, database: database) }, at: position)
+    }
+
+    // MARK: count and list
+
+    /// `group TAG` pairs at the end, the last one first, as MPD reads them.
+    static func groups(_ arguments: inout [String], excluding tag: FilterTag?) throws(MPDError) -> [FilterTag] {
+        var groups: [FilterTag] = []
+        while arguments.count >= 2, arguments[arguments.count - 2] == "group" {
+            let name = arguments[arguments.count - 1]
+            guard let group = FilterTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+            guard group != tag, !groups.contains(group) else { throw MPDError(.arg, "Conflicting group") }
+            groups.append(group)
+            arguments.removeLast(2)
+        }
+        return groups
+    }
+
+    /// Tag values and durations of the songs `filters` select (list, count).
+    static func tagValues(_ call: Invocation, _ filters: [SongFilter], _ tags: [FilterTag]) throws(MPDError)
+        -> [(values: [[String]], durationMs: Int)] {
+        do {
+            return try call.host.database.tagValues(filters, tags: tags, naming: call.host.uris.naming)
+        } catch {
+            throw MPDError(.system, "\(error)")
+        }
+    }
+
+    static func count(_ call: inout Invocation) throws(MPDError) {
+        var arguments = call.arguments
+        var group: FilterTag?
+        if arguments.count >= 2, arguments[arguments.count - 2] == "group" {
+            let name = arguments[arguments.count - 1]
+            guard let tag = FilterTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+            group = tag
+            arguments.removeLast(2)
+        }
+        let filters = arguments.isEmpty ? [] : try Self.filters(arguments, foldCase: false)
+        let found = try tagValues(call, filters, group.map { [$0] } ?? [])
+        func stats(_ durations: [Int]) {
+            call.response.add("songs", durations.count)
+            call.response.add("playtime", durations.reduce(0, +) / 1000)
+        }
+        guard let group else { return stats(found.map(\.durationMs)) }
+        var byValue: [String: [Int]] = [:]
+        for song in found {
+            for value in Set(song.values[0]) { byValue[value, default: []].append(song.durationMs) }
+        }
+        for value in byValue.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            call.response.add(group.name, value)
+            stats(byValue[value] ?? [])
+        }
+    }
+
+    static func list(_ call: inout Invocation) throws(MPDError) {
+        var arguments = Array(call.arguments.dropFirst())
+        let name = call.arguments[0]
+        if name.lowercased() == "file" || name.lowercased() == "filename" {
+            let filters = arguments.isEmpty ? [] : try Self.filters(arguments, foldCase: false)
+            for song in try songs(call, SongSelection(filters: filters)) { call.response.add("file", uri(call, song)) }
+            return
+        }
+        guard let tag = FilterTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+        var filters: [SongFilter] = []
+        if arguments.count == 1, !arguments[0].hasPrefix("(") {
+            // The pre-0.12 form `list album ARTIST`.
+            guard tag == .album else { throw MPDError(.arg, "should be \"Album\" for 3 arguments") }
+            filters = [.tag(.artist, StringMatch(.equal, arguments.removeFirst(), foldCase: false))]
+        }
+        let levels = try groups(&arguments, excluding: tag) + [tag]
+        if !arguments.isEmpty { filters += try Self.filters(arguments, foldCase: false) }
+        let found = try tagValues(call, filters, levels).map(\.values)
+        printUnique(&call.response, levels, level: 0, found)
+    }
+
+    /// Values of one level, each followed by the unique values of the next levels among its songs.
+    static func printUnique(_ response: inout MPDResponse, _ levels: [FilterTag], level: Int, _ songs: [[[String]]]) {
+        guard level < levels.count else { return }
+        var byValue: [String: [[[String]]]] = [:]
+        for song in songs {
+            for value in Set(song[level]) { byValue[value, default: []].append(song) }
+        }
+        for value in byValue.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            response.add(levels[level].name, value)
+            printUnique(&response, levels, level: level + 1, byValue[value] ?? [])
+        }
+    }
+
+    // MARK: Folders
+
+    /// A database folder URI without slashes around it; "" is the root.
+    static func folderURI(_ argument: String?) throws(MPDError) -> String {
+        var uri = argument ?? ""
+        while uri.hasPrefix("/") { uri.removeFirst() }
+        while uri.hasSuffix("/") { uri.removeLast() }
+        guard FilterParser.isSafeLocalURI(uri) else { throw MPDError(.noExist, "No such directory") }
+        return uri
+    }
+
+    /// listall / listallinfo: the folder and everything below it, in MPD's walk order.
+    static func listTree(_ call: inout Invocation, full: Bool) throws(MPDError) {
+        let folder = try folderURI(call.arguments.first)
+        let filters: [SongFilter] = folder.isEmpty ? [] : [.base(folder)]
+        let found = try songs(call, SongSelection(filters: filters))
+        let prefix = folder.isEmpty ? "" : folder + "/"
+        let named = found.map { (uri(call, $0), $0) }.filter { $0.0.hasPrefix(prefix) || $0.0 == folder }
+        if named.isEmpty, !folder.isEmpty {
+            throw MPDError(.noExist, "No such directory")
+        }
+        if named.count == 1, named[0].0 == folder {
+            // A song's own URI: that song.
+            call.response.addCatalogueSong(named[0].1, uri: named[0].0, tags: call.session.tagTypes)
+            return
+        }
+        var listedFolders = Set<String>()
+        if !folder.isEmpty {
+            // A recursive listing names its own folder first, as MPD's walk visits it.
+            call.response.add("directory", folder)
+            if full, let date = modificationDate(call, uri: folder) {
+                call.response.add("Last-Modified", MPDResponse.timestamp(date))
+            }
+        }
+        for (songURI, song) in named {
+            let inside = songURI.dropFirst(prefix.count).split(separator: "/").map(String.init)
+            // Folders on the way to the song, each listed once, as MPD's walk meets them.
+            let folders = inside.dropLast()
+            for depth in folders.indices {
+                let path = prefix + folders[...depth].joined(separator: "/")
+                guard listedFolders.insert(path).inserted else { continue }
+                call.response.add("directory", path)
+                if full, let date = modificationDate(call, uri: path) {
+                    call.response.add("Last-Modified", MPDResponse.timestamp(date))
+                }
+            }
+            if full {
+                call.response.addCatalogueSong(song, uri: songURI, tags: call.session.tagTypes)
+            } else {
+                call.response.add("file", songURI)
+            }
+        }
+    }
+
+    /// lsinfo: the folder's songs, then its subfolders, reading whole songs only for the songs listed.
+    static func listOneFolder(_ call: inout Invocation) throws(MPDError) {
+        let folder = try folderURI(call.arguments.first)
+        let filters: [SongFilter] = folder.isEmpty ? [] : [.base(folder)]
+        let database = call.host.database, naming = call.host.uris.naming
+        let named: [(id: Int64, uri: String)]
+        do {
+            named = try database.songURIs(filters, naming: naming)
+        } catch {
+            throw MPDError(.system, "\(error)")
+        }
+        let prefix = folder.isEmpty ? "" : folder + "/"
+        var songIds: [Int64] = []
+        var subfolders = Set<String>()
+        for (id, songURI) in named {
+            if songURI == folder {
+                // A song's own URI: that song.
+                songIds = [id]
+                subfolders = []
+                break
+            }
+            guard songURI.hasPrefix(prefix) else { continue }
+            let inside = songURI.dropFirst(prefix.count)
+            if let slash = inside.firstIndex(of: "/") {
+                subfolders.insert(prefix + inside[..<slash])
+            } else {
+                songIds.append(id)
+            }
+        }
+        guard !songIds.isEmpty || !subfolders.isEmpty || folder.isEmpty else {
+            throw MPDError(.noExist, "No such directory")
+        }
+        let songs: [Song]
+        do {
+            songs = try database.songs(ids: songIds, naming: naming)
+        } catch {
+            throw MPDError(.system, "\(error)")
+        }
+        for song in songs {
+            call.response.addCatalogueSong(song, uri: uri(call, song), tags: call.session.tagTypes)
+        }
+        for path in SongSelection.folderNamesInOrder(Array(subfolders)) {
+            call.response.add("directory", path)
+            if let date = modificationDate(call, uri: path) {
+                call.response.add("Last-Modified", MPDResponse.timestamp(date))
+            }
+        }
+    }
+
+    static func modificationDate(_ call: Invocation, uri: String) -> Date? {
+        guard let path = try? call.host.uris.path(forURI: uri, allowAbsolute: false) else { return nil }
+        return (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+
+    /// The files in a folder of the music directory, as they are on disk (MPD's storage listing).
+    static func listFiles(_ call: inout Invocation) throws(MPDError) {
+        let folder = try folderURI(call.arguments.first)
+        let path = folder.isEmpty ? call.host.uris.musicDirectory
+            : try call.host.uris.path(forURI: folder, allowAbsolute: false)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            throw MPDError(.noExist, "No such directory")
+        }
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let full = path + "/" + name
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: full) else { continue }
+            let type = attributes[.type] as? FileAttributeType
+            if type == .typeDirectory {
+                call.response.add("directory", name)
+            } else if type == .typeRegular {
+                call.response.add("file", name)
+                call.response.add("size", (attributes[.size] as? NSNumber)?.intValue ?? 0)
+            } else {
+                continue
+            }
+            if let date = attributes[.modificationDate] as? Date {
+                call.response.add("Last-Modified", MPDResponse.timestamp(date))
+            }
+        }
+    }
+
+    // MARK: update and rescan
+
+    static func update(_ call: inout Invocation, rescan: Bool) throws(MPDError) {
+        var folder = call.arguments.first ?? ""
+        while folder.hasSuffix("/") { folder.removeLast() }
+        guard FilterParser.isSafeLocalURI(folder) else { throw MPDError(.arg, "Malformed path") }
+        // As in MPD, a folder that is not there still makes a job, which finds nothing.
+        let path = folder.isEmpty ? call.host.uris.musicDirectory
+            : try call.host.uris.path(forURI: folder, allowAbsolute: false)
+        let host = call.host
+        let id = host.updates.start(folder: URL(fileURLWithPath: path), rescan: rescan, database: host.database) {
+            [weak host] subsystems in host?.announce(subsystems)
+        }
+        call.response.add("updating_db", id)
+    }
+
+    // MARK: Cover art
+
+    static let coverNames = ["cover.png", "cover.jpg", "cover.jpeg", "cover.webp", "folder.jpg", "folder.png"]
+
+    /// `albumart` (a cover file beside the song first) and `readpicture` (the tag's picture first),
+    /// each falling back on the other source; the bytes from OFFSET, at most `binarylimit` of them.
+    static func picture(_ call: inout Invocation, embeddedFirst: Bool) throws(MPDError) {
+        let offset = try integer(call.arguments[1])
+        guard offset >= 0 else { throw MPDError(.arg, "Number is negative: \(call.arguments[1])") }
+        let text = call.arguments[0]
+        let path = try call.host.uris.path(forURI: text, allowAbsolute: call.session.peer == .local)
+        if text.hasPrefix(SongURIs.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
+            throw MPDError(.noExist, "No such song")
+        }
+        guard FileManager.default.fileExists(atPath: path) else { throw MPDError(.noExist, "No file exists") }
+        func coverFile() -> (String?, [UInt8])? {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            for name in coverNames {
+                if let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) {
+                    return (nil, Array(data))
+                }
+            }
+            return nil
+        }
+        func embedded() -> (String?, [UInt8])? {
+            guard let picture = try? MP3Probe.picture(path: path) else { return nil }
+            return (picture.mimeType.isEmpty ? nil : picture.mimeType, picture.data)
+        }
+        let sources = embeddedFirst ? [embedded, coverFile] : [coverFile, embedded]
+        guard let found = sources.lazy.compactMap({ $0() }).first else {
+            // MPD: no cover file is an error; no embedded picture an empty answer.
+            if embeddedFirst { return }
+            throw MPDError(.noExist, "No file exists")
+        }
+        let (mime, data) = found
+        guard offset <= data.count else { throw MPDError(.arg, "Bad file offset") }
+        call.response.add("size", data.count)
+        if embeddedFirst, let mime { call.response.add("type", mime) }
+        let end = min(data.count, offset + call.session.binaryLimit)
+        call.response.addBinary(data[offset..<end])
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import GRDB
+import XCTest
+import XZTestSupport
+@testable import XZCatalogue
+
+/// The filter engine on a real temporary catalogue: MPD's semantics in SQL, the substring index, the
+/// folded extras of `search`, ordering and windows; and the tags it filters on, from feeds and files.
+final class SongFilterQueryTests: XCTestCase {
+    private func feedLibrary() throws -> TestLibrary {
+        let library = try TestLibrary()
+        let songs: [[String: Any]] = [
+            ["source_id": "1", "title": "Love Story", "singer": "Taylor Swift", "album": "Fearless", "track": 3,
+             "year": 2008, "genre": "Country", "album_artist": "Taylor Swift", "disc": 1],
+            ["source_id": "2", "title": "Café Song", "singer": "Band", "album": "Mix", "track": 1, "year": 2001,
+             "genre": "Pop"],
+            ["source_id": "3", "title": "晴天", "singer": "周杰伦", "album": "叶惠美", "track": 2, "year": 2003],
+            ["source_id": "4", "title": "cafe au lait", "singer": "band", "album": "Mix", "track": 2, "year": 2001,
+             "album_artist": "Various"],
+            ["source_id": "5", "title": "It's \"quoted\"", "singer": "Q", "track": 10],
+        ]
+        try library.importFeed(songs.map(TestLibrary.line))
+        return library
+    }
+
+    private func titles(_ library: TestLibrary, _ arguments: [String], foldCase: Bool = false,
+                        order: SongSelection.Order = .path, window: Range<Int>? = nil) throws -> [String] {
+        let selection = SongSelection(filters: try FilterParser.parse(arguments, foldCase: foldCase), order: order,
+                                      window: window, foldedExtras: foldCase)
+        return try library.database.songs(selection, naming: .paths).map(\.title)
+    }
+
+    func testFeedFieldsAreKept() throws {
+        let library = try feedLibrary()
+        let song = try XCTUnwrap(try library.database.songs(
+            SongSelection(filters: [.tag(.title, StringMatch(.equal, "Love Story", foldCase: false))]), naming: .paths).first)
+        XCTAssertEqual(song.albumArtist, "Taylor Swift")
+        XCTAssertEqual(song.genres, ["Country"])
+        XCTAssertEqual(song.disc, 1)
+        XCTAssertEqual(song.date, "2008")
+        XCTAssertEqual(song.artists, ["Taylor Swift"])
+    }
+
+    func testFindIsExactAndCaseSensitive() throws {
+        let library = try feedLibrary()
+        XCTAssertEqual(try titles(library, ["artist", "Band"]), ["Café Song"])
+        XCTAssertEqual(try titles(library, ["artist", "band"]), ["cafe au lait"])
+        XCTAssertEqual(try titles(library, ["(Artist == 'BAND')"]), [])
+        XCTAssertEqual(try titles(library, ["(album == 'Mix')", "(track == '2')"]), ["cafe au lait"])
+        XCTAssertEqual(try titles(library, ["(title == 'It\\'s \"quoted\"')"]), ["It's \"quoted\""])
+    }
+
+    func testOperatorsNegationAndFallback() throws {
+        let library = try feedLibrary()
+        XCTAssertEqual(Set(try titles(library, ["(album != 'Mix')"])), ["Love Story", "晴天", "It's \"quoted\""])
+        XCTAssertEqual(Set(try titles(library, ["(!(album == 'Mix'))"])), ["Love Story", "晴天", "It's \"quoted\""])
+        XCTAssertEqual(try titles(library, ["(title starts_with 'Caf')"]), ["Café Song"])
+        XCTAssertEqual(Set(try titles(library, ["(title =~ '^[Cc]af')"])), ["Café Song", "cafe au lait"])
+        XCTAssertEqual(Set(try titles(library, ["(title !~ 'a')"])), ["Love Story", "晴天", "It's \"quoted\""])
+        XCTAssertEqual(try titles(library, ["((album == 'Mix') AND (title contains 'lait'))"]), ["cafe au lait"])
+        // AlbumArtist falls back on Artist where a song has none, as in MPD.
+        XCTAssertEqual(try titles(library, ["(AlbumArtist == 'Band')"]), ["Café Song"])
+        XCTAssertEqual(try titles(library, ["(AlbumArtist == 'Various')"]), ["cafe au lait"])
+        // An absent tag equals the empty string; a tag the catalogue never holds is absent everywhere.
+        XCTAssertEqual(try titles(library, ["(album == '')"]), ["It's \"quoted\""])
+        XCTAssertEqual(try titles(library, ["(Composer == 'x')"]), [])
+        XCTAssertEqual(try titles(library, ["(Date == '2003')"]), ["晴天"])
+        XCTAssertEqual(try titles(library, ["(Genre == 'Pop')"]), ["Café Song"])
+    }
+
+    func testSearchIsMPDsSubstringMatchThenFoldedExtras() throws {
+        let library = try feedLibrary()
+        // Long enough for the trigram index, and short.
+        XCTAssertEqual(Set(try titles(library, ["any", "BAND"], foldCase: true)), ["Café Song", "cafe au lait"])
+        XCTAssertEqual(try titles(library, ["title", "ov"], foldCase: true), ["Love Story"])
+        // MPD's match ("café") first, then what only folding finds ("cafe" without the accent).
+        XCTAssertEqual(try titles(library, ["title", "café"], foldCase: true), ["Café Song", "cafe au lait"])
+        XCTAssertEqual(try titles(library, ["any", "zhoujielun"], foldCase: true), ["晴天"])
+        XCTAssertEqual(try titles(library, ["artist", "zjl"], foldCase: true), ["晴天"])
+        // A folded condition on one tag holds only on that tag.
+        XCTAssertEqual(try titles(library, ["album", "qingtian"], foldCase: true), [])
+        // Quotes and SQL are data.
+        XCTAssertEqual(try titles(library, ["any", "'; DROP TABLE song; --"], foldCase: true), [])
+        XCTAssertEqual(try titles(library, ["any", "\"quoted\""], foldCase: true), ["It's \"quoted\""])
+        XCTAssertEqual(try library.database.songCount(), 5)
+    }
+
+    func testTagValuesForListAndCount() throws {
+        let library = try feedLibrary()
+        let rows = try library.database.tagValues([.tag(.album, StringMatch(.equal, "Mix", foldCase: false))],
+                                                  tags: [.albumArtist, .genre, .composer], naming: .paths)
+        // Album artist falls back on the artist; a tag the song lacks is the empty string.
+        XCTAssertEqual(Set(rows.map { $0.values }), [[["Band"], ["Pop"], [""]], [["Various"], [""], [""]]])
+        let all = try library.database.tagValues([], tags: [], naming: .paths)
+        XCTAssertEqual(all.count, 5)
+    }
+
+    func testSortAndWindow() throws {
+        let library = try feedLibrary()
+        XCTAssertEqual(try titles(library, ["(track != '0')"], order: .tag(.track, descending: true)),
+                       ["It's \"quoted\"", "Love Story", "cafe au lait", "晴天", "Café Song"], "ties in database order")
+        XCTAssertEqual(try titles(library, ["(track != '0')"], order: .tag(.track, descending: false), window: 1..<3),
+                       ["cafe au lait", "晴天"])
+        XCTAssertEqual(try titles(library, ["(album == 'Mix')"], order: .tag(.title, descending: false)),
+                       ["Café Song", "cafe au lait"])
+    }
+
+    func testDatabaseOrderIsMPDsWalk() throws {
+        func song(_ album: String?, _ disc: Int?, _ track: Int?) -> Song {
+            Song(row: ["id": 1, "song_key": "k", "title": "t", "singer_id": 1, "singer": "s", "album": album,
+                       "track": track, "year": nil, "duration_ms": nil, "audio_url": "", "lyrics_url": "",
+                       "local_path": "", "lyrics_path": "", "size": nil, "sha256": "", "added_at": "", "artists": "",
+                       "album_artist": "", "genre": "", "disc": disc, "date": "", "sample_rate": nil,
+                       "channels": nil, "file_mtime": nil])
+        }
+        let songs: [(String, Song)] = [
+            ("b/z.mp3", song("A", nil, 1)), ("a.mp3", song(nil, nil, nil)), ("b/c/a.mp3", song(nil, nil, nil)),
+            ("b/a.mp3", song("A", nil, 2)), ("B2/x.mp3", song(nil, nil, nil)), ("z.mp3", song(nil, nil, nil)),
+            ("b/y.mp3", song(nil, nil, 9)), ("b/d2.mp3", song("A", 2, 1)), ("b/d1.mp3", song("A", 1, 5)),
+        ]
+        let sorted = songs.map { ($0.0.split(separator: "/", omittingEmptySubsequences: false), $0.1, $0.0) }
+            .sorted { FilterSQL.walksBefore($0.0, $0.1, $1.0, $1.1) }.map(\.2)
+        // Songs before folders; in a folder, no album first, then disc, then track, then name.
+        XCTAssertEqual(sorted, ["a.mp3", "z.mp3", "b/y.mp3", "b/z.mp3", "b/a.mp3", "b/d1.mp3", "b/d2.mp3",
+                                "b/c/a.mp3", "B2/x.mp3"])
+    }
+
+    // MARK: Tags from files
+
+    private func makeFolder() throws -> (TemporaryFolder, URL) {
+        let temp = try TemporaryFolder("tags")
+        let music = temp.url.appendingPathComponent("Music")
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        try ID3Builder.makeTaggedMP3(at: music.appendingPathComponent("v24.mp3").path, frames: [
+            ID3Builder.list("TPE1", ["piman", "jzig"]), ID3Builder.list("TIT2", ["Two Artists"]),
+            ID3Builder.list("TALB", ["Album"]), ID3Builder.list("TPE2", ["Various"]),
+            ID3Builder.list("TCON", ["Rock", "17", "Pop"]), ID3Builder.list("TPOS", ["2/3"]),
+            ID3Builder.list("TDRC", ["2004-05-06"]), ID3Builder.list("TRCK", ["4"]),
+        ])
+        try ID3Builder.makeTaggedMP3(at: music.appendingPathComponent("v23.mp3").path, version: 3, frames: [
+            ID3Builder.text("TPE1", .utf16, ID3Builder.utf16("piman/jzig")),
+            ID3Builder.text("TIT2", .utf16, ID3Builder.utf16("Slash Artists")),
+            ID3Builder.text("TCON", .utf16, ID3Builder.utf16("(13)")),
+        ])
+        return (temp, music)
+    }
+
+    func testSeveralArtistsAndGenresAndTheOtherTagsAreKept() throws {
+        let library = try TestLibrary()
+        let (temp, music) = try makeFolder()
+        _ = temp
+        let summary = try library.database.importFolder(at: music)
+        XCTAssertEqual(summary.added, 2, summary.problems.joined(separator: "\n"))
+        let songs = try library.database.songs(SongSelection(filters: []), naming: .paths)
+        let v24 = try XCTUnwrap(songs.first { $0.title == "Two Artists" })
+        XCTAssertEqual(v24.artists, ["piman", "jzig"])
+        XCTAssertEqual(v24.singer, "piman / jzig")
+        XCTAssertEqual(v24.albumArtist, "Various")
+        XCTAssertEqual(v24.genres, ["Rock", "Pop"])
+        XCTAssertEqual(v24.disc, 2)
+        XCTAssertEqual(v24.date, "2004-05-06")
+        XCTAssertEqual(v24.year, 2004)
+        XCTAssertEqual(v24.sampleRate, 44100)
+        XCTAssertEqual(v24.channels, 2)
+        let v23 = try XCTUnwrap(songs.first { $0.title == "Slash Artists" })
+        XCTAssertEqual(v23.artists, ["piman", "jzig"])
+        XCTAssertEqual(v23.genres, ["Pop"])
+        // Each artist is found on its own; the terminal's search finds the joined singer too.
+        let find = SongSelection(filters: [.tag(.artist, StringMatch(.equal, "jzig", foldCase: false))])
+        XCTAssertEqual(Set(try library.database.songs(find, naming: .paths).map(\.title)), ["Two Artists", "Slash Artists"])
+        XCTAssertEqual(Set(try library.titles("jzig")), ["Two Artists", "Slash Artists"])
+    }
+
+    func testRescanAfterTheMigrationRereadsUnchangedFiles() throws {
+        let (temp, music) = try makeFolder()
+        let path = temp.url.appendingPathComponent("old.sqlite").path
+        let file = music.appendingPathComponent("v24.mp3").path
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        let mtime = Int64((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+        // A library as the release before v7 left it: the file imported with its first artist only.
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try Schema.migrator.migrate(queue, upTo: "v5-song-by-path")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO singer (id, name, name_key, name_pinyin, name_initials, first_letter, song_count)
+                        VALUES (1, 'jzig', 'jzig', 'jzig', '', 'J', 1);
+                    INSERT INTO song (song_key, title, singer_id, local_path, size, file_mtime, added_at, title_key,
+                                      title_pinyin, title_initials)
+                        VALUES (?, 'Two Artists', 1, ?, ?, ?, '2020-01-01T00:00:00Z', 'two artists', 'two artists', '');
+                    """, arguments: ["file:" + file, file, size, mtime])
+            }
+        }
+        let database = try LibraryDatabase(path: path)
+        // The substring index covers songs imported before it.
+        let before = try database.songs(SongSelection(filters: [.tag(nil, StringMatch(.contains, "artists", foldCase: true))]),
+                                        naming: .paths)
+        XCTAssertEqual(before.map(\.title), ["Two Artists"])
+        let summary = try database.importFolder(at: music)
+        XCTAssertEqual(summary.updated, 1, summary.problems.joined(separator: "\n"))
+        XCTAssertEqual(summary.added, 1)
+        let song = try XCTUnwrap(try database.song(localPath: file))
+        XCTAssertEqual(song.artists, ["piman", "jzig"])
+        XCTAssertEqual(song.genres, ["Rock", "Pop"])
+        // And the next rescan skips it again.
+        XCTAssertEqual(try database.importFolder(at: music).skipped, 2)
+    }
+}
