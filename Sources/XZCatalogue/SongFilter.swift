@@ -21,9 +21,11 @@ public struct FilterTag: Hashable, Sendable, CustomStringConvertible {
 
     private init(canonical: String) { name = canonical }
 
+    private static let byLowercasedName = Dictionary(uniqueKeysWithValues: all.map { ($0.name.lowercased(), $0) })
+
     /// A tag by name in any case, as MPD's tag_name_parse_i reads it.
     public init?(_ text: String) {
-        guard let tag = Self.all.first(where: { $0.name.caseInsensitiveCompare(text) == .orderedSame }) else { return nil }
+        guard let tag = Self.byLowercasedName[text.lowercased()] else { return nil }
         self = tag
     }
 

@@ -15,6 +15,7 @@ extension MPDCommands {
         add("search", 1...Int.max) { call throws(MPDError) in try printMatches(&call, foldCase: true) }
         add("findadd", 1...Int.max) { call throws(MPDError) in try addMatches(&call, foldCase: false) }
         add("searchadd", 1...Int.max) { call throws(MPDError) in try addMatches(&call, foldCase: true) }
+        add("searchaddpl", 2...Int.max) { call throws(MPDError) in try addMatchesToPlaylist(&call) }
         add("count", 1...Int.max) { call throws(MPDError) in try count(&call) }
         add("list", 1...Int.max) { call throws(MPDError) in try list(&call) }
         add("lsinfo", 0...1) { call throws(MPDError) in try listOneFolder(&call) }
@@ -106,6 +107,29 @@ extension MPDCommands {
         guard !found.isEmpty else { return }
         let database = call.host.database
         call.player.insert(found.map { QueueItem(song: $0, database: database) }, at: position)
+    }
+
+    /// `searchaddpl NAME FILTER… [sort] [window] [position POS]`: into a stored playlist, made when new.
+    static func addMatchesToPlaylist(_ call: inout Invocation) throws(MPDError) {
+        let name = call.arguments[0]
+        _ = try playlistCall { try StoredPlaylists.validate(name) }
+        var arguments = Array(call.arguments.dropFirst())
+        var position: Int?
+        if arguments.count >= 2, arguments[arguments.count - 2] == "position" {
+            position = try integer(arguments.removeLast())
+            arguments.removeLast()
+        }
+        let found = try matches(call, try selection(arguments, foldCase: true))
+        let database = call.host.database
+        let added = found.map { call.host.playlistEntry(QueueItem(song: $0, database: database)) }
+        try playlistCall {
+            try call.host.playlists.edit(name, create: true) { entries in
+                let at = position ?? entries.count
+                guard (0...entries.count).contains(at) else { throw PlaylistError(.badPosition, "Bad position") }
+                entries.insert(contentsOf: added, at: at)
+            }
+        }
+        call.host.announce([.storedPlaylist])
     }
 
     // MARK: count and list
@@ -292,6 +316,13 @@ extension MPDCommands {
             call.response.add("directory", path)
             if let date = modificationDate(call, uri: path) {
                 call.response.add("Last-Modified", MPDResponse.timestamp(date))
+            }
+        }
+        // The root also lists the stored playlists, as MPD does (mpc lsplaylists reads them here).
+        if folder.isEmpty {
+            for (name, modified) in try playlistCall({ try call.host.playlists.list() }) {
+                call.response.add("playlist", name)
+                call.response.add("Last-Modified", MPDResponse.timestamp(modified))
             }
         }
     }

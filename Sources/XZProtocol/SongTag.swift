@@ -9,11 +9,16 @@ public enum SongTag: String, Sendable, CaseIterable {
     case date = "Date", genre = "Genre", disc = "Disc"
 
     public init?(name: String) {
-        guard let tag = SongTag.allCases.first(where: { $0.rawValue.caseInsensitiveCompare(name) == .orderedSame }) else {
-            return nil
-        }
+        guard let tag = SongTag.byLowercasedName[name.lowercased()] else { return nil }
         self = tag
     }
+
+    private static let byLowercasedName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue.lowercased(), $0) })
+
+    /// The catalogue's name for the tag, for reading its values from a song.
+    var filterTag: FilterTag? { SongTag.filterTags[self] ?? nil }
+
+    private static let filterTags = Dictionary(uniqueKeysWithValues: allCases.map { ($0, FilterTag($0.rawValue)) })
 
     /// Every tag name MPD 0.23 knows; clients may enable or disable any of them, held or not.
     static let protocolNames: Set<String> = [
@@ -69,7 +74,7 @@ extension MPDResponse {
             add("Last-Modified", MPDResponse.timestamp(modified))
         }
         for tag in SongTag.allCases where tags.contains(tag) {
-            guard let filterTag = FilterTag(tag.rawValue) else { continue }
+            guard let filterTag = tag.filterTag else { continue }
             for value in filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
         }
         if let ms = song.durationMs {
@@ -94,9 +99,14 @@ extension MPDResponse {
         return "\(ms / 1000).\(fraction < 10 ? "00" : fraction < 100 ? "0" : "")\(fraction)"
     }
 
+    /// `2024-05-01T12:00:00Z`, as MPD writes `Last-Modified`. Written out by hand: a date formatter
+    /// per song made listings of thousands of songs spend most of their time building formatters.
     static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(twoDigits(parts.tm_mon + 1))-\(twoDigits(parts.tm_mday))"
+            + "T\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec))Z"
     }
 }

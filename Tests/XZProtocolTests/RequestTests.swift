@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import XZProtocol
 
@@ -32,5 +33,14 @@ final class RequestTests: XCTestCase {
         var response = MPDResponse()
         response.add("Title", "first\nOK\r\nACK [1@0] {} x")
         XCTAssertEqual(String(decoding: response.bytes, as: UTF8.self), "Title: first OK ACK [1@0] {} x\n")
+    }
+
+    func testTimesAreWrittenAsMPDWritesThem() {
+        XCTAssertEqual(MPDResponse.timestamp(Date(timeIntervalSince1970: 1_714_564_800.9)), "2024-05-01T12:00:00Z")
+        XCTAssertEqual(MPDResponse.timestamp(Date(timeIntervalSince1970: 0)), "1970-01-01T00:00:00Z")
+        XCTAssertEqual(MPDResponse.timestamp(Date(timeIntervalSince1970: 1_230_768_000 - 1)), "2008-12-31T23:59:59Z")
+        XCTAssertEqual(MPDResponse.seconds(0), "0.000")
+        XCTAssertEqual(MPDResponse.seconds(61_005), "61.005")
+        XCTAssertEqual(MPDResponse.seconds(1_230), "1.230")
     }
 }

@@ -137,8 +137,10 @@ final class PlaylistTests: MusicFolderHostTestCase {
         _ = try client.run("playlistadd", "two", "album/3.mp3")
         _ = try client.run("playlistadd", "two", "album/1.mp3")
         let mpc = try TestProcess.which("mpc")
-        // (mpc lsplaylists asks lsinfo, a database command.)
         XCTAssertEqual(try client.run("listplaylists").filter { $0.key == "playlist" }.map(\.value), ["two", "全部 songs"])
+        // mpc lsplaylists reads them from lsinfo of the root.
+        XCTAssertEqual(Set(try TestProcess.runChecked(mpc, ["-p", "\(port)", "lsplaylists"]).stdout.split(separator: "\n")),
+                       ["two", "全部 songs"])
         XCTAssertEqual(try TestProcess.runChecked(mpc, ["-p", "\(port)", "playlist", "two"]).stdout,
                        "Artist - Song 3\nArtist - Song 1\n")
         XCTAssertEqual(try TestProcess.runChecked(mpc, ["-p", "\(port)", "playlist", "-f", "%file%", "全部 songs"]).stdout,
@@ -157,5 +159,14 @@ final class PlaylistTests: MusicFolderHostTestCase {
         // And what real MPD writes there, this host reads.
         _ = try theirs.run("save", "from-mpd")
         XCTAssertEqual(try files(client, "from-mpd"), ["album/3.mp3", "album/1.mp3"])
+        // searchaddpl appends what search finds, on both hosts alike.
+        _ = try client.run("update")
+        host.updates.wait()
+        _ = try theirs.run("searchaddpl", "found-mpd", "title", "song 2")
+        _ = try theirs.run("searchaddpl", "found-mpd", "(Title contains '3')", "position", "0")
+        _ = try client.run("searchaddpl", "found-ours", "title", "song 2")
+        _ = try client.run("searchaddpl", "found-ours", "(Title contains '3')", "position", "0")
+        XCTAssertEqual(try files(client, "found-ours"), try files(theirs, "found-mpd"))
+        XCTAssertEqual(try files(client, "found-ours"), ["album/3.mp3", "album/2.mp3"])
     }
 }
