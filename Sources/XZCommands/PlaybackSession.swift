@@ -74,7 +74,9 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
             return lyrics ? "♪ \(text.safe)" : nil
         case .queueFinished:
             return "■ queue finished"
-        case .position, .paused, .resumed, .seeked, .ended:
+        case .buffering:
+            return "… buffering"
+        case .position, .paused, .resumed, .seeked, .ended, .buffered:
             return nil
         }
     }
@@ -96,6 +98,8 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
         case .paused(let ms): put("event", "paused"); put("position_ms", ms)
         case .resumed(let ms): put("event", "resumed"); put("position_ms", ms)
         case .seeked(let ms): put("event", "seeked"); put("position_ms", ms)
+        case .buffering(let ms): put("event", "buffering"); put("position_ms", ms)
+        case .buffered(let ms): put("event", "buffered"); put("position_ms", ms)
         case .ended(let item, let reason, let position):
             put("event", "ended"); put("song", item.songId); put("reason", reason.rawValue); put("position_ms", position)
         case .error(let file, let message): put("event", "error"); put("file", file); put("message", message)
