@@ -39,7 +39,7 @@ struct Play: LibraryCommand {
             return
         }
         guard !songs.isEmpty else { throw ValidationError("name at least one song to play") }
-        let items = try context.songPaths(for: songs).map { QueueItem(file: $0, database: context.database) }
+        let items = try context.songPaths(for: songs).map { QueueItem(reference: $0, database: context.database) }
         let session = PlaybackSession(folder: context.folder, database: context.database,
                                       output: output ?? .systemDefault, realtime: realtime,
                                       console: context.console, presentation: json ? .json : .text)
@@ -313,7 +313,7 @@ enum NowPlaying {
         let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
         var lines = [
             console.styled(DisplayWidth.truncate(item.title.safe + who, to: width - 2), "1"),
-            "\(snapshot.state.rawValue)  \(DurationText.clock(ms: snapshot.positionMs)) \(bar) \(DurationText.clock(ms: total))"
+            "\(snapshot.stateText)  \(DurationText.clock(ms: snapshot.positionMs)) \(bar) \(DurationText.clock(ms: total))"
                 + "  vol \(snapshot.volume)  repeat \(snapshot.repeatMode.rawValue)\(snapshot.shuffle ? "  shuffle" : "")",
         ]
         guard let path = item.lyricsPath, let data = FileManager.default.contents(atPath: path) else { return lines }

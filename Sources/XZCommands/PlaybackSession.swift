@@ -1,6 +1,7 @@
 import Foundation
 import XZAudio
 import XZCatalogue
+import XZDownloader
 import XZLyrics
 import XZPlayback
 import XZProtocol
@@ -13,23 +14,32 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     enum Presentation { case interactive, text, json }
 
     let host: PlayerHost
+    /// Fetches what the player streams; shut down with the session.
+    private let downloads: DownloadManager?
     var player: Player { host.player }
     private let console: Console
     private let presentation: Presentation
     private let lock = NSLock()
     private var lyricsShown: Bool
 
+    /// `keepURLs`: plain URLs played here are kept in the library too (`play --keep`).
     convenience init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool,
                      musicDirectory: URL = SongURIs.defaultMusicDirectory(), console: Console, presentation: Presentation) {
+        // A config file the downloader cannot read must not stop playing files: its defaults stream.
+        let settings = (try? DownloadSettings.load()) ?? DownloadSettings()
+        let downloads = DownloadManager(database: database, library: folder, settings: settings)
         let host = PlayerHost(folder: folder, database: database, output: output, realtime: realtime,
-                              musicDirectory: musicDirectory) { message in
+                              musicDirectory: musicDirectory,
+                              streams: Self.streamOpener(downloads, database: database, cache: settings.onlineCache)) { message in
             console.announce("note: \(message)")
         }
-        self.init(host: host, console: console, presentation: presentation)
+        host.player.prebufferSeconds = settings.prebufferSeconds
+        self.init(host: host, console: console, presentation: presentation, downloads: downloads)
     }
 
-    init(host: PlayerHost, console: Console, presentation: Presentation) {
+    init(host: PlayerHost, console: Console, presentation: Presentation, downloads: DownloadManager? = nil) {
         self.host = host
+        self.downloads = downloads
         self.console = console
         self.presentation = presentation
         lyricsShown = presentation == .interactive && console.stdoutIsTTY
@@ -44,6 +54,18 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     /// Stops playback (the play session saved as ended by leaving) once every event has been handled.
     func close() {
         host.shutdown()
+        if let downloads { try? blocking { await downloads.shutdown() } }
+    }
+
+    /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
+    /// other URLs stream without being kept.
+    static func streamOpener(_ downloads: DownloadManager, database: LibraryDatabase, cache: OnlineCache) -> StreamOpener {
+        { item in
+            if item.songKey != nil, let song = try? database.song(audioURL: item.path) {
+                return try downloads.openStream(song: song, cache: cache)
+            }
+            return try downloads.openStream(url: item.path)
+        }
     }
 
     private func handle(_ event: PlayerEvent) {
@@ -114,6 +136,21 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     }
 }
 
+extension QueueItem {
+    /// A file, or a URL to stream (a catalogue song's audio URL stands for that song).
+    init(reference path: String, database: LibraryDatabase) {
+        guard QueueItem.isStreamURL(path) else {
+            self.init(file: path, database: database)
+            return
+        }
+        if let song = try? database.song(audioURL: path) {
+            self.init(playing: song, database: database)
+        } else {
+            self.init(url: path)
+        }
+    }
+}
+
 extension CommandContext {
     /// The player commands act on: this prompt's host, else the library's running host.
     func playerControl() throws -> PlayerControl {
@@ -131,16 +168,20 @@ extension CommandContext {
         return try RemotePlayerControl(client: client, folder: folder, database: database)
     }
 
-    /// Files for SONG arguments: catalogue songs that are offline, or audio files.
+    /// Files for SONG arguments: catalogue songs (their audio URL when not offline), audio files, or URLs.
     func songPaths(for arguments: [String]) throws -> [String] {
         try arguments.map { argument in
+            let trimmed = argument.trimmingCharacters(in: .whitespaces)
+            if QueueItem.isStreamURL(trimmed) { return trimmed }
             let reference = SongReference(argument, listing: lastListing)
             if case .file(let path) = reference { return URL(fileURLWithPath: path).standardizedFileURL.path }
             let song = try reference.resolve(in: self)
-            guard song.isLocal else {
-                throw CommandError("\(song.title.safe) — \(song.singer.safe) is not offline yet (download it first)")
+            if song.isLocal { return song.localPath }
+            // Not offline: it plays from its URL as it downloads.
+            guard !song.audioURL.isEmpty else {
+                throw CommandError("\(song.title.safe) — \(song.singer.safe) is not offline and has no audio URL to play from")
             }
-            return song.localPath
+            return song.audioURL
         }
     }
 }

@@ -14,6 +14,11 @@ struct PlayerView: Equatable {
     var volume: Int
     var repeatMode: RepeatMode
     var shuffle: Bool
+    /// Playing, waiting for a stream's bytes.
+    var isBuffering = false
+
+    /// The state as our output shows it.
+    var stateText: String { isBuffering && state == .playing ? "buffering" : state.rawValue }
 
     var current: QueueItem? { currentIndex.flatMap { queue.indices.contains($0) ? queue[$0] : nil } }
     var isActive: Bool { state == .playing || state == .paused }
@@ -63,18 +68,18 @@ final class LocalPlayerControl: PlayerControl {
         let snapshot = player.snapshot()
         return PlayerView(state: snapshot.state, currentIndex: snapshot.currentIndex, queue: snapshot.queue,
                           positionMs: snapshot.positionMs, durationMs: snapshot.durationMs, volume: snapshot.volume,
-                          repeatMode: snapshot.repeatMode, shuffle: snapshot.shuffle)
+                          repeatMode: snapshot.repeatMode, shuffle: snapshot.shuffle, isBuffering: snapshot.isBuffering)
     }
 
     func queueCount() -> Int { player.snapshot().entries.count }
 
     func play(paths: [String]) {
-        let items = paths.map { QueueItem(file: $0, database: host.database) }
+        let items = paths.map { QueueItem(reference: $0, database: host.database) }
         change { player.play(items) }
     }
 
     func add(paths: [String]) {
-        let items = paths.map { QueueItem(file: $0, database: host.database) }
+        let items = paths.map { QueueItem(reference: $0, database: host.database) }
         change { player.add(items) }
     }
 
