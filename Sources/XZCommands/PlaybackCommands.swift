@@ -23,9 +23,11 @@ struct Play: LibraryCommand {
     var output: OutputSpec?
     @Flag(help: "Pace file outputs to real time (playing here).") var realtime = false
     @Flag(help: "Print events as JSON lines (playing here).") var json = false
+    @Flag(help: "Keep http(s) URLs that are no catalogue song in the library once fetched (playing here).")
+    var keep = false
 
     /// Options that only make sense for a player of this process.
-    private var playsHere: Bool { output != nil || realtime || json }
+    private var playsHere: Bool { output != nil || realtime || json || keep }
 
     func run(in context: CommandContext) throws {
         if !playsHere, let control = try context.player ?? context.connectToHost() {
@@ -42,7 +44,7 @@ struct Play: LibraryCommand {
         let items = try context.songPaths(for: songs).map { QueueItem(reference: $0, database: context.database) }
         let session = PlaybackSession(folder: context.folder, database: context.database,
                                       output: output ?? .systemDefault, realtime: realtime,
-                                      console: context.console, presentation: json ? .json : .text)
+                                      console: context.console, presentation: json ? .json : .text, keepURLs: keep)
         // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()

@@ -24,13 +24,15 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
 
     /// `keepURLs`: plain URLs played here are kept in the library too (`play --keep`).
     convenience init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool,
-                     musicDirectory: URL = SongURIs.defaultMusicDirectory(), console: Console, presentation: Presentation) {
+                     musicDirectory: URL = SongURIs.defaultMusicDirectory(), console: Console, presentation: Presentation,
+                     keepURLs: Bool = false) {
         // A config file the downloader cannot read must not stop playing files: its defaults stream.
         let settings = (try? DownloadSettings.load()) ?? DownloadSettings()
         let downloads = DownloadManager(database: database, library: folder, settings: settings)
         let host = PlayerHost(folder: folder, database: database, output: output, realtime: realtime,
                               musicDirectory: musicDirectory,
-                              streams: Self.streamOpener(downloads, database: database, cache: settings.onlineCache)) { message in
+                              streams: Self.streamOpener(downloads, database: database, cache: settings.onlineCache,
+                                                         keepURLs: keepURLs)) { message in
             console.announce("note: \(message)")
         }
         host.player.prebufferSeconds = settings.prebufferSeconds
@@ -54,17 +56,23 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     /// Stops playback (the play session saved as ended by leaving) once every event has been handled.
     func close() {
         host.shutdown()
-        if let downloads { try? blocking { await downloads.shutdown() } }
+        if let downloads {
+            try? blocking {
+                await downloads.finishKeptStreams()
+                await downloads.shutdown()
+            }
+        }
     }
 
     /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
-    /// other URLs stream without being kept.
-    static func streamOpener(_ downloads: DownloadManager, database: LibraryDatabase, cache: OnlineCache) -> StreamOpener {
+    /// other URLs stream without being kept, unless `keepURLs`.
+    static func streamOpener(_ downloads: DownloadManager, database: LibraryDatabase, cache: OnlineCache,
+                             keepURLs: Bool) -> StreamOpener {
         { item in
             if item.songKey != nil, let song = try? database.song(audioURL: item.path) {
                 return try downloads.openStream(song: song, cache: cache)
             }
-            return try downloads.openStream(url: item.path)
+            return try downloads.openStream(url: item.path, keep: keepURLs)
         }
     }
 

@@ -20,6 +20,17 @@ public final class StreamRegistry: @unchecked Sendable {
     private var files: [String: GrowingFile] = [:]
     /// Songs a player reads as they download.
     private var played: Set<String> = []
+    /// Fetches of kept URLs, which go on after the player let go.
+    private var kept: [Task<Void, Never>] = []
+
+    func keep(_ task: Task<Void, Never>) { lock.withLock { kept.append(task) } }
+
+    func takeKept() -> [Task<Void, Never>] {
+        lock.withLock {
+            defer { kept.removeAll() }
+            return kept
+        }
+    }
 
     /// The song's growing file, made now when there is none.
     func file(for songKey: String, path: String) -> GrowingFile {
@@ -74,13 +85,16 @@ extension DownloadManager {
         return growing
     }
 
-    /// A URL played and not kept: fetched with the downloader's retry and resume rules into a `.part` of its
-    /// own, deleted when the player lets go of it.
-    public nonisolated func openStream(url text: String) throws -> GrowingFile {
+    /// A URL outside the catalogue, fetched with the downloader's retry and resume rules into a `.part` of its
+    /// own. Not kept: the `.part` goes when the player lets go of it. Kept (`play --keep`): the fetch goes on
+    /// to the end even when the player moves on, and a file that decodes is placed under `songs/` by its tags
+    /// and imported, as a folder scan would.
+    public nonisolated func openStream(url text: String, keep: Bool = false) throws -> GrowingFile {
         let url = try DownloadURL.checked(text)
         let path = try environment.downloadsFolder().appendingPathComponent("stream-\(UUID().uuidString).part").path
         let growing = GrowingFile(path: path)
         let fetcher = self.fetcher
+        let env = environment
         let source = StreamSource()
         let task = Task {
             let live = LiveProgress(interval: 1)
@@ -94,16 +108,48 @@ extension DownloadManager {
                 growing.didWrite(at: 0, count: Int(total))
                 growing.setTotal(total)
                 growing.finish()
+                guard keep else { return }
+                do {
+                    try keepStream(path, name: url.deletingPathExtension().lastPathComponent, env: env)
+                } catch {
+                    // It played; only keeping failed, and a half-placed file is worse than none.
+                    unlink(path)
+                }
             } catch {
                 growing.fail(Task.isCancelled ? "stopped" : (error as? DownloadError)?.message ?? "\(error)")
+                if keep { unlink(path) }
             }
         }
-        growing.onRelease {
-            task.cancel()
-            unlink(path)
+        if keep {
+            streams.keep(task)
+        } else {
+            growing.onRelease {
+                task.cancel()
+                unlink(path)
+            }
         }
         return growing
     }
+}
+
+extension DownloadManager {
+    /// Waits for kept URLs to be fetched and placed; for a program about to leave.
+    public func finishKeptStreams() async {
+        for task in streams.takeKept() { await task.value }
+    }
+}
+
+/// Places a whole streamed file under `songs/<Singer>/<Album>/<NN> <Title>.mp3` by its tags (the URL's
+/// name as title without them) and imports its folder, so it is a local song like any scanned file.
+private func keepStream(_ path: String, name: String, env: JobEnvironment) throws {
+    try AudioJob.checkDecodes(path)
+    let tags = try? MP3Probe.readTags(path: path)
+    func named(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
+    let parts = FileNaming.songStem(title: named(tags?.title) ?? named(name) ?? "Stream", singer: named(tags?.artist) ?? "",
+                                    album: tags?.album, track: tags?.track)
+    let folder = try FileNaming.makeFolder(Array(parts.dropLast()), in: env.library)
+    _ = try FileNaming.moveNoClobber(path, folder: folder, stem: parts[parts.count - 1], ext: "mp3", libraryRoot: env.libraryRoot)
+    _ = try env.store.database.importFolder(at: folder)
 }
 
 /// Which version of a stream's file its `.part` holds, for resuming after a dropped connection.

@@ -269,3 +269,33 @@ func finished(_ player: Player, timeout: TimeInterval = 30) async -> Bool {
     }
     return false
 }
+
+/// `play --keep` on a URL outside the catalogue.
+final class KeptStreamTests: XCTestCase {
+    /// A kept URL plays, and its file lands under songs/ by its tags and is imported as a local song.
+    func testAKeptURLBecomesALocalSong() async throws {
+        let folder = try TemporaryFolder("online-keep")
+        let path = try AudioFixtures.makeMP3(at: folder.path("kept.mp3"), seconds: 2,
+                                            tags: AudioFixtures.Tags(title: "Kept Tune", artist: "Streamer", album: "Live"))
+        let body = try Data(contentsOf: URL(fileURLWithPath: path))
+        let fixture = try DownloadFixture { request, _ in TestHTTPServer.file(body, request: request) }
+        let manager = fixture.manager()
+        let log = StreamEventLog()
+        let url = fixture.server.url("/radio/kept.mp3")
+        let player = Player(output: .raw(folder.path("out.raw")), streams: { item in try manager.openStream(url: item.path, keep: true) },
+                            onEvent: { log.append($0) })
+        player.play([QueueItem(path: url)])
+        let done = await finished(player)
+        XCTAssertTrue(done)
+        player.shutdown()
+        await manager.finishKeptStreams()
+        await manager.shutdown()
+        XCTAssertEqual(log.errors, [])
+        XCTAssertEqual(fixture.songFiles(), ["songs/Streamer/Live/Kept Tune.mp3"])
+        let kept = fixture.library.url.appendingPathComponent("songs/Streamer/Live/Kept Tune.mp3").path
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: kept)), body)
+        let song = try fixture.database.song(localPath: FileNaming.realPath(URL(fileURLWithPath: kept)))
+        XCTAssertEqual(song?.title, "Kept Tune")
+        XCTAssertEqual(fixture.partFiles(), [])
+    }
+}
