@@ -4,7 +4,7 @@ APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev la
 SWIFT ?= swift
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-json bench-download bench-server fuzz-lyrics install clean
+.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-json bench-download bench-server bench-online fuzz-lyrics install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -70,6 +70,10 @@ bench-server: deps
 	$(SWIFT) build -c release --product xzmusic
 	$(SWIFT) build -c release --product xzmusic-bench
 	.build/release/xzmusic-bench server
+
+bench-online: deps
+	$(SWIFT) build -c release --product xzmusic-bench
+	.build/release/xzmusic-bench online
 
 install: build
 	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/xzmusic

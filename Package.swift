@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
-            "XZCatalogue", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZCatalogue", "XZAudio", "XZPlayback", "XZDownloader", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
