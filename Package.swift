@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "XZDownloaderTests", dependencies: [
             "XZDownloader", "XZCatalogue", "XZText", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
-        .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol", "XZPlayback", "XZCatalogue", "XZTestSupport"]),
+        .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol", "XZPlayback", "XZAudio", "XZCatalogue", "XZTestSupport"]),
         .testTarget(name: "XZServerTests", dependencies: ["XZServer", "XZProtocol", "XZCatalogue", "XZTestSupport"]),
         .testTarget(name: "XZCommandsTests", dependencies: ["XZCommands", "XZTestSupport"]),
     ],

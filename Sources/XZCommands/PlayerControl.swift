@@ -155,7 +155,7 @@ final class RemotePlayerControl: PlayerControl {
                           positionMs: Self.milliseconds(status["elapsed"]) ?? 0,
                           durationMs: Self.milliseconds(status["duration"]),
                           volume: status["volume"].flatMap(Int.init) ?? 0, repeatMode: repeatMode,
-                          shuffle: status["random"] == "1")
+                          shuffle: status["random"] == "1", isBuffering: status["xzmusic_buffering"] == "1")
     }
 
     func queueCount() throws -> Int {

@@ -32,6 +32,8 @@ extension MPDCommands {
         case .idle, .stopped: state = "stop"
         }
         response.add("state", state)
+        // MPD has no such state: clients see `play`; our own remote commands read this extra line.
+        if snapshot.isBuffering { response.add("xzmusic_buffering", 1) }
         if let index = snapshot.currentIndex {
             response.add("song", index)
             response.add("songid", snapshot.entries[index].id)

@@ -1,4 +1,5 @@
 import XCTest
+import XZAudio
 import XZCatalogue
 import XZPlayback
 @testable import XZProtocol
@@ -176,6 +177,27 @@ final class SessionTests: XCTestCase {
         XCTAssertNotNil(queue.first?.songKey, "the catalogue song, not a bare URL")
         XCTAssertEqual(queue.last?.title, "stream")
         XCTAssertEqual(streaming.uri(of: queue[0]), "https://example.invalid/online.mp3")
+    }
+
+    /// A stream waiting for its bytes is `play` to MPD clients, with one extra line our own commands read.
+    func testBufferingIsPlayWithAnExtraLine() throws {
+        let waiting = GrowingFile(path: folder.url.appendingPathComponent("never.part").path)
+        let streaming = PlayerHost(folder: host.folder, database: host.database, output: .null, seed: 7,
+                                   streams: { _ in waiting }) { _ in }
+        defer { streaming.shutdown() }
+        var session = ClientSession(peer: .network, passwordRequired: false)
+        func run(_ line: String) -> String {
+            String(decoding: session.receive(line: line, host: streaming, password: nil).bytes, as: UTF8.self)
+        }
+        XCTAssertEqual(run("add http://radio.example.invalid/live.mp3"), "OK\n")
+        XCTAssertEqual(run("play 0"), "OK\n")
+        let deadline = Date().addingTimeInterval(5)
+        while !streaming.player.snapshot().isBuffering, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let status = fields(run("status"))
+        XCTAssertEqual(status["state"], "play")
+        XCTAssertEqual(status["xzmusic_buffering"], "1")
+        XCTAssertEqual(streaming.player.snapshot().stateText, "buffering")
+        waiting.fail("gone")
     }
 
     func testCommandListsStopAtTheFirstError() {
