@@ -70,6 +70,8 @@ public final class GrowingFile: @unchecked Sendable {
     private var wanted: (@Sendable (Int64) -> Void)?
     private var lastWant: Int64?
     private var released: (@Sendable () -> Void)?
+    private var arrived: (@Sendable () -> Void)?
+    private let createdNs = DispatchTime.now().uptimeNanoseconds
 
     public init(path: String) {
         self.path = path
@@ -111,11 +113,26 @@ public final class GrowingFile: @unchecked Sendable {
     /// `count` bytes at `offset` are on disk now.
     public func didWrite(at offset: Int64, count: Int) {
         guard count > 0 else { return }
-        condition.withLock {
+        let notify: (@Sendable () -> Void)? = condition.withLock {
             if descriptor < 0 { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
             held.insert(offset ..< offset + Int64(count))
             condition.broadcast()
+            return arrived
         }
+        notify?()
+    }
+
+    /// Called (outside the lock, on the writer's thread) whenever bytes arrive: a player waiting between
+    /// chunks wakes at once instead of at its next poll.
+    public func onArrival(_ handler: (@Sendable () -> Void)?) {
+        condition.withLock { arrived = handler }
+    }
+
+    /// Bytes held per second since the file was asked for, connection set-up included: how fast the
+    /// download has really been so far.
+    public var arrivalBytesPerSecond: Double {
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - createdNs) / 1e9
+        return Double(heldRanges.heldBytes) / max(seconds, 0.001)
     }
 
     /// The writer cut the file at `offset` (a response that starts the file over).
@@ -214,7 +231,10 @@ public final class GrowingFile: @unchecked Sendable {
     /// The reader is done with the file; the writer decides whether to keep fetching.
     public func release() {
         let handler: (@Sendable () -> Void)? = condition.withLock {
-            defer { released = nil }
+            defer {
+                released = nil
+                arrived = nil
+            }
             return released
         }
         handler?()

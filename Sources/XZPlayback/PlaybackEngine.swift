@@ -149,7 +149,14 @@ final class PlaybackEngine: @unchecked Sendable {
         if start.item.isStream {
             do {
                 guard let streams else { throw PlaybackError("cannot play a URL here: this player has no downloader") }
-                pending = (start, try streams(start.item))
+                let source = try streams(start.item)
+                // Bytes arriving wake the audio thread while it waits for them.
+                source.onArrival { [core] in
+                    core.condition.lock()
+                    core.condition.broadcast()
+                    core.condition.unlock()
+                }
+                pending = (start, source)
                 setBuffering(true, generation: start.generation)
             } catch {
                 fail(start, positionMs: 0, error)
@@ -264,7 +271,11 @@ final class PlaybackEngine: @unchecked Sendable {
             core.condition.lock()
             let seconds = core.prebufferSeconds
             core.condition.unlock()
-            let need = max(Self.lowWaterBytes, Int64(seconds * Double(track.decoder.bitrateKbps ?? 128) * 125))
+            let audioBytesPerSecond = Double(track.decoder.bitrateKbps ?? 128) * 125
+            var need = max(Self.lowWaterBytes, Int64(seconds * audioBytesPerSecond))
+            // A link several times faster than the audio keeps ahead by itself: start on the first frames,
+            // as a stream player does, instead of waiting out the whole prebuffer.
+            if source.arrivalBytesPerSecond >= 4 * audioBytesPerSecond { need = Self.lowWaterBytes }
             guard source.canRead(at: offset, count: need) else {
                 waitForBytes()
                 return false
