@@ -59,6 +59,7 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
         if let downloads {
             try? blocking {
                 await downloads.finishKeptStreams()
+                await downloads.finishWholeStreams()
                 await downloads.shutdown()
             }
         }

@@ -39,6 +39,7 @@ public actor DownloadManager {
     private struct Worker {
         let task: Task<Void, Never>
         let live: LiveProgress
+        let songKey: String
     }
     private var workers: [Int64: Worker] = [:]
     /// The state a running task takes once its worker has stopped (paused, cancelled, or queued on shutdown).
@@ -227,6 +228,19 @@ public actor DownloadManager {
         }
     }
 
+    /// Waits for the running downloads that a player read and that have every byte (only their checks and
+    /// the move into the library are left); for a program about to leave, so a song that just played whole
+    /// is offline.
+    public func finishWholeStreams() async {
+        let whole = workers.values.filter { worker in
+            guard streams.isPlayed(worker.songKey), let file = streams.existing(worker.songKey), let size = file.size else {
+                return false
+            }
+            return file.heldRanges.heldBytes == size
+        }
+        for worker in whole { await worker.task.value }
+    }
+
     private func start(_ record: TaskRecord) {
         let continuation = self.continuation
         let store = env.store
@@ -251,7 +265,7 @@ public actor DownloadManager {
             }
             self.finished(record, outcome: outcome, live: live)
         }
-        workers[record.id] = Worker(task: task, live: live)
+        workers[record.id] = Worker(task: task, live: live, songKey: record.songKey)
     }
 
     private func finished(_ record: TaskRecord, outcome: Result<JobOutcome, Error>, live: LiveProgress) {

@@ -93,6 +93,33 @@ final class PlaybackCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: raw)), expected)
     }
 
+    /// One-shot play of a catalogue song that is not offline streams it from its URL, renders exactly what
+    /// mpg123 decodes of the file, and leaves the song offline.
+    func testOneShotPlayStreamsACatalogueSongAndKeepsIt() throws {
+        let song = temp.path("served.mp3")
+        try AudioFixtures.makeMP3(at: song, seconds: 3, frequency: 620)
+        let body = try Data(contentsOf: URL(fileURLWithPath: song))
+        let server = try TestHTTPServer { request, _ in
+            if request.path.hasPrefix("/api/") { return .json(404, ["name": "TrackNotFound"]) }
+            var response = TestHTTPServer.file(body, request: request)
+            response.chunk = 8192
+            response.delay = 0.005
+            return response
+        }
+        defer { server.stop() }
+        let feed = temp.path("online.jsonl")
+        try #"{"source_id": "online-1", "title": "Streamed Tune", "singer": "Online", "audio_url": "\#(server.url("/tune.mp3"))"}"#
+            .write(toFile: feed, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try xzmusic(["import", feed]).status, 0)
+        let raw = temp.path("streamed.raw")
+        let result = try xzmusic(["play", "Streamed Tune", "--output", "raw:\(raw)"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: raw)), try TestProcess.run("mpg123", ["-q", "-s", song]).stdoutData)
+        let kept = try xzmusic(["search", "Streamed Tune"])
+        XCTAssertTrue(kept.stdout.contains("✓"), "offline now: \(kept.stdout)")
+        XCTAssertEqual(server.requests(path: "/tune.mp3").count, 1)
+    }
+
     func testPlayUsageErrors() throws {
         XCTAssertEqual(try xzmusic(["play"]).status, 64)
         XCTAssertEqual(try xzmusic(["play", "#1", "--output", "speakers"]).status, 64)
