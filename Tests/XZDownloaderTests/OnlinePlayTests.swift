@@ -170,6 +170,34 @@ final class OnlinePlayTests: XCTestCase {
         XCTAssertLessThanOrEqual(fixture.server.bytesSent(path: "/far.mp3"), body.count + 64 * 1024, "the gaps were filled, nothing twice")
     }
 
+    /// A server that ignores Range: after a drop the file comes again from its start; the player waits for
+    /// its place to come round again and the output and the offline file are still exact.
+    func testServerIgnoringRangeWhilePlaying() async throws {
+        let body = try MP3Bodies.make(seconds: 6, frequency: 660)
+        let fixture = try DownloadFixture { request, index in
+            var response = TestHTTPServer.file(body, request: request, honourRange: false)
+            response.chunk = 16384
+            response.delay = 0.005
+            if index == 0 { response.dropAfter = body.count / 2 }
+            return response
+        }
+        try fixture.addSongs([songFields("i", url: fixture.server.url("/i.mp3"), extra: ["sha256": sha256Hex(body)])])
+        let manager = fixture.manager()
+        let log = StreamEventLog()
+        let folder = try TemporaryFolder("online-norange")
+        let out = folder.path("out.raw")
+        let player = player(fixture, manager, out: out, log: log)
+        player.play([item(try fixture.song("i"))])
+        let done = await finished(player)
+        XCTAssertTrue(done)
+        player.shutdown()
+        await manager.waitUntilIdle()
+        await manager.shutdown()
+        XCTAssertEqual(log.errors, [])
+        XCTAssertTrue(try Data(contentsOf: URL(fileURLWithPath: out)) == (try mpg123(body, in: folder)))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: try fixture.song("i").localPath)), body)
+    }
+
     /// A song already downloading plays from that download: one request, no second transfer.
     func testASongThatIsDownloadingPlaysFromThatDownload() async throws {
         let body = try MP3Bodies.make(seconds: 6, frequency: 700)
