@@ -180,6 +180,8 @@ private final class GapWriter: HTTPClientResponseDelegate, @unchecked Sendable {
             bytes.moveReaderIndex(forwardBy: dropped)
             skip -= Int64(dropped)
             position += Int64(dropped)
+            // Still before the gap: nothing to write or check yet.
+            if skip > 0 || bytes.readableBytes == 0 { return task.eventLoop.makeSucceededVoidFuture() }
         }
         // Up to the next byte already held: what lies there came another way.
         let held = growing.heldRanges

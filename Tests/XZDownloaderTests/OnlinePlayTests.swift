@@ -198,6 +198,36 @@ final class OnlinePlayTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: try fixture.song("i").localPath)), body)
     }
 
+    /// A far seek on a server that ignores Range: the whole file comes again and only what is missing is
+    /// written; the file still ends exact.
+    func testFarSeekOnAServerIgnoringRange() async throws {
+        let body = try MP3Bodies.make(seconds: 12, frequency: 740)
+        let fixture = try DownloadFixture { request, index in
+            var response = TestHTTPServer.file(body, request: request, honourRange: false)
+            response.chunk = 4096
+            response.delay = index == 0 ? 0.1 : 0.001
+            return response
+        }
+        try fixture.addSongs([songFields("n", url: fixture.server.url("/n.mp3"), extra: ["sha256": sha256Hex(body)])])
+        let manager = fixture.manager()
+        let log = StreamEventLog()
+        let folder = try TemporaryFolder("online-norange-seek")
+        let player = player(fixture, manager, out: folder.path("out.raw"), log: log, prebuffer: 0.5)
+        player.play([item(try fixture.song("n"))])
+        let started = await log.wait(timeout: 10) { $0.contains { if case .started = $0 { return true } else { return false } } }
+        XCTAssertTrue(started)
+        player.seek(.percent(80))
+        let done = await finished(player, timeout: 20)
+        XCTAssertTrue(done)
+        player.shutdown()
+        guard done else { return await manager.shutdown() }
+        await manager.waitUntilIdle()
+        await manager.shutdown()
+        XCTAssertEqual(log.errors, [])
+        XCTAssertTrue(log.events.contains { if case .seeked = $0 { return true } else { return false } })
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: try fixture.song("n").localPath)), body)
+    }
+
     /// A song already downloading plays from that download: one request, no second transfer.
     func testASongThatIsDownloadingPlaysFromThatDownload() async throws {
         let body = try MP3Bodies.make(seconds: 6, frequency: 700)
