@@ -7,7 +7,7 @@ SWIFT ?= swift
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-json bench-download bench-server fuzz-lyrics install clean
+.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-json bench-download bench-server bench-online fuzz-lyrics install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -73,6 +73,10 @@ bench-server: deps
 	$(RELEASE_BUILD) --product xzmusic
 	$(RELEASE_BUILD) --product xzmusic-bench
 	.build/release/xzmusic-bench server
+
+bench-online: deps
+	$(SWIFT) build -c release --product xzmusic-bench
+	.build/release/xzmusic-bench online
 
 install: build
 	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/xzmusic

@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
-            "XZCatalogue", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZCatalogue", "XZAudio", "XZPlayback", "XZDownloader", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
@@ -81,9 +81,11 @@ let package = Package(
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
         .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZAudio", "XZLyrics", "XZTestSupport"]),
         .testTarget(name: "XZDownloaderTests", dependencies: [
-            "XZDownloader", "XZCatalogue", "XZText", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZDownloader", "XZCatalogue", "XZText", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
-        .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol", "XZPlayback", "XZCatalogue", "XZTestSupport"]),
+        .testTarget(name: "XZProtocolTests", dependencies: [
+            "XZProtocol", "XZPlayback", "XZAudio", "XZCatalogue", "XZTestSupport",
+        ]),
         .testTarget(name: "XZServerTests", dependencies: [
             "XZServer", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport",
         ]),

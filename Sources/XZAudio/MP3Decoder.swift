@@ -47,9 +47,20 @@ public final class MP3Decoder {
     /// `scanningLength: false` skips the header scan of the whole file, for a quick check that a file
     /// decodes: the length is then the VBR header's figure (or libmpg123's guess) and a seek reads
     /// its way to the target.
-    public init(path: String, scanningLength: Bool = true) throws {
-        self.path = path
-        let handle = try MPG123Handle(path: path)
+    public convenience init(path: String, scanningLength: Bool = true) throws {
+        try self.init(handle: MPG123Handle(path: path), scanningLength: scanningLength)
+    }
+
+    /// Decodes a file that may still be arriving (a stream), named `name` (its URL) in messages. Reads wait
+    /// for missing bytes until they come, the source fails, or `giveUp` (asked while waiting) says to stop.
+    /// The length is the VBR header's (no scan: that would wait for the whole file); a seek to a place not
+    /// yet arrived jumps there by the stream's mean frame size, so the source can fetch from that point.
+    public convenience init(source: GrowingFile, name: String, giveUp: @escaping () -> Bool = { false }) throws {
+        try self.init(handle: MPG123Handle(source: source, name: name, giveUp: giveUp), scanningLength: false)
+    }
+
+    private init(handle: MPG123Handle, scanningLength: Bool) throws {
+        path = handle.path
         self.handle = handle
         format = try handle.streamFormat()
         // Pin the output so a mid-stream rate or channel change is converted, not passed on.
@@ -171,6 +182,9 @@ public final class MP3Decoder {
         }
         let target = lengthInSamples.map { min(sample, $0) } ?? sample
         deferredError = nil
+        if let source = handle.source, !source.isComplete, !hasArrived(sample: target, in: source) {
+            return try jump(toSample: target)
+        }
         if target >= positionInSamples && target - positionInSamples <= format.sampleRate * 10 {
             try skip(target - positionInSamples)
             return
@@ -197,6 +211,42 @@ public final class MP3Decoder {
         positionInSamples = Int(result)
     }
 
+    /// Where libmpg123 reads next in a growing source; nil for a plain file.
+    public var sourceOffset: Int64? { handle.sourceOffset }
+
+    /// The average bitrate so far in kbit/s (the nominal one for CBR), nil before the first frame.
+    public var bitrateKbps: Int? {
+        guard let info = handle.frameInfo(), info.bitrate > 0 else { return nil }
+        return Int(info.abr_rate > 0 ? info.abr_rate : info.bitrate)
+    }
+
+    /// True when every byte from the start up to a little past `sample` (by the average rate) is there,
+    /// so an exact seek decodes its way through without waiting.
+    private func hasArrived(sample: Int, in source: GrowingFile) -> Bool {
+        guard let kbps = bitrateKbps, format.sampleRate > 0 else { return false }
+        let estimate = Int64(Double(sample) / Double(format.sampleRate) * Double(kbps) * 125)
+        return source.available(from: 0) >= estimate + 64 * 1024
+    }
+
+    /// A seek into a part of a growing file that has not arrived: libmpg123 jumps by the mean frame size
+    /// (fuzzy) instead of reading every frame before the target; the position it reports is where decoding
+    /// resumes. The pre-roll frames still refill the bit reservoir.
+    private func jump(toSample target: Int) throws {
+        try reopen()
+        let mh = handle.pointer
+        try handle.check(mpg123_param2(mh, Int32(MPG123_ADD_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))
+        try handle.check(mpg123_param2(mh, Int32(MPG123_PREFRAMES.rawValue), 16, 0))
+        let result = mpg123_seek(mh, off_t(target), SEEK_SET)
+        try handle.check(mpg123_param2(mh, Int32(MPG123_PREFRAMES.rawValue), defaultPreframes, 0))
+        try handle.check(mpg123_param2(mh, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))
+        guard result >= 0 else {
+            if let failure = handle.source?.failureMessage { throw AudioError(file: path, message: failure) }
+            throw handle.error(Int32(truncatingIfNeeded: result))
+        }
+        positionInSamples = Int(result)
+        expectedFramePos = nil
+    }
+
     /// Decodes and drops `samples` sample frames (fewer at the end of the track).
     private func skip(_ samples: Int) throws {
         var left = samples * format.bytesPerFrame
@@ -220,7 +270,11 @@ public final class MP3Decoder {
         finished = false
         expectedFramePos = nil
         positionInSamples = 0
-        try handle.check(mpg123_open(mh, path))
+        if handle.source != nil {
+            try handle.openSource()
+        } else {
+            try handle.check(mpg123_open(mh, path))
+        }
         let now = try handle.streamFormat()
         guard now == format else {
             throw AudioError(file: path, message: "file changed while open: now \(now.sampleRate) Hz, \(now.channels) channel(s)")

@@ -18,23 +18,9 @@ final class MPG123Handle {
     /// `pictures` keeps ID3v2 APIC frames (off by default: cover art can be megabytes).
     init(path: String, pictures: Bool = false) throws {
         self.path = path
-        let initCode = MPG123Handle.initResult
-        guard initCode == MPG123_OK.rawValue else {
-            throw AudioError(file: path, message: "cannot initialise libmpg123: " + MPG123Handle.plainMessage(initCode))
-        }
-        var err: Int32 = 0
-        guard let mh = mpg123_new(nil, &err) else {
-            throw AudioError(file: path, message: "cannot create decoder: " + MPG123Handle.plainMessage(err))
-        }
-        pointer = mh
+        pointer = try Self.makeHandle(path: path)
         // From here on deinit releases the handle when we throw.
-
-        let flags = Int(MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | (pictures ? MPG123_PICTURE.rawValue : 0))
-        try check(mpg123_param2(mh, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0))
-        // Fuzzy seeking would make seek(toSample:) approximate.
-        try check(mpg123_param2(mh, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))
-        try check(mpg123_format_none(mh))
-        try allowS16AtAllRates()
+        try configure(pictures: pictures)
         // libmpg123's own reader makes two read() calls per frame; a stdio buffer makes one per 64 KiB.
         guard let file = fopen(path, "rb") else {
             throw AudioError(file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
@@ -45,7 +31,7 @@ final class MPG123Handle {
             throw AudioError(file: path, message: "is a folder, not an audio file")
         }
         setvbuf(file, nil, _IOFBF, 1 << 16)
-        try check(mpg123_replace_reader_handle(mh, { handle, buffer, count in
+        try check(mpg123_replace_reader_handle(pointer, { handle, buffer, count in
             let file = OpaquePointer(handle).map { UnsafeMutablePointer<FILE>($0) }
             guard let file, let buffer else { return -1 }
             let got = fread(buffer, 1, count, file)
@@ -55,10 +41,92 @@ final class MPG123Handle {
                   fseeko(file, offset, whence) == 0 else { return -1 }
             return ftello(file)
         }, nil))
-        let openCode = mpg123_open_handle(mh, UnsafeMutableRawPointer(file))
+        let openCode = mpg123_open_handle(pointer, UnsafeMutableRawPointer(file))
         if openCode != MPG123_OK.rawValue {
             throw AudioError(file: path, message: message(openCode))
         }
+    }
+
+    /// Opens a file that may still be arriving; `name` (its URL) stands for it in messages. libmpg123 is told
+    /// not to peek at the end (that would wait for the whole download) yet to treat the stream as seekable.
+    init(source: GrowingFile, name: String, giveUp: @escaping () -> Bool) throws {
+        path = name
+        pointer = try Self.makeHandle(path: name)
+        try configure()
+        let flags = Int(MPG123_NO_PEEK_END.rawValue | MPG123_FORCE_SEEKABLE.rawValue)
+        try check(mpg123_param2(pointer, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0))
+        let reader = SourceReader(source: source, giveUp: giveUp)
+        self.reader = reader
+        try check(mpg123_replace_reader_handle(pointer, { handle, buffer, count in
+            guard let handle, let buffer else { return -1 }
+            let reader = Unmanaged<SourceReader>.fromOpaque(handle).takeUnretainedValue()
+            let got = reader.source.read(at: reader.position, into: UnsafeMutableRawBufferPointer(start: buffer, count: count),
+                                         giveUp: reader.giveUp)
+            if got > 0 { reader.position += Int64(got) }
+            return got
+        }, { handle, offset, whence in
+            guard let handle else { return -1 }
+            let reader = Unmanaged<SourceReader>.fromOpaque(handle).takeUnretainedValue()
+            switch whence {
+            case SEEK_SET: reader.position = Int64(offset)
+            case SEEK_CUR: reader.position += Int64(offset)
+            default:
+                guard let size = reader.source.size else { return -1 }
+                reader.position = size + Int64(offset)
+            }
+            return off_t(reader.position)
+        }, nil))
+        try openSource()
+    }
+
+    /// Opens the source from its start again on this handle (settings kept).
+    func openSource() throws {
+        guard let reader else { return }
+        reader.position = 0
+        let openCode = mpg123_open_handle(pointer, Unmanaged.passUnretained(reader).toOpaque())
+        if openCode != MPG123_OK.rawValue {
+            throw AudioError(file: path, message: reader.source.failureMessage ?? message(openCode))
+        }
+    }
+
+    /// Where libmpg123 reads next in a growing source, nil for a plain file.
+    var sourceOffset: Int64? { reader?.position }
+    var source: GrowingFile? { reader?.source }
+
+    /// The growing file and libmpg123's place in it.
+    final class SourceReader {
+        let source: GrowingFile
+        let giveUp: () -> Bool
+        var position: Int64 = 0
+
+        init(source: GrowingFile, giveUp: @escaping () -> Bool) {
+            self.source = source
+            self.giveUp = giveUp
+        }
+    }
+
+    private var reader: SourceReader?
+
+    private static func makeHandle(path: String) throws -> OpaquePointer {
+        let initCode = MPG123Handle.initResult
+        guard initCode == MPG123_OK.rawValue else {
+            throw AudioError(file: path, message: "cannot initialise libmpg123: " + MPG123Handle.plainMessage(initCode))
+        }
+        var err: Int32 = 0
+        guard let mh = mpg123_new(nil, &err) else {
+            throw AudioError(file: path, message: "cannot create decoder: " + MPG123Handle.plainMessage(err))
+        }
+        return mh
+    }
+
+    private func configure(pictures: Bool = false) throws {
+        let mh = pointer
+        let flags = Int(MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | (pictures ? MPG123_PICTURE.rawValue : 0))
+        try check(mpg123_param2(mh, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0))
+        // Fuzzy seeking would make seek(toSample:) approximate.
+        try check(mpg123_param2(mh, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))
+        try check(mpg123_format_none(mh))
+        try allowS16AtAllRates()
     }
 
     /// The stdio stream libmpg123 reads through; closed after the handle that uses it.
@@ -92,6 +160,8 @@ final class MPG123Handle {
 
     /// The handle's message when it has one, else the plain text for `code`.
     func message(_ code: Int32) -> String {
+        // A stream whose bytes stopped coming: the download's reason says more than libmpg123's read error.
+        if let failure = reader?.source.failureMessage { return failure }
         if code == MPG123_ERR.rawValue, let text = mpg123_strerror(pointer) {
             return String(cString: text)
         }
@@ -111,6 +181,7 @@ final class MPG123Handle {
         var encoding: Int32 = 0
         let code = mpg123_getformat(pointer, &rate, &channels, &encoding)
         guard code == MPG123_OK.rawValue, rate > 0, channels > 0 else {
+            if let failure = reader?.source.failureMessage { throw AudioError(file: path, message: failure) }
             // libmpg123 reads a whole ID3v2 tag before parsing it, so a tag cut short hides everything.
             if let tagEnd = id3v2End(), let file = ReadOnlyFile(path: path), tagEnd > file.size {
                 let cleanEnd = code == MPG123_OK.rawValue || code == MPG123_DONE.rawValue || code == MPG123_NEED_MORE.rawValue

@@ -24,9 +24,11 @@ struct Play: LibraryCommand {
     var output: OutputSpec?
     @Flag(help: "Pace file outputs to real time (playing here).") var realtime = false
     @Flag(help: "Print events as JSON lines (playing here).") var json = false
+    @Flag(help: "Keep http(s) URLs that are no catalogue song in the library once fetched (playing here).")
+    var keep = false
 
     /// Options that only make sense for a player of this process.
-    private var playsHere: Bool { output != nil || realtime || json }
+    private var playsHere: Bool { output != nil || realtime || json || keep }
 
     func run(in context: CommandContext) throws {
         if !playsHere, let control = try context.player ?? context.connectToHost() {
@@ -41,10 +43,10 @@ struct Play: LibraryCommand {
         }
         guard !songs.isEmpty else { throw ValidationError("name at least one song to play") }
         let database = try context.database
-        let items = try context.songPaths(for: songs).map { QueueItem(file: $0, database: database) }
+        let items = try context.songPaths(for: songs).map { QueueItem(reference: $0, database: database) }
         let session = PlaybackSession(folder: context.folder, database: database,
                                       output: output ?? .systemDefault, realtime: realtime,
-                                      console: context.console, presentation: json ? .json : .text)
+                                      console: context.console, presentation: json ? .json : .text, keepURLs: keep)
         // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()
@@ -316,7 +318,7 @@ enum NowPlaying {
         let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
         var lines = [
             console.styled(DisplayWidth.truncate(item.title.safe + who, to: width - 2), "1"),
-            "\(snapshot.state.rawValue)  \(DurationText.clock(ms: snapshot.positionMs)) \(bar) \(DurationText.clock(ms: total))"
+            "\(snapshot.stateText)  \(DurationText.clock(ms: snapshot.positionMs)) \(bar) \(DurationText.clock(ms: total))"
                 + "  vol \(snapshot.volume)  repeat \(snapshot.repeatMode.rawValue)\(snapshot.shuffle ? "  shuffle" : "")",
         ]
         guard let path = item.lyricsPath, let data = FileManager.default.contents(atPath: path) else { return lines }

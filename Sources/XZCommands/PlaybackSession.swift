@@ -1,6 +1,7 @@
 import Foundation
 import XZAudio
 import XZCatalogue
+import XZDownloader
 import XZLyrics
 import XZPlayback
 import XZProtocol
@@ -13,23 +14,34 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     enum Presentation { case interactive, text, json }
 
     let host: PlayerHost
+    /// Fetches what the player streams; shut down with the session.
+    private let downloads: DownloadManager?
     var player: Player { host.player }
     private let console: Console
     private let presentation: Presentation
     private let lock = NSLock()
     private var lyricsShown: Bool
 
+    /// `keepURLs`: plain URLs played here are kept in the library too (`play --keep`).
     convenience init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool,
-                     musicDirectory: URL = SongURIs.defaultMusicDirectory(), console: Console, presentation: Presentation) {
+                     musicDirectory: URL = SongURIs.defaultMusicDirectory(), console: Console, presentation: Presentation,
+                     keepURLs: Bool = false) {
+        // A config file the downloader cannot read must not stop playing files: its defaults stream.
+        let settings = (try? DownloadSettings.load()) ?? DownloadSettings()
+        let downloads = DownloadManager(database: database, library: folder, settings: settings)
         let host = PlayerHost(folder: folder, database: database, output: output, realtime: realtime,
-                              musicDirectory: musicDirectory) { message in
+                              musicDirectory: musicDirectory,
+                              streams: Self.streamOpener(downloads, database: database, cache: settings.onlineCache,
+                                                         keepURLs: keepURLs)) { message in
             console.announce("note: \(message)")
         }
-        self.init(host: host, console: console, presentation: presentation)
+        host.player.prebufferSeconds = settings.prebufferSeconds
+        self.init(host: host, console: console, presentation: presentation, downloads: downloads)
     }
 
-    init(host: PlayerHost, console: Console, presentation: Presentation) {
+    init(host: PlayerHost, console: Console, presentation: Presentation, downloads: DownloadManager? = nil) {
         self.host = host
+        self.downloads = downloads
         self.console = console
         self.presentation = presentation
         lyricsShown = presentation == .interactive && console.stdoutIsTTY
@@ -44,6 +56,25 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     /// Stops playback (the play session saved as ended by leaving) once every event has been handled.
     func close() {
         host.shutdown()
+        if let downloads {
+            try? blocking {
+                await downloads.finishKeptStreams()
+                await downloads.finishWholeStreams()
+                await downloads.shutdown()
+            }
+        }
+    }
+
+    /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
+    /// other URLs stream without being kept, unless `keepURLs`.
+    static func streamOpener(_ downloads: DownloadManager, database: LibraryDatabase, cache: OnlineCache,
+                             keepURLs: Bool) -> StreamOpener {
+        { item in
+            if item.songKey != nil, let song = try? database.song(audioURL: item.path) {
+                return try downloads.openStream(song: song, cache: cache)
+            }
+            return try downloads.openStream(url: item.path, keep: keepURLs)
+        }
     }
 
     private func handle(_ event: PlayerEvent) {
@@ -74,7 +105,9 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
             return lyrics ? "♪ \(text.safe)" : nil
         case .queueFinished:
             return "■ queue finished"
-        case .position, .paused, .resumed, .seeked, .ended:
+        case .buffering:
+            return "… buffering"
+        case .position, .paused, .resumed, .seeked, .ended, .buffered:
             return nil
         }
     }
@@ -96,6 +129,8 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
         case .paused(let ms): put("event", "paused"); put("position_ms", ms)
         case .resumed(let ms): put("event", "resumed"); put("position_ms", ms)
         case .seeked(let ms): put("event", "seeked"); put("position_ms", ms)
+        case .buffering(let ms): put("event", "buffering"); put("position_ms", ms)
+        case .buffered(let ms): put("event", "buffered"); put("position_ms", ms)
         case .ended(let item, let reason, let position):
             put("event", "ended"); put("song", item.songId); put("reason", reason.rawValue); put("position_ms", position)
         case .error(let file, let message): put("event", "error"); put("file", file); put("message", message)
@@ -107,6 +142,21 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
         json.end()
         json.finish()
         return line
+    }
+}
+
+extension QueueItem {
+    /// A file, or a URL to stream (a catalogue song's audio URL stands for that song).
+    init(reference path: String, database: LibraryDatabase) {
+        guard QueueItem.isStreamURL(path) else {
+            self.init(file: path, database: database)
+            return
+        }
+        if let song = try? database.song(audioURL: path) {
+            self.init(playing: song, database: database)
+        } else {
+            self.init(url: path)
+        }
     }
 }
 
@@ -127,16 +177,20 @@ extension CommandContext {
         return RemotePlayerControl(client: client, folder: folder) { [unowned self] in try self.database }
     }
 
-    /// Files for SONG arguments: catalogue songs that are offline, or audio files.
+    /// Files for SONG arguments: catalogue songs (their audio URL when not offline), audio files, or URLs.
     func songPaths(for arguments: [String]) throws -> [String] {
         try arguments.map { argument in
+            let trimmed = argument.trimmingCharacters(in: .whitespaces)
+            if QueueItem.isStreamURL(trimmed) { return trimmed }
             let reference = SongReference(argument, listing: lastListing)
             if case .file(let path) = reference { return URL(fileURLWithPath: path).standardizedFileURL.path }
             let song = try reference.resolve(in: self)
-            guard song.isLocal else {
-                throw CommandError("\(song.title.safe) — \(song.singer.safe) is not offline yet (download it first)")
+            if song.isLocal { return song.localPath }
+            // Not offline: it plays from its URL as it downloads.
+            guard !song.audioURL.isEmpty else {
+                throw CommandError("\(song.title.safe) — \(song.singer.safe) is not offline and has no audio URL to play from")
             }
-            return song.localPath
+            return song.audioURL
         }
     }
 }

@@ -14,6 +14,11 @@ struct PlayerView: Equatable {
     var volume: Int
     var repeatMode: RepeatMode
     var shuffle: Bool
+    /// Playing, waiting for a stream's bytes.
+    var isBuffering = false
+
+    /// The state as our output shows it.
+    var stateText: String { isBuffering && state == .playing ? "buffering" : state.rawValue }
 
     var current: QueueItem? { currentIndex.flatMap { queue.indices.contains($0) ? queue[$0] : nil } }
     var isActive: Bool { state == .playing || state == .paused }
@@ -65,18 +70,18 @@ final class LocalPlayerControl: PlayerControl {
         let snapshot = player.snapshot()
         return PlayerView(state: snapshot.state, currentIndex: snapshot.currentIndex, queue: snapshot.queue,
                           positionMs: snapshot.positionMs, durationMs: snapshot.durationMs, volume: snapshot.volume,
-                          repeatMode: snapshot.repeatMode, shuffle: snapshot.shuffle)
+                          repeatMode: snapshot.repeatMode, shuffle: snapshot.shuffle, isBuffering: snapshot.isBuffering)
     }
 
     func queueCount() -> Int { player.snapshot().entries.count }
 
     func play(paths: [String]) {
-        let items = paths.map { QueueItem(file: $0, database: host.database) }
+        let items = paths.map { QueueItem(reference: $0, database: host.database) }
         change { player.play(items) }
     }
 
     func add(paths: [String]) {
-        let items = paths.map { QueueItem(file: $0, database: host.database) }
+        let items = paths.map { QueueItem(reference: $0, database: host.database) }
         change { player.add(items) }
     }
 
@@ -168,7 +173,7 @@ final class RemotePlayerControl: PlayerControl {
                           positionMs: Self.milliseconds(status["elapsed"]) ?? 0,
                           durationMs: Self.milliseconds(status["duration"]),
                           volume: status["volume"].flatMap(Int.init) ?? 0, repeatMode: repeatMode,
-                          shuffle: status["random"] == "1")
+                          shuffle: status["random"] == "1", isBuffering: status["xzmusic_buffering"] == "1")
     }
 
     func queueCount() throws -> Int {

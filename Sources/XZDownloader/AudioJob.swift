@@ -13,6 +13,8 @@ struct JobEnvironment: Sendable {
     let fetcher: Fetcher
     let store: DownloadStore
     let library: LibraryFolder
+    /// The `.part` files of running audio tasks as players read them.
+    let streams: StreamRegistry
 
     /// Where partial downloads live: inside the library folder, so the final rename is on the same disk.
     func downloadsFolder() throws -> URL { try FileNaming.makeFolder(["downloads"], in: library) }
@@ -37,25 +39,67 @@ enum AudioJob {
             throw DownloadError(.database, "the song \(task.songKey) is no longer in the library")
         }
         if song.isLocal { return JobOutcome(path: song.localPath, note: "already offline") }
-        let url = try DownloadURL.checked(song.audioURL)
         let partPath = try env.partPath(for: task)
+        // A player may be reading this `.part` as it fills; it hears of every byte, the end, or the failure.
+        let growing = env.streams.file(for: song.songKey, path: partPath)
+        defer { env.streams.remove(song.songKey, growing) }
+        let jumps = SeekJumps(growing: growing)
+        growing.onWant { offset in jumps.want(offset) }
+        do {
+            let path = try await fetchAndInstall(task, song: song, partPath: partPath, growing: growing, jumps: jumps,
+                                                 env: env, live: live)
+            return JobOutcome(path: path, bytes: PartFile.size(ofFile: path))
+        } catch {
+            if jumps.isJumping {
+                // Only the gapless start of a `.part` filled out of order is safe to resume from.
+                let prefix = growing.heldRanges.contiguous(from: 0)
+                truncate(partPath, off_t(prefix))
+                try? env.store.saveProgress(id: task.id, bytesDone: prefix, bytesTotal: growing.size)
+            }
+            growing.fail(Task.isCancelled ? "the download of \(song.title) was stopped"
+                : (error as? DownloadError)?.message ?? "\(error)")
+            throw error
+        }
+    }
+
+    private static func fetchAndInstall(_ task: TaskRecord, song: Song, partPath: String, growing: GrowingFile,
+                                        jumps: SeekJumps, env: JobEnvironment, live: LiveProgress) async throws -> String {
+        let url = try DownloadURL.checked(song.audioURL)
         let store = env.store
         let id = task.id
         let fetcher = env.fetcher
+        let streams = env.streams
         let total = try await fetcher.withRetries(live, url: url, onFailure: { error in
             try? store.noteAttempt(id: id, error: error.message)
-        }, {
+        }, playing: { streams.isPlayed(song.songKey) }, {
             // Each attempt starts from what is really on disk and the version the row says it is;
             // bytes fetched from another URL (the feed changed it) belong to some other file.
             let row = try store.task(id)
+            if jumps.isJumping, let total = row?.bytesTotal {
+                return try await fetcher.fetchGaps(url, partPath: partPath, growing: growing, jumps: jumps,
+                                                   validator: row?.validator ?? "", total: total, live: live)
+            }
             let same = row?.url == song.audioURL
             let partial = PartialDownload(bytesOnDisk: same ? PartFile.size(ofFile: partPath) : 0,
                                           validator: same ? row?.validator ?? "" : "",
                                           expectedTotal: same ? row?.bytesTotal : nil)
-            return try await fetcher.fetchFile(url, partPath: partPath, partial: partial, live: live) { _, validator, total, offset in
-                try store.saveSource(id: id, url: song.audioURL, validator: validator, bytesTotal: total, bytesDone: offset)
+            do {
+                return try await fetcher.fetchFile(url, partPath: partPath, partial: partial, live: live, growing: growing,
+                                                   jumps: jumps) { _, validator, total, offset in
+                    try store.saveSource(id: id, url: song.audioURL, validator: validator, bytesTotal: total, bytesDone: offset)
+                }
+            } catch is JumpedAway {
+                // A seek past the arrived bytes: from here on the gaps are filled, the wanted one first.
+                let row = try store.task(id)
+                guard let total = row?.bytesTotal else { throw DownloadError(.network, "cannot seek in a file of unknown size") }
+                return try await fetcher.fetchGaps(url, partPath: partPath, growing: growing, jumps: jumps,
+                                                   validator: row?.validator ?? "", total: total, live: live)
             }
         })
+        // Every byte is in the `.part` (a 416 for a whole file wrote nothing new): readers need not wait.
+        growing.didWrite(at: 0, count: Int(total))
+        growing.setTotal(total)
+        growing.finish()
         do {
             try verify(partPath, total: total, song: song)
         } catch {
@@ -64,8 +108,7 @@ enum AudioJob {
             try? store.saveProgress(id: id, bytesDone: 0, bytesTotal: nil)
             throw error
         }
-        let path = try install(partPath, song: song, task: task, env: env)
-        return JobOutcome(path: path, bytes: total)
+        return try install(partPath, song: song, task: task, env: env)
     }
 
     /// Size against the announced length and the catalogue, the catalogue's checksum, and a decode

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import XZAudio
 import XZCatalogue
 #if canImport(Glibc)
 import Glibc
@@ -29,10 +30,16 @@ public actor DownloadManager {
     private let client: HTTPClient
     private let ownsClient: Bool
     private let pid = Int64(getpid())
+    /// `.part` files being read as they fill, by song key; shared with the jobs.
+    nonisolated let streams = StreamRegistry()
+    /// For transfers that are no task (streams that are not kept); same client and rules.
+    nonisolated var fetcher: Fetcher { env.fetcher }
+    nonisolated var environment: JobEnvironment { env }
 
     private struct Worker {
         let task: Task<Void, Never>
         let live: LiveProgress
+        let songKey: String
     }
     private var workers: [Int64: Worker] = [:]
     /// The state a running task takes once its worker has stopped (paused, cancelled, or queued on shutdown).
@@ -48,7 +55,9 @@ public actor DownloadManager {
             // Each task watches for idle stalls itself; the client's own read timeout is only a
             // backstop behind that.
             let idle = Int64(max(1, settings.idleTimeout * 1000))
-            let timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(idle), read: .milliseconds(idle * 2 + 1000))
+            // Connecting is no transfer: a host that takes more than 10 s to answer at all is as good as down.
+            let timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(min(idle, 10_000)),
+                                                           read: .milliseconds(idle * 2 + 1000))
             let configuration = HTTPClient.Configuration(redirectConfiguration: Fetcher.redirects, timeout: timeout)
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             ownsClient = true
@@ -58,7 +67,7 @@ public actor DownloadManager {
         }
         self.settings = settings
         env = JobEnvironment(fetcher: Fetcher(client: client, settings: settings), store: DownloadStore(database: database),
-                             library: library)
+                             library: library, streams: streams)
         (events, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(1000))
     }
 
@@ -204,6 +213,34 @@ public actor DownloadManager {
         if workers.isEmpty { wakeIdleWaiters() }
     }
 
+    /// Starts a queued task at once, ahead of the queue and beyond the concurrency limit: a song is to play
+    /// from it. Nothing happens when it already runs here; a task that cannot start fails `growing`.
+    func startNow(_ id: Int64, growing: GrowingFile) {
+        guard workers[id] == nil else { return }
+        guard !isShutDown else { return growing.fail("the downloader has stopped") }
+        do {
+            guard let record = try env.store.claim(id: id, pid: Int32(pid)) else {
+                return growing.fail("the download of this song is not queued here (another program runs it)")
+            }
+            start(record)
+        } catch {
+            growing.fail((error as? DownloadError)?.message ?? "\(error)")
+        }
+    }
+
+    /// Waits for the running downloads that a player read and that have every byte (only their checks and
+    /// the move into the library are left); for a program about to leave, so a song that just played whole
+    /// is offline.
+    public func finishWholeStreams() async {
+        let whole = workers.values.filter { worker in
+            guard streams.isPlayed(worker.songKey), let file = streams.existing(worker.songKey), let size = file.size else {
+                return false
+            }
+            return file.heldRanges.heldBytes == size
+        }
+        for worker in whole { await worker.task.value }
+    }
+
     private func start(_ record: TaskRecord) {
         let continuation = self.continuation
         let store = env.store
@@ -228,7 +265,7 @@ public actor DownloadManager {
             }
             self.finished(record, outcome: outcome, live: live)
         }
-        workers[record.id] = Worker(task: task, live: live)
+        workers[record.id] = Worker(task: task, live: live, songKey: record.songKey)
     }
 
     private func finished(_ record: TaskRecord, outcome: Result<JobOutcome, Error>, live: LiveProgress) {

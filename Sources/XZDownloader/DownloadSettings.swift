@@ -19,6 +19,10 @@ public struct DownloadSettings: Sendable, Equatable {
     public var maxRetryAfter: Double = 300
     /// Minimum seconds between two progress events (and progress writes) of one task.
     public var progressInterval: Double = 0.25
+    /// Whether a catalogue song played online becomes its offline copy.
+    public var onlineCache: OnlineCache = .keep
+    /// Seconds of audio a stream buffers before it starts (and after it caught up with its download).
+    public var prebufferSeconds: Double = 1
 
     public init() {}
 
@@ -55,6 +59,14 @@ public struct DownloadSettings: Sendable, Equatable {
                     throw fail("lyrics_server must be an http or https URL")
                 }
                 settings.lyricsServer = value
+            case "online_cache":
+                guard let cache = OnlineCache(rawValue: value) else { throw fail("online_cache must be keep or none") }
+                settings.onlineCache = cache
+            case "prebuffer":
+                guard let seconds = Double(value), seconds >= 0, seconds <= 60 else {
+                    throw fail("prebuffer must be seconds of audio, from 0 to 60")
+                }
+                settings.prebufferSeconds = seconds
             default:
                 continue
             }

@@ -113,6 +113,18 @@ struct DownloadStore: Sendable {
         } }
     }
 
+    /// Claims one queued task now, whatever its place in the queue (a song that is to play); nil when it is
+    /// not queued any more.
+    func claim(id: Int64, pid: Int32) throws -> TaskRecord? {
+        try wrap { try database.pool.write { db -> TaskRecord? in
+            try db.execute(sql: """
+                UPDATE download_task SET state = 'running', owner_pid = ?, updated_at = ? WHERE id = ? AND state = 'queued'
+                """, arguments: [pid, Self.now(), id])
+            guard db.changesCount > 0 else { return nil }
+            return try TaskRecord.fetchOne(db, sql: Self.selection + " WHERE t.id = ?", arguments: [id])
+        } }
+    }
+
     func saveProgress(id: Int64, bytesDone: Int64, bytesTotal: Int64?) throws {
         try wrap { try database.pool.write { db in
             try db.execute(sql: "UPDATE download_task SET bytes_done = ?, bytes_total = ?, updated_at = ? WHERE id = ?",

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import XZAudio
 
 /// Writes one response's body into the `.part` file from the client's event loop.
 ///
@@ -29,13 +30,19 @@ final class PartWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     private let partial: PartialDownload
     private let live: LiveProgress
     private let onSource: @Sendable (URL, String, Int64?, Int64) throws -> Void
+    /// Readers of the `.part` while it fills (a song playing as it downloads).
+    private let growing: GrowingFile?
+    /// A seek past the arrived bytes stops this request (see SeekJumps).
+    private let jumps: SeekJumps?
     private var file: PartFile?
     private var total: Int64?
     private let lock = NSLock()
     private var visited: URL
 
-    init(url: URL, partPath: String, partial: PartialDownload, live: LiveProgress,
-         onSource: @escaping @Sendable (URL, String, Int64?, Int64) throws -> Void) {
+    init(url: URL, partPath: String, partial: PartialDownload, live: LiveProgress, growing: GrowingFile? = nil,
+         jumps: SeekJumps? = nil, onSource: @escaping @Sendable (URL, String, Int64?, Int64) throws -> Void) {
+        self.growing = growing
+        self.jumps = jumps
         self.partPath = partPath
         self.partial = partial
         self.live = live
@@ -74,17 +81,25 @@ final class PartWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         } catch {
             return task.eventLoop.makeFailedFuture(error)
         }
+        if let growing {
+            growing.truncate(at: offset)
+            growing.didWrite(at: 0, count: Int(offset))
+            growing.setTotal(total)
+        }
         live.reset(done: offset, total: total)
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Written>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         guard let file else { return task.eventLoop.makeSucceededVoidFuture() }
+        let at = file.size
         do {
             try buffer.withUnsafeReadableBytes { try file.write($0) }
         } catch {
             return task.eventLoop.makeFailedFuture(error)
         }
+        growing?.didWrite(at: at, count: buffer.readableBytes)
+        if let jumps, jumps.wrote(upTo: file.size) { return task.eventLoop.makeFailedFuture(JumpedAway()) }
         live.add(buffer.readableBytes)
         return task.eventLoop.makeSucceededVoidFuture()
     }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import XZAudio
 
 /// Seconds on a clock that never jumps.
 func monotonicSeconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
@@ -123,7 +124,7 @@ struct Fetcher: Sendable {
     /// Connection failures of any kind (refused, reset, TLS, early close) are retried. `url` is
     /// where the failure happened, `start` the address asked for, when redirects led elsewhere.
     func classify(_ error: Error, url: URL, start: URL? = nil) -> Error {
-        if error is DownloadError || error is RetryableFailure || error is CancellationError { return error }
+        if error is DownloadError || error is RetryableFailure || error is CancellationError || error is JumpedAway { return error }
         if let http = error as? HTTPClientError {
             if http == .cancelled { return CancellationError() }
             if http == .redirectCycleDetected {
@@ -144,12 +145,14 @@ struct Fetcher: Sendable {
     /// One attempt at the file: resumes the `.part` when the server allows it, else starts it over.
     /// `onSource` runs before the first byte is written, to record which version is being fetched.
     /// Returns the size of the complete file.
-    func fetchFile(_ url: URL, partPath: String, partial start: PartialDownload, live: LiveProgress,
+    func fetchFile(_ url: URL, partPath: String, partial start: PartialDownload, live: LiveProgress, growing: GrowingFile? = nil,
+                   jumps: SeekJumps? = nil,
                    onSource: @escaping @Sendable (URL, String, Int64?, Int64) throws -> Void) async throws -> Int64 {
         var partial = ResumePlan.resumable(start)
         var restarted = false
         while true {
-            let writer = PartWriter(url: url, partPath: partPath, partial: partial, live: live, onSource: onSource)
+            let writer = PartWriter(url: url, partPath: partPath, partial: partial, live: live, growing: growing,
+                                    jumps: jumps, onSource: onSource)
             let written: PartWriter.Written
             do {
                 written = try await send(url, headers: ResumePlan.requestHeaders(for: partial), to: writer, live: live)
@@ -264,7 +267,10 @@ struct Fetcher: Sendable {
 
     /// Runs attempts until one succeeds, backing off between failures. An attempt that moved the
     /// download forward starts the count again, so a flaky connection still finishes a big file.
+    /// `playing` says a listener waits for the bytes: a host that cannot be reached at all (no byte ever came)
+    /// then fails at once with one line, so the queue goes on, instead of after every retry.
     func withRetries<T: Sendable>(_ live: LiveProgress, url: URL, onFailure: (DownloadError) -> Void,
+                                  playing: () -> Bool = { false },
                                   _ attempt: @escaping @Sendable () async throws -> T) async throws -> T {
         let policy = RetryPolicy(settings)
         var failures = 0
@@ -278,6 +284,10 @@ struct Fetcher: Sendable {
                 if live.highWater > before { failures = 0 }
                 failures += 1
                 onFailure(failure.error)
+                let unreachable = live.highWater == 0 && (failure.error.code == .network || failure.error.code == .timeout)
+                if unreachable, playing() {
+                    throw DownloadError(failure.error.code, failure.error.message)
+                }
                 guard let delay = policy.delay(failures: failures, retryAfter: failure.retryAfter,
                                                jitter: Double.random(in: 0 ..< 1)) else {
                     let tries = failures == 1 ? "1 attempt" : "\(failures) attempts"

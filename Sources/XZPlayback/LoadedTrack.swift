@@ -6,6 +6,12 @@ final class LoadedTrack {
     let start: PlayerStateMachine.TrackStart
     let decoder: MP3Decoder
     let format: AudioFormat
+    /// The growing file a stream plays from; nil for a plain file.
+    let source: GrowingFile?
+    /// A stream waiting for bytes (its first second, or after catching up with the download).
+    var waiting = false
+    /// `.started` has gone out (a stream's waits until its first second is in).
+    var announced = false
     var durationMs: Int?
     /// Heard position in samples.
     var positionSample = 0
@@ -15,9 +21,10 @@ final class LoadedTrack {
     var lyricsPendingAfterSeek = false
     var formatSummary: AudioFormatSummary?
 
-    init(start: PlayerStateMachine.TrackStart, decoder: MP3Decoder) {
+    init(start: PlayerStateMachine.TrackStart, decoder: MP3Decoder, source: GrowingFile? = nil) {
         self.start = start
         self.decoder = decoder
+        self.source = source
         self.format = decoder.format
     }
 }

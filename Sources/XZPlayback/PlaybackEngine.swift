@@ -10,8 +10,14 @@ final class PlaybackEngine: @unchecked Sendable {
     /// Largest chunk in bytes: 4096 stereo frames.
     private static let bufferBytes = 4096 * 4
 
+    /// A stream goes into buffering when less than this is there past the decoder's place.
+    private static let lowWaterBytes: Int64 = 8 * 1024
+
     private let core: PlayerCore
     private let output: AudioOutput
+    private let streams: StreamOpener?
+    /// A stream item started whose first bytes are still coming; the decoder opens once they are here.
+    private var pending: (start: PlayerStateMachine.TrackStart, source: GrowingFile)?
     private let emit: (PlayerEvent) -> Void
     private let finishEvents: () -> Void
     private let buffer: UnsafeMutableRawBufferPointer
@@ -20,9 +26,11 @@ final class PlaybackEngine: @unchecked Sendable {
     private var paused = false
     private var pacer = Pacer()
 
-    init(core: PlayerCore, output: AudioOutput, emit: @escaping (PlayerEvent) -> Void, finish: @escaping () -> Void) {
+    init(core: PlayerCore, output: AudioOutput, streams: StreamOpener?, emit: @escaping (PlayerEvent) -> Void,
+         finish: @escaping () -> Void) {
         self.core = core
         self.output = output
+        self.streams = streams
         self.emit = emit
         self.finishEvents = finish
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferBytes, alignment: 16)
@@ -30,7 +38,7 @@ final class PlaybackEngine: @unchecked Sendable {
 
     deinit { buffer.deallocate() }
 
-    private var isPlaying: Bool { track != nil && !paused }
+    private var isPlaying: Bool { (track != nil || pending != nil) && !paused }
 
     func run() {
         endTrack(playUntilShutdown())
@@ -108,6 +116,7 @@ final class PlaybackEngine: @unchecked Sendable {
         case .effect(.start(let start)):
             startTrack(start)
         case .effect(.end(let reason)):
+            dropPending(reason)
             endTrack(reason)
         case .effect(.pause):
             paused = true
@@ -135,7 +144,25 @@ final class PlaybackEngine: @unchecked Sendable {
 
     private func startTrack(_ start: PlayerStateMachine.TrackStart) {
         endTrack(.skipped)  // the machine always ends the old track first; this only guards against a leak
+        dropPending(.skipped)
         paused = false
+        if start.item.isStream {
+            do {
+                guard let streams else { throw PlaybackError("cannot play a URL here: this player has no downloader") }
+                let source = try streams(start.item)
+                // Bytes arriving wake the audio thread while it waits for them.
+                source.onArrival { [core] in
+                    core.condition.lock()
+                    core.condition.broadcast()
+                    core.condition.unlock()
+                }
+                pending = (start, source)
+                setBuffering(true, generation: start.generation)
+            } catch {
+                fail(start, positionMs: 0, error)
+            }
+            return
+        }
         let decoder: MP3Decoder
         do {
             decoder = try MP3Decoder(path: start.item.path)
@@ -143,35 +170,177 @@ final class PlaybackEngine: @unchecked Sendable {
             fail(start, positionMs: 0, error)
             return
         }
+        load(start, decoder: decoder, source: nil)
+    }
+
+    private func load(_ start: PlayerStateMachine.TrackStart, decoder: MP3Decoder, source: GrowingFile?) {
         do {
             try ensureOutput(decoder.format)
         } catch {
+            source?.release()
             // Refusing one format is this track's problem; an output that cannot open at all stops the queue.
             fail(start, positionMs: 0, error, outputBroken: !(error is OutputFormatRefused))
             return
         }
-        let track = LoadedTrack(start: start, decoder: decoder)
+        let track = LoadedTrack(start: start, decoder: decoder, source: source)
         track.durationMs = decoder.lengthInSamples.map { ms($0, track) } ?? start.item.durationMs
         // The average bitrate, as MPD shows for a file: its size over its length.
         var kbps: Int?
-        if let size = (try? FileManager.default.attributesOfItem(atPath: start.item.path))?[.size] as? Int,
-           let length = track.durationMs, length > 0 {
+        let size: Int?
+        if let source {
+            size = source.size.map { Int($0) }
+        } else {
+            size = (try? FileManager.default.attributesOfItem(atPath: start.item.path))?[.size] as? Int
+        }
+        if let size, let length = track.durationMs, length > 0 {
             kbps = Int((Double(size) * 8 / Double(length)).rounded())
         }
         track.formatSummary = AudioFormatSummary(sampleRate: decoder.format.sampleRate,
-                                                 channels: decoder.format.channels, bitrateKbps: kbps)
+                                                 channels: decoder.format.channels, bitrateKbps: kbps ?? decoder.bitrateKbps)
         track.nextPositionSample = nextPositionBoundary(after: 0, track)
         self.track = track
         loadLyrics(track)
+        // A stream is announced once its first second is in (see keepStreamFed).
+        if source != nil && !(source?.isComplete ?? true) {
+            track.waiting = true
+            publish()
+            return
+        }
+        setBuffering(false, generation: start.generation)
+        announce(track)
+    }
+
+    private func announce(_ track: LoadedTrack) {
+        track.announced = true
         publish()
-        emit(.started(start.item, durationMs: track.durationMs))
+        emit(.started(track.start.item, durationMs: track.durationMs))
         updateLyrics(track, seeked: false)  // a line stamped 0:00 shows at once
+    }
+
+    // MARK: Streams
+
+    /// Opens the pending stream's decoder once its head is in; a failure of the download fails the track.
+    private func openPending() {
+        guard let (start, source) = pending else { return }
+        if let failure = source.failureMessage {
+            pending = nil
+            source.release()
+            fail(start, positionMs: 0, PlaybackError(failure))
+            return
+        }
+        guard source.isComplete || source.available(from: 0) >= headBytes(source) else {
+            waitForBytes()
+            return
+        }
+        pending = nil
+        let decoder: MP3Decoder
+        do {
+            decoder = try MP3Decoder(source: source, name: start.item.path, giveUp: { [weak self] in self?.interrupted() ?? true })
+        } catch {
+            source.release()
+            if interrupted() {
+                emit(.ended(start.item, reason: .skipped, positionMs: 0))
+            } else {
+                fail(start, positionMs: 0, error)
+            }
+            return
+        }
+        load(start, decoder: decoder, source: source)
+    }
+
+    /// The ID3v2 tag (when the first bytes say there is one) and a few frames: enough for libmpg123 to find
+    /// the format and the VBR header without waiting inside the decoder.
+    private func headBytes(_ source: GrowingFile) -> Int64 {
+        var tagEnd: Int64 = 0
+        if source.available(from: 0) >= 10 {
+            var header = [UInt8](repeating: 0, count: 10)
+            let n = header.withUnsafeMutableBytes { source.read(at: 0, into: $0) }
+            if n == 10, header[0] == 0x49, header[1] == 0x44, header[2] == 0x33, header[6] | header[7] | header[8] | header[9] < 0x80 {
+                tagEnd = Int64(10 + header[6...9].reduce(0) { $0 << 7 | Int($1) } + (header[5] & 0x10 != 0 ? 10 : 0))
+            }
+        }
+        let want = tagEnd + 8 * 1024
+        return source.size.map { min($0, want) } ?? want
+    }
+
+    /// Holds a stream back while its bytes are missing; true when the chunk may be decoded now.
+    private func keepStreamFed(_ track: LoadedTrack) -> Bool {
+        guard let source = track.source, track.waiting || !source.isComplete else { return true }
+        let offset = track.decoder.sourceOffset ?? 0
+        if track.waiting {
+            core.condition.lock()
+            let seconds = core.prebufferSeconds
+            core.condition.unlock()
+            let audioBytesPerSecond = Double(track.decoder.bitrateKbps ?? 128) * 125
+            var need = max(Self.lowWaterBytes, Int64(seconds * audioBytesPerSecond))
+            // A link several times faster than the audio keeps ahead by itself: start on the first frames,
+            // as a stream player does, instead of waiting out the whole prebuffer.
+            if source.arrivalBytesPerSecond >= 4 * audioBytesPerSecond { need = Self.lowWaterBytes }
+            guard source.canRead(at: offset, count: need) else {
+                waitForBytes()
+                return false
+            }
+            track.waiting = false
+            pacer.reset()
+            setBuffering(false, generation: track.start.generation)
+            if !track.announced {
+                announce(track)
+            } else {
+                publish()
+                emit(.buffered(ms: ms(track.positionSample, track)))
+            }
+            return true
+        }
+        if !source.canRead(at: offset, count: Self.lowWaterBytes) {
+            startWaiting(track)
+            return false
+        }
+        return true
+    }
+
+    private func startWaiting(_ track: LoadedTrack) {
+        guard !track.waiting else { return }
+        track.waiting = true
+        setBuffering(true, generation: track.start.generation)
+        publish()
+        if track.announced { emit(.buffering(ms: ms(track.positionSample, track))) }
+    }
+
+    private func setBuffering(_ waiting: Bool, generation: Int) {
+        core.condition.lock()
+        _ = core.machine.setBuffering(waiting, generation: generation)
+        core.condition.unlock()
+    }
+
+    /// A command that makes waiting for bytes pointless: a new track, an end, a seek, shutdown.
+    private func interrupted() -> Bool {
+        core.condition.lock()
+        defer { core.condition.unlock() }
+        return core.shutdownRequested || core.mailbox.contains { command in
+            switch command {
+            case .effect(.start), .effect(.end), .seek: return true
+            default: return false
+            }
+        }
+    }
+
+    private func waitForBytes() {
+        sleep(nanoseconds: 20_000_000)
+    }
+
+    /// A stream left before its decoder opened ends here (it never started).
+    private func dropPending(_ reason: EndReason) {
+        guard let (start, source) = pending else { return }
+        pending = nil
+        source.release()
+        emit(.ended(start.item, reason: reason, positionMs: 0))
     }
 
     /// Reports the end of the loaded track (damage first, if any) and drops it.
     private func endTrack(_ reason: EndReason) {
         guard let track else { return }
         self.track = nil
+        track.source?.release()
         publish()
         if let report = track.decoder.damageReport { emit(.notice("\(track.start.item.path): \(report)")) }
         emit(.ended(track.start.item, reason: reason, positionMs: ms(track.positionSample, track)))
@@ -196,6 +365,10 @@ final class PlaybackEngine: @unchecked Sendable {
         core.condition.unlock()
         if let track, track.start.generation == start.generation {
             endTrack(.error)
+        } else if let pending, pending.start.generation == start.generation {
+            self.pending = nil
+            pending.source.release()
+            emit(.ended(start.item, reason: .error, positionMs: positionMs))
         } else {
             emit(.ended(start.item, reason: .error, positionMs: positionMs))
         }
@@ -226,9 +399,12 @@ final class PlaybackEngine: @unchecked Sendable {
             sample = Int(Double(length) * min(max(percent, 0), 100) / 100)
         }
         if let length { sample = min(sample, length) }
+        // The place may not have arrived: the clock waits there until a second of audio has.
+        if let source = track.source, !source.isComplete { startWaiting(track) }
         do {
             try track.decoder.seek(toSample: sample)
         } catch {
+            if interrupted() { return }
             let message = (error as? AudioError)?.message ?? "\(error)"
             emit(.notice("Cannot seek in \(track.start.item.path): \(message)"))
             return
@@ -250,7 +426,8 @@ final class PlaybackEngine: @unchecked Sendable {
     // MARK: Audio
 
     private func playChunk(volume: Int) {
-        guard let track else { return }
+        if pending != nil { return openPending() }
+        guard let track, keepStreamFed(track) else { return }
         let frameBytes = track.format.bytesPerFrame
         // About 20 ms per chunk where audio is heard as it is written, so commands act at once; a whole
         // buffer when rendering to a file as fast as possible. Cut short at the next lyric change or position report.
@@ -271,6 +448,8 @@ final class PlaybackEngine: @unchecked Sendable {
         do {
             count = try track.decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<frames * frameBytes]))
         } catch {
+            // A wait for bytes cut short by a skip, stop or seek is no failure: the command comes next.
+            if track.source != nil, interrupted() { return }
             fail(track.start, positionMs: ms(track.positionSample, track), error)
             return
         }

@@ -19,17 +19,19 @@ public final class Player: @unchecked Sendable {
 
     /// `realtime` paces file outputs to real time as a sound card would (null is always paced).
     /// `seed` fixes the shuffle order (tests); `onEvent` must not block, it runs on the audio thread.
+    /// `streams` gives the bytes of http(s) items; without it they fail with one line each.
     public convenience init(output spec: OutputSpec = .systemDefault, realtime: Bool = false, seed: UInt64? = nil,
-                            onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
-        self.init(output: makeAudioOutput(spec, realtime: realtime), seed: seed, onEvent: onEvent)
+                            streams: StreamOpener? = nil, onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
+        self.init(output: makeAudioOutput(spec, realtime: realtime), seed: seed, streams: streams, onEvent: onEvent)
     }
 
     /// Plays into any output; the player owns it from now on and uses it from the audio thread only.
-    public init(output: AudioOutput, seed: UInt64? = nil, onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
+    public init(output: AudioOutput, seed: UInt64? = nil, streams: StreamOpener? = nil,
+                onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
         let hub = EventHub(handler: onEvent)
         self.hub = hub
         core = PlayerCore(machine: seed.map { PlayerStateMachine(seed: $0) } ?? PlayerStateMachine())
-        engine = PlaybackEngine(core: core, output: output, emit: hub.emit, finish: hub.finish)
+        engine = PlaybackEngine(core: core, output: output, streams: streams, emit: hub.emit, finish: hub.finish)
         let engine = self.engine
         // A Foundation thread, not the cooperative pool: decoding and ao_play block.
         thread = Thread { engine.run() }
@@ -186,6 +188,12 @@ public final class Player: @unchecked Sendable {
         core.condition.broadcast()
     }
 
+    /// Seconds of a stream's audio that must have arrived before it starts, or goes on after buffering.
+    public var prebufferSeconds: Double {
+        get { core.condition.withLock { core.prebufferSeconds } }
+        set { core.condition.withLock { core.prebufferSeconds = min(max(newValue, 0), 60) } }
+    }
+
     /// 0...100 (clamped), linear software scaling; applies from the next chunk, the output is not reopened.
     public func setVolume(_ percent: Int) {
         core.condition.lock()
@@ -217,7 +225,7 @@ public final class Player: @unchecked Sendable {
         // The engine's figures belong to the current track only once it has loaded it.
         let live = machine.isActive && status.generation == machine.generation
         return PlayerSnapshot(
-            state: machine.state, currentIndex: machine.currentIndex, current: machine.current,
+            state: machine.state, isBuffering: machine.isBuffering, currentIndex: machine.currentIndex, current: machine.current,
             positionMs: live ? status.positionMs : 0,
             durationMs: live ? status.durationMs : machine.current?.durationMs,
             entries: machine.entries, volume: core.volume, repeatMode: machine.repeatMode, shuffle: machine.shuffle,
@@ -320,6 +328,7 @@ final class PlayerCore: @unchecked Sendable {
     var machine: PlayerStateMachine
     var mailbox: [EngineCommand] = []
     var volume = 100
+    var prebufferSeconds = 1.0
     var status = EngineStatus()
     var failedTracks = 0
     var lastError: String?

@@ -51,6 +51,23 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     public var isActive: Bool { state == .playing || state == .paused }
+
+    /// The loaded track waits for bytes that have not arrived (a stream caught up with its download, or its
+    /// first second is still coming): playing, but the clock stands still until they come.
+    public var isBuffering: Bool { state == .playing && waitingForBytes }
+    private var waitingForBytes = false
+
+    /// What our own output shows: `buffering` while playing and waiting for bytes, else the state's name.
+    /// (MPD's `status` keeps saying `play`.)
+    public var stateText: String { state == .playing && isBuffering ? "buffering" : state.rawValue }
+
+    /// The engine found the track of `generation` waiting for bytes (or able to go on); false when stale or
+    /// no change. No effects: the engine itself holds the audio back.
+    public mutating func setBuffering(_ waiting: Bool, generation: Int) -> Bool {
+        guard generation == self.generation, isActive, waiting != waitingForBytes else { return false }
+        waitingForBytes = waiting
+        return true
+    }
     public var current: QueueItem? { currentIndex.map { entries[$0].item } }
     public var queue: [QueueItem] { entries.map(\.item) }
 
@@ -239,6 +256,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     public mutating func stop() -> [Effect] {
         guard isActive else { return [] }
         state = .stopped
+        waitingForBytes = false
         return [.end(.stopped), .release]
     }
 
@@ -297,6 +315,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
 
     private mutating func begin(_ index: Int) -> Effect {
         generation += 1
+        waitingForBytes = false
         currentIndex = index
         state = .playing
         return .start(TrackStart(index: index, item: entries[index].item, generation: generation))
@@ -360,6 +379,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
 
     private mutating func finish() -> [Effect] {
         state = entries.isEmpty ? .idle : .stopped
+        waitingForBytes = false
         currentIndex = nil
         return [.queueFinished]
     }

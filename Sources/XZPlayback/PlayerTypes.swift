@@ -1,3 +1,5 @@
+import XZAudio
+
 /// One entry of the play queue. Only `path` is needed to play; the rest is for display and stats.
 public struct QueueItem: Sendable, Equatable {
     public var songId: Int64?
@@ -30,7 +32,20 @@ public struct QueueItem: Sendable, Equatable {
         self.lyricsPath = lyricsPath
         self.lyricsAdjustmentMs = lyricsAdjustmentMs
     }
+
+    /// An http(s) URL, played through the player's stream opener rather than from a file.
+    public var isStream: Bool { QueueItem.isStreamURL(path) }
+
+    public static func isStreamURL(_ text: String) -> Bool {
+        let lowered = text.prefix(8).lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
 }
+
+/// Gives the bytes of a stream item (see `QueueItem.isStream`) as a file that fills while it plays. Called on
+/// the audio thread when the item starts, so it must return at once and fetch in the background; the player
+/// calls `release()` on the file when it is done with it.
+public typealias StreamOpener = @Sendable (QueueItem) throws -> GrowingFile
 
 /// idle: empty queue. stopped: a queue, nothing playing. playing / paused: a track is loaded.
 public enum PlayerState: String, Sendable, Equatable {
@@ -62,6 +77,11 @@ public enum PlayerEvent: Sendable, Equatable {
     case paused(ms: Int)
     case resumed(ms: Int)
     case seeked(ms: Int)
+    /// Playing, but the bytes to go on have not arrived: the clock stands still (no position runs ahead,
+    /// no listening time accrues, lyrics hold) until `.buffered`. Not an error.
+    case buffering(ms: Int)
+    /// Enough has arrived again; audio goes on from `ms`.
+    case buffered(ms: Int)
     /// Every started track ends exactly once; a track that failed to open ends with `.error` and position 0.
     case ended(QueueItem, reason: EndReason, positionMs: Int)
     /// A track could not be opened or decoded (or the output refused it); `.ended(.error)` follows.
@@ -77,6 +97,8 @@ public enum PlayerEvent: Sendable, Equatable {
 
 public struct PlayerSnapshot: Sendable, Equatable {
     public var state: PlayerState
+    /// Playing and waiting for a stream's bytes (MPD still says `play`).
+    public var isBuffering = false
     public var currentIndex: Int?
     public var current: QueueItem?
     public var positionMs: Int
@@ -101,6 +123,9 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var audioFormat: AudioFormatSummary?
 
     public var queue: [QueueItem] { entries.map(\.item) }
+
+    /// What our own output shows as the state: `buffering` while a stream waits for bytes.
+    public var stateText: String { isBuffering && state == .playing ? "buffering" : state.rawValue }
 }
 
 /// What `status` reports as `audio` and `bitrate`.

@@ -31,6 +31,8 @@ extension MPDCommands {
         case .idle, .stopped: state = "stop"
         }
         call.response.add("state", state)
+        // MPD has no such state: clients see `play`; our own remote commands read this extra line.
+        if snapshot.isBuffering { call.response.add("xzmusic_buffering", 1) }
         if let index = snapshot.currentIndex {
             call.response.add("song", index)
             call.response.add("songid", snapshot.entries[index].id)
@@ -75,13 +77,13 @@ extension MPDCommands {
     static func items(forURI uri: String, call: Invocation) throws(MPDError) -> [QueueItem] {
         var text = uri
         if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
-        if text.hasPrefix("http://") || text.hasPrefix("https://") {
-            // A catalogue song that is not offline is named by its URL; it cannot stream yet.
+        if QueueItem.isStreamURL(text) {
+            guard call.host.canStream else { throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host") }
+            // A catalogue song that is not offline is named by its URL: it plays as it downloads.
             if let song = try? call.host.database.song(audioURL: text) {
-                throw MPDError(.noExist, "\(song.title) — \(song.singer) is not offline yet: download it first "
-                    + "(xzmusic download #\(song.id))")
+                return [QueueItem(playing: song, database: call.host.database)]
             }
-            throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host")
+            return [QueueItem(url: text)]
         }
         let path: String
         if text.isEmpty || text == "/" {

@@ -21,6 +21,8 @@ public final class PlayerHost: @unchecked Sendable {
     public let output: OutputSpec
     /// `update` / `rescan` jobs of the music folder.
     public let updates = DatabaseUpdates()
+    /// http(s) URIs play here (the host has a downloader).
+    public let canStream: Bool
 
     private let recording: StatsRecording
     private let lock = NSLock()
@@ -35,12 +37,13 @@ public final class PlayerHost: @unchecked Sendable {
     /// `report` hears problems that are no command's failure (statistics that could not be saved).
     public init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool = false,
                 musicDirectory: URL = SongURIs.defaultMusicDirectory(), seed: UInt64? = nil,
-                report: @escaping @Sendable (String) -> Void) {
+                streams: StreamOpener? = nil, report: @escaping @Sendable (String) -> Void) {
         self.folder = folder
         self.database = database
         self.output = output
         uris = SongURIs(musicDirectory: musicDirectory, library: folder)
-        player = Player(output: output, realtime: realtime, seed: seed)
+        player = Player(output: output, realtime: realtime, seed: seed, streams: streams)
+        canStream = streams != nil
         recording = StatsRecording(database: database, report: report)
         last = Fingerprint(player.snapshot())
         let events = player.events
@@ -151,7 +154,7 @@ public final class PlayerHost: @unchecked Sendable {
         lock.unlock()
         for observer in observers { observer(event) }
         switch event {
-        case .started, .seeked, .paused, .resumed, .queueFinished, .error:
+        case .started, .seeked, .paused, .resumed, .buffering, .buffered, .queueFinished, .error:
             noticeChanges(also: [.player])
         case .ended, .notice:
             noticeChanges()

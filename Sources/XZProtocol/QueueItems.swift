@@ -30,6 +30,18 @@ extension QueueItem {
                   lyricsAdjustmentMs: (try? database.lyricsAdjustment(songKey: song.songKey)) ?? 0)
     }
 
+    /// A catalogue song from its local file, or from its audio URL as it downloads when it has none.
+    public init(playing song: Song, database: LibraryDatabase) {
+        self.init(song: song, database: database)
+        if !song.isLocal { path = song.audioURL }
+    }
+
+    /// A URL outside the catalogue, named by its last path component until its tags are read.
+    public init(url: String) {
+        let name = URL(string: url).map { $0.deletingPathExtension().lastPathComponent } ?? ""
+        self.init(path: url, title: name.isEmpty ? url : name.removingPercentEncoding ?? name)
+    }
+
     /// Any audio file: its catalogue entry when it has one, else what its tags say (the file name as title).
     public init(file path: String, database: LibraryDatabase) {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path

@@ -1,4 +1,5 @@
 import Foundation
+import XZPlayback
 import XZCatalogue
 
 /// How songs are named to protocol clients, as MPD names them: a file in the music folder by its path
@@ -27,6 +28,7 @@ public struct SongURIs: Sendable, Equatable {
 
     /// `inCatalogue`: the file is a catalogue song's (it then has a name any client may use).
     public func uri(forPath path: String, inCatalogue: Bool) -> String {
+        if QueueItem.isStreamURL(path) { return path }
         if let relative = Self.relative(path, inside: libraryDirectory) { return Self.libraryPrefix + relative }
         if let relative = Self.relative(path, inside: musicDirectory) { return relative }
         return inCatalogue ? Self.cataloguePrefix + path.drop { $0 == "/" } : path

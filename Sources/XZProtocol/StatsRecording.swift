@@ -36,8 +36,9 @@ final class StatsRecording: @unchecked Sendable {
                                        singer: item.singer, durationMs: duration ?? item.durationMs)
             case .position(let ms): try recorder.handle(.position(ms: ms))
             case .seeked(let ms): try recorder.handle(.seeked(toMs: ms))
-            case .paused: try recorder.handle(.paused)
-            case .resumed: try recorder.handle(.resumed)
+            // Waiting for a stream's bytes is no listening.
+            case .paused, .buffering: try recorder.handle(.paused)
+            case .resumed, .buffered: try recorder.handle(.resumed)
             case .ended(_, let reason, let position):
                 let endReason: PlayEndReason
                 switch reason {

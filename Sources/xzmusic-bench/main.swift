@@ -45,11 +45,13 @@ case "rescan":
         try RescanBenchmark(folder: folder.appendingPathComponent("rescan"), xzmusic: binary,
                             mp3: try playback.makeTestFile(seconds: 1)).run()
     }
+case "online":
+    benchmark { try OnlineBenchmark(folder: folder.appendingPathComponent("online"), mp3: try playback.makeTestFile()).run() }
 case "server":
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary,
                                          library1M: folder.appendingPathComponent("library-1m")).run() }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | json | download | oneshot-search | rescan | server\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | json | download | oneshot-search | rescan | server | online\n".utf8))
     exit(64)
 }

@@ -93,13 +93,49 @@ final class PlaybackCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: raw)), expected)
     }
 
+    /// One-shot play of a catalogue song that is not offline streams it from its URL, renders exactly what
+    /// mpg123 decodes of the file, and leaves the song offline.
+    func testOneShotPlayStreamsACatalogueSongAndKeepsIt() throws {
+        let song = temp.path("served.mp3")
+        try AudioFixtures.makeMP3(at: song, seconds: 3, frequency: 620)
+        let body = try Data(contentsOf: URL(fileURLWithPath: song))
+        let server = try TestHTTPServer { request, _ in
+            if request.path.hasPrefix("/api/") { return .json(404, ["name": "TrackNotFound"]) }
+            var response = TestHTTPServer.file(body, request: request)
+            response.chunk = 8192
+            response.delay = 0.005
+            return response
+        }
+        defer { server.stop() }
+        let feed = temp.path("online.jsonl")
+        try #"{"source_id": "online-1", "title": "Streamed Tune", "singer": "Online", "audio_url": "\#(server.url("/tune.mp3"))"}"#
+            .write(toFile: feed, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try xzmusic(["import", feed]).status, 0)
+        let raw = temp.path("streamed.raw")
+        let result = try xzmusic(["play", "Streamed Tune", "--output", "raw:\(raw)"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: raw)), try TestProcess.run("mpg123", ["-q", "-s", song]).stdoutData)
+        let kept = try xzmusic(["search", "Streamed Tune"])
+        XCTAssertTrue(kept.stdout.contains("✓"), "offline now: \(kept.stdout)")
+        XCTAssertEqual(server.requests(path: "/tune.mp3").count, 1)
+    }
+
     func testPlayUsageErrors() throws {
         XCTAssertEqual(try xzmusic(["play"]).status, 64)
         XCTAssertEqual(try xzmusic(["play", "#1", "--output", "speakers"]).status, 64)
         XCTAssertEqual(try xzmusic(["play", "no-such-song-anywhere"]).status, 1)
-        let remote = try xzmusic(["play", "七里香"])
-        XCTAssertEqual(remote.status, 1)
-        XCTAssertTrue(remote.stderr.contains("not offline"), remote.stderr)
+        // A catalogue song that is not offline streams from its URL; this one's host does not exist, so the
+        // track fails with one line naming it (a short timeout keeps the test quick).
+        let config = temp.path("config/xzmusic")
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try "timeout = 1\n".write(toFile: config + "/config", atomically: true, encoding: .utf8)
+        var env = environment()
+        env["XDG_CONFIG_HOME"] = temp.path("config")
+        let online = try TestProcess.run(binary, ["play", "七里香"], environment: env)
+        XCTAssertEqual(online.status, 1)
+        let errors = online.stdout.split(separator: "\n").filter { $0.hasPrefix("error:") }
+        XCTAssertEqual(errors.count, 1, online.stdout + online.stderr)
+        XCTAssertTrue(errors.first?.contains("example.invalid") == true, online.stdout)
         XCTAssertEqual(try xzmusic(["next"]).status, 1, "player commands need the prompt")
     }
 

@@ -1,4 +1,5 @@
 import XCTest
+import XZAudio
 import XZCatalogue
 import XZPlayback
 @testable import XZProtocol
@@ -149,8 +150,54 @@ final class SessionTests: XCTestCase {
         let uncatalogued = "xzmusic-catalogue" + folder.url.appendingPathComponent("library/library.sqlite").path
         XCTAssertEqual(send("add \"\(uncatalogued)\"", &network), "ACK [50@0] {add} No such song\n",
                        "the catalogue name reaches catalogue songs only")
+        // This host has no downloader: URLs are refused.
         let online = send("add https://example.invalid/online.mp3", &network)
-        XCTAssertTrue(online.hasPrefix("ACK [50@0] {add} Online — Somebody is not offline yet: download it first"), online)
+        XCTAssertEqual(online, "ACK [50@0] {add} Unsupported URI scheme: only files play on this host\n")
+    }
+
+    /// On a host that streams, a catalogue song that is not offline is queued by its URL as that song, and any
+    /// other URL as itself.
+    func testURLsAreQueuedOnAHostThatStreams() throws {
+        let feed = folder.url.appendingPathComponent("feed.jsonl")
+        try #"{"title": "Online", "singer": "Somebody", "audio_url": "https://example.invalid/online.mp3"}"#
+            .write(to: feed, atomically: true, encoding: .utf8)
+        _ = try host.database.importFeed(at: feed)
+        let streaming = PlayerHost(folder: host.folder, database: host.database, output: .null, seed: 7,
+                                   streams: { _ in throw PlaybackError("not in this test") }) { _ in }
+        defer { streaming.shutdown() }
+        var session = ClientSession(peer: .network, passwordRequired: false)
+        func run(_ line: String) -> String {
+            String(decoding: session.receive(line: line, host: streaming, password: nil).bytes, as: UTF8.self)
+        }
+        XCTAssertEqual(run("add https://example.invalid/online.mp3"), "OK\n")
+        XCTAssertEqual(run("add http://radio.example.invalid/live/stream.mp3"), "OK\n")
+        let queue = streaming.player.snapshot().queue
+        XCTAssertEqual(queue.map(\.path), ["https://example.invalid/online.mp3", "http://radio.example.invalid/live/stream.mp3"])
+        XCTAssertEqual(queue.first?.title, "Online")
+        XCTAssertNotNil(queue.first?.songKey, "the catalogue song, not a bare URL")
+        XCTAssertEqual(queue.last?.title, "stream")
+        XCTAssertEqual(streaming.uri(of: queue[0]), "https://example.invalid/online.mp3")
+    }
+
+    /// A stream waiting for its bytes is `play` to MPD clients, with one extra line our own commands read.
+    func testBufferingIsPlayWithAnExtraLine() throws {
+        let waiting = GrowingFile(path: folder.url.appendingPathComponent("never.part").path)
+        let streaming = PlayerHost(folder: host.folder, database: host.database, output: .null, seed: 7,
+                                   streams: { _ in waiting }) { _ in }
+        defer { streaming.shutdown() }
+        var session = ClientSession(peer: .network, passwordRequired: false)
+        func run(_ line: String) -> String {
+            String(decoding: session.receive(line: line, host: streaming, password: nil).bytes, as: UTF8.self)
+        }
+        XCTAssertEqual(run("add http://radio.example.invalid/live.mp3"), "OK\n")
+        XCTAssertEqual(run("play 0"), "OK\n")
+        let deadline = Date().addingTimeInterval(5)
+        while !streaming.player.snapshot().isBuffering, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let status = fields(run("status"))
+        XCTAssertEqual(status["state"], "play")
+        XCTAssertEqual(status["xzmusic_buffering"], "1")
+        XCTAssertEqual(streaming.player.snapshot().stateText, "buffering")
+        waiting.fail("gone")
     }
 
     func testCommandListsStopAtTheFirstError() {

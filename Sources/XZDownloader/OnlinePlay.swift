@@ -1,0 +1,171 @@
+import Foundation
+import XZAudio
+import XZCatalogue
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What becomes of a catalogue song's bytes once they have played: `keep` makes them the verified offline copy
+/// (the song is fetched once), `none` streams without keeping, as a pure stream player does.
+public enum OnlineCache: String, Sendable, CaseIterable {
+    case keep, none
+}
+
+/// The `.part` files of running audio tasks as players read them, by song key: a song that is downloading
+/// plays from that download instead of fetching again.
+public final class StreamRegistry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var files: [String: GrowingFile] = [:]
+    /// Songs a player reads as they download.
+    private var played: Set<String> = []
+    /// Fetches of kept URLs, which go on after the player let go.
+    private var kept: [Task<Void, Never>] = []
+
+    func keep(_ task: Task<Void, Never>) { lock.withLock { kept.append(task) } }
+
+    func takeKept() -> [Task<Void, Never>] {
+        lock.withLock {
+            defer { kept.removeAll() }
+            return kept
+        }
+    }
+
+    /// The song's growing file, made now when there is none.
+    func file(for songKey: String, path: String) -> GrowingFile {
+        lock.withLock {
+            if let file = files[songKey] { return file }
+            let file = GrowingFile(path: path)
+            files[songKey] = file
+            return file
+        }
+    }
+
+    func existing(_ songKey: String) -> GrowingFile? { lock.withLock { files[songKey] } }
+
+    func remove(_ songKey: String, _ file: GrowingFile) {
+        lock.withLock {
+            if files[songKey] === file {
+                files[songKey] = nil
+                played.remove(songKey)
+            }
+        }
+    }
+
+    func markPlayed(_ songKey: String) { _ = lock.withLock { played.insert(songKey) } }
+    func isPlayed(_ songKey: String) -> Bool { lock.withLock { played.contains(songKey) } }
+}
+
+extension DownloadManager {
+    /// A catalogue song's audio as it arrives, returned at once while the fetching goes on in the background:
+    /// its offline file when it has one, else the running download of it, else its download started now,
+    /// ahead of the queue. A kept download ends as the song's verified offline copy exactly as any download.
+    public nonisolated func openStream(song: Song, cache: OnlineCache = .keep) throws -> GrowingFile {
+        if song.isLocal, FileManager.default.fileExists(atPath: song.localPath) {
+            return try GrowingFile(completeFileAt: song.localPath)
+        }
+        if let running = streams.existing(song.songKey) {
+            streams.markPlayed(song.songKey)
+            return running
+        }
+        guard !song.audioURL.isEmpty else {
+            throw DownloadError(.unsupportedURL, "\(song.title) — \(song.singer) has no audio URL to play from")
+        }
+        if cache == .none { return try openStream(url: song.audioURL) }
+        let env = environment
+        // A task another program runs (a separate `xzmusic download`) is left to it: play without keeping.
+        guard let id = try env.store.queue(songKey: song.songKey, kind: .audio, url: song.audioURL),
+              let record = try env.store.task(id) else {
+            return try streams.existing(song.songKey) ?? openStream(url: song.audioURL)
+        }
+        let growing = streams.file(for: song.songKey, path: try env.partPath(for: record))
+        streams.markPlayed(song.songKey)
+        Task { await self.startNow(id, growing: growing) }
+        return growing
+    }
+
+    /// A URL outside the catalogue, fetched with the downloader's retry and resume rules into a `.part` of its
+    /// own. Not kept: the `.part` goes when the player lets go of it. Kept (`play --keep`): the fetch goes on
+    /// to the end even when the player moves on, and a file that decodes is placed under `songs/` by its tags
+    /// and imported, as a folder scan would.
+    public nonisolated func openStream(url text: String, keep: Bool = false) throws -> GrowingFile {
+        let url = try DownloadURL.checked(text)
+        let path = try environment.downloadsFolder().appendingPathComponent("stream-\(UUID().uuidString).part").path
+        let growing = GrowingFile(path: path)
+        let fetcher = self.fetcher
+        let env = environment
+        let source = StreamSource()
+        let task = Task {
+            let live = LiveProgress(interval: 1)
+            do {
+                let total = try await fetcher.withRetries(live, url: url, onFailure: { _ in }, playing: { true }) {
+                    let partial = source.partial(bytesOnDisk: PartFile.size(ofFile: path))
+                    return try await fetcher.fetchFile(url, partPath: path, partial: partial, live: live, growing: growing) {
+                        _, validator, total, _ in source.remember(validator: validator, total: total)
+                    }
+                }
+                growing.didWrite(at: 0, count: Int(total))
+                growing.setTotal(total)
+                growing.finish()
+                guard keep else { return }
+                do {
+                    try keepStream(path, name: url.deletingPathExtension().lastPathComponent, env: env)
+                } catch {
+                    // It played; only keeping failed, and a half-placed file is worse than none.
+                    unlink(path)
+                }
+            } catch {
+                growing.fail(Task.isCancelled ? "stopped" : (error as? DownloadError)?.message ?? "\(error)")
+                if keep { unlink(path) }
+            }
+        }
+        if keep {
+            streams.keep(task)
+        } else {
+            growing.onRelease {
+                task.cancel()
+                unlink(path)
+            }
+        }
+        return growing
+    }
+}
+
+extension DownloadManager {
+    /// Waits for kept URLs to be fetched and placed; for a program about to leave.
+    public func finishKeptStreams() async {
+        for task in streams.takeKept() { await task.value }
+    }
+}
+
+/// Places a whole streamed file under `songs/<Singer>/<Album>/<NN> <Title>.mp3` by its tags (the URL's
+/// name as title without them) and imports its folder, so it is a local song like any scanned file.
+private func keepStream(_ path: String, name: String, env: JobEnvironment) throws {
+    try AudioJob.checkDecodes(path)
+    let tags = try? MP3Probe.readTags(path: path)
+    func named(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
+    let parts = FileNaming.songStem(title: named(tags?.title) ?? named(name) ?? "Stream", singer: named(tags?.artist) ?? "",
+                                    album: tags?.album, track: tags?.track)
+    let folder = try FileNaming.makeFolder(Array(parts.dropLast()), in: env.library)
+    _ = try FileNaming.moveNoClobber(path, folder: folder, stem: parts[parts.count - 1], ext: "mp3", libraryRoot: env.libraryRoot)
+    _ = try env.store.database.importFolder(at: folder)
+}
+
+/// Which version of a stream's file its `.part` holds, for resuming after a dropped connection.
+private final class StreamSource: @unchecked Sendable {
+    private let lock = NSLock()
+    private var validator = ""
+    private var total: Int64?
+
+    func remember(validator: String, total: Int64?) {
+        lock.withLock {
+            self.validator = validator
+            self.total = total
+        }
+    }
+
+    func partial(bytesOnDisk: Int64) -> PartialDownload {
+        lock.withLock { PartialDownload(bytesOnDisk: bytesOnDisk, validator: validator, expectedTotal: total) }
+    }
+}
