@@ -75,7 +75,8 @@ bench-server: deps
 	.build/release/xzmusic-bench server
 
 bench-online: deps
-	$(SWIFT) build -c release --product xzmusic-bench
+	$(RELEASE_BUILD) --product xzmusic
+	$(RELEASE_BUILD) --product xzmusic-bench
 	.build/release/xzmusic-bench online
 
 install: build
