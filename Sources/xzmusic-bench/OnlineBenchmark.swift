@@ -65,7 +65,9 @@ struct OnlineBenchmark {
         try process.run()
         let first = out.fileHandleForReading.availableData
         let elapsed = Date().timeIntervalSince(start)
+        // mpg123 ends on SIGTERM only between writes: closing the pipe ends a write it is blocked in.
         process.terminate()
+        try? out.fileHandleForReading.close()
         process.waitUntilExit()
         guard !first.isEmpty else { throw benchFailure("mpg123 gave no audio for \(url)") }
         return elapsed
