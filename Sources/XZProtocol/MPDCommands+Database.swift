@@ -122,14 +122,7 @@ extension MPDCommands {
         let found = try matches(call, try selection(arguments, foldCase: true))
         let database = call.host.database
         let added = found.map { call.host.playlistEntry(QueueItem(song: $0, database: database)) }
-        try playlistCall {
-            try call.host.playlists.edit(name, create: true) { entries in
-                let at = position ?? entries.count
-                guard (0...entries.count).contains(at) else { throw PlaylistError(.badPosition, "Bad position") }
-                entries.insert(contentsOf: added, at: at)
-            }
-        }
-        call.host.announce([.storedPlaylist])
+        try insert(added, into: name, at: position, host: call.host)
     }
 
     // MARK: count and list

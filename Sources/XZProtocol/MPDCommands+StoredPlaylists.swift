@@ -74,14 +74,7 @@ extension MPDCommands {
             let added = try items(forURI: call.arguments[1], call: call).map(call.host.playlistEntry)
             var position: Int?
             if call.arguments.count > 2 { position = try integer(call.arguments[2]) }
-            try playlistCall {
-                try call.host.playlists.edit(name, create: true) { entries in
-                    let at = position ?? entries.count
-                    guard (0...entries.count).contains(at) else { throw PlaylistError(.badPosition, "Bad position") }
-                    entries.insert(contentsOf: added, at: at)
-                }
-            }
-            call.host.announce([.storedPlaylist])
+            try insert(added, into: name, at: position, host: call.host)
         }
         add("playlistclear", 1...1) { call throws(MPDError) in
             try playlistCall { try call.host.playlists.edit(call.arguments[0]) { $0.removeAll() } }
@@ -114,6 +107,18 @@ extension MPDCommands {
             }
             call.host.announce([.storedPlaylist])
         }
+    }
+
+    /// Puts `added` into playlist `name` (made when new) at `position`, else at its end.
+    static func insert(_ added: [PlaylistEntry], into name: String, at position: Int?, host: PlayerHost) throws(MPDError) {
+        try playlistCall {
+            try host.playlists.edit(name, create: true) { entries in
+                let at = position ?? entries.count
+                guard (0...entries.count).contains(at) else { throw PlaylistError(.badPosition, "Bad position") }
+                entries.insert(contentsOf: added, at: at)
+            }
+        }
+        host.announce([.storedPlaylist])
     }
 
     /// Runs playlist file work, its failures as MPD's ACKs.

@@ -11,13 +11,12 @@ import Glibc
 /// the answers must agree wherever the two hold the same facts.
 final class MPDComparisonTests: XCTestCase {
     var folder: TemporaryFolder!
-    var mpd: RunningProcess?
+    var mpd: RealMPD?
     var host: PlayerHost!
     var server: ProtocolServer!
 
     override func tearDown() {
-        mpd?.signal(SIGTERM)
-        _ = mpd?.finish()
+        mpd?.stop()
         server?.shutdown()
         host?.shutdown()
         folder = nil
@@ -25,31 +24,9 @@ final class MPDComparisonTests: XCTestCase {
 
     /// Real MPD on `music`, its database updated.
     private func startMPD(music: URL) throws -> MPDClient {
-        let mpdPort = try RealMPD.freePort()
-        let config = """
-            music_directory "\(music.path)"
-            db_file "\(folder.path("mpd.db"))"
-            pid_file "\(folder.path("mpd.pid"))"
-            bind_to_address "127.0.0.1"
-            port "\(mpdPort)"
-            audio_output {
-                type "null"
-                name "null"
-                mixer_type "software"
-            }
-            """
-        try config.write(toFile: folder.path("mpd.conf"), atomically: true, encoding: .utf8)
-        mpd = try RunningProcess(try TestProcess.which("mpd"), ["--no-daemon", folder.path("mpd.conf")],
-                                 environment: ProcessInfo.processInfo.environment)
-        var reference: MPDClient?
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while reference == nil, Date() < deadline {
-            reference = try? MPDClient.connect(host: "127.0.0.1", port: mpdPort)
-            if reference == nil { Thread.sleep(forTimeInterval: 0.05) }
-        }
-        let real = try XCTUnwrap(reference, "mpd did not start: \(mpd?.stderr ?? "")")
-        try TestProcess.runChecked("mpc", ["-p", "\(mpdPort)", "update", "--wait"])
-        return real
+        let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
+        mpd = real
+        return try real.connect()
     }
 
     /// This host on `music`, with a library of its own, and a client connected to it.
