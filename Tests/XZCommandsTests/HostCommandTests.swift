@@ -4,30 +4,11 @@ import XZTestSupport
 
 /// `xzmusic serve`, one-shot commands and prompts as its clients, and mpc beside them: real processes
 /// on a temporary library and socket.
-final class HostCommandTests: XCTestCase {
-    private var temp: TemporaryFolder!
-    private var binary: String { TestPaths.products.appendingPathComponent("xzmusic").path }
-
+final class HostCommandTests: LibraryProcessTestCase {
     override func setUpWithError() throws {
         temp = try TemporaryFolder("host")
         // The library and its demo exist before processes race to open it.
         XCTAssertEqual(try xzmusic(["info", "#1"]).status, 0)
-    }
-
-    private var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["XZMUSIC_HOME"] = temp.path("library")
-        env["XZMUSIC_DEMO"] = TestPaths.repositoryRoot.appendingPathComponent("Resources/demo").path
-        env["XZMUSIC_OUTPUT"] = "null"
-        env["XDG_RUNTIME_DIR"] = temp.path("run")
-        env["XDG_CONFIG_HOME"] = temp.path("config")
-        env["NO_COLOR"] = "1"
-        return env
-    }
-
-    @discardableResult
-    private func xzmusic(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
-        try TestProcess.run(binary, arguments, input: input.map { Data($0.utf8) }, environment: environment)
     }
 
     private func serve(_ extra: [String] = []) throws -> RunningProcess {

@@ -4,9 +4,7 @@ import XZTestSupport
 
 /// `playlist …`, `like` and `info` as real processes on a temporary library: playlists edited with or
 /// without a host, an .m3u from another player imported, and likes seen by MPD clients as stickers.
-final class PlaylistCommandTests: XCTestCase {
-    private var temp: TemporaryFolder!
-    private var binary: String { TestPaths.products.appendingPathComponent("xzmusic").path }
+final class PlaylistCommandTests: LibraryProcessTestCase {
     private var music: URL { temp.url.appendingPathComponent("music") }
     private var playlists: String { temp.path("library/playlists") }
     private let demoSong = "library/demo/songs/01-qingtian-xiaodiao.mp3"
@@ -23,22 +21,6 @@ final class PlaylistCommandTests: XCTestCase {
         try "music_directory = \"\(music.path)\"\n".write(to: config.appendingPathComponent("config"), atomically: true,
                                                           encoding: .utf8)
         XCTAssertEqual(try xzmusic(["info", "#1"]).status, 0)
-    }
-
-    private var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["XZMUSIC_HOME"] = temp.path("library")
-        env["XZMUSIC_DEMO"] = TestPaths.repositoryRoot.appendingPathComponent("Resources/demo").path
-        env["XZMUSIC_OUTPUT"] = "null"
-        env["XDG_RUNTIME_DIR"] = temp.path("run")
-        env["XDG_CONFIG_HOME"] = temp.path("config")
-        env["NO_COLOR"] = "1"
-        return env
-    }
-
-    @discardableResult
-    private func xzmusic(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
-        try TestProcess.run(binary, arguments, input: input.map { Data($0.utf8) }, environment: environment)
     }
 
     private func serve() throws -> (RunningProcess, String) {

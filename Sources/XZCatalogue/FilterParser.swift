@@ -1,0 +1,299 @@
+import Foundation
+
+/// A malformed filter; the message is MPD's.
+public struct FilterError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Parses filters exactly as MPD 0.23's SongFilter does (src/song/Filter.cxx), with its error messages.
+public enum FilterParser {
+    /// Arguments of find/search/count/list: expressions in parentheses and old-style `TAG VALUE` pairs,
+    /// all of which must hold. `foldCase`: `search` (case-insensitive, and old pairs match substrings).
+    public static func parse(_ arguments: [String], foldCase: Bool) throws(FilterError) -> [SongFilter] {
+        guard !arguments.isEmpty else { throw FilterError("Incorrect number of filter arguments") }
+        var filters: [SongFilter] = []
+        var rest = arguments[...]
+        while let first = rest.first {
+            if first.hasPrefix("(") {
+                rest = rest.dropFirst()
+                var scanner = Scanner(first)
+                let filter = try scanner.expression(foldCase: foldCase)
+                guard scanner.atEnd else { throw FilterError("Unparsed garbage after expression") }
+                filters.append(filter)
+                continue
+            }
+            guard rest.count >= 2 else { throw FilterError("Incorrect number of filter arguments") }
+            let name = rest.removeFirst(), value = rest.removeFirst()
+            filters.append(try pair(name, value, foldCase: foldCase))
+        }
+        return filters
+    }
+
+    /// One expression, e.g. `(Artist == 'x')`, for the catalogue's own `find`.
+    public static func parseExpression(_ text: String, foldCase: Bool = false) throws(FilterError) -> SongFilter {
+        guard text.hasPrefix("(") else { throw FilterError("'(' expected") }
+        var scanner = Scanner(text)
+        let filter = try scanner.expression(foldCase: foldCase)
+        guard scanner.atEnd else { throw FilterError("Unparsed garbage after expression") }
+        return filter
+    }
+
+    enum FilterType: Equatable {
+        case tag(FilterTag), any, file, base, modifiedSince, addedSince, audioFormat
+    }
+
+    static func filterType(_ name: String) -> FilterType? {
+        let lower = name.lowercased()
+        if lower == "file" || lower == "filename" { return .file }
+        if lower == "any" { return .any }
+        if name == "base" { return .base }
+        if name == "modified-since" { return .modifiedSince }
+        if name == "added-since" { return .addedSince }
+        if lower == "audioformat" { return .audioFormat }
+        return FilterTag(name).map(FilterType.tag)
+    }
+
+    static func pair(_ name: String, _ value: String, foldCase: Bool) throws(FilterError) -> SongFilter {
+        guard let type = filterType(name) else { throw FilterError("Unknown filter type") }
+        // MPD 0.20 compatibility: case folding also means substring matching.
+        let match = StringMatch(foldCase ? .contains : .equal, value, foldCase: foldCase)
+        switch type {
+        case .base:
+            guard isSafeLocalURI(value) else { throw FilterError("Bad URI") }
+            return .base(value)
+        case .modifiedSince: return .modifiedSince(try timestamp(value))
+        case .addedSince: return .addedSince(try timestamp(value))
+        case .file: return .uri(match)
+        case .any: return .tag(nil, match)
+        case .tag(let tag): return .tag(tag, match)
+        case .audioFormat: return .audioFormat(try audioFormat(value, mask: false))
+        }
+    }
+
+    /// MPD's uri_safe_local: relative, no `.`/`..` segments, no empty segment.
+    public static func isSafeLocalURI(_ uri: String) -> Bool {
+        if uri.isEmpty { return true }
+        if uri.hasPrefix("/") { return false }
+        return uri.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
+
+    /// ISO 8601 (a date, or a date and time in UTC or with an offset), else a whole number of Unix seconds.
+    static func timestamp(_ text: String) throws(FilterError) -> Int64 {
+        if let date = iso8601(text) { return Int64(date.timeIntervalSince1970.rounded(.down)) }
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text) { return value }
+        throw FilterError("Failed to parse time stamp")
+    }
+
+    private static func iso8601(_ text: String) -> Date? {
+        let full = ISO8601DateFormatter()
+        if let date = full.date(from: text) { return date }
+        for format in ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+
+    static func audioFormat(_ text: String, mask: Bool) throws(FilterError) -> AudioFormatMask {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 else { throw FilterError("Failed to parse audio format: \(text)") }
+        func number(_ part: String, _ what: String) throws(FilterError) -> Int? {
+            if mask && part == "*" { return nil }
+            guard let value = Int(part), value > 0 else { throw FilterError("Failed to parse \(what): \(text)") }
+            return value
+        }
+        let rate = try number(parts[0], "sample rate")
+        let bits: String? = mask && parts[1] == "*" ? nil : parts[1]
+        guard bits == nil || ["8", "16", "24", "32", "f", "dsd"].contains(bits!) else {
+            throw FilterError("Failed to parse sample format: \(text)")
+        }
+        let channels = try number(parts[2], "channel count")
+        return AudioFormatMask(sampleRate: rate, bits: bits, channels: channels)
+    }
+
+    /// Reads one parenthesised expression as MPD's SongFilter::ParseExpression does.
+    struct Scanner {
+        let bytes: [UInt8]
+        var position = 0
+
+        init(_ text: String) { bytes = Array(text.utf8) }
+
+        var atEnd: Bool { position >= bytes.count }
+        var current: UInt8 { position < bytes.count ? bytes[position] : 0 }
+        func peek(_ offset: Int) -> UInt8 { position + offset < bytes.count ? bytes[position + offset] : 0 }
+
+        mutating func stripLeft() {
+            while position < bytes.count, bytes[position] == 0x20 || (0x09...0x0D).contains(bytes[position]) {
+                position += 1
+            }
+        }
+
+        static func isWordByte(_ c: UInt8) -> Bool {
+            (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2D
+        }
+
+        mutating func word() throws(FilterError) -> String {
+            let start = position
+            while Self.isWordByte(current) { position += 1 }
+            guard position > start else { throw FilterError("Word expected") }
+            let text = String(decoding: bytes[start..<position], as: UTF8.self)
+            stripLeft()
+            return text
+        }
+
+        mutating func quoted() throws(FilterError) -> String {
+            let quote = current
+            guard quote == 0x22 || quote == 0x27 else { throw FilterError("Quoted string expected") }
+            position += 1
+            var value: [UInt8] = []
+            while current != quote {
+                // A backslash escapes the next character.
+                if current == 0x5C { position += 1 }
+                guard !atEnd else { throw FilterError("Closing quote not found") }
+                value.append(current)
+                position += 1
+                guard value.count < 4096 else { throw FilterError("Quoted value is too long") }
+            }
+            position += 1
+            stripLeft()
+            return String(decoding: value, as: UTF8.self)
+        }
+
+        mutating func closing() throws(FilterError) {
+            guard current == 0x29 else { throw FilterError("')' expected") }
+            position += 1
+            stripLeft()
+        }
+
+        /// Case-insensitive `prefix` (ending in a space) at the current position.
+        mutating func take(_ prefix: String) -> Bool {
+            let p = Array(prefix.utf8)
+            guard position + p.count <= bytes.count else { return false }
+            for (i, c) in p.enumerated() where (bytes[position + i] | 0x20) != (c | 0x20) { return false }
+            position += p.count
+            stripLeft()
+            return true
+        }
+
+        mutating func stringMatch(foldCase: Bool) throws(FilterError) -> StringMatch {
+            if take("contains ") { return StringMatch(.contains, try quoted(), foldCase: foldCase) }
+            if take("!contains ") { return StringMatch(.contains, try quoted(), foldCase: foldCase, negated: true) }
+            if take("starts_with ") { return StringMatch(.startsWith, try quoted(), foldCase: foldCase) }
+            if take("!starts_with ") { return StringMatch(.startsWith, try quoted(), foldCase: foldCase, negated: true) }
+            if (current == 0x21 || current == 0x3D) && peek(1) == 0x7E {
+                let negated = current == 0x21
+                position += 2
+                stripLeft()
+                let pattern = try quoted()
+                guard FilterRegex.compiled(pattern, foldCase: foldCase) != nil else {
+                    throw FilterError("Failed to compile regex: \(pattern)")
+                }
+                return StringMatch(.regex, pattern, foldCase: foldCase, negated: negated)
+            }
+            let negated: Bool
+            if current == 0x21 && peek(1) == 0x3D {
+                negated = true
+            } else if current == 0x3D && peek(1) == 0x3D {
+                negated = false
+            } else {
+                throw FilterError("'==' or '!=' expected")
+            }
+            position += 2
+            stripLeft()
+            return StringMatch(.equal, try quoted(), foldCase: foldCase, negated: negated)
+        }
+
+        mutating func expression(foldCase: Bool) throws(FilterError) -> SongFilter {
+            guard current == 0x28 else { throw FilterError("'(' expected") }
+            position += 1
+            stripLeft()
+            if current == 0x28 {
+                let first = try expression(foldCase: foldCase)
+                if current == 0x29 {
+                    position += 1
+                    return first
+                }
+                guard try word() == "AND" else { throw FilterError("'AND' expected") }
+                var items = [first]
+                while true {
+                    items.append(try expression(foldCase: foldCase))
+                    if current == 0x29 {
+                        position += 1
+                        return .and(items)
+                    }
+                    guard try word() == "AND" else { throw FilterError("'AND' expected") }
+                }
+            }
+            if current == 0x21 {
+                position += 1
+                stripLeft()
+                guard current == 0x28 else { throw FilterError("'(' expected") }
+                let inner = try expression(foldCase: foldCase)
+                try closing()
+                return .not(inner)
+            }
+            let name = try word()
+            guard let type = FilterParser.filterType(name) else { throw FilterError("Unknown filter type: \(name)") }
+            switch type {
+            case .modifiedSince, .addedSince:
+                let value = try FilterParser.timestamp(try quoted())
+                try closing()
+                return type == .modifiedSince ? .modifiedSince(value) : .addedSince(value)
+            case .base:
+                let value = try quoted()
+                try closing()
+                return .base(value)
+            case .audioFormat:
+                let mask: Bool
+                if current == 0x3D && peek(1) == 0x3D {
+                    mask = false
+                } else if current == 0x3D && peek(1) == 0x7E {
+                    mask = true
+                } else {
+                    throw FilterError("'==' or '=~' expected")
+                }
+                position += 2
+                stripLeft()
+                let format = try FilterParser.audioFormat(try quoted(), mask: mask)
+                try closing()
+                return .audioFormat(format)
+            case .file:
+                let match = try stringMatch(foldCase: foldCase)
+                try closing()
+                return .uri(match)
+            case .any:
+                let match = try stringMatch(foldCase: foldCase)
+                try closing()
+                return .tag(nil, match)
+            case .tag(let tag):
+                let match = try stringMatch(foldCase: foldCase)
+                try closing()
+                return .tag(tag, match)
+            }
+        }
+    }
+}
+
+/// Compiled patterns, shared by every query thread.
+enum FilterRegex {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var cache: [String: NSRegularExpression] = [:]
+
+    static func compiled(_ pattern: String, foldCase: Bool) -> NSRegularExpression? {
+        let key = (foldCase ? "i" : "c") + pattern
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = cache[key] { return known }
+        guard let regex = try? NSRegularExpression(pattern: pattern, options: foldCase ? [.caseInsensitive] : []) else {
+            return nil
+        }
+        if cache.count > 256 { cache.removeAll() }
+        cache[key] = regex
+        return regex
+    }
+}
