@@ -66,7 +66,11 @@ public struct SongSelection: Sendable {
 
     /// How MPD orders folder names (by ICU collation; here case-insensitively first, then by bytes).
     public static func folderNamesInOrder(_ names: [String]) -> [String] {
-        names.sorted { FilterSQL.collates($0[...], before: $1[...]) }
+        FilterSQL.sortedByKey(names) { name in
+            var key: [UInt8] = []
+            FilterSQL.appendCollationKey(name[...], to: &key)
+            return key
+        }
     }
 
     public init(filters: [SongFilter], order: Order = .path, window: Range<Int>? = nil, foldedExtras: Bool = false) {
@@ -172,11 +176,9 @@ extension LibraryDatabase {
     static func ordered(_ songs: [Song], _ order: SongSelection.Order, naming: SongNaming) -> [Song] {
         switch order {
         case .path:
-            let keyed = songs.map { song in
-                (naming.uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath).split(separator: "/",
-                    omittingEmptySubsequences: false), song)
+            return FilterSQL.sortedByKey(songs) { song in
+                FilterSQL.walkKey(naming.uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath), song)
             }
-            return keyed.sorted { FilterSQL.walksBefore($0.0, $0.1, $1.0, $1.1) }.map(\.1)
         case .tag(let tag, let descending):
             let base = ordered(songs, .path, naming: naming)
             let keyed = base.map { (tag.valuesWithFallback(of: $0).first ?? "", $0) }
@@ -297,6 +299,10 @@ enum FilterSQL {
                 // The index answers which songs hold the text at all; xz_match then decides.
                 positive = "song.id IN (SELECT rowid FROM song_text WHERE song_text MATCH ?) AND " + positive
                 arguments.append(phrase)
+            } else if topLevel, !match.negated, let range = trigramPrefixRange(match) {
+                // Too short for a trigram: the songs holding it are those with a trigram it begins.
+                positive = "song.id IN (SELECT doc FROM song_text_terms WHERE term >= ? AND term <= ?) AND " + positive
+                arguments += [range.lower, range.upper]
             }
             arguments += own
             return match.negated ? "NOT (\(positive))" : positive
@@ -364,32 +370,64 @@ enum FilterSQL {
         return "\"" + match.value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// MPD's database order, the order its walk meets songs: folder by folder (by name), a folder's
-    /// songs before its subfolders, and within a folder by album (none first), disc, track, then file
-    /// name (MPD's song_cmp). Names compare case-insensitively first, where MPD asks ICU's collation.
-    static func walksBefore(_ a: [Substring], _ songA: Song, _ b: [Substring], _ songB: Song) -> Bool {
-        var index = 0
-        while index < a.count - 1, index < b.count - 1, a[index] == b[index] { index += 1 }
-        let aIsFile = index == a.count - 1, bIsFile = index == b.count - 1
-        if aIsFile != bIsFile { return aIsFile }
-        if !aIsFile { return collates(a[index], before: b[index]) }
-        switch (songA.album, songB.album) {
-        case (nil, .some): return true
-        case (.some, nil): return false
-        case (.some(let x), .some(let y)) where x != y: return collates(x[...], before: y[...])
-        default: break
-        }
-        for (x, y) in [(songA.disc, songB.disc), (songA.track, songB.track)] {
-            let left = x ?? 0, right = y ?? 0
-            if left != right { return left < right }
-        }
-        return collates(a[index], before: b[index])
+    /// For a needle of one or two characters, the range of the trigrams it begins, folded as the
+    /// trigram tokenizer folds them; nil when the index cannot answer it.
+    static func trigramPrefixRange(_ match: StringMatch) -> (lower: String, upper: String)? {
+        guard match.op != .regex else { return nil }
+        let folded = match.value.lowercased()
+        let length = folded.unicodeScalars.count
+        guard (1...2).contains(length), length == match.value.unicodeScalars.count else { return nil }
+        return (folded, folded + String(repeating: "\u{10FFFF}", count: 3 - length))
     }
 
-    static func collates(_ a: Substring, before b: Substring) -> Bool {
-        let (x, y) = (a.lowercased(), b.lowercased())
-        if x != y { return x.utf8.lexicographicallyPrecedes(y.utf8) }
-        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    /// A byte string whose order (memcmp) is MPD's database order, the order its walk meets songs:
+    /// folder by folder (by name), a folder's songs before its subfolders, and within a folder by album
+    /// (none first), disc, track, then file name (MPD's song_cmp). Built once per song, so a sort compares
+    /// bytes rather than names.
+    static func walkKey(_ uri: String, _ song: Song) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(uri.utf8.count * 2 + 32)
+        let components = uri.split(separator: "/", omittingEmptySubsequences: false)
+        for folder in components.dropLast() {
+            key.append(2)
+            appendCollationKey(folder, to: &key)
+        }
+        key.append(1)
+        if let album = song.album {
+            key.append(1)
+            appendCollationKey(album[...], to: &key)
+        } else {
+            key.append(0)
+        }
+        for number in [song.disc ?? 0, song.track ?? 0] {
+            // Sign bit flipped, big-endian: byte order is numeric order.
+            withUnsafeBytes(of: (UInt64(bitPattern: Int64(number)) ^ (1 << 63)).bigEndian) { key += $0 }
+        }
+        appendCollationKey(components.last ?? "", to: &key)
+        return key
+    }
+
+    /// Names compare case-insensitively first, where MPD asks ICU's collation, then by their bytes;
+    /// each part ends in a 0 byte, which no name holds, so a prefix sorts first.
+    static func appendCollationKey(_ name: Substring, to key: inout [UInt8]) {
+        key += name.lowercased().utf8
+        key.append(0)
+        key += name.utf8
+        key.append(0)
+    }
+
+    static func sortedByKey<Element>(_ elements: [Element], key: (Element) -> [UInt8]) -> [Element] {
+        let keys = elements.map(key)
+        let order = keys.indices.sorted { left, right in
+            keys[left].withUnsafeBufferPointer { a in
+                keys[right].withUnsafeBufferPointer { b in
+                    let length = min(a.count, b.count)
+                    let common = length == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, length)
+                    return common != 0 ? common < 0 : a.count < b.count
+                }
+            }
+        }
+        return order.map { elements[$0] }
     }
 
     /// strtol's reading: leading digits, else 0.

@@ -117,19 +117,24 @@ struct ServerBenchmark {
 
     /// `search any` through the filter engine (what the host runs for it, folded extras included) over
     /// a million catalogue songs; catalogue songs without files count too, so every song is searched.
-    private func searchAtScale(library: URL, songCount: Int = 1_000_000) throws {
+    func searchAtScale(library: URL, songCount: Int = 1_000_000, queries: [String] = SyntheticCatalogue.queries) throws {
         let folder = try BenchLibrary.prepared(in: library, songCount: songCount)
         let database = try LibraryDatabase(path: folder.appendingPathComponent("library.sqlite").path)
         let naming = SongNaming(roots: [], otherPrefix: "", localOnly: false)
         var times: [Double] = []
+        var perQuery: [String: (hits: Int, slowest: Double)] = [:]
         var hits = 0
         for round in 0..<3 {
-            for query in SyntheticCatalogue.queries {
+            for query in queries {
                 let selection = SongSelection(filters: [.tag(nil, StringMatch(.contains, query, foldCase: true))],
                                               foldedExtras: true)
                 let start = DispatchTime.now().uptimeNanoseconds
                 let found = try database.songs(selection, naming: naming)
-                if round > 0 { times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) }
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                if round > 0 {
+                    times.append(elapsed)
+                    perQuery[query] = (found.count, max(perQuery[query]?.slowest ?? 0, elapsed))
+                }
                 hits += found.count
             }
         }
@@ -137,6 +142,11 @@ struct ServerBenchmark {
         print(String(format: "\nsearch any at %d catalogue songs: p50 %.2f ms, p99 %.2f ms (target < 20 ms), "
             + "%d queries, %d hits a round", songCount, percentile(sorted, 0.5) * 1000, percentile(sorted, 0.99) * 1000,
             sorted.count, hits / 3))
+        for query in queries {
+            guard let figures = perQuery[query] else { continue }
+            print(String(format: "  %@ %7d hits, slowest %8.2f ms", "'\(query)'".padding(toLength: 16, withPad: " ", startingAt: 0),
+                         figures.hits, figures.slowest * 1000))
+        }
     }
 
     // MARK: Measurements

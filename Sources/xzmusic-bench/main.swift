@@ -50,8 +50,13 @@ case "online":
 case "server":
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary,
                                          library1M: folder.appendingPathComponent("library-1m")).run() }
+case "server-scale":
+    // Only the million-song `search any` part of `server`, for the queries given if any.
+    let queries = arguments.count > 1 ? Array(arguments.dropFirst()) : SyntheticCatalogue.queries
+    benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary)
+        .searchAtScale(library: folder.appendingPathComponent("library-1m"), queries: queries) }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | json | download | oneshot-search | rescan | server | online\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | json | download | oneshot-search | rescan | server | server-scale [QUERY...] | online\n".utf8))
     exit(64)
 }

@@ -85,6 +85,36 @@ final class SongFilterQueryTests: XCTestCase {
         XCTAssertEqual(try library.database.songCount(), 5)
     }
 
+    func testShortNeedlesFindWhatAScanFinds() throws {
+        let library = try feedLibrary()
+        let songs = try library.database.songs(SongSelection(filters: []), naming: .paths)
+        let tags: [FilterTag] = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
+        var needles: Set<String> = ["Z", "语", "\u{1F}"]
+        for song in songs {
+            for value in tags.flatMap({ $0.values(of: song) }) {
+                let scalars = Array(value.unicodeScalars)
+                for start in scalars.indices {
+                    for length in 1...2 where start + length <= scalars.count {
+                        let needle = String(String.UnicodeScalarView(scalars[start..<start + length]))
+                        needles.formUnion([needle, needle.uppercased()])
+                    }
+                }
+            }
+        }
+        // The disc number ends its song's text: a needle there still finds it.
+        XCTAssertTrue(needles.contains("1"))
+        for needle in needles {
+            for foldCase in [true, false] {
+                let match = StringMatch(.contains, needle, foldCase: foldCase)
+                let scanned = Set(songs.filter { song in
+                    tags.flatMap { $0.values(of: song) }.contains { match.matchesWithoutNegation($0) }
+                }.map(\.id))
+                let found = try library.database.songs(SongSelection(filters: [.tag(nil, match)]), naming: .paths)
+                XCTAssertEqual(Set(found.map(\.id)), scanned, "any contains '\(needle)', fold \(foldCase)")
+            }
+        }
+    }
+
     func testTagValuesForListAndCount() throws {
         let library = try feedLibrary()
         let rows = try library.database.tagValues([.tag(.album, StringMatch(.equal, "Mix", foldCase: false))],
@@ -117,12 +147,13 @@ final class SongFilterQueryTests: XCTestCase {
             ("b/z.mp3", song("A", nil, 1)), ("a.mp3", song(nil, nil, nil)), ("b/c/a.mp3", song(nil, nil, nil)),
             ("b/a.mp3", song("A", nil, 2)), ("B2/x.mp3", song(nil, nil, nil)), ("z.mp3", song(nil, nil, nil)),
             ("b/y.mp3", song(nil, nil, 9)), ("b/d2.mp3", song("A", 2, 1)), ("b/d1.mp3", song("A", 1, 5)),
+            ("A.mp3", song(nil, nil, nil)), ("b/x.mp3", song("a", nil, 1)),
         ]
-        let sorted = songs.map { ($0.0.split(separator: "/", omittingEmptySubsequences: false), $0.1, $0.0) }
-            .sorted { FilterSQL.walksBefore($0.0, $0.1, $1.0, $1.1) }.map(\.2)
-        // Songs before folders; in a folder, no album first, then disc, then track, then name.
-        XCTAssertEqual(sorted, ["a.mp3", "z.mp3", "b/y.mp3", "b/z.mp3", "b/a.mp3", "b/d1.mp3", "b/d2.mp3",
-                                "b/c/a.mp3", "B2/x.mp3"])
+        let sorted = FilterSQL.sortedByKey(songs) { FilterSQL.walkKey($0.0, $0.1) }.map(\.0)
+        // Songs before folders; in a folder, no album first, then disc, then track, then name; names
+        // case-insensitively, then by bytes.
+        XCTAssertEqual(sorted, ["A.mp3", "a.mp3", "z.mp3", "b/y.mp3", "b/z.mp3", "b/a.mp3", "b/d1.mp3", "b/d2.mp3",
+                                "b/x.mp3", "b/c/a.mp3", "B2/x.mp3"])
     }
 
     // MARK: Tags from files
@@ -205,5 +236,32 @@ final class SongFilterQueryTests: XCTestCase {
         XCTAssertEqual(song.genres, ["Rock", "Pop"])
         // And the next rescan skips it again.
         XCTAssertEqual(try database.importFolder(at: music).skipped, 2)
+    }
+
+    func testTheShortSubstringMigrationIndexesEveryTag() throws {
+        let temp = try TemporaryFolder("short-substrings")
+        let path = temp.url.appendingPathComponent("old.sqlite").path
+        // A library as v7 left it: its substring text ended in the disc number and held no genre.
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try Schema.migrator.migrate(queue, upTo: "v7-song-tags")
+            try queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO singer (id, name, name_key, name_pinyin, name_initials, first_letter, song_count)
+                        VALUES (1, 'Q', 'q', 'q', '', 'Q', 1);
+                    INSERT INTO song (id, song_key, title, singer_id, genre, disc, added_at, title_key, title_pinyin,
+                                      title_initials)
+                        VALUES (1, 'src:1', 'Song', 1, 'Jazz', 7, '2020-01-01T00:00:00Z', 'song', 'song', '');
+                    INSERT INTO song_text (rowid, text) VALUES (1, 'Song' || char(10) || 'Q' || char(10) || char(10)
+                        || char(10) || char(10) || '7');
+                    """)
+            }
+        }
+        let database = try LibraryDatabase(path: path)
+        for needle in ["7", "az", "jazz"] {
+            let found = try database.songs(SongSelection(filters: [.tag(nil, StringMatch(.contains, needle, foldCase: true))]),
+                                           naming: .paths)
+            XCTAssertEqual(found.map(\.title), ["Song"], needle)
+        }
     }
 }
