@@ -204,15 +204,16 @@ INSERT INTO song_text (rowid, text)
     FROM song JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id;
 
 -- migration: v8-short-substrings
--- Each song's text ends in two more newlines, so every character of it begins a trigram: a needle of
--- one or two characters finds its songs among the trigrams it begins, read through song_text_terms,
--- instead of a scan of every song.
+-- Each song's text is exactly the values MPD's `any` reads, one a line, so a match in it is a match
+-- of a value; and it ends in two more newlines, so every character of it begins a trigram: a needle
+-- of one or two characters finds its songs among the trigrams it begins, read through
+-- song_text_terms, instead of a scan of every song.
 DROP TABLE song_text;
 CREATE VIRTUAL TABLE song_text USING fts5(text, tokenize = 'trigram');
 INSERT INTO song_text (rowid, text)
-    SELECT song.id, song.title || char(10) || singer.name || char(10)
-        || (CASE WHEN song.artists <> '' THEN replace(song.artists, char(31), char(10)) || char(10) ELSE '' END)
-        || coalesce(album.title, '') || char(10) || song.album_artist || char(10)
+    SELECT song.id, song.title || char(10)
+        || (CASE WHEN song.artists <> '' THEN replace(song.artists, char(31), char(10)) ELSE singer.name END)
+        || char(10) || coalesce(album.title, '') || char(10) || song.album_artist || char(10)
         || (CASE WHEN song.genre <> '' THEN replace(song.genre, char(31), char(10)) || char(10) ELSE '' END)
         || (CASE WHEN song.date <> '' THEN song.date ELSE coalesce(song.year, '') END) || char(10)
         || coalesce(song.track, '') || char(10) || coalesce(song.disc, '') || char(10) || char(10)

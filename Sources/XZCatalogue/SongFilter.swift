@@ -95,7 +95,7 @@ public struct StringMatch: Equatable, Sendable {
         case .equal:
             return foldCase ? Self.fold(text) == Self.fold(value) : text.utf8.elementsEqual(value.utf8)
         case .contains:
-            return Self.bytes(foldCase ? Self.fold(text) : text, contain: foldCase ? Self.fold(value) : value)
+            return Self.text(text, contains: foldCase ? Self.fold(value) : value, folding: foldCase)
         case .startsWith:
             return (foldCase ? Self.fold(text) : text).utf8.starts(with: (foldCase ? Self.fold(value) : value).utf8)
         }
@@ -103,14 +103,31 @@ public struct StringMatch: Equatable, Sendable {
 
     static func fold(_ text: String) -> String { text.lowercased() }
 
-    static func bytes(_ haystack: String, contain needle: String) -> Bool {
-        let h = Array(haystack.utf8), n = Array(needle.utf8)
-        guard !n.isEmpty else { return true }
-        guard h.count >= n.count else { return false }
-        for start in 0...(h.count - n.count) where h[start] == n[0] {
-            if h[start..<(start + n.count)].elementsEqual(n) { return true }
+    /// Whether `haystack` holds `needle` (folded already when `folding`). ASCII text folds byte by
+    /// byte in place; other text goes through `fold` first.
+    static func text(_ haystack: String, contains needle: String, folding: Bool) -> Bool {
+        var haystack = haystack, needle = needle
+        if folding, !haystack.utf8.allSatisfy({ $0 < 0x80 }) {
+            haystack = fold(haystack)
+            return text(haystack, contains: needle, folding: false)
         }
-        return false
+        return haystack.withUTF8 { h in
+            needle.withUTF8 { n in
+                guard !n.isEmpty else { return true }
+                guard h.count >= n.count else { return false }
+                for start in 0...(h.count - n.count) {
+                    var offset = 0
+                    while offset < n.count {
+                        var byte = h[start + offset]
+                        if folding, byte >= 0x41, byte <= 0x5A { byte |= 0x20 }
+                        guard byte == n[offset] else { break }
+                        offset += 1
+                    }
+                    if offset == n.count { return true }
+                }
+                return false
+            }
+        }
     }
 }
 

@@ -28,10 +28,24 @@ public struct SongNaming: Sendable {
     public static let paths = SongNaming(roots: [], otherPrefix: "/", localOnly: false)
 
     public func uri(ofPath path: String) -> String {
-        for root in roots where path.hasPrefix(root.folder) && path.count > root.folder.count {
-            return root.uriPrefix + path.dropFirst(root.folder.count)
+        for root in roots {
+            if let relative = Self.relative(path, insideFolder: root.folder) { return root.uriPrefix + relative }
         }
         return otherPrefix + path.drop { $0 == "/" }
+    }
+
+    /// What follows `folder` (which ends in "/") in `path`, compared byte by byte as the file system
+    /// compares names; nil when the path is not inside it.
+    public static func relative(_ path: String, insideFolder folder: String) -> Substring? {
+        let (bytes, prefix) = (path.utf8, folder.utf8)
+        guard bytes.count > prefix.count else { return nil }
+        let compared: Bool?? = bytes.withContiguousStorageIfAvailable { whole in
+            prefix.withContiguousStorageIfAvailable { start in
+                start.isEmpty || memcmp(whole.baseAddress!, start.baseAddress!, start.count) == 0
+            }
+        }
+        let inside = (compared ?? nil) ?? bytes.starts(with: prefix)
+        return inside ? path[bytes.index(bytes.startIndex, offsetBy: prefix.count)...] : nil
     }
 
     /// The same as SQL over `song.local_path`, every text bound.
@@ -68,7 +82,7 @@ public struct SongSelection: Sendable {
     public static func folderNamesInOrder(_ names: [String]) -> [String] {
         FilterSQL.sortedByKey(names) { name in
             var key: [UInt8] = []
-            FilterSQL.appendCollationKey(name[...], to: &key)
+            FilterSQL.appendCollationKey(Array(name.utf8)[...], to: &key)
             return key
         }
     }
@@ -295,14 +309,12 @@ enum FilterSQL {
             } else {
                 positive = matchSQL("(\(allValuesSQL))", match, &own)
             }
-            if topLevel, !match.negated, let phrase = trigramPhrase(match) {
-                // The index answers which songs hold the text at all; xz_match then decides.
-                positive = "song.id IN (SELECT rowid FROM song_text WHERE song_text MATCH ?) AND " + positive
-                arguments.append(phrase)
-            } else if topLevel, !match.negated, let range = trigramPrefixRange(match) {
-                // Too short for a trigram: the songs holding it are those with a trigram it begins.
-                positive = "song.id IN (SELECT doc FROM song_text_terms WHERE term >= ? AND term <= ?) AND " + positive
-                arguments += [range.lower, range.upper]
+            if topLevel, !match.negated, let holding = songsHolding(match, &arguments) {
+                // The index answers which songs hold the text at all. Its text is the values `any`
+                // reads, one a line, so for MPD's `search any` that is the answer; else xz_match decides.
+                let withinOneValue = !match.value.utf8.contains(0x0A) && !match.value.utf8.contains(0x1F)
+                if tag == nil, match.op == .contains, match.foldCase, withinOneValue { return holding }
+                positive = holding + " AND " + positive
             }
             arguments += own
             return match.negated ? "NOT (\(positive))" : positive
@@ -363,6 +375,21 @@ enum FilterSQL {
         }
     }
 
+    /// SQL for the songs whose `song_text` holds the match's value case-insensitively, through the
+    /// trigram index; nil when the index cannot answer (a regex, an empty value).
+    static func songsHolding(_ match: StringMatch, _ arguments: inout [DatabaseValueConvertible?]) -> String? {
+        if let phrase = trigramPhrase(match) {
+            arguments.append(phrase)
+            return "song.id IN (SELECT rowid FROM song_text WHERE song_text MATCH ?)"
+        }
+        if let range = trigramPrefixRange(match) {
+            // Too short for a trigram: the songs holding it are those with a trigram it begins.
+            arguments += [range.lower, range.upper]
+            return "song.id IN (SELECT doc FROM song_text_terms WHERE term >= ? AND term <= ?)"
+        }
+        return nil
+    }
+
     /// The trigram MATCH phrase for a match every hit must contain as a case-insensitive substring;
     /// nil when the index cannot answer it (shorter than three characters, a regex, an empty value).
     static func trigramPhrase(_ match: StringMatch) -> String? {
@@ -385,17 +412,19 @@ enum FilterSQL {
     /// (none first), disc, track, then file name (MPD's song_cmp). Built once per song, so a sort compares
     /// bytes rather than names.
     static func walkKey(_ uri: String, _ song: Song) -> [UInt8] {
+        let bytes = Array(uri.utf8)
         var key: [UInt8] = []
-        key.reserveCapacity(uri.utf8.count * 2 + 32)
-        let components = uri.split(separator: "/", omittingEmptySubsequences: false)
-        for folder in components.dropLast() {
+        key.reserveCapacity(bytes.count * 2 + 32)
+        var start = 0
+        while let slash = bytes[start...].firstIndex(of: 0x2F) {
             key.append(2)
-            appendCollationKey(folder, to: &key)
+            appendCollationKey(bytes[start..<slash], to: &key)
+            start = slash + 1
         }
         key.append(1)
         if let album = song.album {
             key.append(1)
-            appendCollationKey(album[...], to: &key)
+            appendCollationKey(Array(album.utf8)[...], to: &key)
         } else {
             key.append(0)
         }
@@ -403,16 +432,22 @@ enum FilterSQL {
             // Sign bit flipped, big-endian: byte order is numeric order.
             withUnsafeBytes(of: (UInt64(bitPattern: Int64(number)) ^ (1 << 63)).bigEndian) { key += $0 }
         }
-        appendCollationKey(components.last ?? "", to: &key)
+        appendCollationKey(bytes[start...], to: &key)
         return key
     }
 
-    /// Names compare case-insensitively first, where MPD asks ICU's collation, then by their bytes;
-    /// each part ends in a 0 byte, which no name holds, so a prefix sorts first.
-    static func appendCollationKey(_ name: Substring, to key: inout [UInt8]) {
-        key += name.lowercased().utf8
+    /// A name's UTF-8 compares case-insensitively first, where MPD asks ICU's collation, then by its
+    /// bytes; each part ends in a 0 byte, which no name holds, so a prefix sorts first.
+    static func appendCollationKey(_ name: ArraySlice<UInt8>, to key: inout [UInt8]) {
+        if name.allSatisfy({ $0 < 0x80 }) {
+            let start = key.count
+            key += name
+            for index in start..<key.count where key[index] >= 0x41 && key[index] <= 0x5A { key[index] |= 0x20 }
+        } else {
+            key += String(decoding: name, as: UTF8.self).lowercased().utf8
+        }
         key.append(0)
-        key += name.utf8
+        key += name
         key.append(0)
     }
 
@@ -446,6 +481,8 @@ enum FilterFunctions {
               let fold = Int.fromDatabaseValue(arguments[3]) else { return 0 }
         let op: StringMatch.Operator = [.equal, .contains, .startsWith, .regex][min(max(code, 0), 3)]
         let match = StringMatch(op, needle, foldCase: fold != 0)
+        // A substring without the separator matches a value exactly when it matches the joined values.
+        if op == .contains, !needle.utf8.contains(0x1F) { return match.matchesWithoutNegation(values) ? 1 : 0 }
         for value in values.split(separator: "\u{1F}", omittingEmptySubsequences: true)
         where match.matchesWithoutNegation(String(value)) {
             return 1

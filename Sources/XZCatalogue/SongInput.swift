@@ -42,11 +42,11 @@ extension SongInput {
     var artistsColumn: String { artists.count > 1 ? artists.joined(separator: Self.valueSeparator) : "" }
     var genreColumn: String { genres.joined(separator: Self.valueSeparator) }
 
-    /// Every tag value, one a line, and one more newline: the document of the substring index
-    /// `song_text`, where every character begins a trigram (see schema.sql, v8-short-substrings).
+    /// Every tag value MPD's `any` reads, one a line, and one more newline: the document of the
+    /// substring index `song_text`, where every character begins a trigram (see schema.sql,
+    /// v8-short-substrings).
     var tagText: String {
-        var lines = [title, singer]
-        if artists.count > 1 { lines += artists }
+        var lines = [title] + (artists.count > 1 ? artists : [singer])
         lines += [album ?? "", albumArtist ?? ""] + genres
         lines += [date ?? year.map(String.init) ?? "", track.map(String.init) ?? "", disc.map(String.init) ?? ""]
         return lines.joined(separator: "\n") + "\n\n"

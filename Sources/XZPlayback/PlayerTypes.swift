@@ -37,8 +37,8 @@ public struct QueueItem: Sendable, Equatable {
     public var isStream: Bool { QueueItem.isStreamURL(path) }
 
     public static func isStreamURL(_ text: String) -> Bool {
-        let lowered = text.prefix(8).lowercased()
-        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+        let head = text.utf8.prefix(8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return head.starts(with: "http://".utf8) || head.starts(with: "https://".utf8)
     }
 }
 

@@ -41,7 +41,9 @@ public struct MPDResponse: Sendable, Equatable {
 
     /// Text as one protocol line: CR, LF and NUL become spaces.
     public static func singleLine(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else { return text }
+        func isBreak(_ byte: UInt8) -> Bool { byte == 0x0A || byte == 0x0D || byte == 0 }
+        let breaks = text.utf8.withContiguousStorageIfAvailable { $0.contains(where: isBreak) }
+        guard breaks ?? text.utf8.contains(where: isBreak) else { return text }
         return String(text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" || $0 == "\0" ? " " : $0 })
     }
 }

@@ -16,9 +16,25 @@ public enum SongTag: String, Sendable, CaseIterable {
     private static let byLowercasedName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue.lowercased(), $0) })
 
     /// The catalogue's name for the tag, for reading its values from a song.
-    var filterTag: FilterTag? { SongTag.filterTags[self] ?? nil }
+    var filterTag: FilterTag {
+        switch self {
+        case .artist: return .artist
+        case .albumArtist: return .albumArtist
+        case .title: return .title
+        case .album: return .album
+        case .track: return .track
+        case .date: return .date
+        case .genre: return .genre
+        case .disc: return .disc
+        }
+    }
 
-    private static let filterTags = Dictionary(uniqueKeysWithValues: allCases.map { ($0, FilterTag($0.rawValue)) })
+    // By case rather than by name: sets of tags are asked once per tag of every song listed.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(SongTag.inOrder.firstIndex(of: self))
+    }
+
+    private static let inOrder = allCases
 
     /// Every tag name MPD 0.23 knows; clients may enable or disable any of them, held or not.
     static let protocolNames: Set<String> = [
@@ -53,8 +69,8 @@ extension MPDResponse {
             add("Last-Modified", MPDResponse.timestamp(modified))
         }
         for tag in SongTag.allCases where tags.contains(tag) {
-            if let song = catalogue, let filterTag = FilterTag(tag.rawValue) {
-                for value in filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
+            if let song = catalogue {
+                for value in tag.filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
             } else if let value = tag.value(of: item) {
                 add(tag.rawValue, value)
             }
@@ -74,8 +90,7 @@ extension MPDResponse {
             add("Last-Modified", MPDResponse.timestamp(modified))
         }
         for tag in SongTag.allCases where tags.contains(tag) {
-            guard let filterTag = tag.filterTag else { continue }
-            for value in filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
+            for value in tag.filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
         }
         if let ms = song.durationMs {
             add("Time", (ms + 500) / 1000)

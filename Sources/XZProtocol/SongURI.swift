@@ -63,8 +63,6 @@ public struct SongURIs: Sendable, Equatable {
     }
 
     private static func relative(_ path: String, inside folder: String) -> String? {
-        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
-        guard path.hasPrefix(prefix), path.count > prefix.count else { return nil }
-        return String(path.dropFirst(prefix.count))
+        SongNaming.relative(path, insideFolder: folder.hasSuffix("/") ? folder : folder + "/").map(String.init)
     }
 }

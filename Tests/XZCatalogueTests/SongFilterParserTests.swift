@@ -91,6 +91,12 @@ final class SongFilterParserTests: XCTestCase {
         XCTAssertTrue(StringMatch(.equal, "café", foldCase: true).matchesWithoutNegation("CAFÉ"))
         XCTAssertTrue(StringMatch(.contains, "FÉ", foldCase: true).matchesWithoutNegation("café au lait"))
         XCTAssertFalse(StringMatch(.contains, "fe", foldCase: true).matchesWithoutNegation("café"))
+        // ASCII folds byte by byte: only letters change case.
+        XCTAssertTrue(StringMatch(.contains, "LAIT", foldCase: true).matchesWithoutNegation("au Lait"))
+        XCTAssertFalse(StringMatch(.contains, "LAIT", foldCase: false).matchesWithoutNegation("au Lait"))
+        XCTAssertFalse(StringMatch(.contains, "[", foldCase: true).matchesWithoutNegation("{x}"))
+        XCTAssertFalse(StringMatch(.contains, "lait!", foldCase: true).matchesWithoutNegation("lait"))
+        XCTAssertTrue(StringMatch(.contains, "", foldCase: true).matchesWithoutNegation(""))
         XCTAssertTrue(StringMatch(.startsWith, "caf", foldCase: false).matchesWithoutNegation("café"))
         XCTAssertTrue(StringMatch(.regex, "^c.f", foldCase: false).matchesWithoutNegation("café"))
         XCTAssertTrue(StringMatch(.regex, "^C.F", foldCase: true).matchesWithoutNegation("café"))

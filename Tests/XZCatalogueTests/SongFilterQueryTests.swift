@@ -200,6 +200,11 @@ final class SongFilterQueryTests: XCTestCase {
         let find = SongSelection(filters: [.tag(.artist, StringMatch(.equal, "jzig", foldCase: false))])
         XCTAssertEqual(Set(try library.database.songs(find, naming: .paths).map(\.title)), ["Two Artists", "Slash Artists"])
         XCTAssertEqual(Set(try library.titles("jzig")), ["Two Artists", "Slash Artists"])
+        // MPD's `search any` reads each artist, never the joined display name.
+        for (needle, found) in [("man", ["Two Artists", "Slash Artists"]), ("n / j", []), ("n /", [])] {
+            let search = SongSelection(filters: [.tag(nil, StringMatch(.contains, needle, foldCase: true))])
+            XCTAssertEqual(Set(try library.database.songs(search, naming: .paths).map(\.title)), Set(found), needle)
+        }
     }
 
     func testRescanAfterTheMigrationRereadsUnchangedFiles() throws {
