@@ -64,6 +64,28 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         try container.encode(addedAt, forKey: .addedAt)
     }
 
+    /// A song known only by its tags (a stream, a file outside the catalogue), for filters.
+    public init(title: String, singer: String, album: String?, track: Int?, year: Int?, durationMs: Int?,
+                localPath: String) {
+        id = 0
+        songKey = ""
+        self.title = title
+        singerId = 0
+        self.singer = singer
+        self.album = album
+        self.track = track
+        self.year = year
+        self.durationMs = durationMs
+        audioURL = ""
+        lyricsURL = ""
+        self.localPath = localPath
+        lyricsPath = ""
+        sha256 = ""
+        addedAt = ""
+        artists = singer.isEmpty ? [] : [singer]
+        date = year.map(String.init)
+    }
+
     /// Reads the columns of `selection` by position, in that order; faster than the Decodable path.
     public init(row: Row) {
         id = row[0]

@@ -59,6 +59,9 @@ public struct FilterTag: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The tags MPD's `any` reads.
+    static let anyTags: [FilterTag] = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
+
     /// Values with MPD's fallback applied (AlbumArtist → Artist ...).
     public func valuesWithFallback(of song: Song) -> [String] {
         let own = values(of: song)
@@ -237,5 +240,53 @@ public enum FieldTerms {
         }
         if !current.isEmpty { words.append(current) }
         return words
+    }
+}
+
+extension SongFilter {
+    /// The filter on one song in memory (the queue's entries), as the SQL engine (SongFilterQuery)
+    /// reads it; `uri` is the song's name. Plays and likes need the database: no song here holds them.
+    public func matches(_ song: Song, uri: String) -> Bool {
+        switch self {
+        case .tag(let tag, let match):
+            let positive: Bool
+            if let tag {
+                // An absent tag reads its fallback; absent everywhere, it equals the empty string.
+                let values = tag.valuesWithFallback(of: song).filter { !$0.isEmpty }
+                positive = values.isEmpty ? match.value.isEmpty : values.contains(where: match.matchesWithoutNegation)
+            } else {
+                positive = FilterTag.anyTags.flatMap { $0.values(of: song) }
+                    .contains { !$0.isEmpty && match.matchesWithoutNegation($0) }
+            }
+            return positive != match.negated
+        case .uri(let match):
+            return match.matchesWithoutNegation(uri) != match.negated
+        case .base(let folder):
+            let trimmed = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+            return trimmed.isEmpty || uri == trimmed || uri.hasPrefix(trimmed + "/")
+        case .modifiedSince(let seconds):
+            return (song.fileMtime ?? 0) >= seconds
+        case .addedSince(let seconds):
+            return song.addedAt >= SongFilter.timestamp(seconds)
+        case .audioFormat(let mask):
+            if mask.sampleRate == nil, mask.channels == nil, (mask.bits ?? "16") == "16" { return song.sampleRate != nil }
+            // Decoded to 16 bits, as this player plays every song.
+            if let bits = mask.bits, bits != "16" { return false }
+            return mask.sampleRate.map { song.sampleRate == $0 } ?? true && mask.channels.map { song.channels == $0 } ?? true
+        case .number(let field, let lower, let upper):
+            guard field == .year, let year = song.year else { return false }
+            return year >= (lower ?? Int.min) && year <= (upper ?? Int.max)
+        case .liked:
+            return false
+        case .not(let inner):
+            return !inner.matches(song, uri: uri)
+        case .and(let items):
+            return items.allSatisfy { $0.matches(song, uri: uri) }
+        }
+    }
+
+    /// `added-since` compares the catalogue's ISO 8601 `added_at` with this.
+    static func timestamp(_ seconds: Int64) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 }

@@ -48,17 +48,18 @@ public struct SongNaming: Sendable {
         return inside ? path[bytes.index(bytes.startIndex, offsetBy: prefix.count)...] : nil
     }
 
-    /// The same as SQL over `song.local_path`, every text bound.
+    /// The same as SQL over the song's file (its key when it has none), every text bound.
     func uriSQL(_ arguments: inout [DatabaseValueConvertible?]) -> String {
+        let path = "(CASE WHEN song.local_path <> '' THEN song.local_path ELSE song.song_key END)"
         var sql = "CASE"
         for root in roots {
-            sql += " WHEN substr(song.local_path, 1, ?) = ? AND length(song.local_path) > ? THEN ? || substr(song.local_path, ?)"
+            sql += " WHEN substr(\(path), 1, ?) = ? AND length(\(path)) > ? THEN ? || substr(\(path), ?)"
             let length = root.folder.unicodeScalars.count
             arguments += [length, root.folder, length, root.uriPrefix, length + 1]
         }
-        sql += " ELSE ? || ltrim(song.local_path, '/') END"
         arguments.append(otherPrefix)
-        return sql
+        let other = "? || ltrim(\(path), '/')"
+        return roots.isEmpty ? other : sql + " ELSE \(other) END"
     }
 }
 
@@ -273,10 +274,7 @@ enum FilterSQL {
     }
 
     /// Every tag value of the song (MPD's `any`).
-    static let allValuesSQL: String = {
-        let tags: [FilterTag] = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
-        return tags.compactMap(valuesSQL).joined(separator: " || char(31) || ")
-    }()
+    static let allValuesSQL = FilterTag.anyTags.compactMap(valuesSQL).joined(separator: " || char(31) || ")
 
     static func matchSQL(_ values: String, _ match: StringMatch, _ arguments: inout [DatabaseValueConvertible?]) -> String {
         let op: Int
@@ -338,8 +336,7 @@ enum FilterSQL {
             arguments.append(seconds)
             return "coalesce(song.file_mtime, 0) >= ?"
         case .addedSince(let seconds):
-            let formatter = ISO8601DateFormatter()
-            arguments.append(formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))))
+            arguments.append(SongFilter.timestamp(seconds))
             return "song.added_at >= ?"
         case .audioFormat(let mask):
             var parts: [String] = []

@@ -109,32 +109,6 @@ extension MPDCommands {
         return files.sorted().map { QueueItem(file: $0, database: call.host.database) }
     }
 
-    static func findInQueue(_ call: inout Invocation, exact: Bool) throws(MPDError) {
-        guard call.arguments.count % 2 == 0 else { throw MPDError(.arg, "Incorrect number of filter arguments") }
-        var conditions: [(tag: SongTag?, needle: String)] = []
-        for pair in stride(from: 0, to: call.arguments.count, by: 2) {
-            let name = call.arguments[pair]
-            let tag = SongTag(name: name)
-            guard tag != nil || name.lowercased() == "any" || name.lowercased() == "file" else {
-                throw MPDError(.arg, "Unknown filter type: \(name)")
-            }
-            conditions.append((tag, call.arguments[pair + 1]))
-        }
-        let snapshot = call.player.snapshot()
-        for (index, entry) in snapshot.entries.enumerated() {
-            let matches = conditions.allSatisfy { condition in
-                let values = condition.tag.map { [$0.value(of: entry.item)].compactMap { $0 } }
-                    ?? SongTag.allCases.compactMap { $0.value(of: entry.item) } + [call.host.uri(of: entry.item)]
-                return values.contains { value in
-                    exact ? value == condition.needle : value.range(of: condition.needle, options: .caseInsensitive) != nil
-                }
-            }
-            if matches {
-                call.response.addQueueEntry(entry, position: index, host: call.host, tags: call.session.tagTypes)
-            }
-        }
-    }
-
     static func integer(_ text: String) throws(MPDError) -> Int {
         guard let value = Int(text) else { throw MPDError(.arg, "Integer expected: \(text)") }
         return value

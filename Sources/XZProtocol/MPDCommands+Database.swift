@@ -64,6 +64,22 @@ extension MPDCommands {
         }
     }
 
+    /// `playlistfind` / `playlistsearch FILTER`: queue entries matching, through the filter language
+    /// find and search use, every value of a catalogue song's tags included.
+    static func findInQueue(_ call: inout Invocation, exact: Bool) throws(MPDError) {
+        let filters = try filters(call.arguments, foldCase: !exact)
+        for (index, entry) in call.player.snapshot().entries.enumerated() {
+            let item = entry.item
+            let song = item.songId.flatMap { try? call.host.database.song(id: $0) }
+                ?? Song(title: item.title, singer: item.singer, album: item.album, track: item.track, year: item.year,
+                        durationMs: item.durationMs, localPath: item.path)
+            let uri = call.host.uri(of: item)
+            if filters.allSatisfy({ $0.matches(song, uri: uri) }) {
+                call.response.addQueueEntry(entry, position: index, host: call.host, tags: call.session.tagTypes)
+            }
+        }
+    }
+
     static func songs(_ call: Invocation, _ selection: SongSelection) throws(MPDError) -> [Song] {
         do {
             return try call.host.database.songs(selection, naming: call.host.uris.naming)

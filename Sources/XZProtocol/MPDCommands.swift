@@ -327,8 +327,8 @@ public enum MPDCommands {
                 call.response.add("Id", snapshot.entries[index].id)
             }
         }
-        add("playlistfind", 2...Int.max) { call throws(MPDError) in try findInQueue(&call, exact: true) }
-        add("playlistsearch", 2...Int.max) { call throws(MPDError) in try findInQueue(&call, exact: false) }
+        add("playlistfind", 1...Int.max) { call throws(MPDError) in try findInQueue(&call, exact: true) }
+        add("playlistsearch", 1...Int.max) { call throws(MPDError) in try findInQueue(&call, exact: false) }
 
         // MARK: Outputs
         add("outputs", 0...0) { call in

@@ -115,6 +115,36 @@ final class SongFilterQueryTests: XCTestCase {
         }
     }
 
+    func testSongsInMemoryMatchAsTheSQLEngineReadsThem() throws {
+        let library = try feedLibrary()
+        let (temp, music) = try makeFolder()
+        _ = temp
+        _ = try library.database.importFolder(at: music)
+        let songs = try library.database.songs(SongSelection(filters: []), naming: .paths)
+        XCTAssertEqual(songs.count, 7)
+        let expressions = [
+            ["(Artist == 'jzig')"], ["(Artist == 'piman / jzig')"], ["(Genre == 'Pop')"], ["(Genre != 'Rock')"],
+            ["(AlbumArtist == 'Band')"], ["(album == '')"], ["(Composer == '')"], ["(Composer == 'x')"],
+            ["(title starts_with 'Caf')"], ["(title =~ '^[Cc]af')"], ["(any contains 'AFÉ')"], ["(any contains '')"],
+            ["(!(album == 'Mix'))"], ["((album == 'Mix') AND (title contains 'lait'))"], ["(Date == '2004-05-06')"],
+            ["(Track == '2')"], ["(Disc == '2')"], ["(file contains 'src:')"], ["(base 'src:1')"],
+            ["(modified-since '1970-01-02T00:00:00Z')"], ["(added-since '2000-01-01T00:00:00Z')"],
+            ["(AudioFormat == '44100:16:2')"], ["(AudioFormat == '44100:24:2')"], ["(AudioFormat =~ '*:*:2')"],
+            ["artist", "band", "album", "Mix"],
+        ]
+        for arguments in expressions {
+            for foldCase in [false, true] {
+                let filters = try FilterParser.parse(arguments, foldCase: foldCase)
+                let bySQL = try library.database.songs(SongSelection(filters: filters), naming: .paths).map(\.id)
+                let inMemory = songs.filter { song in
+                    let uri = SongNaming.paths.uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath)
+                    return filters.allSatisfy { $0.matches(song, uri: uri) }
+                }.map(\.id)
+                XCTAssertEqual(Set(inMemory), Set(bySQL), "\(arguments), fold \(foldCase)")
+            }
+        }
+    }
+
     func testTagValuesForListAndCount() throws {
         let library = try feedLibrary()
         let rows = try library.database.tagValues([.tag(.album, StringMatch(.equal, "Mix", foldCase: false))],

@@ -122,7 +122,11 @@ final class MPDComparisonTests: XCTestCase {
             "status", "add album/1.mp3", "add album/2.mp3", "addid album/3.mp3 0", "status", "playlistinfo",
             "play 1", "status", "currentsong", "pause 1", "status", "random 1", "repeat 1", "single oneshot",
             "consume 1", "setvol 40", "status", "random 0", "single 0", "consume 0", "move 0 2", "playlistinfo",
-            "swap 0 1", "playlistfind Title \"Song 3\"", "playlistsearch title \"song\"", "delete 0:1", "status",
+            "swap 0 1", "playlistfind Title \"Song 3\"", "playlistsearch title \"song\"",
+            "playlistsearch \"(title contains 'SONG 2')\"", "playlistfind \"(Artist == 'Artist')\"",
+            "playlistfind \"(!(Track == '2'))\" album Album", "playlistsearch any \"ong 3\"",
+            "playlistfind \"(AlbumArtist == 'Artist')\"", "playlistfind Title", "playlistfind \"(Title == 'x'\"",
+            "playlistsearch \"(file =~ '2\\\\.mp3$')\"", "delete 0:1", "status",
             "stop", "status", "clear", "status", "getvol", "playlistinfo 1:0", "play 9", "playid 999", "setvol 300",
             "seek 0 abc", "add \"x", "frobnicate", "add nothere.mp3", "repeat 2", "single 2", "delete 7",
         ]
