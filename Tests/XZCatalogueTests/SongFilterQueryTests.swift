@@ -245,19 +245,13 @@ final class SongFilterQueryTests: XCTestCase {
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
         let mtime = Int64((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
         // A library as the release before v7 left it: the file imported with its first artist only.
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try Schema.migrator.migrate(queue, upTo: "v5-song-by-path")
-            try queue.write { db in
-                try db.execute(sql: """
-                    INSERT INTO singer (id, name, name_key, name_pinyin, name_initials, first_letter, song_count)
-                        VALUES (1, 'jzig', 'jzig', 'jzig', '', 'J', 1);
-                    INSERT INTO song (song_key, title, singer_id, local_path, size, file_mtime, added_at, title_key,
-                                      title_pinyin, title_initials)
-                        VALUES (?, 'Two Artists', 1, ?, ?, ?, '2020-01-01T00:00:00Z', 'two artists', 'two artists', '');
-                    """, arguments: ["file:" + file, file, size, mtime])
-            }
-        }
+        try makeOldLibrary(at: path, upTo: "v5-song-by-path", """
+            INSERT INTO singer (id, name, name_key, name_pinyin, name_initials, first_letter, song_count)
+                VALUES (1, 'jzig', 'jzig', 'jzig', '', 'J', 1);
+            INSERT INTO song (song_key, title, singer_id, local_path, size, file_mtime, added_at, title_key,
+                              title_pinyin, title_initials)
+                VALUES (?, 'Two Artists', 1, ?, ?, ?, '2020-01-01T00:00:00Z', 'two artists', 'two artists', '');
+            """, arguments: ["file:" + file, file, size, mtime])
         let database = try LibraryDatabase(path: path)
         // The substring index covers songs imported before it.
         let before = try database.songs(SongSelection(filters: [.tag(nil, StringMatch(.contains, "artists", foldCase: true))]),
@@ -277,26 +271,28 @@ final class SongFilterQueryTests: XCTestCase {
         let temp = try TemporaryFolder("short-substrings")
         let path = temp.url.appendingPathComponent("old.sqlite").path
         // A library as v7 left it: its substring text ended in the disc number and held no genre.
-        do {
-            let queue = try DatabaseQueue(path: path)
-            try Schema.migrator.migrate(queue, upTo: "v7-song-tags")
-            try queue.write { db in
-                try db.execute(sql: """
-                    INSERT INTO singer (id, name, name_key, name_pinyin, name_initials, first_letter, song_count)
-                        VALUES (1, 'Q', 'q', 'q', '', 'Q', 1);
-                    INSERT INTO song (id, song_key, title, singer_id, genre, disc, added_at, title_key, title_pinyin,
-                                      title_initials)
-                        VALUES (1, 'src:1', 'Song', 1, 'Jazz', 7, '2020-01-01T00:00:00Z', 'song', 'song', '');
-                    INSERT INTO song_text (rowid, text) VALUES (1, 'Song' || char(10) || 'Q' || char(10) || char(10)
-                        || char(10) || char(10) || '7');
-                    """)
-            }
-        }
+        try makeOldLibrary(at: path, upTo: "v7-song-tags", """
+            INSERT INTO singer (id, name, name_key, name_pinyin, name_initials, first_letter, song_count)
+                VALUES (1, 'Q', 'q', 'q', '', 'Q', 1);
+            INSERT INTO song (id, song_key, title, singer_id, genre, disc, added_at, title_key, title_pinyin,
+                              title_initials)
+                VALUES (1, 'src:1', 'Song', 1, 'Jazz', 7, '2020-01-01T00:00:00Z', 'song', 'song', '');
+            INSERT INTO song_text (rowid, text) VALUES (1, 'Song' || char(10) || 'Q' || char(10) || char(10)
+                || char(10) || char(10) || '7');
+            """)
         let database = try LibraryDatabase(path: path)
         for needle in ["7", "az", "jazz"] {
             let found = try database.songs(SongSelection(filters: [.tag(nil, StringMatch(.contains, needle, foldCase: true))]),
                                            naming: .paths)
             XCTAssertEqual(found.map(\.title), ["Song"], needle)
         }
+    }
+
+    /// A library file as an earlier release left it: migrated up to `migration`, then `sql` run.
+    private func makeOldLibrary(at path: String, upTo migration: String, _ sql: String,
+                                arguments: StatementArguments = []) throws {
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: migration)
+        try queue.write { db in try db.execute(sql: sql, arguments: arguments) }
     }
 }
