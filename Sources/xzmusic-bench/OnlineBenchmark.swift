@@ -92,10 +92,12 @@ struct OnlineBenchmark {
         let (database, library, song) = try self.library(server, path: path)
         let manager = DownloadManager(database: database, library: library)
         let events = EventTimes()
-        let player = Player(output: .null, streams: { _ in try manager.openStream(song: song) }, onEvent: { events.note($0) })
-        let start = Date()
+        // The first sample is the first one written to the output, as mpg123's is its first write to the pipe.
+        let output = FirstWriteOutput(forwardingTo: makeAudioOutput(.null))
+        let player = Player(output: output, streams: { _ in try manager.openStream(song: song) }, onEvent: { events.note($0) })
+        let start = DispatchTime.now().uptimeNanoseconds
         player.play([QueueItem(songId: song.id, songKey: song.songKey, path: song.audioURL, title: song.title)])
-        guard let started = events.wait(for: "started", timeout: 30) else { throw benchFailure("the stream never started") }
+        guard let first = output.waitForFirstWrite(timeout: 30) else { throw benchFailure("the stream never started") }
         var seekResume: Double?
         if seek {
             let asked = Date()
@@ -108,7 +110,7 @@ struct OnlineBenchmark {
         try blockingWait { await manager.waitUntilIdle() }
         try blockingWait { await manager.shutdown() }
         let fetched = Double(server.bytesSent(path: path)) / Double(size)
-        return Result(firstSample: started.timeIntervalSince(start), seekResume: seekResume,
+        return Result(firstSample: Double(first - start) / 1e9, seekResume: seekResume,
                       bytesRatio: fetched, plainRatio: seek ? try plainRatio(server: server, size: size) : fetched)
     }
 
@@ -151,7 +153,6 @@ private final class EventTimes: @unchecked Sendable {
     func note(_ event: PlayerEvent) {
         let name: String
         switch event {
-        case .started: name = "started"
         case .buffered: name = "buffered"
         default: return
         }
