@@ -46,7 +46,9 @@ struct DownloadStore: Sendable {
         LEFT JOIN singer ON singer.id = song.singer_id
         """
 
-    static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
+    /// A format style, not a new ISO8601DateFormatter each call: making one costs about 0.1 ms, and every
+    /// step of starting a download (a song to play) stamps its row.
+    static func now() -> String { Date().formatted(Date.ISO8601FormatStyle(timeZone: .gmt)) }
 
     func wrap<T>(_ body: () throws -> T) throws -> T {
         do {
