@@ -79,24 +79,35 @@ struct DownloadStore: Sendable {
     /// Queues a task for the song and kind, new or again. A running task is left alone (nil);
     /// a re-queued failure keeps its `.part` and validator so it resumes.
     func queue(songKey: String, kind: DownloadKind, url: String) throws -> Int64? {
-        try wrap { try database.pool.write { db -> Int64? in
-            let now = Self.now()
-            if let row = try Row.fetchOne(db, sql: "SELECT id, state FROM download_task WHERE song_key = ? AND kind = ?",
-                                          arguments: [songKey, kind.rawValue]) {
-                let id: Int64 = row["id"]
-                if row["state"] as String == DownloadState.running.rawValue { return nil }
-                try db.execute(sql: """
-                    UPDATE download_task SET state = 'queued', last_error = '', note = '', path = '', attempts = 0,
-                        owner_pid = NULL, updated_at = ? WHERE id = ?
-                    """, arguments: [now, id])
-                return id
-            }
-            try db.execute(sql: """
-                INSERT INTO download_task (song_key, kind, state, url, created_at, updated_at)
-                VALUES (?, ?, 'queued', ?, ?, ?)
-                """, arguments: [songKey, kind.rawValue, url, now, now])
-            return db.lastInsertedRowID
+        try wrap { try database.pool.write { db in try queue(songKey: songKey, kind: kind, url: url, in: db) } }
+    }
+
+    /// Queues the song's audio and claims it, in one transaction: a song that is to play starts its download
+    /// without a second write. Nil when its task is running already (here or in another program).
+    func queueAndClaim(songKey: String, url: String, pid: Int32) throws -> TaskRecord? {
+        try wrap { try database.pool.write { db -> TaskRecord? in
+            guard let id = try queue(songKey: songKey, kind: .audio, url: url, in: db) else { return nil }
+            return try claim(id: id, pid: pid, in: db)
         } }
+    }
+
+    private func queue(songKey: String, kind: DownloadKind, url: String, in db: Database) throws -> Int64? {
+        let now = Self.now()
+        if let row = try Row.fetchOne(db, sql: "SELECT id, state FROM download_task WHERE song_key = ? AND kind = ?",
+                                      arguments: [songKey, kind.rawValue]) {
+            let id: Int64 = row["id"]
+            if row["state"] as String == DownloadState.running.rawValue { return nil }
+            try db.execute(sql: """
+                UPDATE download_task SET state = 'queued', last_error = '', note = '', path = '', attempts = 0,
+                    owner_pid = NULL, updated_at = ? WHERE id = ?
+                """, arguments: [now, id])
+            return id
+        }
+        try db.execute(sql: """
+            INSERT INTO download_task (song_key, kind, state, url, created_at, updated_at)
+            VALUES (?, ?, 'queued', ?, ?, ?)
+            """, arguments: [songKey, kind.rawValue, url, now, now])
+        return db.lastInsertedRowID
     }
 
     /// The oldest queued task that can start: lyrics wait for their song's audio task, since the
@@ -117,14 +128,12 @@ struct DownloadStore: Sendable {
 
     /// Claims one queued task now, whatever its place in the queue (a song that is to play); nil when it is
     /// not queued any more.
-    func claim(id: Int64, pid: Int32) throws -> TaskRecord? {
-        try wrap { try database.pool.write { db -> TaskRecord? in
-            try db.execute(sql: """
-                UPDATE download_task SET state = 'running', owner_pid = ?, updated_at = ? WHERE id = ? AND state = 'queued'
-                """, arguments: [pid, Self.now(), id])
-            guard db.changesCount > 0 else { return nil }
-            return try TaskRecord.fetchOne(db, sql: Self.selection + " WHERE t.id = ?", arguments: [id])
-        } }
+    private func claim(id: Int64, pid: Int32, in db: Database) throws -> TaskRecord? {
+        try db.execute(sql: """
+            UPDATE download_task SET state = 'running', owner_pid = ?, updated_at = ? WHERE id = ? AND state = 'queued'
+            """, arguments: [pid, Self.now(), id])
+        guard db.changesCount > 0 else { return nil }
+        return try TaskRecord.fetchOne(db, sql: Self.selection + " WHERE t.id = ?", arguments: [id])
     }
 
     func saveProgress(id: Int64, bytesDone: Int64, bytesTotal: Int64?) throws {
