@@ -69,11 +69,7 @@ struct DownloadStore: Sendable {
     }
 
     func song(key: String) throws -> Song? {
-        let id = try wrap { try database.pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM song WHERE song_key = ?", arguments: [key])
-        } }
-        guard let id else { return nil }
-        return try wrap { try database.song(id: id) }
+        try wrap { try database.song(key: key) }
     }
 
     /// Queues a task for the song and kind, new or again. A running task is left alone (nil);
