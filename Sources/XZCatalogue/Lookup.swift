@@ -9,6 +9,13 @@ extension LibraryDatabase {
         }
     }
 
+    public func song(key: String) throws -> Song? {
+        try pool.read { db in
+            try Song.fetchOne(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.song_key = ?",
+                              arguments: [key])
+        }
+    }
+
     public func songs(ids: [Int64]) throws -> [Song] {
         try ids.compactMap { try song(id: $0) }
     }

@@ -29,7 +29,7 @@ public actor DownloadManager {
     private let settings: DownloadSettings
     private let client: HTTPClient
     private let ownsClient: Bool
-    private let pid = Int64(getpid())
+    nonisolated let pid = Int64(getpid())
     /// `.part` files being read as they fill, by song key; shared with the jobs.
     nonisolated let streams = StreamRegistry()
     /// For transfers that are no task (streams that are not kept); same client and rules.
@@ -213,19 +213,15 @@ public actor DownloadManager {
         if workers.isEmpty { wakeIdleWaiters() }
     }
 
-    /// Starts a queued task at once, ahead of the queue and beyond the concurrency limit: a song is to play
-    /// from it. Nothing happens when it already runs here; a task that cannot start fails `growing`.
-    func startNow(_ id: Int64, growing: GrowingFile) {
-        guard workers[id] == nil else { return }
-        guard !isShutDown else { return growing.fail("the downloader has stopped") }
-        do {
-            guard let record = try env.store.claim(id: id, pid: Int32(pid)) else {
-                return growing.fail("the download of this song is not queued here (another program runs it)")
-            }
-            start(record)
-        } catch {
-            growing.fail((error as? DownloadError)?.message ?? "\(error)")
+    /// Runs a task claimed a moment ago at once, ahead of the queue and beyond the concurrency limit: a song
+    /// is to play from it. After shutdown the task goes back to the queue and `growing` fails.
+    func startNow(_ record: TaskRecord, growing: GrowingFile) {
+        guard workers[record.id] == nil else { return }
+        guard !isShutDown else {
+            try? env.store.finish(id: record.id, state: .queued)
+            return growing.fail("the downloader has stopped")
         }
+        start(record)
     }
 
     /// Waits for the running downloads that a player read and that have every byte (only their checks and

@@ -75,13 +75,19 @@ extension DownloadManager {
         if cache == .none { return try openStream(url: song.audioURL) }
         let env = environment
         // A task another program runs (a separate `xzmusic download`) is left to it: play without keeping.
-        guard let id = try env.store.queue(songKey: song.songKey, kind: .audio, url: song.audioURL),
-              let record = try env.store.task(id) else {
+        guard let record = try env.store.queueAndClaim(songKey: song.songKey, url: song.audioURL, pid: Int32(pid)) else {
             return try streams.existing(song.songKey) ?? openStream(url: song.audioURL)
         }
-        let growing = streams.file(for: song.songKey, path: try env.partPath(for: record))
+        let path: String
+        do {
+            path = try env.partPath(for: record)
+        } catch {
+            try? env.store.finish(id: record.id, state: .queued)
+            throw error
+        }
+        let growing = streams.file(for: song.songKey, path: path)
         streams.markPlayed(song.songKey)
-        Task { await self.startNow(id, growing: growing) }
+        Task { await self.startNow(record, growing: growing) }
         return growing
     }
 

@@ -26,10 +26,13 @@ public protocol AudioOutput: AnyObject {
     var isLive: Bool { get }
     /// Messages for the user produced by the last `open` (e.g. a fallback); each is returned once.
     func takeNotices() -> [String]
+    /// Does slow one-time set-up ahead of the first `open`, while the player waits anyway (a stream connecting).
+    func prepare()
 }
 
 extension AudioOutput {
     public func takeNotices() -> [String] { [] }
+    public func prepare() {}
     public var isLive: Bool { false }
 }
 

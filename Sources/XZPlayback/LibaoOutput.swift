@@ -53,6 +53,10 @@ public final class LibaoOutput: AudioOutput {
         return notices
     }
 
+    public func prepare() {
+        _ = LibaoOutput.initialized
+    }
+
     public func open(format newFormat: AudioFormat) throws {
         if device != nil {
             if format == newFormat { return }

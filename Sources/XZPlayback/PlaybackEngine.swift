@@ -153,10 +153,13 @@ final class PlaybackEngine: @unchecked Sendable {
                 // Bytes arriving wake the audio thread while it waits for them.
                 source.onArrival { [core] in
                     core.condition.lock()
+                    core.arrivals &+= 1
                     core.condition.broadcast()
                     core.condition.unlock()
                 }
                 pending = (start, source)
+                // libao's first start-up (loading its drivers) overlaps the wait for the first bytes.
+                output.prepare()
                 setBuffering(true, generation: start.generation)
             } catch {
                 fail(start, positionMs: 0, error)
@@ -222,6 +225,7 @@ final class PlaybackEngine: @unchecked Sendable {
     /// Opens the pending stream's decoder once its head is in; a failure of the download fails the track.
     private func openPending() {
         guard let (start, source) = pending else { return }
+        let seen = arrivalCount()
         if let failure = source.failureMessage {
             pending = nil
             source.release()
@@ -229,7 +233,7 @@ final class PlaybackEngine: @unchecked Sendable {
             return
         }
         guard source.isComplete || source.available(from: 0) >= headBytes(source) else {
-            waitForBytes()
+            waitForBytes(after: seen)
             return
         }
         pending = nil
@@ -267,6 +271,7 @@ final class PlaybackEngine: @unchecked Sendable {
     private func keepStreamFed(_ track: LoadedTrack) -> Bool {
         guard let source = track.source, track.waiting || !source.isComplete else { return true }
         let offset = track.decoder.sourceOffset ?? 0
+        let seen = arrivalCount()
         if track.waiting {
             core.condition.lock()
             let seconds = core.prebufferSeconds
@@ -277,7 +282,7 @@ final class PlaybackEngine: @unchecked Sendable {
             // as a stream player does, instead of waiting out the whole prebuffer.
             if source.arrivalBytesPerSecond >= 4 * audioBytesPerSecond { need = Self.lowWaterBytes }
             guard source.canRead(at: offset, count: need) else {
-                waitForBytes()
+                waitForBytes(after: seen)
                 return false
             }
             track.waiting = false
@@ -324,8 +329,20 @@ final class PlaybackEngine: @unchecked Sendable {
         }
     }
 
-    private func waitForBytes() {
-        sleep(nanoseconds: 20_000_000)
+    private func arrivalCount() -> Int {
+        core.condition.lock()
+        defer { core.condition.unlock() }
+        return core.arrivals
+    }
+
+    /// Sleeps until bytes arrive (or a command), unless some came since `seen` was read: bytes that
+    /// arrived while the caller looked would otherwise go unnoticed until the next 20 ms poll.
+    private func waitForBytes(after seen: Int) {
+        core.condition.lock()
+        if core.arrivals == seen && core.mailbox.isEmpty && !core.shutdownRequested {
+            _ = core.condition.wait(until: Date(timeIntervalSinceNow: 0.02))
+        }
+        core.condition.unlock()
     }
 
     /// A stream left before its decoder opened ends here (it never started).

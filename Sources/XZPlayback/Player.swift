@@ -336,6 +336,8 @@ final class PlayerCore: @unchecked Sendable {
     var engineIdle = true
     var shutdownRequested = false
     var engineExited = false
+    /// Counts arrivals of stream bytes, so the audio thread never sleeps through one that came while it looked.
+    var arrivals = 0
 
     init(machine: PlayerStateMachine) {
         self.machine = machine

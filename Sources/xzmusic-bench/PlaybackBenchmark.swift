@@ -103,17 +103,26 @@ struct PlaybackBenchmark {
     }
 }
 
-/// Discards audio and remembers when the first samples arrived.
+/// Remembers when the first samples arrived, and hands everything on to `output` (discards it without one).
 final class FirstWriteOutput: AudioOutput, @unchecked Sendable {
+    private let output: AudioOutput?
     private let condition = NSCondition()
     private var firstWrite: UInt64?
 
-    func open(format: AudioFormat) throws {}
-    func close() {}
-    var needsPacing: Bool { true }
-    var bufferedFrames: Int { 0 }
+    init(forwardingTo output: AudioOutput? = nil) {
+        self.output = output
+    }
+
+    func open(format: AudioFormat) throws { try output?.open(format: format) }
+    func close() { output?.close() }
+    var needsPacing: Bool { output?.needsPacing ?? true }
+    var bufferedFrames: Int { output?.bufferedFrames ?? 0 }
+    var isLive: Bool { output?.isLive ?? false }
+    func takeNotices() -> [String] { output?.takeNotices() ?? [] }
+    func prepare() { output?.prepare() }
 
     func write(_ pcm: UnsafeRawBufferPointer) throws {
+        try output?.write(pcm)
         condition.lock()
         if firstWrite == nil {
             firstWrite = DispatchTime.now().uptimeNanoseconds
