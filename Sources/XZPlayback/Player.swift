@@ -235,6 +235,15 @@ public final class Player: @unchecked Sendable {
             failedTracks: core.failedTracks, lastError: core.lastError, audioFormat: live ? status.audioFormat : nil)
     }
 
+    /// The state without the queue, read under the lock without copying the state machine.
+    public func status() -> PlayerStatus {
+        core.condition.lock()
+        defer { core.condition.unlock() }
+        return core.machine.status(engineGeneration: core.status.generation, positionMs: core.status.positionMs,
+                                   durationMs: core.status.durationMs, audioFormat: core.status.audioFormat,
+                                   volume: core.volume, lastError: core.lastError)
+    }
+
     /// Tracks that ended with `.error` so far (a one-shot CLI's exit status).
     public var failedTrackCount: Int {
         core.condition.lock()
@@ -320,6 +329,24 @@ struct EngineStatus {
     var lyricLineIndex: Int?
     var lyricText: String?
     var audioFormat: AudioFormatSummary?
+}
+
+extension PlayerStateMachine {
+    /// For `Player.status()`. `mutating` only so that the core lends its machine in place: a plain method
+    /// call on the stored machine would copy it first, retaining every array it holds.
+    fileprivate mutating func status(engineGeneration: Int, positionMs: Int, durationMs: Int?,
+                                     audioFormat: AudioFormatSummary?, volume: Int, lastError: String?) -> PlayerStatus {
+        // The engine's figures belong to the current track only once it has loaded it.
+        let live = isActive && engineGeneration == generation
+        let next = nextIndex
+        return PlayerStatus(
+            state: state, isBuffering: isBuffering, currentIndex: currentIndex,
+            currentId: currentIndex.map { entries[$0].id }, nextIndex: next, nextId: next.map { entries[$0].id },
+            positionMs: live ? positionMs : 0,
+            durationMs: live ? durationMs : currentIndex.flatMap { entries[$0].item.durationMs },
+            queueLength: entries.count, queueVersion: version, volume: volume, repeats: repeats, single: single,
+            consume: consume, shuffle: shuffle, lastError: lastError, audioFormat: live ? audioFormat : nil)
+    }
 }
 
 /// State shared by the command side and the audio thread; every field is guarded by `condition`.

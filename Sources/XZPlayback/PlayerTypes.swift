@@ -128,6 +128,28 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var stateText: String { isBuffering && state == .playing ? "buffering" : state.rawValue }
 }
 
+/// The scalar part of the player's state, without the queue: what a frequent poll (`status`) and change
+/// detection read, at the cost of a few copied integers instead of the whole queue and current item.
+public struct PlayerStatus: Sendable, Equatable {
+    public var state: PlayerState
+    public var isBuffering: Bool
+    public var currentIndex: Int?
+    public var currentId: Int?
+    public var nextIndex: Int?
+    public var nextId: Int?
+    public var positionMs: Int
+    public var durationMs: Int?
+    public var queueLength: Int
+    public var queueVersion: Int
+    public var volume: Int
+    public var repeats: Bool
+    public var single: SingleMode
+    public var consume: Bool
+    public var shuffle: Bool
+    public var lastError: String?
+    public var audioFormat: AudioFormatSummary?
+}
+
 /// What `status` reports as `audio` and `bitrate`.
 public struct AudioFormatSummary: Sendable, Equatable {
     public var sampleRate: Int

@@ -49,6 +49,23 @@ public struct ClientSession: Sendable {
 
     /// A line from the client, as the bytes that came off the socket (without its newline).
     public mutating func receive(utf8 line: [UInt8], host: PlayerHost, password: String?) -> Output {
+        var output = Output()
+        receive(utf8: line, host: host, password: password, into: &output)
+        return output
+    }
+
+    /// The same, the answer appended to `output`: a transport that hands in the same emptied buffer for
+    /// every line reuses its storage instead of allocating an answer per request.
+    public mutating func receive(utf8 line: [UInt8], host: PlayerHost, password: String?, into output: inout Output) {
+        if let other = respond(to: line, host: host, password: password, into: &output) {
+            output.bytes += other.bytes
+            output.close = output.close || other.close
+        }
+    }
+
+    /// The answer, or nil when commands ran and wrote theirs into `output`.
+    private mutating func respond(to line: [UInt8], host: PlayerHost, password: String?,
+                                  into output: inout Output) -> Output? {
         if isIdle {
             // Only noidle may come while idle; MPD hangs up on anything else.
             let blank: Set<UInt8> = [0x20, 0x09, 0x0D]
@@ -67,7 +84,8 @@ public struct ClientSession: Sendable {
             switch request.name {
             case "command_list_end":
                 list = nil
-                return run(pendingList.requests, listOK: pendingList.ok, host: host, password: password)
+                run(pendingList.requests, listOK: pendingList.ok, host: host, password: password, into: &output)
+                return nil
             case "command_list_begin", "command_list_ok_begin":
                 list = nil
                 return ack(MPDError(.arg, "Already in command list", command: request.name))
@@ -106,7 +124,8 @@ public struct ClientSession: Sendable {
             // Not idle: the client already has its answer; MPD says nothing more.
             return Output()
         default:
-            return run([request], listOK: false, host: host, password: password, single: true)
+            run(CollectionOfOne(request), listOK: false, host: host, password: password, single: true, into: &output)
+            return nil
         }
     }
 
@@ -131,32 +150,41 @@ public struct ClientSession: Sendable {
         Output(bytes: Array((error.ackLine(index: 0) + "\n").utf8))
     }
 
-    private mutating func run(_ requests: [MPDRequest], listOK: Bool, host: PlayerHost, password: String?,
-                              single: Bool = false) -> Output {
-        var response = MPDResponse()
-        let changesNothing = requests.allSatisfy { MPDCommands.readOnly.contains($0.name) }
+    /// Runs a request or a command list, appending the answer to `output`; `requests` is generic so that a
+    /// single request needs no array.
+    private mutating func run<Requests: Collection<MPDRequest>>(_ requests: Requests, listOK: Bool, host: PlayerHost,
+                                                               password: String?, single: Bool = false,
+                                                               into output: inout Output) {
+        var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes)
+        defer { output.bytes = response.bytes }
+        var changed = false
         for (index, request) in requests.enumerated() {
             if !single, ["idle", "noidle", "close", "command_list_begin", "command_list_ok_begin"].contains(request.name) {
                 var error = MPDError(.arg, "\(request.name) is not allowed in a command list")
                 error.command = request.name
                 response.appendLine(error.ackLine(index: index))
-                return Output(bytes: response.bytes)
+                return
             }
             do {
-                try MPDCommands.execute(request, session: &self, host: host, password: password, into: &response)
+                if try MPDCommands.execute(request, session: &self, host: host, password: password, into: &response) {
+                    changed = true
+                }
             } catch {
                 var error = error
                 if error.command == nil { error.command = request.name }
                 response.appendLine(error.ackLine(index: index))
-                if !changesNothing { host.noticeChanges() }
-                return Output(bytes: response.bytes)
+                // The failed command may have changed something before it failed.
+                if !requests.allSatisfy({ MPDCommands.readOnly.contains($0.name) }) { host.noticeChanges() }
+                return
             }
             if listOK { response.appendLine("list_OK") }
         }
-        if !changesNothing { host.noticeChanges() }
+        if changed { host.noticeChanges() }
         response.appendLine("OK")
-        return Output(bytes: response.bytes)
     }
+
+    /// Room reserved for an answer up front: `status` and most others fit, so the buffer is not regrown.
+    private static let typicalAnswerBytes = 512
 }
 
 extension String {

@@ -14,47 +14,47 @@ extension MPDCommands {
     }
 
     static func status(_ call: inout Invocation) {
-        let snapshot = call.player.snapshot()
-        call.response.add("volume", snapshot.volume)
-        call.response.add("repeat", snapshot.repeats ? 1 : 0)
-        call.response.add("random", snapshot.shuffle ? 1 : 0)
-        call.response.add("single", snapshot.single.rawValue)
-        call.response.add("consume", snapshot.consume ? 1 : 0)
+        let status = call.player.status()
+        call.response.add("volume", status.volume)
+        call.response.add("repeat", status.repeats ? 1 : 0)
+        call.response.add("random", status.shuffle ? 1 : 0)
+        call.response.add("single", status.single.rawValue)
+        call.response.add("consume", status.consume ? 1 : 0)
         call.response.add("partition", "default")
-        call.response.add("playlist", snapshot.queueVersion)
-        call.response.add("playlistlength", snapshot.entries.count)
+        call.response.add("playlist", status.queueVersion)
+        call.response.add("playlistlength", status.queueLength)
         call.response.add("mixrampdb", 0)
         let state: String
-        switch snapshot.state {
+        switch status.state {
         case .playing: state = "play"
         case .paused: state = "pause"
         case .idle, .stopped: state = "stop"
         }
         call.response.add("state", state)
         // MPD has no such state: clients see `play`; our own remote commands read this extra line.
-        if snapshot.isBuffering { call.response.add("xzmusic_buffering", 1) }
-        if let index = snapshot.currentIndex {
+        if status.isBuffering { call.response.add("xzmusic_buffering", 1) }
+        if let index = status.currentIndex, let id = status.currentId {
             call.response.add("song", index)
-            call.response.add("songid", snapshot.entries[index].id)
+            call.response.add("songid", id)
         }
-        if snapshot.state == .playing || snapshot.state == .paused {
-            let total = snapshot.durationMs ?? 0
-            call.response.add("time", "\((snapshot.positionMs + 500) / 1000):\((total + 500) / 1000)")
-            call.response.add("elapsed", MPDResponse.seconds(snapshot.positionMs))
-            if let format = snapshot.audioFormat {
+        if status.state == .playing || status.state == .paused {
+            let total = status.durationMs ?? 0
+            call.response.add("time", "\((status.positionMs + 500) / 1000):\((total + 500) / 1000)")
+            call.response.add("elapsed", MPDResponse.seconds(status.positionMs))
+            if let format = status.audioFormat {
                 call.response.add("bitrate", format.bitrateKbps ?? 0)
             }
-            if let duration = snapshot.durationMs { call.response.add("duration", MPDResponse.seconds(duration)) }
-            if let format = snapshot.audioFormat {
+            if let duration = status.durationMs { call.response.add("duration", MPDResponse.seconds(duration)) }
+            if let format = status.audioFormat {
                 call.response.add("audio", "\(format.sampleRate):16:\(format.channels)")
             }
         }
-        if snapshot.currentIndex != nil, let next = snapshot.nextIndex {
+        if status.currentIndex != nil, let next = status.nextIndex, let nextId = status.nextId {
             call.response.add("nextsong", next)
-            call.response.add("nextsongid", snapshot.entries[next].id)
+            call.response.add("nextsongid", nextId)
         }
         if let job = call.host.updates.current { call.response.add("updating_db", job) }
-        if let error = snapshot.lastError { call.response.add("error", error) }
+        if let error = status.lastError { call.response.add("error", error) }
     }
 
     /// `play` without a position: resume a pause, else start the current (or first) song.

@@ -17,11 +17,14 @@ public enum MPDCommands {
         var arguments: ClosedRange<Int>
         /// Allowed before the password was given.
         var open = false
+        /// Changes nothing of the host (from `readOnly`).
+        var readOnly = false
         var run: (inout Invocation) throws(MPDError) -> Void
     }
 
+    /// Runs one request; returns false when the command cannot have changed the host.
     static func execute(_ request: MPDRequest, session: inout ClientSession, host: PlayerHost, password: String?,
-                        into response: inout MPDResponse) throws(MPDError) {
+                        into response: inout MPDResponse) throws(MPDError) -> Bool {
         guard let spec = table[request.name] else {
             throw MPDError(.unknown, "unknown command \"\(request.name)\"", command: "")
         }
@@ -46,6 +49,7 @@ public enum MPDCommands {
             throw error
         }
         session = invocation.session
+        return !spec.readOnly
     }
 
     /// Commands that change nothing of the host, so no client needs to be told after them.
@@ -353,6 +357,7 @@ public enum MPDCommands {
         registerStickers(into: &table)
         registerLibraryChanges(into: &table)
         addDatabaseCommands { add($0, $1, $2) }
+        for name in readOnly { table[name]?.readOnly = true }
         return table
     }()
 }

@@ -45,7 +45,7 @@ public final class PlayerHost: @unchecked Sendable {
         player = Player(output: output, realtime: realtime, seed: seed, streams: streams)
         canStream = streams != nil
         recording = StatsRecording(database: database, report: report)
-        last = Fingerprint(player.snapshot())
+        last = Fingerprint(player.status())
         let events = player.events
         // Observers may print to a slow terminal, so events are handled off the audio thread.
         Task.detached { [weak self] in
@@ -99,7 +99,7 @@ public final class PlayerHost: @unchecked Sendable {
     /// Compares the player with what listeners last heard and announces what changed; called after
     /// every command and every player event.
     public func noticeChanges(also extra: Set<IdleSubsystem> = []) {
-        let now = Fingerprint(player.snapshot())
+        let now = Fingerprint(player.status())
         lock.lock()
         let before = last
         last = now
@@ -179,13 +179,13 @@ private struct Fingerprint: Equatable {
     var volume: Int
     var options: Options
 
-    init(_ snapshot: PlayerSnapshot) {
+    init(_ status: PlayerStatus) {
         // The protocol has no "idle": an empty queue is stopped too.
-        state = snapshot.state == .idle ? .stopped : snapshot.state
-        currentId = snapshot.currentIndex.map { snapshot.entries[$0].id }
-        queueVersion = snapshot.queueVersion
-        volume = snapshot.volume
-        options = Options(repeats: snapshot.repeats, single: snapshot.single, consume: snapshot.consume,
-                          random: snapshot.shuffle)
+        state = status.state == .idle ? .stopped : status.state
+        currentId = status.currentId
+        queueVersion = status.queueVersion
+        volume = status.volume
+        options = Options(repeats: status.repeats, single: status.single, consume: status.consume,
+                          random: status.shuffle)
     }
 }

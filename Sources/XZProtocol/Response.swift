@@ -5,15 +5,51 @@ public struct MPDResponse: Sendable, Equatable {
 
     public init() {}
 
+    /// Continues the bytes in `storage`, which is left empty so that its storage is reused, not copied;
+    /// `capacity` more bytes fit without regrowing it.
+    init(taking storage: inout [UInt8], capacity: Int) {
+        swap(&bytes, &storage)
+        bytes.reserveCapacity(bytes.count + capacity)
+    }
+
     public mutating func add(_ key: String, _ value: String) {
-        bytes += key.utf8
-        bytes += ": ".utf8
-        bytes += MPDResponse.singleLine(value).utf8
+        appendKey(key)
+        let start = bytes.count
+        appendUTF8(value)
+        // Checked on the bytes just written, the common case costing one pass over them.
+        if bytes.withUnsafeBufferPointer({ $0[start...].contains { $0 == 0x0A || $0 == 0x0D || $0 == 0 } }) {
+            bytes.removeSubrange(start...)
+            appendUTF8(MPDResponse.singleLine(value))
+        }
         bytes.append(0x0A)
     }
 
     public mutating func add(_ key: String, _ value: Int) {
-        add(key, String(value))
+        appendKey(key)
+        // Digits written in place, most significant first: no string made per number.
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var divisor: UInt = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        } while divisor > 0
+        bytes.append(0x0A)
+    }
+
+    /// `key: `
+    private mutating func appendKey(_ key: String) {
+        appendUTF8(key)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
+    }
+
+    /// A string's bytes in one copy; `bytes += text.utf8` goes through the generic sequence path.
+    private mutating func appendUTF8(_ text: String) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if copied == nil { bytes += text.utf8 }
     }
 
     /// `binary: N`, the bytes, then a newline, as `albumart` and `readpicture` answer.
@@ -28,7 +64,7 @@ public struct MPDResponse: Sendable, Equatable {
     }
 
     public mutating func appendLine(_ line: String) {
-        bytes += line.utf8
+        appendUTF8(line)
         bytes.append(0x0A)
     }
 

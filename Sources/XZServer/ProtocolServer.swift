@@ -116,6 +116,12 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var closing = false
     /// The start of a line whose newline has not come yet.
     private var partialLine: ByteBuffer?
+    /// The line being handled and its answer; their storage is reused from line to line.
+    private var line: [UInt8] = []
+    private var answer = ClientSession.Output()
+    /// Answers not yet handed to the socket. Kept between flushes: once the socket has taken the bytes
+    /// the storage is this handler's alone again and is refilled in place.
+    private var outbound: ByteBuffer?
     private var lastActivity = NIODeadline.now()
     private var timeoutCheck: RepeatedTask?
 
@@ -170,17 +176,26 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
         let maxLine = server.limits.maxLineBytes
         while !closing, let newline = input.readableBytesView.firstIndex(of: 0x0A) {
-            guard newline - input.readerIndex <= maxLine,
-                  let line = input.readBytes(length: newline - input.readerIndex) else {
+            let length = newline - input.readerIndex
+            guard length <= maxLine else {
                 close(context.channel)
                 return
             }
-            input.moveReaderIndex(forwardBy: 1)
-            let output = session.receive(utf8: line, host: server.host, password: server.password)
+            line.removeAll(keepingCapacity: true)
+            input.withUnsafeReadableBytes { bytes in
+                line.append(contentsOf: bytes.prefix(length).assumingMemoryBound(to: UInt8.self))
+            }
+            input.moveReaderIndex(forwardBy: length + 1)
+            answer.bytes.removeAll(keepingCapacity: true)
+            answer.close = false
+            session.receive(utf8: line, host: server.host, password: server.password, into: &answer)
             // Answers go out together when the read burst ends (channelReadComplete), one syscall for many.
-            if !output.bytes.isEmpty { send(output.bytes, on: context.channel, flush: false) }
-            if output.close {
-                context.flush()
+            if !answer.bytes.isEmpty { send(answer.bytes, on: context.channel, flush: false) }
+            // A long line's or a large answer's storage is not kept for the small ones that follow.
+            if line.capacity > Self.keptCapacity { line = [] }
+            if answer.bytes.capacity > Self.keptCapacity { answer.bytes = [] }
+            if answer.close {
+                flushOutbound(context.channel)
                 close(context.channel)
             }
         }
@@ -196,7 +211,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        context.flush()
+        // Through the context: the channel's generic write starts at the pipeline's tail.
+        guard var bytes = takeOutbound() else { return }
+        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+        reuseOutbound(&bytes)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
@@ -205,17 +223,45 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     private func send(_ bytes: [UInt8], on channel: Channel, flush: Bool = true) {
         guard !closing else { return }
-        guard channel.isWritable, bytes.count <= server.limits.maxOutputBytes else {
+        guard channel.isWritable, (outbound?.readableBytes ?? 0) + bytes.count <= server.limits.maxOutputBytes else {
             close(channel)
             return
         }
-        let buffer = channel.allocator.buffer(bytes: bytes)
-        if flush { channel.writeAndFlush(buffer, promise: nil) } else { channel.write(buffer, promise: nil) }
+        if outbound == nil { outbound = channel.allocator.buffer(capacity: max(bytes.count, Self.outboundCapacity)) }
+        outbound?.writeBytes(bytes)
+        if flush { flushOutbound(channel) }
     }
+
+    private func flushOutbound(_ channel: Channel) {
+        guard var bytes = takeOutbound() else { return }
+        channel.writeAndFlush(bytes, promise: nil)
+        reuseOutbound(&bytes)
+    }
+
+    /// The answers waiting to go out, for writing.
+    private func takeOutbound() -> ByteBuffer? {
+        guard let bytes = outbound, bytes.readableBytes > 0 else { return nil }
+        outbound = nil
+        return bytes
+    }
+
+    /// Keeps the storage of written answers for the next ones: refilled in place when the socket took every
+    /// byte, new storage when some still wait for it. A large answer's storage is not kept.
+    private func reuseOutbound(_ bytes: inout ByteBuffer) {
+        guard bytes.capacity <= Self.keptCapacity else { return }
+        bytes.clear()
+        outbound = bytes
+    }
+
+    /// Room for a few ordinary answers.
+    private static let outboundCapacity = 4096
+    /// Buffers up to this size are kept from request to request, per connection.
+    private static let keptCapacity = 64 * 1024
 
     private func close(_ channel: Channel) {
         guard !closing else { return }
         closing = true
+        outbound = nil
         channel.close(promise: nil)
     }
 }

@@ -44,3 +44,27 @@ final class RequestTests: XCTestCase {
         XCTAssertEqual(MPDResponse.seconds(1_230), "1.230")
     }
 }
+
+final class ResponseTests: XCTestCase {
+    private func text(_ build: (inout MPDResponse) -> Void) -> String {
+        var response = MPDResponse()
+        build(&response)
+        return String(decoding: response.bytes, as: UTF8.self)
+    }
+
+    func testNumbersAreWrittenInDecimal() {
+        for value in [0, 7, 10, 99, 100, 4096, -1, -250, Int.max, Int.min] {
+            XCTAssertEqual(text { $0.add("n", value) }, "n: \(value)\n")
+        }
+    }
+
+    func testLineBreaksInValuesBecomeSpaces() {
+        XCTAssertEqual(text { $0.add("Title", "one\ntwo\r\nthree\rfour\0five") }, "Title: one two three four five\n")
+        XCTAssertEqual(text { $0.add("Title", "周杰伦 晴天") }, "Title: 周杰伦 晴天\n")
+        XCTAssertEqual(text {
+            $0.add("a", "x\ny")
+            $0.add("b", 3)
+            $0.appendLine("OK")
+        }, "a: x y\nb: 3\nOK\n")
+    }
+}
