@@ -105,17 +105,22 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         sha256 = row[14]
         addedAt = row[15]
         let artistsText: String = row[16]
-        artists = artistsText.isEmpty ? [singer] : artistsText.components(separatedBy: SongInput.valueSeparator)
+        artists = artistsText.isEmpty ? [singer] : Self.values(artistsText)
         let albumArtistText: String = row[17]
         albumArtist = albumArtistText.isEmpty ? nil : albumArtistText
         let genreText: String = row[18]
-        genres = genreText.isEmpty ? [] : genreText.components(separatedBy: SongInput.valueSeparator)
+        genres = genreText.isEmpty ? [] : Self.values(genreText)
         disc = row[19]
         let dateText: String = row[20]
         date = dateText.isEmpty ? year.map(String.init) : dateText
         sampleRate = row[21]
         channels = row[22]
         fileMtime = row[23]
+    }
+
+    /// A column holding several values, separated by U+001F.
+    private static func values(_ text: String) -> [String] {
+        text.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 
     /// Columns for `Song`, in the order `init(row:)` reads them; join `singer` and `album` in the

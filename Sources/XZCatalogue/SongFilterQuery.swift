@@ -4,7 +4,7 @@ import GRDB
 /// How songs are named by URI where filters and ordering need one: a file under one of `roots` by its
 /// path inside it after the root's prefix, anything else by `otherPrefix` and its absolute path.
 public struct SongNaming: Sendable {
-    public struct Root: Sendable {
+    public struct Root: Sendable, Equatable {
         public var folder: String
         public var uriPrefix: String
         public init(folder: String, uriPrefix: String) {

@@ -120,8 +120,32 @@ extension MPDResponse {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(twoDigits(parts.tm_mon + 1))-\(twoDigits(parts.tm_mday))"
-            + "T\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec))Z"
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else {
+            func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+            return "\(year)-\(twoDigits(parts.tm_mon + 1))-\(twoDigits(parts.tm_mday))"
+                + "T\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec))Z"
+        }
+        // Digits in place: one string per song listed, not one per field.
+        return String(unsafeUninitializedCapacity: 20) { text in
+            var at = 0
+            func put(_ value: Int, digits: Int) {
+                var divisor = 1
+                for _ in 1..<digits { divisor *= 10 }
+                while divisor > 0 {
+                    text[at] = UInt8(ascii: "0") + UInt8(value / divisor % 10)
+                    at += 1
+                    divisor /= 10
+                }
+            }
+            func put(_ byte: Character) {
+                text[at] = byte.asciiValue ?? 0
+                at += 1
+            }
+            put(year, digits: 4); put("-"); put(Int(parts.tm_mon) + 1, digits: 2); put("-"); put(Int(parts.tm_mday), digits: 2)
+            put("T"); put(Int(parts.tm_hour), digits: 2); put(":"); put(Int(parts.tm_min), digits: 2); put(":")
+            put(Int(parts.tm_sec), digits: 2); put("Z")
+            return at
+        }
     }
 }

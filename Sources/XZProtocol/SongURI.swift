@@ -13,10 +13,13 @@ public struct SongURIs: Sendable, Equatable {
 
     public let musicDirectory: String
     public let libraryDirectory: String
+    /// The two folders whose files are named relative to them, library first.
+    private let roots: [SongNaming.Root]
 
     public init(musicDirectory: URL, library: LibraryFolder) {
         self.musicDirectory = musicDirectory.standardizedFileURL.path
         libraryDirectory = library.url.path
+        roots = [.init(folder: libraryDirectory, uriPrefix: Self.libraryPrefix), .init(folder: self.musicDirectory, uriPrefix: "")]
     }
 
     /// The music folder: config `music_directory`, else `$XDG_MUSIC_DIR`, else `~/Music`.
@@ -29,8 +32,9 @@ public struct SongURIs: Sendable, Equatable {
     /// `inCatalogue`: the file is a catalogue song's (it then has a name any client may use).
     public func uri(forPath path: String, inCatalogue: Bool) -> String {
         if QueueItem.isStreamURL(path) { return path }
-        if let relative = Self.relative(path, inside: libraryDirectory) { return Self.libraryPrefix + relative }
-        if let relative = Self.relative(path, inside: musicDirectory) { return relative }
+        for root in roots {
+            if let relative = SongNaming.relative(path, insideFolder: root.folder) { return root.uriPrefix + relative }
+        }
         return inCatalogue ? Self.cataloguePrefix + path.drop { $0 == "/" } : path
     }
 
@@ -58,11 +62,6 @@ public struct SongURIs: Sendable, Equatable {
     /// The same names for the catalogue's filter engine (`file`, `base`, database order); only songs
     /// with a local file, which are all a client can add.
     public var naming: SongNaming {
-        SongNaming(roots: [.init(folder: libraryDirectory, uriPrefix: Self.libraryPrefix), .init(folder: musicDirectory, uriPrefix: "")],
-                   otherPrefix: Self.cataloguePrefix, localOnly: true)
-    }
-
-    private static func relative(_ path: String, inside folder: String) -> String? {
-        SongNaming.relative(path, insideFolder: folder.hasSuffix("/") ? folder : folder + "/").map(String.init)
+        SongNaming(roots: roots, otherPrefix: Self.cataloguePrefix, localOnly: true)
     }
 }
