@@ -1,68 +1,6 @@
 import Foundation
 import GRDB
 
-/// How songs are named by URI where filters and ordering need one: a file under one of `roots` by its
-/// path inside it after the root's prefix, anything else by `otherPrefix` and its absolute path.
-public struct SongNaming: Sendable {
-    public struct Root: Sendable, Equatable {
-        public var folder: String
-        public var uriPrefix: String
-        public init(folder: String, uriPrefix: String) {
-            self.folder = folder.hasSuffix("/") ? folder : folder + "/"
-            self.uriPrefix = uriPrefix
-        }
-    }
-
-    public var roots: [Root]
-    public var otherPrefix: String
-    /// Only songs with a local file (what a player can add).
-    public var localOnly: Bool
-
-    public init(roots: [Root], otherPrefix: String, localOnly: Bool) {
-        self.roots = roots
-        self.otherPrefix = otherPrefix
-        self.localOnly = localOnly
-    }
-
-    /// Absolute paths as they are: the catalogue's own command line.
-    public static let paths = SongNaming(roots: [], otherPrefix: "/", localOnly: false)
-
-    public func uri(ofPath path: String) -> String {
-        for root in roots {
-            if let relative = Self.relative(path, insideFolder: root.folder) { return root.uriPrefix + relative }
-        }
-        return otherPrefix + path.drop { $0 == "/" }
-    }
-
-    /// What follows `folder` (which ends in "/") in `path`, compared byte by byte as the file system
-    /// compares names; nil when the path is not inside it.
-    public static func relative(_ path: String, insideFolder folder: String) -> Substring? {
-        let (bytes, prefix) = (path.utf8, folder.utf8)
-        guard bytes.count > prefix.count else { return nil }
-        let compared: Bool?? = bytes.withContiguousStorageIfAvailable { whole in
-            prefix.withContiguousStorageIfAvailable { start in
-                start.isEmpty || memcmp(whole.baseAddress!, start.baseAddress!, start.count) == 0
-            }
-        }
-        let inside = (compared ?? nil) ?? bytes.starts(with: prefix)
-        return inside ? path[bytes.index(bytes.startIndex, offsetBy: prefix.count)...] : nil
-    }
-
-    /// The same as SQL over the song's file (its key when it has none), every text bound.
-    func uriSQL(_ arguments: inout [DatabaseValueConvertible?]) -> String {
-        let path = "(CASE WHEN song.local_path <> '' THEN song.local_path ELSE song.song_key END)"
-        var sql = "CASE"
-        for root in roots {
-            sql += " WHEN substr(\(path), 1, ?) = ? AND length(\(path)) > ? THEN ? || substr(\(path), ?)"
-            let length = root.folder.unicodeScalars.count
-            arguments += [length, root.folder, length, root.uriPrefix, length + 1]
-        }
-        arguments.append(otherPrefix)
-        let other = "? || ltrim(\(path), '/')"
-        return roots.isEmpty ? other : sql + " ELSE \(other) END"
-    }
-}
-
 /// What find/search select: the filters (all must hold), an order and a window.
 public struct SongSelection: Sendable {
     public enum Order: Sendable, Equatable {
@@ -81,9 +19,9 @@ public struct SongSelection: Sendable {
 
     /// How MPD orders folder names (by ICU collation; here case-insensitively first, then by bytes).
     public static func folderNamesInOrder(_ names: [String]) -> [String] {
-        FilterSQL.sortedByKey(names) { name in
+        DatabaseOrder.sortedByKey(names) { name in
             var key: [UInt8] = []
-            FilterSQL.appendCollationKey(Array(name.utf8)[...], to: &key)
+            DatabaseOrder.appendCollationKey(Array(name.utf8)[...], to: &key)
             return key
         }
     }
@@ -110,10 +48,10 @@ extension LibraryDatabase {
             let sql = "SELECT \(Song.selection) FROM song \(Song.joins)"
                 + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             var songs = try Song.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
-            songs = Self.ordered(songs, selection.order, naming: naming)
+            songs = DatabaseOrder.sorted(songs, selection.order, naming: naming)
             if selection.foldedExtras, let extras = try Self.foldedExtras(db, selection.filters, naming: naming,
                                                                           excluding: Set(songs.map(\.id))) {
-                songs += Self.ordered(extras, selection.order, naming: naming)
+                songs += DatabaseOrder.sorted(extras, selection.order, naming: naming)
             }
             if let window = selection.window {
                 songs = Array(songs[min(window.lowerBound, songs.count)..<min(window.upperBound, songs.count)])
@@ -185,36 +123,7 @@ extension LibraryDatabase {
                 \(Song.joins)
                 """, arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
         }
-        return Self.ordered(songs, .path, naming: naming)
-    }
-
-    static func ordered(_ songs: [Song], _ order: SongSelection.Order, naming: SongNaming) -> [Song] {
-        switch order {
-        case .path:
-            return FilterSQL.sortedByKey(songs) { song in
-                FilterSQL.walkKey(naming.uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath), song)
-            }
-        case .tag(let tag, let descending):
-            let base = ordered(songs, .path, naming: naming)
-            let keyed = base.map { (tag.valuesWithFallback(of: $0).first ?? "", $0) }
-            return stableSorted(keyed) { a, b in
-                let (x, y) = descending ? (b, a) : (a, b)
-                if tag.isNumeric { return FilterSQL.leadingNumber(x) < FilterSQL.leadingNumber(y) }
-                return x.utf8.lexicographicallyPrecedes(y.utf8)
-            }
-        case .lastModified(let descending):
-            let base = ordered(songs, .path, naming: naming)
-            let keyed = base.map { ($0.fileMtime ?? 0, $0) }
-            return stableSorted(keyed) { descending ? $0 > $1 : $0 < $1 }
-        }
-    }
-
-    private static func stableSorted<Key>(_ keyed: [(Key, Song)], by less: (Key, Key) -> Bool) -> [Song] {
-        keyed.enumerated().sorted { a, b in
-            if less(a.element.0, b.element.0) { return true }
-            if less(b.element.0, a.element.0) { return false }
-            return a.offset < b.offset
-        }.map(\.element.1)
+        return DatabaseOrder.sorted(songs, .path, naming: naming)
     }
 
     /// Songs XZMusic's folded search finds for a `search`: its positive substring or equality conditions
@@ -402,69 +311,6 @@ enum FilterSQL {
         let length = folded.unicodeScalars.count
         guard (1...2).contains(length), length == match.value.unicodeScalars.count else { return nil }
         return (folded, folded + String(repeating: "\u{10FFFF}", count: 3 - length))
-    }
-
-    /// A byte string whose order (memcmp) is MPD's database order, the order its walk meets songs:
-    /// folder by folder (by name), a folder's songs before its subfolders, and within a folder by album
-    /// (none first), disc, track, then file name (MPD's song_cmp). Built once per song, so a sort compares
-    /// bytes rather than names.
-    static func walkKey(_ uri: String, _ song: Song) -> [UInt8] {
-        let bytes = Array(uri.utf8)
-        var key: [UInt8] = []
-        key.reserveCapacity(bytes.count * 2 + 32)
-        var start = 0
-        while let slash = bytes[start...].firstIndex(of: 0x2F) {
-            key.append(2)
-            appendCollationKey(bytes[start..<slash], to: &key)
-            start = slash + 1
-        }
-        key.append(1)
-        if let album = song.album {
-            key.append(1)
-            appendCollationKey(Array(album.utf8)[...], to: &key)
-        } else {
-            key.append(0)
-        }
-        for number in [song.disc ?? 0, song.track ?? 0] {
-            // Sign bit flipped, big-endian: byte order is numeric order.
-            withUnsafeBytes(of: (UInt64(bitPattern: Int64(number)) ^ (1 << 63)).bigEndian) { key += $0 }
-        }
-        appendCollationKey(bytes[start...], to: &key)
-        return key
-    }
-
-    /// A name's UTF-8 compares case-insensitively first, where MPD asks ICU's collation, then by its
-    /// bytes; each part ends in a 0 byte, which no name holds, so a prefix sorts first.
-    static func appendCollationKey(_ name: ArraySlice<UInt8>, to key: inout [UInt8]) {
-        if name.allSatisfy({ $0 < 0x80 }) {
-            let start = key.count
-            key += name
-            for index in start..<key.count where key[index] >= 0x41 && key[index] <= 0x5A { key[index] |= 0x20 }
-        } else {
-            key += String(decoding: name, as: UTF8.self).lowercased().utf8
-        }
-        key.append(0)
-        key += name
-        key.append(0)
-    }
-
-    static func sortedByKey<Element>(_ elements: [Element], key: (Element) -> [UInt8]) -> [Element] {
-        let keys = elements.map(key)
-        let order = keys.indices.sorted { left, right in
-            keys[left].withUnsafeBufferPointer { a in
-                keys[right].withUnsafeBufferPointer { b in
-                    let length = min(a.count, b.count)
-                    let common = length == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, length)
-                    return common != 0 ? common < 0 : a.count < b.count
-                }
-            }
-        }
-        return order.map { elements[$0] }
-    }
-
-    /// strtol's reading: leading digits, else 0.
-    static func leadingNumber(_ text: String) -> Int {
-        Int(text.prefix { $0.isASCII && $0.isNumber }.prefix(18)) ?? 0
     }
 }
 

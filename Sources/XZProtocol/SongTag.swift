@@ -121,7 +121,7 @@ extension MPDResponse {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         let year = Int(parts.tm_year) + 1900
-        guard (0...9999).contains(year) else {
+        guard (1000...9999).contains(year) else {
             func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
             return "\(year)-\(twoDigits(parts.tm_mon + 1))-\(twoDigits(parts.tm_mday))"
                 + "T\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec))Z"

@@ -20,6 +20,19 @@ final class OnlinePlayTests: XCTestCase {
         return player
     }
 
+    /// Plays `items` through a player streaming from `manager` until it finishes, then shuts the player and,
+    /// once its downloads settle, the manager down; false when the player did not finish in time.
+    private func playToEnd(_ items: [QueueItem], _ fixture: DownloadFixture, _ manager: DownloadManager, out: String,
+                           log: StreamEventLog) async -> Bool {
+        let player = player(fixture, manager, out: out, log: log)
+        player.play(items)
+        let done = await finished(player)
+        player.shutdown()
+        await manager.waitUntilIdle()
+        await manager.shutdown()
+        return done
+    }
+
     private func item(_ song: Song) -> QueueItem {
         QueueItem(songId: song.id, songKey: song.songKey, path: song.audioURL, title: song.title, singer: song.singer)
     }
@@ -70,13 +83,8 @@ final class OnlinePlayTests: XCTestCase {
         let log = StreamEventLog()
         let folder = try TemporaryFolder("online-exact")
         let out = folder.path("out.raw")
-        let player = player(fixture, manager, out: out, log: log)
-        player.play([item(try fixture.song("s"))])
-        let doneplayer = await finished(player)
-        XCTAssertTrue(doneplayer)
-        player.shutdown()
-        await manager.waitUntilIdle()
-        await manager.shutdown()
+        let done = try await playToEnd([item(fixture.song("s"))], fixture, manager, out: out, log: log)
+        XCTAssertTrue(done)
 
         XCTAssertEqual(log.errors, [])
         XCTAssertTrue(try Data(contentsOf: URL(fileURLWithPath: out)) == (try mpg123(body, in: folder)), "streamed output differs from mpg123 -s")
@@ -112,13 +120,8 @@ final class OnlinePlayTests: XCTestCase {
         let log = StreamEventLog()
         let folder = try TemporaryFolder("online-faults")
         let out = folder.path("out.raw")
-        let player = player(fixture, manager, out: out, log: log)
-        player.play([item(try fixture.song("d"))])
-        let doneplayer = await finished(player)
-        XCTAssertTrue(doneplayer)
-        player.shutdown()
-        await manager.waitUntilIdle()
-        await manager.shutdown()
+        let done = try await playToEnd([item(fixture.song("d"))], fixture, manager, out: out, log: log)
+        XCTAssertTrue(done)
 
         XCTAssertEqual(log.errors, [])
         XCTAssertTrue(try Data(contentsOf: URL(fileURLWithPath: out)) == (try mpg123(body, in: folder)), "output after faults differs")
@@ -247,13 +250,8 @@ final class OnlinePlayTests: XCTestCase {
         let log = StreamEventLog()
         let folder = try TemporaryFolder("online-shared")
         let out = folder.path("out.raw")
-        let player = player(fixture, manager, out: out, log: log)
-        player.play([item(try fixture.song("w"))])
-        let doneplayer = await finished(player)
-        XCTAssertTrue(doneplayer)
-        player.shutdown()
-        await manager.waitUntilIdle()
-        await manager.shutdown()
+        let done = try await playToEnd([item(fixture.song("w"))], fixture, manager, out: out, log: log)
+        XCTAssertTrue(done)
         XCTAssertEqual(log.errors, [])
         XCTAssertEqual(fixture.server.requests(path: "/w.mp3").count, 1)
         XCTAssertTrue(try Data(contentsOf: URL(fileURLWithPath: out)) == (try mpg123(body, in: folder)))
@@ -278,13 +276,9 @@ final class OnlinePlayTests: XCTestCase {
         let manager = fixture.manager()
         let log = StreamEventLog()
         let folder = try TemporaryFolder("online-fail")
-        let player = player(fixture, manager, out: folder.path("out.raw"), log: log)
-        player.play([item(try fixture.song("gone")), QueueItem(path: deadURL), item(try fixture.song("ok"))])
-        let doneplayer = await finished(player)
-        XCTAssertTrue(doneplayer)
-        player.shutdown()
-        await manager.waitUntilIdle()
-        await manager.shutdown()
+        let done = try await playToEnd([item(fixture.song("gone")), QueueItem(path: deadURL), item(fixture.song("ok"))],
+                                       fixture, manager, out: folder.path("out.raw"), log: log)
+        XCTAssertTrue(done)
         let errors = log.errors
         XCTAssertEqual(errors.count, 2, "\(errors)")
         XCTAssertTrue(errors.allSatisfy { !$0.contains("\n") })

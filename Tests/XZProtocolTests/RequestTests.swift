@@ -39,6 +39,8 @@ final class RequestTests: XCTestCase {
         XCTAssertEqual(MPDResponse.timestamp(Date(timeIntervalSince1970: 1_714_564_800.9)), "2024-05-01T12:00:00Z")
         XCTAssertEqual(MPDResponse.timestamp(Date(timeIntervalSince1970: 0)), "1970-01-01T00:00:00Z")
         XCTAssertEqual(MPDResponse.timestamp(Date(timeIntervalSince1970: 1_230_768_000 - 1)), "2008-12-31T23:59:59Z")
+        // Years of other lengths are written as strftime's %Y writes them.
+        XCTAssertEqual(MPDResponse.timestamp(Date(timeIntervalSince1970: -31_000_000_000)), "987-08-25T16:53:20Z")
         XCTAssertEqual(MPDResponse.seconds(0), "0.000")
         XCTAssertEqual(MPDResponse.seconds(61_005), "61.005")
         XCTAssertEqual(MPDResponse.seconds(1_230), "1.230")

@@ -1,0 +1,97 @@
+import Foundation
+
+/// MPD's database order and the orders `sort` asks for, on songs fetched in any order.
+enum DatabaseOrder {
+    /// `songs` in `order`; ties, and every order, start from MPD's database order.
+    static func sorted(_ songs: [Song], _ order: SongSelection.Order, naming: SongNaming) -> [Song] {
+        switch order {
+        case .path:
+            return sortedByKey(songs) { song in
+                walkKey(naming.uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath), song)
+            }
+        case .tag(let tag, let descending):
+            let base = sorted(songs, .path, naming: naming)
+            let keyed = base.map { (tag.valuesWithFallback(of: $0).first ?? "", $0) }
+            return stableSorted(keyed) { a, b in
+                let (x, y) = descending ? (b, a) : (a, b)
+                if tag.isNumeric { return leadingNumber(x) < leadingNumber(y) }
+                return x.utf8.lexicographicallyPrecedes(y.utf8)
+            }
+        case .lastModified(let descending):
+            let base = sorted(songs, .path, naming: naming)
+            let keyed = base.map { ($0.fileMtime ?? 0, $0) }
+            return stableSorted(keyed) { descending ? $0 > $1 : $0 < $1 }
+        }
+    }
+
+    private static func stableSorted<Key>(_ keyed: [(Key, Song)], by less: (Key, Key) -> Bool) -> [Song] {
+        keyed.enumerated().sorted { a, b in
+            if less(a.element.0, b.element.0) { return true }
+            if less(b.element.0, a.element.0) { return false }
+            return a.offset < b.offset
+        }.map(\.element.1)
+    }
+
+    /// A byte string whose order (memcmp) is MPD's database order, the order its walk meets songs:
+    /// folder by folder (by name), a folder's songs before its subfolders, and within a folder by album
+    /// (none first), disc, track, then file name (MPD's song_cmp). Built once per song, so a sort compares
+    /// bytes rather than names.
+    static func walkKey(_ uri: String, _ song: Song) -> [UInt8] {
+        let bytes = Array(uri.utf8)
+        var key: [UInt8] = []
+        key.reserveCapacity(bytes.count * 2 + 32)
+        var start = 0
+        while let slash = bytes[start...].firstIndex(of: 0x2F) {
+            key.append(2)
+            appendCollationKey(bytes[start..<slash], to: &key)
+            start = slash + 1
+        }
+        key.append(1)
+        if let album = song.album {
+            key.append(1)
+            appendCollationKey(Array(album.utf8)[...], to: &key)
+        } else {
+            key.append(0)
+        }
+        for number in [song.disc ?? 0, song.track ?? 0] {
+            // Sign bit flipped, big-endian: byte order is numeric order.
+            withUnsafeBytes(of: (UInt64(bitPattern: Int64(number)) ^ (1 << 63)).bigEndian) { key += $0 }
+        }
+        appendCollationKey(bytes[start...], to: &key)
+        return key
+    }
+
+    /// A name's UTF-8 compares case-insensitively first, where MPD asks ICU's collation, then by its
+    /// bytes; each part ends in a 0 byte, which no name holds, so a prefix sorts first.
+    static func appendCollationKey(_ name: ArraySlice<UInt8>, to key: inout [UInt8]) {
+        if name.allSatisfy({ $0 < 0x80 }) {
+            let start = key.count
+            key += name
+            for index in start..<key.count where key[index] >= 0x41 && key[index] <= 0x5A { key[index] |= 0x20 }
+        } else {
+            key += String(decoding: name, as: UTF8.self).lowercased().utf8
+        }
+        key.append(0)
+        key += name
+        key.append(0)
+    }
+
+    static func sortedByKey<Element>(_ elements: [Element], key: (Element) -> [UInt8]) -> [Element] {
+        let keys = elements.map(key)
+        let order = keys.indices.sorted { left, right in
+            keys[left].withUnsafeBufferPointer { a in
+                keys[right].withUnsafeBufferPointer { b in
+                    let length = min(a.count, b.count)
+                    let common = length == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, length)
+                    return common != 0 ? common < 0 : a.count < b.count
+                }
+            }
+        }
+        return order.map { elements[$0] }
+    }
+
+    /// strtol's reading: leading digits, else 0.
+    static func leadingNumber(_ text: String) -> Int {
+        Int(text.prefix { $0.isASCII && $0.isNumber }.prefix(18)) ?? 0
+    }
+}

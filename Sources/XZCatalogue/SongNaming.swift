@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+
+/// How songs are named by URI where filters and ordering need one: a file under one of `roots` by its
+/// path inside it after the root's prefix, anything else by `otherPrefix` and its absolute path.
+public struct SongNaming: Sendable {
+    public struct Root: Sendable, Equatable {
+        public var folder: String
+        public var uriPrefix: String
+        public init(folder: String, uriPrefix: String) {
+            self.folder = folder.hasSuffix("/") ? folder : folder + "/"
+            self.uriPrefix = uriPrefix
+        }
+    }
+
+    public var roots: [Root]
+    public var otherPrefix: String
+    /// Only songs with a local file (what a player can add).
+    public var localOnly: Bool
+
+    public init(roots: [Root], otherPrefix: String, localOnly: Bool) {
+        self.roots = roots
+        self.otherPrefix = otherPrefix
+        self.localOnly = localOnly
+    }
+
+    /// Absolute paths as they are: the catalogue's own command line.
+    public static let paths = SongNaming(roots: [], otherPrefix: "/", localOnly: false)
+
+    public func uri(ofPath path: String) -> String {
+        for root in roots {
+            if let relative = Self.relative(path, insideFolder: root.folder) { return root.uriPrefix + relative }
+        }
+        return otherPrefix + path.drop { $0 == "/" }
+    }
+
+    /// What follows `folder` (which ends in "/") in `path`, compared byte by byte as the file system
+    /// compares names; nil when the path is not inside it.
+    public static func relative(_ path: String, insideFolder folder: String) -> Substring? {
+        let (bytes, prefix) = (path.utf8, folder.utf8)
+        guard bytes.count > prefix.count else { return nil }
+        let compared: Bool?? = bytes.withContiguousStorageIfAvailable { whole in
+            prefix.withContiguousStorageIfAvailable { start in
+                start.isEmpty || memcmp(whole.baseAddress!, start.baseAddress!, start.count) == 0
+            }
+        }
+        let inside = (compared ?? nil) ?? bytes.starts(with: prefix)
+        return inside ? path[bytes.index(bytes.startIndex, offsetBy: prefix.count)...] : nil
+    }
+
+    /// The same as SQL over the song's file (its key when it has none), every text bound.
+    func uriSQL(_ arguments: inout [DatabaseValueConvertible?]) -> String {
+        let path = "(CASE WHEN song.local_path <> '' THEN song.local_path ELSE song.song_key END)"
+        var sql = "CASE"
+        for root in roots {
+            sql += " WHEN substr(\(path), 1, ?) = ? AND length(\(path)) > ? THEN ? || substr(\(path), ?)"
+            let length = root.folder.unicodeScalars.count
+            arguments += [length, root.folder, length, root.uriPrefix, length + 1]
+        }
+        arguments.append(otherPrefix)
+        let other = "? || ltrim(\(path), '/')"
+        return roots.isEmpty ? other : sql + " ELSE \(other) END"
+    }
+}
