@@ -1,14 +1,19 @@
 import Foundation
 
+extension SongNaming {
+    /// The key whose byte order (memcmp, `DatabaseOrder.sortedByKey`) is MPD's database order for `song`.
+    public func databaseOrderKey(of song: Song) -> [UInt8] {
+        DatabaseOrder.walkKey(uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath), song)
+    }
+}
+
 /// MPD's database order and the orders `sort` asks for, on songs fetched in any order.
-enum DatabaseOrder {
+public enum DatabaseOrder {
     /// `songs` in `order`; ties, and every order, start from MPD's database order.
     static func sorted(_ songs: [Song], _ order: SongSelection.Order, naming: SongNaming) -> [Song] {
         switch order {
         case .path:
-            return sortedByKey(songs) { song in
-                walkKey(naming.uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath), song)
-            }
+            return sortedByKey(songs, key: naming.databaseOrderKey)
         case .tag(let tag, let descending):
             let base = sorted(songs, .path, naming: naming)
             let keyed = base.map { (tag.valuesWithFallback(of: $0).first ?? "", $0) }
@@ -76,7 +81,7 @@ enum DatabaseOrder {
         key.append(0)
     }
 
-    static func sortedByKey<Element>(_ elements: [Element], key: (Element) -> [UInt8]) -> [Element] {
+    public static func sortedByKey<Element>(_ elements: [Element], key: (Element) -> [UInt8]) -> [Element] {
         let keys = elements.map(key)
         let order = keys.indices.sorted { left, right in
             keys[left].withUnsafeBufferPointer { a in

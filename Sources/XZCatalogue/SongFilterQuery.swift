@@ -40,14 +40,9 @@ extension LibraryDatabase {
     /// of three characters or more find their candidates through the trigram index `song_text`.
     public func songs(_ selection: SongSelection, naming: SongNaming) throws -> [Song] {
         try pool.read { db in
-            var arguments: [DatabaseValueConvertible?] = []
-            var conditions: [String] = naming.localOnly ? ["song.local_path <> ''"] : []
-            for filter in selection.filters {
-                conditions.append(FilterSQL.condition(filter, naming: naming, arguments: &arguments, topLevel: true))
-            }
-            let sql = "SELECT \(Song.selection) FROM song \(Song.joins)"
-                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-            var songs = try Song.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+            let (condition, arguments) = FilterSQL.whereClause(selection.filters, naming: naming)
+            var songs = try Song.fetchAll(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins)\(condition)",
+                                          arguments: arguments)
             songs = DatabaseOrder.sorted(songs, selection.order, naming: naming)
             if selection.foldedExtras, let extras = try Self.foldedExtras(db, selection.filters, naming: naming,
                                                                           excluding: Set(songs.map(\.id))) {
@@ -60,17 +55,26 @@ extension LibraryDatabase {
         }
     }
 
+    /// What `songs(_:naming:)` selects, as ids in no order and without the window: MPD's matches, then the
+    /// folded-only extras. For callers that keep songs of their own and order them by `databaseOrderKey`.
+    public func songIDs(_ selection: SongSelection, naming: SongNaming) throws -> (matches: [Int64], extras: [Int64]) {
+        try pool.read { db in
+            let (condition, arguments) = FilterSQL.whereClause(selection.filters, naming: naming)
+            let matches = try Int64.fetchAll(db, sql: "SELECT song.id FROM song \(Song.joins)\(condition)", arguments: arguments)
+            guard selection.foldedExtras,
+                  let extras = try Self.foldedExtras(db, selection.filters, naming: naming, excluding: Set(matches)) else {
+                return (matches, [])
+            }
+            return (matches, extras.map(\.id))
+        }
+    }
+
     /// The URIs of the songs `filters` select, unordered: folder listings need names, not whole songs.
     public func songURIs(_ filters: [SongFilter], naming: SongNaming) throws -> [(id: Int64, uri: String)] {
         try pool.read { db in
-            var arguments: [DatabaseValueConvertible?] = []
-            var conditions: [String] = naming.localOnly ? ["song.local_path <> ''"] : []
-            for filter in filters {
-                conditions.append(FilterSQL.condition(filter, naming: naming, arguments: &arguments, topLevel: true))
-            }
-            let sql = "SELECT song.id, song.local_path, song.song_key FROM song \(Song.joins)"
-                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            let (condition, arguments) = FilterSQL.whereClause(filters, naming: naming)
+            let rows = try Row.fetchCursor(db, sql: "SELECT song.id, song.local_path, song.song_key FROM song \(Song.joins)\(condition)",
+                                           arguments: arguments)
             var result: [(id: Int64, uri: String)] = []
             while let row = try rows.next() {
                 let path: String = row[1]
@@ -85,17 +89,12 @@ extension LibraryDatabase {
     public func tagValues(_ filters: [SongFilter], tags: [FilterTag], naming: SongNaming) throws
         -> [(values: [[String]], durationMs: Int)] {
         try pool.read { db in
-            var arguments: [DatabaseValueConvertible?] = []
-            var conditions: [String] = naming.localOnly ? ["song.local_path <> ''"] : []
-            for filter in filters {
-                conditions.append(FilterSQL.condition(filter, naming: naming, arguments: &arguments, topLevel: true))
-            }
+            let (condition, arguments) = FilterSQL.whereClause(filters, naming: naming)
             // One column per tag and per fallback tag, in order.
             let chains = tags.map { tag in ([tag] + tag.fallback).compactMap(FilterSQL.valuesSQL) }
             let columns = chains.flatMap { $0 } + ["coalesce(song.duration_ms, 0)"]
-            let sql = "SELECT \(columns.joined(separator: ", ")) FROM song \(Song.joins)"
-                + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            let rows = try Row.fetchCursor(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM song \(Song.joins)\(condition)",
+                                           arguments: arguments)
             var result: [(values: [[String]], durationMs: Int)] = []
             while let row = try rows.next() {
                 var column = 0
@@ -180,6 +179,16 @@ enum FilterSQL {
         case .disc: return "coalesce(CAST(song.disc AS TEXT), '')"
         default: return nil
         }
+    }
+
+    /// ` WHERE …` for `filters` (empty when nothing filters), with its bound values.
+    static func whereClause(_ filters: [SongFilter], naming: SongNaming) -> (sql: String, arguments: StatementArguments) {
+        var arguments: [DatabaseValueConvertible?] = []
+        var conditions: [String] = naming.localOnly ? ["song.local_path <> ''"] : []
+        for filter in filters {
+            conditions.append(condition(filter, naming: naming, arguments: &arguments, topLevel: true))
+        }
+        return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), StatementArguments(arguments))
     }
 
     /// Every tag value of the song (MPD's `any`).

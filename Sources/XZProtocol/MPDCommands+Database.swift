@@ -106,8 +106,20 @@ extension MPDCommands {
     }
 
     static func printMatches(_ call: inout Invocation, foldCase: Bool) throws(MPDError) {
-        let found = try matches(call, try selection(call.arguments, foldCase: foldCase))
-        for song in found {
+        let selection = try selection(call.arguments, foldCase: foldCase)
+        if selection.order == .path {
+            let records: [MPDResponse]
+            do {
+                records = try call.host.songRecords.list(selection, tags: call.session.tagTypes, host: call.host)
+            } catch {
+                throw MPDError(.system, "\(error)")
+            }
+            for record in records { call.response.append(record) }
+            // Nothing found: `matches` tells a missing `base` folder from an empty answer.
+            if records.isEmpty { _ = try matches(call, selection) }
+            return
+        }
+        for song in try matches(call, selection) {
             call.response.addCatalogueSong(song, uri: uri(call, song), tags: call.session.tagTypes)
         }
     }

@@ -23,6 +23,8 @@ public final class PlayerHost: @unchecked Sendable {
     public let updates = DatabaseUpdates()
     /// http(s) URIs play here (the host has a downloader).
     public let canStream: Bool
+    /// Listed songs kept until the database changes.
+    let songRecords: SongRecords
 
     private let recording: StatsRecording
     private let lock = NSLock()
@@ -44,6 +46,7 @@ public final class PlayerHost: @unchecked Sendable {
         uris = SongURIs(musicDirectory: musicDirectory, library: folder)
         player = Player(output: output, realtime: realtime, seed: seed, streams: streams)
         canStream = streams != nil
+        songRecords = SongRecords(database: database)
         recording = StatsRecording(database: database, report: report)
         last = Fingerprint(player.status())
         let events = player.events

@@ -124,6 +124,39 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(ack("count group frob"), "2 {count} Unknown tag type: frob")
     }
 
+    /// Listings keep each song's record between requests; every change to the database, by the host or
+    /// by another process, is seen by the next listing, and each client gets the tags it asked for.
+    func testListingsFollowEveryDatabaseChange() throws {
+        try updated()
+        let first = try client.run("search", "any", "e")
+        XCTAssertEqual(values(first, "Title"), ["Café Tune", "cafe live", "Stone", "Pebble"])
+        XCTAssertEqual(try client.run("search", "any", "e").map { "\($0.key)=\($0.value)" },
+                       first.map { "\($0.key)=\($0.value)" }, "the second answer is the first")
+        XCTAssertEqual(values(try client.run("search", "any", "e", "window", "1:3"), "Title"), ["cafe live", "Stone"])
+
+        // Another process imports a retagged file.
+        try ID3Builder.makeTaggedMP3(at: folder.path("music/rock/a1.mp3"), frames: [
+            ID3Builder.list("TPE1", ["piman", "jzig"]), ID3Builder.list("TIT2", ["Boulder"]),
+            ID3Builder.list("TALB", ["Rocks"]), ID3Builder.list("TRCK", ["1"])])
+        let other = try LibraryDatabase(path: host.database.path)
+        _ = try other.importFolder(at: folder.url.appendingPathComponent("music"), rereadingUnchanged: false)
+        XCTAssertEqual(values(try client.run("search", "any", "e"), "Title"), ["Café Tune", "cafe live", "Boulder", "Pebble"])
+
+        // The host's own import retags a file.
+        try ID3Builder.makeTaggedMP3(at: folder.path("music/rock/a2.mp3"),
+                                     frames: [ID3Builder.list("TPE1", ["piman"]), ID3Builder.list("TIT2", ["Pebbles Galore"])])
+        try updated()
+        // Its album gone, it now comes first (no album sorts first).
+        XCTAssertEqual(values(try client.run("find", "artist", "piman"), "Title"), ["Pebbles Galore", "Boulder"])
+
+        // A client that turned Album off gets records without it, while the other keeps its own.
+        let narrow = try MPDClient.connect(host: "127.0.0.1", port: try server.listen(host: "127.0.0.1", port: 0))
+        _ = try narrow.run("tagtypes", "disable", "Album")
+        XCTAssertEqual(values(try narrow.run("find", "title", "Boulder"), "Album"), [])
+        XCTAssertEqual(values(try client.run("find", "title", "Boulder"), "Album"), ["Rocks"])
+        XCTAssertEqual(values(try narrow.run("find", "title", "Boulder"), "Title"), ["Boulder"])
+    }
+
     func testFindaddAndSearchaddFillTheQueue() throws {
         try updated()
         _ = try client.run("findadd", "album", "Rocks")

@@ -1,0 +1,75 @@
+import Foundation
+import XZCatalogue
+
+/// Songs as `find` and `search` list them, kept per song until the library database changes: the
+/// record's bytes for a client's tag set, and its key in MPD's database order. A repeated listing then
+/// reads ids from the index and copies bytes, as MPD answers from the database it keeps in memory.
+final class SongRecords: @unchecked Sendable {
+    private struct Record {
+        var orderKey: [UInt8]
+        var response: MPDResponse
+    }
+
+    /// At most this many records are kept (about 30 MB); songs past it are listed without keeping them.
+    static let capacity = 100_000
+    /// Clients that ask for other tags (`tagtypes`) get records of their own; a few sets are kept.
+    private static let tagSetLimit = 4
+
+    private let changes: LibraryChanges?
+    private let lock = NSLock()
+    private var version: Int64?
+    private var records: [Set<SongTag>: [Int64: Record]] = [:]
+    private var count = 0
+
+    /// Without a way to watch the database (it could not be opened a second time), nothing is kept.
+    init(database: LibraryDatabase) {
+        changes = try? LibraryChanges(database: database)
+    }
+
+    /// The records of the songs `selection` selects in MPD's database order, window applied: what
+    /// `addCatalogueSong` writes for each with `tags`.
+    func list(_ selection: SongSelection, tags: Set<SongTag>, host: PlayerHost) throws -> [MPDResponse] {
+        // Read before the songs: a commit after this read changes the version, so nothing older is kept under it.
+        let version = try changes?.version()
+        let naming = host.uris.naming
+        let (matches, extras) = try host.database.songIDs(selection, naming: naming)
+        var found = [Record?](repeating: nil, count: matches.count + extras.count)
+        var missing: [Int64] = []
+        lock.withLock {
+            if version == nil || version != self.version {
+                records = [:]
+                count = 0
+                self.version = version
+            }
+            let known = records[tags] ?? [:]
+            for (index, id) in (matches + extras).enumerated() {
+                if let record = known[id] { found[index] = record } else { missing.append(id) }
+            }
+        }
+        if !missing.isEmpty {
+            var made: [Int64: Record] = [:]
+            for song in try host.database.songs(ids: missing, naming: naming) {
+                var response = MPDResponse()
+                response.addCatalogueSong(song, uri: host.uris.uri(forPath: song.localPath, inCatalogue: true), tags: tags)
+                made[song.id] = Record(orderKey: naming.databaseOrderKey(of: song), response: response)
+            }
+            for (index, id) in (matches + extras).enumerated() where found[index] == nil { found[index] = made[id] }
+            keep(made, tags: tags, version: version)
+        }
+        let ordered = [found[..<matches.count], found[matches.count...]].flatMap { part in
+            DatabaseOrder.sortedByKey(part.compactMap { $0 }, key: \.orderKey)
+        }
+        guard let window = selection.window else { return ordered.map(\.response) }
+        return ordered[min(window.lowerBound, ordered.count)..<min(window.upperBound, ordered.count)].map(\.response)
+    }
+
+    private func keep(_ made: [Int64: Record], tags: Set<SongTag>, version: Int64?) {
+        guard let version else { return }
+        lock.withLock {
+            guard version == self.version, count + made.count <= Self.capacity,
+                  records[tags] != nil || records.count < Self.tagSetLimit else { return }
+            records[tags, default: [:]].merge(made) { old, _ in old }
+            count = records.values.reduce(0) { $0 + $1.count }
+        }
+    }
+}
