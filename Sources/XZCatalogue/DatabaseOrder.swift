@@ -1,7 +1,7 @@
 import Foundation
 
 extension SongNaming {
-    /// The key whose byte order (memcmp, `DatabaseOrder.sortedByKey`) is MPD's database order for `song`.
+    /// The key whose byte order (memcmp, `DatabaseOrder.sortByKey`) is MPD's database order for `song`.
     public func databaseOrderKey(of song: Song) -> [UInt8] {
         DatabaseOrder.walkKey(uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath), song)
     }
@@ -9,23 +9,22 @@ extension SongNaming {
 
 /// MPD's database order and the orders `sort` asks for, on songs fetched in any order.
 public enum DatabaseOrder {
-    /// `songs` in `order`; ties, and every order, start from MPD's database order.
-    static func sorted(_ songs: [Song], _ order: SongSelection.Order, naming: SongNaming) -> [Song] {
+    /// Puts `songs` in `order`; ties, and every order, start from MPD's database order.
+    static func sort(_ songs: inout [Song], _ order: SongSelection.Order, naming: SongNaming) {
+        sortByKey(&songs, key: naming.databaseOrderKey)
         switch order {
         case .path:
-            return sortedByKey(songs, key: naming.databaseOrderKey)
+            return
         case .tag(let tag, let descending):
-            let base = sorted(songs, .path, naming: naming)
-            let keyed = base.map { (tag.valuesWithFallback(of: $0).first ?? "", $0) }
-            return stableSorted(keyed) { a, b in
+            let keyed = songs.map { (tag.valuesWithFallback(of: $0).first ?? "", $0) }
+            songs = stableSorted(keyed) { a, b in
                 let (x, y) = descending ? (b, a) : (a, b)
                 if tag.isNumeric { return leadingNumber(x) < leadingNumber(y) }
                 return x.utf8.lexicographicallyPrecedes(y.utf8)
             }
         case .lastModified(let descending):
-            let base = sorted(songs, .path, naming: naming)
-            let keyed = base.map { ($0.fileMtime ?? 0, $0) }
-            return stableSorted(keyed) { descending ? $0 > $1 : $0 < $1 }
+            let keyed = songs.map { ($0.fileMtime ?? 0, $0) }
+            songs = stableSorted(keyed) { descending ? $0 > $1 : $0 < $1 }
         }
     }
 
@@ -81,7 +80,9 @@ public enum DatabaseOrder {
         key.append(0)
     }
 
-    public static func sortedByKey<Element>(_ elements: [Element], key: (Element) -> [UInt8]) -> [Element] {
+    /// Puts `elements` in the byte order (memcmp) of their keys, moving them rather than copying: a song
+    /// holds a dozen strings, and a copy retains each.
+    public static func sortByKey<Element>(_ elements: inout [Element], key: (Element) -> [UInt8]) {
         let keys = elements.map(key)
         let order = keys.indices.sorted { left, right in
             keys[left].withUnsafeBufferPointer { a in
@@ -92,7 +93,18 @@ public enum DatabaseOrder {
                 }
             }
         }
-        return order.map { elements[$0] }
+        // Cycle by cycle, position i takes the element at order[i].
+        var placed = [Bool](repeating: false, count: order.count)
+        for start in order.indices where !placed[start] {
+            var current = start
+            placed[current] = true
+            while order[current] != start {
+                let next = order[current]
+                elements.swapAt(current, next)
+                current = next
+                placed[current] = true
+            }
+        }
     }
 
     /// strtol's reading: leading digits, else 0.

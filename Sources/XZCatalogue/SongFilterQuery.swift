@@ -19,11 +19,13 @@ public struct SongSelection: Sendable {
 
     /// How MPD orders folder names (by ICU collation; here case-insensitively first, then by bytes).
     public static func folderNamesInOrder(_ names: [String]) -> [String] {
-        DatabaseOrder.sortedByKey(names) { name in
+        var names = names
+        DatabaseOrder.sortByKey(&names) { name in
             var key: [UInt8] = []
             DatabaseOrder.appendCollationKey(Array(name.utf8)[...], to: &key)
             return key
         }
+        return names
     }
 
     public init(filters: [SongFilter], order: Order = .path, window: Range<Int>? = nil, foldedExtras: Bool = false) {
@@ -43,10 +45,11 @@ extension LibraryDatabase {
             let (condition, arguments) = FilterSQL.whereClause(selection.filters, naming: naming)
             var songs = try Song.fetchAll(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins)\(condition)",
                                           arguments: arguments)
-            songs = DatabaseOrder.sorted(songs, selection.order, naming: naming)
-            if selection.foldedExtras, let extras = try Self.foldedExtras(db, selection.filters, naming: naming,
+            DatabaseOrder.sort(&songs, selection.order, naming: naming)
+            if selection.foldedExtras, var extras = try Self.foldedExtras(db, selection.filters, naming: naming,
                                                                           excluding: Set(songs.map(\.id))) {
-                songs += DatabaseOrder.sorted(extras, selection.order, naming: naming)
+                DatabaseOrder.sort(&extras, selection.order, naming: naming)
+                songs += extras
             }
             if let window = selection.window {
                 songs = Array(songs[min(window.lowerBound, songs.count)..<min(window.upperBound, songs.count)])
@@ -116,13 +119,14 @@ extension LibraryDatabase {
 
     /// Songs by id, in MPD's database order.
     public func songs(ids: [Int64], naming: SongNaming) throws -> [Song] {
-        let songs = try pool.read { db in
+        var songs = try pool.read { db in
             try Song.fetchAll(db, sql: """
                 SELECT \(Song.selection) FROM json_each(?) AS candidate CROSS JOIN song ON song.id = candidate.value
                 \(Song.joins)
                 """, arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
         }
-        return DatabaseOrder.sorted(songs, .path, naming: naming)
+        DatabaseOrder.sort(&songs, .path, naming: naming)
+        return songs
     }
 
     /// Songs XZMusic's folded search finds for a `search`: its positive substring or equality conditions

@@ -57,7 +57,9 @@ final class SongRecords: @unchecked Sendable {
             keep(made, tags: tags, version: version)
         }
         let ordered = [found[..<matches.count], found[matches.count...]].flatMap { part in
-            DatabaseOrder.sortedByKey(part.compactMap { $0 }, key: \.orderKey)
+            var records = part.compactMap { $0 }
+            DatabaseOrder.sortByKey(&records, key: \.orderKey)
+            return records
         }
         guard let window = selection.window else { return ordered.map(\.response) }
         return ordered[min(window.lowerBound, ordered.count)..<min(window.upperBound, ordered.count)].map(\.response)

@@ -179,7 +179,9 @@ final class SongFilterQueryTests: XCTestCase {
             ("b/y.mp3", song(nil, nil, 9)), ("b/d2.mp3", song("A", 2, 1)), ("b/d1.mp3", song("A", 1, 5)),
             ("A.mp3", song(nil, nil, nil)), ("b/x.mp3", song("a", nil, 1)),
         ]
-        let sorted = DatabaseOrder.sortedByKey(songs) { DatabaseOrder.walkKey($0.0, $0.1) }.map(\.0)
+        var ordered = songs
+        DatabaseOrder.sortByKey(&ordered) { DatabaseOrder.walkKey($0.0, $0.1) }
+        let sorted = ordered.map(\.0)
         // Songs before folders; in a folder, no album first, then disc, then track, then name; names
         // case-insensitively, then by bytes.
         XCTAssertEqual(sorted, ["A.mp3", "a.mp3", "z.mp3", "b/y.mp3", "b/z.mp3", "b/a.mp3", "b/d1.mp3", "b/d2.mp3",
