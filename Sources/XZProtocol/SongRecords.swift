@@ -8,10 +8,20 @@ final class SongRecords: @unchecked Sendable {
     private struct Record {
         var orderKey: [UInt8]
         var response: MPDResponse
+
+        /// Storage of exactly the bytes' size: built by appending, each array has up to twice the room.
+        init(orderKey: [UInt8], response: MPDResponse) {
+            self.orderKey = orderKey.withUnsafeBufferPointer { Array($0) }
+            var bytes = response.bytes.withUnsafeBufferPointer { Array($0) }
+            self.response = MPDResponse(taking: &bytes, capacity: 0)
+        }
+
+        /// Bytes held, with the allocator's and the table's share.
+        var size: Int { orderKey.count + response.bytes.count + 96 }
     }
 
-    /// At most this many records are kept (about 30 MB); songs past it are listed without keeping them.
-    static let capacity = 100_000
+    /// Records are kept up to this many bytes (about 60,000 songs); songs past it are listed without keeping them.
+    static let capacity = 32 << 20
     /// Clients that ask for other tags (`tagtypes`) get records of their own; a few sets are kept.
     private static let tagSetLimit = 4
 
@@ -19,7 +29,7 @@ final class SongRecords: @unchecked Sendable {
     private let lock = NSLock()
     private var version: Int64?
     private var records: [Set<SongTag>: [Int64: Record]] = [:]
-    private var count = 0
+    private var size = 0
 
     /// Without a way to watch the database (it could not be opened a second time), nothing is kept.
     init(database: LibraryDatabase) {
@@ -38,7 +48,7 @@ final class SongRecords: @unchecked Sendable {
         lock.withLock {
             if version == nil || version != self.version {
                 records = [:]
-                count = 0
+                size = 0
                 self.version = version
             }
             let known = records[tags] ?? [:]
@@ -68,10 +78,11 @@ final class SongRecords: @unchecked Sendable {
     private func keep(_ made: [Int64: Record], tags: Set<SongTag>, version: Int64?) {
         guard let version else { return }
         lock.withLock {
-            guard version == self.version, count + made.count <= Self.capacity,
+            let adding = made.values.reduce(0) { $0 + $1.size }
+            guard version == self.version, size + adding <= Self.capacity,
                   records[tags] != nil || records.count < Self.tagSetLimit else { return }
             records[tags, default: [:]].merge(made) { old, _ in old }
-            count = records.values.reduce(0) { $0 + $1.count }
+            size += adding
         }
     }
 }
