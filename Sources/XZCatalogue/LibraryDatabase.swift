@@ -30,6 +30,12 @@ public struct LibraryDatabase: Sendable {
         }
         self.path = path
     }
+
+    /// Moves with every change to songs, singers and albums, by any process (schema.sql's triggers);
+    /// play statistics, likes and stickers leave it as it is.
+    public func catalogueVersion() throws -> Int64 {
+        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM catalogue_version") ?? 0 }
+    }
 }
 
 /// A catalogue failure with a message meant for the user.

@@ -223,5 +223,21 @@ INSERT INTO song_text (rowid, text)
     FROM song JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id;
 CREATE VIRTUAL TABLE song_text_terms USING fts5vocab(song_text, 'instance');
 
+-- migration: v9-catalogue-version
+-- A number that moves with every change to what a song record reads (song, singer and album rows),
+-- whoever makes it: a host keeps songs' records between listings until it moves. Play statistics,
+-- likes and stickers leave it alone, so music playing does not throw the records away.
+CREATE TABLE catalogue_version (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+INSERT INTO catalogue_version (id, value) VALUES (1, 0);
+CREATE TRIGGER song_inserted AFTER INSERT ON song BEGIN UPDATE catalogue_version SET value = value + 1; END;
+CREATE TRIGGER song_updated AFTER UPDATE ON song BEGIN UPDATE catalogue_version SET value = value + 1; END;
+CREATE TRIGGER song_deleted AFTER DELETE ON song BEGIN UPDATE catalogue_version SET value = value + 1; END;
+CREATE TRIGGER singer_inserted AFTER INSERT ON singer BEGIN UPDATE catalogue_version SET value = value + 1; END;
+CREATE TRIGGER singer_updated AFTER UPDATE ON singer BEGIN UPDATE catalogue_version SET value = value + 1; END;
+CREATE TRIGGER singer_deleted AFTER DELETE ON singer BEGIN UPDATE catalogue_version SET value = value + 1; END;
+CREATE TRIGGER album_inserted AFTER INSERT ON album BEGIN UPDATE catalogue_version SET value = value + 1; END;
+CREATE TRIGGER album_updated AFTER UPDATE ON album BEGIN UPDATE catalogue_version SET value = value + 1; END;
+CREATE TRIGGER album_deleted AFTER DELETE ON album BEGIN UPDATE catalogue_version SET value = value + 1; END;
+
 """#
 }

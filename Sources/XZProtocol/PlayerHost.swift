@@ -24,7 +24,7 @@ public final class PlayerHost: @unchecked Sendable {
     /// http(s) URIs play here (the host has a downloader).
     public let canStream: Bool
     /// Listed songs kept until the database changes.
-    let songRecords: SongRecords
+    let songRecords = SongRecords()
 
     private let recording: StatsRecording
     private let lock = NSLock()
@@ -46,7 +46,6 @@ public final class PlayerHost: @unchecked Sendable {
         uris = SongURIs(musicDirectory: musicDirectory, library: folder)
         player = Player(output: output, realtime: realtime, seed: seed, streams: streams)
         canStream = streams != nil
-        songRecords = SongRecords(database: database)
         recording = StatsRecording(database: database, report: report)
         last = Fingerprint(player.status())
         let events = player.events

@@ -1,7 +1,7 @@
 import Foundation
 import XZCatalogue
 
-/// Songs as `find` and `search` list them, kept per song until the library database changes: the
+/// Songs as `find` and `search` list them, kept per song until the catalogue changes (its version): the
 /// record's bytes for a client's tag set, and its key in MPD's database order. A repeated listing then
 /// reads ids from the index and copies bytes, as MPD answers from the database it keeps in memory.
 final class SongRecords: @unchecked Sendable {
@@ -25,28 +25,22 @@ final class SongRecords: @unchecked Sendable {
     /// Clients that ask for other tags (`tagtypes`) get records of their own; a few sets are kept.
     private static let tagSetLimit = 4
 
-    private let changes: LibraryChanges?
     private let lock = NSLock()
     private var version: Int64?
     private var records: [Set<SongTag>: [Int64: Record]] = [:]
     private var size = 0
 
-    /// Without a way to watch the database (it could not be opened a second time), nothing is kept.
-    init(database: LibraryDatabase) {
-        changes = try? LibraryChanges(database: database)
-    }
-
     /// The records of the songs `selection` selects in MPD's database order, window applied: what
     /// `addCatalogueSong` writes for each with `tags`.
     func list(_ selection: SongSelection, tags: Set<SongTag>, host: PlayerHost) throws -> [MPDResponse] {
         // Read before the songs: a commit after this read changes the version, so nothing older is kept under it.
-        let version = try changes?.version()
+        let version = try host.database.catalogueVersion()
         let naming = host.uris.naming
         let (matches, extras) = try host.database.songIDs(selection, naming: naming)
         var found = [Record?](repeating: nil, count: matches.count + extras.count)
         var missing: [Int64] = []
         lock.withLock {
-            if version == nil || version != self.version {
+            if version != self.version {
                 records = [:]
                 size = 0
                 self.version = version
@@ -75,8 +69,7 @@ final class SongRecords: @unchecked Sendable {
         return ordered[min(window.lowerBound, ordered.count)..<min(window.upperBound, ordered.count)].map(\.response)
     }
 
-    private func keep(_ made: [Int64: Record], tags: Set<SongTag>, version: Int64?) {
-        guard let version else { return }
+    private func keep(_ made: [Int64: Record], tags: Set<SongTag>, version: Int64) {
         lock.withLock {
             let adding = made.values.reduce(0) { $0 + $1.size }
             guard version == self.version, size + adding <= Self.capacity,
