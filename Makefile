@@ -5,9 +5,8 @@ SWIFT ?= swift
 # The Swift runtime and Foundation linked in: a one-shot command starts in a third of the time, with no
 # dynamic symbol binding of the large shared libraries. The static runtime's link asks to export every
 # symbol of the program (38,000), which the runtime's start-up then searches with dladdr: nothing
-# loads symbols from the program, so none are exported. lld packs the program's 127,000 relative
-# relocations into 25 KB (RELR) where gold lists them in 3 MB, which the loader reads at every start.
-RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-export-dynamic -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
+# loads symbols from the program, so none are exported.
+RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-export-dynamic
 RELEASE_BIN := .build/release/xzmusic
 
 .PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-json bench-download bench-server bench-online fuzz-lyrics install clean
