@@ -93,16 +93,19 @@ public enum DatabaseOrder {
                 }
             }
         }
-        // Cycle by cycle, position i takes the element at order[i].
+        // Cycle by cycle, position i takes the element at order[i]. Swapped through the buffer, which
+        // moves them; Array's own swapAt copies.
         var placed = [Bool](repeating: false, count: order.count)
-        for start in order.indices where !placed[start] {
-            var current = start
-            placed[current] = true
-            while order[current] != start {
-                let next = order[current]
-                elements.swapAt(current, next)
-                current = next
+        elements.withUnsafeMutableBufferPointer { buffer in
+            for start in order.indices where !placed[start] {
+                var current = start
                 placed[current] = true
+                while order[current] != start {
+                    let next = order[current]
+                    buffer.swapAt(current, next)
+                    current = next
+                    placed[current] = true
+                }
             }
         }
     }
