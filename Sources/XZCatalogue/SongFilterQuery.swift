@@ -58,17 +58,28 @@ extension LibraryDatabase {
         }
     }
 
-    /// What `songs(_:naming:)` selects, as ids in no order and without the window: MPD's matches, then the
-    /// folded-only extras. For callers that keep songs of their own and order them by `databaseOrderKey`.
-    public func songIDs(_ selection: SongSelection, naming: SongNaming) throws -> (matches: [Int64], extras: [Int64]) {
+    /// What `songs(_:naming:)` selects before ordering and window: MPD's matches, then the folded-only
+    /// extras, by id, with the whole song where `wanted` asks for it (every one when nil: one pass reads
+    /// them all). For callers that keep songs of their own and order them by `databaseOrderKey`: when
+    /// they have most, only ids are read, then the songs they lack.
+    public func songIDs(_ selection: SongSelection, naming: SongNaming, wanted: ((Int64) -> Bool)?) throws
+        -> (matches: [(id: Int64, song: Song?)], extras: [(id: Int64, song: Song?)]) {
         try pool.read { db in
             let (condition, arguments) = FilterSQL.whereClause(selection.filters, naming: naming)
-            let matches = try Int64.fetchAll(db, sql: "SELECT song.id FROM song \(Song.joins)\(condition)", arguments: arguments)
-            guard selection.foldedExtras,
-                  let extras = try Self.foldedExtras(db, selection.filters, naming: naming, excluding: Set(matches)) else {
+            let matches: [(id: Int64, song: Song?)]
+            if let wanted {
+                let ids = try Int64.fetchAll(db, sql: "SELECT song.id FROM song \(Song.joins)\(condition)", arguments: arguments)
+                let read = Dictionary(uniqueKeysWithValues: try Self.songs(db, ids: ids.filter(wanted)).map { ($0.id, $0) })
+                matches = ids.map { ($0, read[$0]) }
+            } else {
+                matches = try Song.fetchAll(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins)\(condition)",
+                                            arguments: arguments).map { ($0.id, $0) }
+            }
+            guard selection.foldedExtras, let extras = try Self.foldedExtras(
+                db, selection.filters, naming: naming, excluding: Set(matches.map(\.id))) else {
                 return (matches, [])
             }
-            return (matches, extras.map(\.id))
+            return (matches, extras.map { ($0.id, wanted?($0.id) ?? true ? $0 : nil) })
         }
     }
 
@@ -119,14 +130,18 @@ extension LibraryDatabase {
 
     /// Songs by id, in MPD's database order.
     public func songs(ids: [Int64], naming: SongNaming) throws -> [Song] {
-        var songs = try pool.read { db in
-            try Song.fetchAll(db, sql: """
-                SELECT \(Song.selection) FROM json_each(?) AS candidate CROSS JOIN song ON song.id = candidate.value
-                \(Song.joins)
-                """, arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
-        }
+        var songs = try pool.read { db in try Self.songs(db, ids: ids) }
         DatabaseOrder.sort(&songs, .path, naming: naming)
         return songs
+    }
+
+    /// Songs by id, in no order; ids of no song are left out.
+    static func songs(_ db: Database, ids: [Int64]) throws -> [Song] {
+        guard !ids.isEmpty else { return [] }
+        return try Song.fetchAll(db, sql: """
+            SELECT \(Song.selection) FROM json_each(?) AS candidate CROSS JOIN song ON song.id = candidate.value
+            \(Song.joins)
+            """, arguments: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
     }
 
     /// Songs XZMusic's folded search finds for a `search`: its positive substring or equality conditions

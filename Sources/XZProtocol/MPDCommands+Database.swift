@@ -108,15 +108,15 @@ extension MPDCommands {
     static func printMatches(_ call: inout Invocation, foldCase: Bool) throws(MPDError) {
         let selection = try selection(call.arguments, foldCase: foldCase)
         if selection.order == .path {
-            let records: [MPDResponse]
+            let count: Int
             do {
-                records = try call.host.songRecords.list(selection, tags: call.session.tagTypes, host: call.host)
+                count = try call.host.songRecords.list(selection, tags: call.session.tagTypes, host: call.host,
+                                                       into: &call.response)
             } catch {
                 throw MPDError(.system, "\(error)")
             }
-            for record in records { call.response.append(record) }
             // Nothing found: `matches` tells a missing `base` folder from an empty answer.
-            if records.isEmpty { _ = try matches(call, selection) }
+            if count == 0 { _ = try matches(call, selection) }
             return
         }
         for song in try matches(call, selection) {

@@ -63,6 +63,11 @@ public struct MPDResponse: Sendable, Equatable {
         bytes += other.bytes
     }
 
+    /// Lines an `MPDResponse` wrote before, kept as bytes.
+    mutating func append(rendered: ArraySlice<UInt8>) {
+        bytes += rendered
+    }
+
     public mutating func appendLine(_ line: String) {
         appendUTF8(line)
         bytes.append(0x0A)

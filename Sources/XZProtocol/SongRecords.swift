@@ -3,21 +3,13 @@ import XZCatalogue
 
 /// Songs as `find` and `search` list them, kept per song until the catalogue changes (its version): the
 /// record's bytes for a client's tag set, and its key in MPD's database order. A repeated listing then
-/// reads ids from the index and copies bytes, as MPD answers from the database it keeps in memory.
+/// decodes only ids and copies bytes, as MPD answers from the database it keeps in memory; songs not
+/// kept yet cost what they did before anything was kept.
 final class SongRecords: @unchecked Sendable {
     private struct Record {
         var orderKey: [UInt8]
-        var response: MPDResponse
-
-        /// Storage of exactly the bytes' size: built by appending, each array has up to twice the room.
-        init(orderKey: [UInt8], response: MPDResponse) {
-            self.orderKey = orderKey.withUnsafeBufferPointer { Array($0) }
-            var bytes = response.bytes.withUnsafeBufferPointer { Array($0) }
-            self.response = MPDResponse(taking: &bytes, capacity: 0)
-        }
-
-        /// Bytes held, with the allocator's and the table's share.
-        var size: Int { orderKey.count + response.bytes.count + 96 }
+        /// A slice of the bytes rendered with the other songs of its listing.
+        var bytes: ArraySlice<UInt8>
     }
 
     /// Records are kept up to this many bytes (about 60,000 songs); songs past it are listed without keeping them.
@@ -30,52 +22,53 @@ final class SongRecords: @unchecked Sendable {
     private var records: [Set<SongTag>: [Int64: Record]] = [:]
     private var size = 0
 
-    /// The records of the songs `selection` selects in MPD's database order, window applied: what
-    /// `addCatalogueSong` writes for each with `tags`.
-    func list(_ selection: SongSelection, tags: Set<SongTag>, host: PlayerHost) throws -> [MPDResponse] {
-        // Read before the songs: a commit after this read changes the version, so nothing older is kept under it.
+    /// Appends the records of the songs `selection` selects, in MPD's database order, window applied:
+    /// what `addCatalogueSong` writes for each with `tags`. Returns how many there were.
+    func list(_ selection: SongSelection, tags: Set<SongTag>, host: PlayerHost, into response: inout MPDResponse) throws -> Int {
+        // Read before the songs: a change after this read moves the version, so nothing older is kept under it.
         let version = try host.database.catalogueVersion()
-        let naming = host.uris.naming
-        let (matches, extras) = try host.database.songIDs(selection, naming: naming)
-        var found = [Record?](repeating: nil, count: matches.count + extras.count)
-        var missing: [Int64] = []
-        lock.withLock {
+        let known: [Int64: Record] = lock.withLock {
             if version != self.version {
                 records = [:]
                 size = 0
                 self.version = version
             }
-            let known = records[tags] ?? [:]
-            for (index, id) in (matches + extras).enumerated() {
-                if let record = known[id] { found[index] = record } else { missing.append(id) }
-            }
+            return records[tags] ?? [:]
         }
-        if !missing.isEmpty {
-            var made: [Int64: Record] = [:]
-            for song in try host.database.songs(ids: missing, naming: naming) {
-                var response = MPDResponse()
-                response.addCatalogueSong(song, uri: host.uris.uri(forPath: song.localPath, inCatalogue: true), tags: tags)
-                made[song.id] = Record(orderKey: naming.databaseOrderKey(of: song), response: response)
-            }
-            for (index, id) in (matches + extras).enumerated() where found[index] == nil { found[index] = made[id] }
-            keep(made, tags: tags, version: version)
+        let naming = host.uris.naming
+        // Nothing kept yet: one pass reads every song whole.
+        let (matches, extras) = try host.database.songIDs(selection, naming: naming,
+                                                           wanted: known.isEmpty ? nil : { known[$0] == nil })
+
+        var rendered = MPDResponse()
+        var made: [(id: Int64, key: [UInt8], bytes: Range<Int>)] = []
+        for case let (id, song?) in [matches, extras].joined() {
+            let start = rendered.bytes.count
+            rendered.addCatalogueSong(song, uri: host.uris.uri(forPath: song.localPath, inCatalogue: true), tags: tags)
+            made.append((id, naming.databaseOrderKey(of: song), start..<rendered.bytes.count))
         }
-        let ordered = [found[..<matches.count], found[matches.count...]].flatMap { part in
-            var records = part.compactMap { $0 }
-            DatabaseOrder.sortByKey(&records, key: \.orderKey)
-            return records
+        let arena = rendered.bytes.withUnsafeBufferPointer { Array($0) }
+        var new: [Int64: Record] = [:]
+        for (id, key, range) in made { new[id] = Record(orderKey: key, bytes: arena[range]) }
+        if !new.isEmpty { keep(new, bytes: arena.count + made.reduce(0) { $0 + $1.key.count + 64 }, tags: tags, version: version) }
+
+        let ordered = [matches, extras].flatMap { part in
+            var found = part.compactMap { known[$0.id] ?? new[$0.id] }
+            DatabaseOrder.sortByKey(&found, key: \.orderKey)
+            return found
         }
-        guard let window = selection.window else { return ordered.map(\.response) }
-        return ordered[min(window.lowerBound, ordered.count)..<min(window.upperBound, ordered.count)].map(\.response)
+        let window = selection.window ?? 0..<ordered.count
+        let shown = ordered[min(window.lowerBound, ordered.count)..<min(window.upperBound, ordered.count)]
+        for record in shown { response.append(rendered: record.bytes) }
+        return shown.count
     }
 
-    private func keep(_ made: [Int64: Record], tags: Set<SongTag>, version: Int64) {
+    private func keep(_ new: [Int64: Record], bytes: Int, tags: Set<SongTag>, version: Int64) {
         lock.withLock {
-            let adding = made.values.reduce(0) { $0 + $1.size }
-            guard version == self.version, size + adding <= Self.capacity,
+            guard version == self.version, size + bytes <= Self.capacity,
                   records[tags] != nil || records.count < Self.tagSetLimit else { return }
-            records[tags, default: [:]].merge(made) { old, _ in old }
-            size += adding
+            records[tags, default: [:]].merge(new) { old, _ in old }
+            size += bytes
         }
     }
 }

@@ -35,20 +35,4 @@ final class CatalogueVersionTests: XCTestCase {
         try library.importFeed([TestLibrary.line(["source_id": "2", "title": "Two", "singer": "A"])], name: "more.jsonl")
         XCTAssertNotEqual(try database.catalogueVersion(), last, "an import")
     }
-
-    func testSongIDsAreWhatSongsSelects() throws {
-        let library = try TestLibrary()
-        try library.importFeed([
-            TestLibrary.line(["source_id": "1", "title": "Café Song", "singer": "Band"]),
-            TestLibrary.line(["source_id": "2", "title": "cafe au lait", "singer": "band"]),
-            TestLibrary.line(["source_id": "3", "title": "Tea", "singer": "Band"]),
-        ])
-        let selection = SongSelection(filters: [.tag(.title, StringMatch(.contains, "cafe", foldCase: true))],
-                                      foldedExtras: true)
-        let ids = try library.database.songIDs(selection, naming: .paths)
-        let songs = try library.database.songs(selection, naming: .paths)
-        XCTAssertEqual(songs.map(\.title), ["cafe au lait", "Café Song"], "MPD's match, then the folded one")
-        XCTAssertEqual(ids.matches, [songs[0].id])
-        XCTAssertEqual(ids.extras, [songs[1].id])
-    }
 }

@@ -188,6 +188,29 @@ final class SongFilterQueryTests: XCTestCase {
                                 "b/x.mp3", "b/c/a.mp3", "B2/x.mp3"])
     }
 
+    /// The ids behind `songs`, each song read only when asked for: what a host that keeps songs uses.
+    func testSongIDsAreWhatSongsSelectsReadingOnlyTheSongsAskedFor() throws {
+        let library = try TestLibrary()
+        try library.importFeed([
+            TestLibrary.line(["source_id": "1", "title": "Café Song", "singer": "Band"]),
+            TestLibrary.line(["source_id": "2", "title": "cafe au lait", "singer": "band"]),
+            TestLibrary.line(["source_id": "3", "title": "Tea", "singer": "Band"]),
+        ])
+        let selection = SongSelection(filters: [.tag(.title, StringMatch(.contains, "cafe", foldCase: true))],
+                                      foldedExtras: true)
+        let songs = try library.database.songs(selection, naming: .paths)
+        XCTAssertEqual(songs.map(\.title), ["cafe au lait", "Café Song"], "MPD's match, then the folded one")
+        let wanted = songs[1].id
+        let found = try library.database.songIDs(selection, naming: .paths) { $0 == wanted }
+        XCTAssertEqual(found.matches.map(\.id), [songs[0].id])
+        XCTAssertNil(found.matches[0].song, "not asked for")
+        XCTAssertEqual(found.extras.map(\.id), [wanted])
+        XCTAssertEqual(found.extras[0].song?.title, "Café Song")
+        let whole = try library.database.songIDs(selection, naming: .paths, wanted: nil)
+        XCTAssertEqual(whole.matches.map(\.song?.title), ["cafe au lait"])
+        XCTAssertEqual(whole.extras.map(\.song?.title), ["Café Song"])
+    }
+
     // MARK: Tags from files
 
     private func makeFolder() throws -> (TemporaryFolder, URL) {
