@@ -69,7 +69,7 @@ extension LibraryDatabase {
             let matches: [(id: Int64, song: Song?)]
             if let wanted {
                 let ids = try Int64.fetchAll(db, sql: "SELECT song.id FROM song \(Song.joins)\(condition)", arguments: arguments)
-                let read = Dictionary(uniqueKeysWithValues: try Self.songs(db, ids: ids.filter(wanted)).map { ($0.id, $0) })
+                let read = Dictionary(try Self.songs(db, ids: ids.filter(wanted)).map { ($0.id, $0) }) { first, _ in first }
                 matches = ids.map { ($0, read[$0]) }
             } else {
                 matches = try Song.fetchAll(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins)\(condition)",

@@ -27,6 +27,18 @@ final class SongRecords: @unchecked Sendable {
     func list(_ selection: SongSelection, tags: Set<SongTag>, host: PlayerHost, into response: inout MPDResponse) throws -> Int {
         // Read before the songs: a change after this read moves the version, so nothing older is kept under it.
         let version = try host.database.catalogueVersion()
+        let (ordered, new, newBytes) = try collect(selection, tags: tags, host: host, version: version)
+        // After `collect` let go of its copy of the table, so adding to it does not copy it.
+        if !new.isEmpty { keep(new, bytes: newBytes, tags: tags, version: version) }
+        let window = selection.window ?? 0..<ordered.count
+        let shown = ordered[min(window.lowerBound, ordered.count)..<min(window.upperBound, ordered.count)]
+        for record in shown { response.append(rendered: record.bytes) }
+        return shown.count
+    }
+
+    /// The selected songs' records in order, those made now, and the bytes these hold.
+    private func collect(_ selection: SongSelection, tags: Set<SongTag>, host: PlayerHost, version: Int64) throws
+        -> (ordered: [Record], new: [Int64: Record], newBytes: Int) {
         let known: [Int64: Record] = lock.withLock {
             if version != self.version {
                 records = [:]
@@ -39,7 +51,6 @@ final class SongRecords: @unchecked Sendable {
         // Nothing kept yet: one pass reads every song whole.
         let (matches, extras) = try host.database.songIDs(selection, naming: naming,
                                                            wanted: known.isEmpty ? nil : { known[$0] == nil })
-
         var rendered = MPDResponse()
         var made: [(id: Int64, key: [UInt8], bytes: Range<Int>)] = []
         for case let (id, song?) in [matches, extras].joined() {
@@ -50,17 +61,12 @@ final class SongRecords: @unchecked Sendable {
         let arena = rendered.bytes.withUnsafeBufferPointer { Array($0) }
         var new: [Int64: Record] = [:]
         for (id, key, range) in made { new[id] = Record(orderKey: key, bytes: arena[range]) }
-        if !new.isEmpty { keep(new, bytes: arena.count + made.reduce(0) { $0 + $1.key.count + 64 }, tags: tags, version: version) }
-
         let ordered = [matches, extras].flatMap { part in
             var found = part.compactMap { known[$0.id] ?? new[$0.id] }
             DatabaseOrder.sortByKey(&found, key: \.orderKey)
             return found
         }
-        let window = selection.window ?? 0..<ordered.count
-        let shown = ordered[min(window.lowerBound, ordered.count)..<min(window.upperBound, ordered.count)]
-        for record in shown { response.append(rendered: record.bytes) }
-        return shown.count
+        return (ordered, new, arena.count + made.reduce(0) { $0 + $1.key.count + 64 })
     }
 
     private func keep(_ new: [Int64: Record], bytes: Int, tags: Set<SongTag>, version: Int64) {
