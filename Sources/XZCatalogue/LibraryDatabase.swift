@@ -19,7 +19,6 @@ public struct LibraryDatabase: Sendable {
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA cache_size = -512")
-            try db.execute(sql: "PRAGMA mmap_size = 268435456")
             db.add(function: FilterFunctions.match)
         }
         do {
