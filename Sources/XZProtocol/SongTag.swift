@@ -68,6 +68,7 @@ extension MPDResponse {
         if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
             add("Last-Modified", MPDResponse.timestamp(modified))
         }
+        if let catalogue { addFormat(of: catalogue) }
         for tag in SongTag.allCases where tags.contains(tag) {
             if let song = catalogue {
                 for value in tag.filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
@@ -89,6 +90,7 @@ extension MPDResponse {
         } else if let modified = (try? FileManager.default.attributesOfItem(atPath: song.localPath))?[.modificationDate] as? Date {
             add("Last-Modified", MPDResponse.timestamp(modified))
         }
+        addFormat(of: song)
         for tag in SongTag.allCases where tags.contains(tag) {
             for value in tag.filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
         }
@@ -96,6 +98,13 @@ extension MPDResponse {
             add("Time", (ms + 500) / 1000)
             add("duration", MPDResponse.seconds(ms))
         }
+    }
+
+    /// `Format: RATE:BITS:CHANNELS` where the file's format is known, as MPD lists it; 16 bits, what the
+    /// decoder gives and what the `AudioFormat` filter matches.
+    private mutating func addFormat(of song: Song) {
+        guard let rate = song.sampleRate, let channels = song.channels else { return }
+        add("Format", "\(rate):16:\(channels)")
     }
 
     mutating func addQueueEntry(_ entry: QueueEntry, position: Int, host: PlayerHost, tags: Set<SongTag>,

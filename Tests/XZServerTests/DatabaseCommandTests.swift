@@ -92,6 +92,9 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(values(stone, "file"), ["rock/a1.mp3"])
         XCTAssertEqual(values(stone, "Artist"), ["piman", "jzig"], "one line per artist")
         XCTAssertEqual(values(stone, "Genre"), ["Rock"])
+        // As MPD lists it, and what the AudioFormat filter matches.
+        XCTAssertEqual(values(stone, "Format"), ["44100:16:2"])
+        XCTAssertEqual(values(try client.run("find", "(AudioFormat == '44100:16:2')"), "file").count, 4)
         XCTAssertEqual(values(try client.run("find", "artist", "jzig"), "file"), ["rock/a1.mp3"])
         XCTAssertEqual(values(try client.run("find", "(Artist == 'PIMAN')"), "file"), [])
         // Database order (a folder's files before its subfolders), then the folded-only extras.
@@ -169,6 +172,7 @@ final class DatabaseCommandTests: XCTestCase {
         let first = try client.run("playlistinfo", "0")
         XCTAssertEqual(values(first, "Artist"), ["piman", "jzig"])
         XCTAssertEqual(values(first, "Genre"), ["Rock"])
+        XCTAssertEqual(values(first, "Format"), ["44100:16:2"])
     }
 
     func testFolderListings() throws {
