@@ -37,6 +37,8 @@ public struct QueueItem: Sendable, Equatable {
     public var isStream: Bool { QueueItem.isStreamURL(path) }
 
     public static func isStreamURL(_ text: String) -> Bool {
+        // Most names are paths: ruled out by their first byte, before any copy of the head.
+        guard let first = text.utf8.first, first | 0x20 == UInt8(ascii: "h") else { return false }
         let head = text.utf8.prefix(8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         return head.starts(with: "http://".utf8) || head.starts(with: "https://".utf8)
     }

@@ -46,7 +46,7 @@ extension MPDCommands {
             }
             if let duration = status.durationMs { call.response.add("duration", MPDResponse.seconds(duration)) }
             if let format = status.audioFormat {
-                call.response.add("audio", "\(format.sampleRate):16:\(format.channels)")
+                call.response.add("audio", numbers: format.sampleRate, 16, format.channels)
             }
         }
         if status.currentIndex != nil, let next = status.nextIndex, let nextId = status.nextId {

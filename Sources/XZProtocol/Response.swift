@@ -26,7 +26,22 @@ public struct MPDResponse: Sendable, Equatable {
 
     public mutating func add(_ key: String, _ value: Int) {
         appendKey(key)
-        // Digits written in place, most significant first: no string made per number.
+        appendDigits(value)
+        bytes.append(0x0A)
+    }
+
+    /// `key: A:B:C`, numbers written as `add(_:_:)` writes one (`Format: 44100:16:2`).
+    mutating func add(_ key: String, numbers: Int...) {
+        appendKey(key)
+        for (index, value) in numbers.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ":")) }
+            appendDigits(value)
+        }
+        bytes.append(0x0A)
+    }
+
+    /// Digits written in place, most significant first: no string made per number.
+    private mutating func appendDigits(_ value: Int) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var divisor: UInt = 1
@@ -36,7 +51,6 @@ public struct MPDResponse: Sendable, Equatable {
             magnitude %= divisor
             divisor /= 10
         } while divisor > 0
-        bytes.append(0x0A)
     }
 
     /// `key: `

@@ -104,7 +104,7 @@ extension MPDResponse {
     /// decoder gives and what the `AudioFormat` filter matches.
     private mutating func addFormat(of song: Song) {
         guard let rate = song.sampleRate, let channels = song.channels else { return }
-        add("Format", "\(rate):16:\(channels)")
+        add("Format", numbers: rate, 16, channels)
     }
 
     mutating func addQueueEntry(_ entry: QueueEntry, position: Int, host: PlayerHost, tags: Set<SongTag>,

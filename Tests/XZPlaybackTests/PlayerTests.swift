@@ -56,6 +56,13 @@ final class PlayerTests: XCTestCase {
         }
     }
 
+    func testStreamURLsAreHTTPInAnyCase() {
+        for url in ["http://x/a.mp3", "HTTPS://x", "Http://x"] { XCTAssertTrue(QueueItem.isStreamURL(url), url) }
+        for name in ["", "h", "http:/x", "hxxp://x", "/music/http://x", "ftp://x", "https:", "其他"] {
+            XCTAssertFalse(QueueItem.isStreamURL(name), name)
+        }
+    }
+
     // MARK: Outputs
 
     /// With no sound card: one notice, audio goes to null (paced), and nothing at all on fd 2.
