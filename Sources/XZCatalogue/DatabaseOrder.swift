@@ -3,7 +3,7 @@ import Foundation
 extension SongNaming {
     /// The key whose byte order (memcmp, `DatabaseOrder.sortByKey`) is MPD's database order for `song`.
     public func databaseOrderKey(of song: Song) -> [UInt8] {
-        DatabaseOrder.walkKey(uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath), song)
+        DatabaseOrder.key(of: song, uri: uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath))
     }
 }
 
@@ -40,7 +40,7 @@ public enum DatabaseOrder {
     /// folder by folder (by name), a folder's songs before its subfolders, and within a folder by album
     /// (none first), disc, track, then file name (MPD's song_cmp). Built once per song, so a sort compares
     /// bytes rather than names.
-    static func walkKey(_ uri: String, _ song: Song) -> [UInt8] {
+    public static func key(of song: Song, uri: String) -> [UInt8] {
         let bytes = Array(uri.utf8)
         var key: [UInt8] = []
         key.reserveCapacity(bytes.count * 2 + 32)

@@ -16,8 +16,11 @@ extension LibraryDatabase {
         }
     }
 
+    /// Songs by id in the order of `ids`, in one query; ids of no song are left out.
     public func songs(ids: [Int64]) throws -> [Song] {
-        try ids.compactMap { try song(id: $0) }
+        let found = try pool.read { db in try Self.songs(db, ids: ids) }
+        let byId = Dictionary(found.map { ($0.id, $0) }) { first, _ in first }
+        return ids.compactMap { byId[$0] }
     }
 
     /// A singer by exact name, else the best search hit for `name`.

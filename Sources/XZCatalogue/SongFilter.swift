@@ -287,6 +287,7 @@ extension SongFilter {
 
     /// `added-since` compares the catalogue's ISO 8601 `added_at` with this.
     static func timestamp(_ seconds: Int64) -> String {
-        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        // A format style, not a formatter made per call: the queue's filter asks once per entry.
+        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
     }
 }

@@ -222,8 +222,7 @@ public final class Player: @unchecked Sendable {
         defer { core.condition.unlock() }
         let machine = core.machine
         let status = core.status
-        // The engine's figures belong to the current track only once it has loaded it.
-        let live = machine.isActive && status.generation == machine.generation
+        let live = core.engineFiguresAreCurrent
         return PlayerSnapshot(
             state: machine.state, isBuffering: machine.isBuffering, currentIndex: machine.currentIndex, current: machine.current,
             positionMs: live ? status.positionMs : 0,
@@ -239,7 +238,7 @@ public final class Player: @unchecked Sendable {
     public func status() -> PlayerStatus {
         core.condition.lock()
         defer { core.condition.unlock() }
-        return core.machine.status(engineGeneration: core.status.generation, positionMs: core.status.positionMs,
+        return core.machine.status(live: core.engineFiguresAreCurrent, positionMs: core.status.positionMs,
                                    durationMs: core.status.durationMs, audioFormat: core.status.audioFormat,
                                    volume: core.volume, lastError: core.lastError)
     }
@@ -334,10 +333,8 @@ struct EngineStatus {
 extension PlayerStateMachine {
     /// For `Player.status()`. `mutating` only so that the core lends its machine in place: a plain method
     /// call on the stored machine would copy it first, retaining every array it holds.
-    fileprivate mutating func status(engineGeneration: Int, positionMs: Int, durationMs: Int?,
+    fileprivate mutating func status(live: Bool, positionMs: Int, durationMs: Int?,
                                      audioFormat: AudioFormatSummary?, volume: Int, lastError: String?) -> PlayerStatus {
-        // The engine's figures belong to the current track only once it has loaded it.
-        let live = isActive && engineGeneration == generation
         let next = nextIndex
         return PlayerStatus(
             state: state, isBuffering: isBuffering, currentIndex: currentIndex,
@@ -365,6 +362,9 @@ final class PlayerCore: @unchecked Sendable {
     var engineExited = false
     /// Counts arrivals of stream bytes, so the audio thread never sleeps through one that came while it looked.
     var arrivals = 0
+
+    /// The engine's figures (position, duration, format) belong to the current track only once it has loaded it.
+    var engineFiguresAreCurrent: Bool { machine.isActive && status.generation == machine.generation }
 
     init(machine: PlayerStateMachine) {
         self.machine = machine

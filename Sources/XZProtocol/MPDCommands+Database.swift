@@ -70,12 +70,13 @@ extension MPDCommands {
         let filters = try filters(call.arguments, foldCase: !exact)
         for (index, entry) in call.player.snapshot().entries.enumerated() {
             let item = entry.item
-            let song = item.songId.flatMap { try? call.host.database.song(id: $0) }
-                ?? Song(title: item.title, singer: item.singer, album: item.album, track: item.track, year: item.year,
-                        durationMs: item.durationMs, localPath: item.path)
+            let catalogue = item.songId.flatMap { try? call.host.database.song(id: $0) }
+            let song = catalogue ?? Song(title: item.title, singer: item.singer, album: item.album, track: item.track,
+                                         year: item.year, durationMs: item.durationMs, localPath: item.path)
             let uri = call.host.uri(of: item)
             if filters.allSatisfy({ $0.matches(song, uri: uri) }) {
-                call.response.addQueueEntry(entry, position: index, host: call.host, tags: call.session.tagTypes)
+                call.response.addQueueEntry(entry, position: index, host: call.host, tags: call.session.tagTypes,
+                                            catalogue: catalogue)
             }
         }
     }
@@ -89,20 +90,24 @@ extension MPDCommands {
     }
 
     static func uri(_ call: Invocation, _ song: Song) -> String {
-        call.host.uris.uri(forPath: song.localPath, inCatalogue: true)
+        call.host.uri(of: song)
     }
 
     /// find/search's songs; a `base` folder the database does not hold is MPD's "No such directory".
     static func matches(_ call: Invocation, _ selection: SongSelection) throws(MPDError) -> [Song] {
         let found = try songs(call, selection)
-        guard found.isEmpty else { return found }
+        if found.isEmpty { try requireBaseFolders(call, selection) }
+        return found
+    }
+
+    /// For an empty answer: a `base` folder the database does not hold is MPD's "No such directory".
+    static func requireBaseFolders(_ call: Invocation, _ selection: SongSelection) throws(MPDError) {
         for case .base(let folder) in selection.filters where !folder.isEmpty {
             guard FilterParser.isSafeLocalURI(folder),
                   !(try songs(call, SongSelection(filters: [.base(folder)], window: 0..<1))).isEmpty else {
                 throw MPDError(.noExist, "No such directory")
             }
         }
-        return found
     }
 
     static func printMatches(_ call: inout Invocation, foldCase: Bool) throws(MPDError) {
@@ -115,8 +120,7 @@ extension MPDCommands {
             } catch {
                 throw MPDError(.system, "\(error)")
             }
-            // Nothing found: `matches` tells a missing `base` folder from an empty answer.
-            if count == 0 { _ = try matches(call, selection) }
+            if count == 0 { try requireBaseFolders(call, selection) }
             return
         }
         for song in try matches(call, selection) {

@@ -63,6 +63,11 @@ public final class PlayerHost: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The name protocol clients know a catalogue song by.
+    public func uri(of song: Song) -> String {
+        uris.uri(forPath: song.localPath, inCatalogue: true)
+    }
+
     /// The name protocol clients know a queue item by.
     public func uri(of item: QueueItem) -> String {
         uris.uri(forPath: item.path, inCatalogue: item.songKey != nil)

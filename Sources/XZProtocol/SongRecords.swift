@@ -55,8 +55,10 @@ final class SongRecords: @unchecked Sendable {
         var made: [(id: Int64, key: [UInt8], bytes: Range<Int>)] = []
         for case let (id, song?) in [matches, extras].joined() {
             let start = rendered.bytes.count
-            rendered.addCatalogueSong(song, uri: host.uris.uri(forPath: song.localPath, inCatalogue: true), tags: tags)
-            made.append((id, naming.databaseOrderKey(of: song), start..<rendered.bytes.count))
+            // Ordered by the name the client sees: the one `naming` gives every song a host lists.
+            let uri = host.uri(of: song)
+            rendered.addCatalogueSong(song, uri: uri, tags: tags)
+            made.append((id, DatabaseOrder.key(of: song, uri: uri), start..<rendered.bytes.count))
         }
         let arena = rendered.bytes.withUnsafeBufferPointer { Array($0) }
         var new: [Int64: Record] = [:]

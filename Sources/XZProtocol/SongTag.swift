@@ -107,9 +107,10 @@ extension MPDResponse {
         add("Format", numbers: rate, 16, channels)
     }
 
+    /// `catalogue`: the entry's catalogue song when the caller has read it already.
     mutating func addQueueEntry(_ entry: QueueEntry, position: Int, host: PlayerHost, tags: Set<SongTag>,
-                                durationMs: Int? = nil) {
-        let song = entry.item.songId.flatMap { try? host.database.song(id: $0) }
+                                durationMs: Int? = nil, catalogue: Song? = nil) {
+        let song = catalogue ?? entry.item.songId.flatMap { try? host.database.song(id: $0) }
         addSong(entry.item, uri: host.uri(of: entry.item), tags: tags, durationMs: durationMs, catalogue: song)
         add("Pos", position)
         add("Id", entry.id)

@@ -180,7 +180,7 @@ final class SongFilterQueryTests: XCTestCase {
             ("A.mp3", song(nil, nil, nil)), ("b/x.mp3", song("a", nil, 1)),
         ]
         var ordered = songs
-        DatabaseOrder.sortByKey(&ordered) { DatabaseOrder.walkKey($0.0, $0.1) }
+        DatabaseOrder.sortByKey(&ordered) { DatabaseOrder.key(of: $0.1, uri: $0.0) }
         let sorted = ordered.map(\.0)
         // Songs before folders; in a folder, no album first, then disc, then track, then name; names
         // case-insensitively, then by bytes.
