@@ -3,7 +3,7 @@ import Foundation
 extension SongNaming {
     /// The key whose byte order (memcmp, `DatabaseOrder.sortByKey`) is MPD's database order for `song`.
     public func databaseOrderKey(of song: Song) -> [UInt8] {
-        DatabaseOrder.key(of: song, uri: uri(ofPath: song.localPath.isEmpty ? song.songKey : song.localPath))
+        DatabaseOrder.key(of: song, uri: uri(of: song))
     }
 }
 
@@ -39,11 +39,14 @@ public enum DatabaseOrder {
     /// A byte string whose order (memcmp) is MPD's database order, the order its walk meets songs:
     /// folder by folder (by name), a folder's songs before its subfolders, and within a folder by album
     /// (none first), disc, track, then file name (MPD's song_cmp). Built once per song, so a sort compares
-    /// bytes rather than names.
+    /// bytes rather than names. Songs named by URL (not offline, `onlineByURL`) are in no folder MPD
+    /// walks: they come after every file.
     public static func key(of song: Song, uri: String) -> [UInt8] {
         let bytes = Array(uri.utf8)
         var key: [UInt8] = []
         key.reserveCapacity(bytes.count * 2 + 32)
+        // A name made from a path never holds "//"; a URL does.
+        if uri.contains("://") { key.append(3) }
         var start = 0
         while let slash = bytes[start...].firstIndex(of: 0x2F) {
             key.append(2)

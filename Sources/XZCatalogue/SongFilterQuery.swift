@@ -85,7 +85,10 @@ extension LibraryDatabase {
 
     /// The URIs of the songs `filters` select, unordered: folder listings need names, not whole songs.
     public func songURIs(_ filters: [SongFilter], naming: SongNaming) throws -> [(id: Int64, uri: String)] {
-        try pool.read { db in
+        // Folders hold files: songs named by URL are in none.
+        var naming = naming
+        naming.onlineByURL = false
+        return try pool.read { db in
             let (condition, arguments) = FilterSQL.whereClause(filters, naming: naming)
             let rows = try Row.fetchCursor(db, sql: "SELECT song.id, song.local_path, song.song_key FROM song \(Song.joins)\(condition)",
                                            arguments: arguments)
@@ -165,7 +168,7 @@ extension LibraryDatabase {
             .filter { !excluding.contains($0) }
         guard !ids.isEmpty else { return [] }
         var arguments: [DatabaseValueConvertible?] = ["[" + ids.map(String.init).joined(separator: ",") + "]"]
-        var conditions = naming.localOnly ? ["song.local_path <> ''"] : []
+        var conditions = naming.listedCondition.map { [$0] } ?? []
         for filter in rest { conditions.append(FilterSQL.condition(filter, naming: naming, arguments: &arguments)) }
         let songs = try Song.fetchAll(db, sql: """
             SELECT \(Song.selection) FROM json_each(?) AS candidate CROSS JOIN song ON song.id = candidate.value
@@ -203,7 +206,7 @@ enum FilterSQL {
     /// ` WHERE …` for `filters` (empty when nothing filters), with its bound values.
     static func whereClause(_ filters: [SongFilter], naming: SongNaming) -> (sql: String, arguments: StatementArguments) {
         var arguments: [DatabaseValueConvertible?] = []
-        var conditions: [String] = naming.localOnly ? ["song.local_path <> ''"] : []
+        var conditions = naming.listedCondition.map { [$0] } ?? []
         for filter in filters {
             conditions.append(condition(filter, naming: naming, arguments: &arguments, topLevel: true))
         }

@@ -17,6 +17,9 @@ public struct SongNaming: Sendable {
     public var otherPrefix: String
     /// Only songs with a local file (what a player can add).
     public var localOnly: Bool
+    /// With `localOnly`: catalogue songs that are not offline are listed too, named by their audio URL
+    /// (a host that plays them as they download). Folder listings never hold them.
+    public var onlineByURL = false
 
     public init(roots: [Root], otherPrefix: String, localOnly: Bool) {
         self.roots = roots
@@ -26,6 +29,18 @@ public struct SongNaming: Sendable {
 
     /// Absolute paths as they are: the catalogue's own command line.
     public static let paths = SongNaming(roots: [], otherPrefix: "/", localOnly: false)
+
+    /// The name of a catalogue song: its file's, else its audio URL (`onlineByURL`), else its key's.
+    public func uri(of song: Song) -> String {
+        if !song.isLocal, onlineByURL, !song.audioURL.isEmpty { return song.audioURL }
+        return uri(ofPath: song.isLocal ? song.localPath : song.songKey)
+    }
+
+    /// SQL keeping the songs this naming lists; nil when it lists every song.
+    var listedCondition: String? {
+        guard localOnly else { return nil }
+        return onlineByURL ? "(song.local_path <> '' OR song.audio_url <> '')" : "song.local_path <> ''"
+    }
 
     public func uri(ofPath path: String) -> String {
         for root in roots {
@@ -59,6 +74,8 @@ public struct SongNaming: Sendable {
         }
         arguments.append(otherPrefix)
         let other = "? || ltrim(\(path), '/')"
-        return roots.isEmpty ? other : sql + " ELSE \(other) END"
+        let named = roots.isEmpty ? other : sql + " ELSE \(other) END"
+        guard onlineByURL else { return named }
+        return "CASE WHEN song.local_path = '' AND song.audio_url <> '' THEN song.audio_url ELSE \(named) END"
     }
 }

@@ -83,7 +83,7 @@ extension MPDCommands {
 
     static func songs(_ call: Invocation, _ selection: SongSelection) throws(MPDError) -> [Song] {
         do {
-            return try call.host.database.songs(selection, naming: call.host.uris.naming)
+            return try call.host.database.songs(selection, naming: call.host.naming)
         } catch {
             throw MPDError(.system, "\(error)")
         }
@@ -138,7 +138,7 @@ extension MPDCommands {
         let found = try matches(call, try selection(arguments, foldCase: foldCase))
         guard !found.isEmpty else { return }
         let database = call.host.database
-        call.player.insert(found.map { QueueItem(song: $0, database: database) }, at: position)
+        call.player.insert(found.map { QueueItem(playing: $0, database: database) }, at: position)
     }
 
     /// `searchaddpl NAME FILTER… [sort] [window] [position POS]`: into a stored playlist, made when new.
@@ -153,7 +153,7 @@ extension MPDCommands {
         }
         let found = try matches(call, try selection(arguments, foldCase: true))
         let database = call.host.database
-        let added = found.map { call.host.playlistEntry(QueueItem(song: $0, database: database)) }
+        let added = found.map { call.host.playlistEntry(QueueItem(playing: $0, database: database)) }
         try insert(added, into: name, at: position, host: call.host)
     }
 
@@ -176,7 +176,7 @@ extension MPDCommands {
     static func tagValues(_ call: Invocation, _ filters: [SongFilter], _ tags: [FilterTag]) throws(MPDError)
         -> [(values: [[String]], durationMs: Int)] {
         do {
-            return try call.host.database.tagValues(filters, tags: tags, naming: call.host.uris.naming)
+            return try call.host.database.tagValues(filters, tags: tags, naming: call.host.naming)
         } catch {
             throw MPDError(.system, "\(error)")
         }

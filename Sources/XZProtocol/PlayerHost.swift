@@ -63,9 +63,17 @@ public final class PlayerHost: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// How the database commands name and choose songs: the music folder's names, and on a host that
+    /// streams, the catalogue songs that are not offline by their audio URL.
+    public var naming: SongNaming {
+        var naming = uris.naming
+        naming.onlineByURL = canStream
+        return naming
+    }
+
     /// The name protocol clients know a catalogue song by.
     public func uri(of song: Song) -> String {
-        uris.uri(forPath: song.localPath, inCatalogue: true)
+        song.isLocal ? uris.uri(forPath: song.localPath, inCatalogue: true) : naming.uri(of: song)
     }
 
     /// The name protocol clients know a queue item by.

@@ -47,7 +47,7 @@ final class SongRecords: @unchecked Sendable {
             }
             return records[tags] ?? [:]
         }
-        let naming = host.uris.naming
+        let naming = host.naming
         // Nothing kept yet: one pass reads every song whole.
         let (matches, extras) = try host.database.songIDs(selection, naming: naming,
                                                            wanted: known.isEmpty ? nil : { known[$0] == nil })
@@ -55,7 +55,7 @@ final class SongRecords: @unchecked Sendable {
         var made: [(id: Int64, key: [UInt8], bytes: Range<Int>)] = []
         for case let (id, song?) in [matches, extras].joined() {
             let start = rendered.bytes.count
-            // Ordered by the name the client sees: the one `naming` gives every song a host lists.
+            // Ordered by the name the client sees, `naming`'s for every song a host lists.
             let uri = host.uri(of: song)
             rendered.addCatalogueSong(song, uri: uri, tags: tags)
             made.append((id, DatabaseOrder.key(of: song, uri: uri), start..<rendered.bytes.count))

@@ -179,6 +179,39 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(streaming.uri(of: queue[0]), "https://example.invalid/online.mp3")
     }
 
+    /// On a host that streams, find and search list the catalogue songs that are not offline, named by their
+    /// URL and after every file; adding them queues them to play as they download. Folder listings hold
+    /// only files, and a host that cannot stream lists none of them.
+    func testSongsNotOfflineAreFoundByTheirURLOnAHostThatStreams() throws {
+        let feed = folder.url.appendingPathComponent("online.jsonl")
+        try [#"{"source_id": "qt", "title": "晴天", "singer": "周杰伦", "album": "叶惠美", "audio_url": "https://example.invalid/qt.mp3"}"#,
+             #"{"source_id": "none", "title": "晴天 (no audio)", "singer": "周杰伦"}"#]
+            .joined(separator: "\n").write(to: feed, atomically: true, encoding: .utf8)
+        _ = try host.database.importFeed(at: feed)
+        let streaming = PlayerHost(folder: host.folder, database: host.database, output: .null, seed: 7,
+                                   streams: { _ in throw PlaybackError("not in this test") }) { _ in }
+        defer { streaming.shutdown() }
+        func run(_ line: String, on target: PlayerHost) -> String {
+            var session = ClientSession(peer: .network, passwordRequired: false)
+            return String(decoding: session.receive(line: line, host: target, password: nil).bytes, as: UTF8.self)
+        }
+        func files(_ line: String, on target: PlayerHost) -> [String] {
+            run(line, on: target).split(separator: "\n").filter { $0.hasPrefix("file: ") }.map { String($0.dropFirst(6)) }
+        }
+        XCTAssertEqual(files("search any zjl", on: streaming), ["https://example.invalid/qt.mp3"], "pinyin initials, by URL")
+        XCTAssertEqual(files("find \"(file == 'https://example.invalid/qt.mp3')\"", on: streaming),
+                       ["https://example.invalid/qt.mp3"])
+        XCTAssertTrue(run("find title 晴天", on: streaming).contains("Title: 晴天\nAlbum: 叶惠美\n"))
+        XCTAssertEqual(fields(run("count artist 周杰伦", on: streaming))["songs"], "1", "the song with no audio is not listed")
+        XCTAssertEqual(files("search any zjl", on: host), [], "a host that cannot stream lists files only")
+        XCTAssertFalse(run("lsinfo", on: streaming).contains("https"), "no folder is made of a URL")
+
+        XCTAssertEqual(run("searchadd any zjl", on: streaming), "OK\n")
+        let queued = streaming.player.snapshot().queue
+        XCTAssertEqual(queued.map(\.path), ["https://example.invalid/qt.mp3"])
+        XCTAssertNotNil(queued.first?.songKey, "the catalogue song")
+    }
+
     /// A stream waiting for its bytes is `play` to MPD clients, with one extra line our own commands read.
     func testBufferingIsPlayWithAnExtraLine() throws {
         let waiting = GrowingFile(path: folder.url.appendingPathComponent("never.part").path)
