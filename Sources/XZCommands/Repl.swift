@@ -85,7 +85,8 @@ enum Repl {
         let host: HostedPlayer
         do {
             host = try HostedPlayer.start(context: session, endpoint: HostEndpoint(library: session.folder),
-                                          settings: settings, output: output, tcp: false, presentation: .interactive)
+                                          settings: settings, output: output, tcp: false, presentation: .interactive,
+                                          recordsAhead: false)
         } catch {
             // The prompt still plays when it cannot be the host (a host that does not answer, a socket
             // folder it may not write); other programs then cannot reach its player.

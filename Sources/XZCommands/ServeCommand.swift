@@ -44,7 +44,7 @@ struct Serve: LibraryCommand {
         let spec = try output ?? OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
         let endpoint = HostEndpoint(library: context.folder)
         let hosting = try HostedPlayer.start(context: context, endpoint: endpoint, settings: settings, output: spec,
-                                             tcp: !noTcp, presentation: .text)
+                                             tcp: !noTcp, presentation: .text, recordsAhead: true)
         var addresses = [endpoint.socketPath]
         if let tcpPort = hosting.tcpPort { addresses.append("\(settings.bindAddress):\(tcpPort)") }
         context.console.line("xzmusic: hosting \(context.folder.url.path.safe) on \(addresses.joined(separator: " and "))")
@@ -74,9 +74,11 @@ final class HostedPlayer {
         self.socketPath = socketPath
     }
 
-    /// Takes the library's host lock (failing with the running host's name), then listens.
+    /// Takes the library's host lock (failing with the running host's name), then listens and watches
+    /// the catalogue. `recordsAhead`: a headless host, whose work is answering clients, makes every
+    /// song's record before the first listing (`PlayerHost.watchCatalogue`); a prompt keeps its memory.
     static func start(context: CommandContext, endpoint: HostEndpoint, settings: HostSettings, output: OutputSpec,
-                      tcp: Bool, presentation: PlaybackSession.Presentation) throws -> HostedPlayer {
+                      tcp: Bool, presentation: PlaybackSession.Presentation, recordsAhead: Bool) throws -> HostedPlayer {
         let description = "pid \(getpid()), socket \(endpoint.socketPath)"
             + (tcp ? ", tcp \(settings.bindAddress):\(settings.port)" : "")
         // Opening the library first also makes its folder, where the lock lives.
@@ -89,6 +91,7 @@ final class HostedPlayer {
         do {
             try server.listen(unixPath: endpoint.socketPath)
             let port = tcp ? try server.listen(host: settings.bindAddress, port: settings.port) : nil
+            session.host.watchCatalogue(makingRecordsAhead: recordsAhead)
             return HostedPlayer(session: session, server: server, tcpPort: port, lock: lock, socketPath: endpoint.socketPath)
         } catch {
             server.shutdown()

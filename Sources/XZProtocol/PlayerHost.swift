@@ -154,7 +154,19 @@ public final class PlayerHost: @unchecked Sendable {
     }
 
     /// Stops the music (the play session saved as ended by leaving), closes the output and writes statistics.
+    /// Watches the catalogue while clients may list it: a change made by another process is announced
+    /// (`changed: database`, as after `update`). `makingRecordsAhead`: after every change, the songs'
+    /// records are made again in the background (`SongRecords.warm`), a few MB for a small catalogue.
+    public func watchCatalogue(every interval: DispatchTimeInterval = .seconds(1), makingRecordsAhead: Bool) {
+        updates.watch(database, every: interval) { [weak self] byOtherProcess in
+            guard let self else { return }
+            if byOtherProcess { announce([.database]) }
+            if makingRecordsAhead { try? songRecords.warm(host: self) }
+        }
+    }
+
     public func shutdown() {
+        updates.stopWatching()
         player.shutdown()
         drained.wait()
         drained.signal()  // a second shutdown returns at once

@@ -7,8 +7,9 @@ import XZCatalogue
 /// kept yet cost what they did before anything was kept.
 final class SongRecords: @unchecked Sendable {
     private struct Record {
-        var orderKey: [UInt8]
-        /// A slice of the bytes rendered with the other songs of its listing.
+        /// Both slices of one buffer per listing: a record costs no allocation of its own, which keeps
+        /// a whole catalogue's records (`warm`) at a few hundred bytes a song.
+        var orderKey: ArraySlice<UInt8>
         var bytes: ArraySlice<UInt8>
     }
 
@@ -16,6 +17,9 @@ final class SongRecords: @unchecked Sendable {
     static let capacity = 32 << 20
     /// Clients that ask for other tags (`tagtypes`) get records of their own; a few sets are kept.
     private static let tagSetLimit = 4
+    /// Catalogues of up to this many songs have every record made before any listing asks (`warm`):
+    /// a few MB, as MPD keeps its whole database in memory. Larger ones keep what listings made.
+    var warmLimit = 20_000
 
     private let lock = NSLock()
     private var version: Int64?
@@ -27,19 +31,58 @@ final class SongRecords: @unchecked Sendable {
     func list(_ selection: SongSelection, tags: Set<SongTag>, host: PlayerHost, into response: inout MPDResponse) throws -> Int {
         // Read before the songs: a change after this read moves the version, so nothing older is kept under it.
         let version = try host.database.catalogueVersion()
-        let (ordered, new, newBytes) = try collect(selection, tags: tags, host: host, version: version)
-        // After `collect` let go of its copy of the table, so adding to it does not copy it.
-        if !new.isEmpty { keep(new, bytes: newBytes, tags: tags, version: version) }
+        let ordered: [Record]
+        let made: (records: [Int64: Record], bytes: Int)
+        do {
+            let known = kept(tags: tags, version: version)
+            // Nothing kept yet: one pass reads every song whole.
+            let (matches, extras) = try host.database.songIDs(selection, naming: host.naming,
+                                                               wanted: known.isEmpty ? nil : { known[$0] == nil })
+            made = render([matches, extras].joined(), tags: tags, host: host)
+            ordered = [matches, extras].flatMap { part in
+                var found = part.compactMap { known[$0.id] ?? made.records[$0.id] }
+                DatabaseOrder.sortByKey(&found, key: \.orderKey)
+                return found
+            }
+        }
+        // Once `known` let go of the table, so adding to it does not copy it.
+        keep(made.records, bytes: made.bytes, tags: tags, version: version)
         let window = selection.window ?? 0..<ordered.count
         let shown = ordered[min(window.lowerBound, ordered.count)..<min(window.upperBound, ordered.count)]
         for record in shown { response.append(rendered: record.bytes) }
         return shown.count
     }
 
-    /// The selected songs' records in order, those made now, and the bytes these hold.
-    private func collect(_ selection: SongSelection, tags: Set<SongTag>, host: PlayerHost, version: Int64) throws
-        -> (ordered: [Record], new: [Int64: Record], newBytes: Int) {
-        let known: [Int64: Record] = lock.withLock {
+    /// Makes and keeps the record of every song the host lists, with every tag (what a client gets
+    /// unless it sent `tagtypes`), when the catalogue has at most `warmLimit` songs: a first search
+    /// then answers from memory. Songs are read a batch at a time, so that what the reading takes is
+    /// little and reused. Blocks on the database; never called on an event loop.
+    func warm(host: PlayerHost) throws {
+        guard try host.database.songCount() <= warmLimit else { return }
+        let version = try host.database.catalogueVersion()
+        let tags = Set(SongTag.allCases)
+        while true {
+            let made: (records: [Int64: Record], bytes: Int)
+            do {
+                let known = kept(tags: tags, version: version)
+                var taken = 0
+                let (songs, _) = try host.database.songIDs(SongSelection(filters: []), naming: host.naming) { id in
+                    guard known[id] == nil, taken < Self.warmBatch else { return false }
+                    taken += 1
+                    return true
+                }
+                made = render(songs, tags: tags, host: host)
+            }
+            guard !made.records.isEmpty, keep(made.records, bytes: made.bytes, tags: tags, version: version) else { return }
+        }
+    }
+
+    /// Songs `warm` reads at a time.
+    private static let warmBatch = 1_000
+
+    /// The records kept for `tags` under `version`; everything kept before is dropped when the version moved.
+    private func kept(tags: Set<SongTag>, version: Int64) -> [Int64: Record] {
+        lock.withLock {
             if version != self.version {
                 records = [:]
                 size = 0
@@ -47,36 +90,53 @@ final class SongRecords: @unchecked Sendable {
             }
             return records[tags] ?? [:]
         }
-        let naming = host.naming
-        // Nothing kept yet: one pass reads every song whole.
-        let (matches, extras) = try host.database.songIDs(selection, naming: naming,
-                                                           wanted: known.isEmpty ? nil : { known[$0] == nil })
+    }
+
+    /// Records of the songs read (those with a song), rendered with their order keys into one buffer,
+    /// and the bytes these hold.
+    private func render<Songs: Sequence<(id: Int64, song: Song?)>>(_ songs: Songs, tags: Set<SongTag>, host: PlayerHost)
+        -> (records: [Int64: Record], bytes: Int) {
         var rendered = MPDResponse()
-        var made: [(id: Int64, key: [UInt8], bytes: Range<Int>)] = []
-        for case let (id, song?) in [matches, extras].joined() {
+        var keys: [UInt8] = []
+        var made: [(id: Int64, key: Range<Int>, bytes: Range<Int>)] = []
+        for case let (id, song?) in songs {
             let start = rendered.bytes.count
+            let keyStart = keys.count
             // Ordered by the name the client sees, `naming`'s for every song a host lists.
             let uri = host.uri(of: song)
             rendered.addCatalogueSong(song, uri: uri, tags: tags)
-            made.append((id, DatabaseOrder.key(of: song, uri: uri), start..<rendered.bytes.count))
+            DatabaseOrder.appendKey(of: song, uri: uri, to: &keys)
+            made.append((id, keyStart..<keys.count, start..<rendered.bytes.count))
         }
-        let arena = rendered.bytes.withUnsafeBufferPointer { Array($0) }
-        var new: [Int64: Record] = [:]
-        for (id, key, range) in made { new[id] = Record(orderKey: key, bytes: arena[range]) }
-        let ordered = [matches, extras].flatMap { part in
-            var found = part.compactMap { known[$0.id] ?? new[$0.id] }
-            DatabaseOrder.sortByKey(&found, key: \.orderKey)
-            return found
+        let keysStart = rendered.bytes.count
+        // Exactly as large as its bytes: kept as long as any of its records.
+        var arena: [UInt8] = []
+        arena.reserveCapacity(keysStart + keys.count)
+        arena += rendered.bytes
+        arena += keys
+        var records: [Int64: Record] = [:]
+        records.reserveCapacity(made.count)
+        for (id, key, range) in made {
+            records[id] = Record(orderKey: arena[(key.lowerBound + keysStart)..<(key.upperBound + keysStart)], bytes: arena[range])
         }
-        return (ordered, new, arena.count + made.reduce(0) { $0 + $1.key.count + 64 })
+        return (records, arena.count + made.count * 96)
     }
 
-    private func keep(_ new: [Int64: Record], bytes: Int, tags: Set<SongTag>, version: Int64) {
-        lock.withLock {
+    /// How many songs have their record kept for `tags`.
+    func keptCount(tags: Set<SongTag>) -> Int {
+        lock.withLock { records[tags]?.count ?? 0 }
+    }
+
+    /// Keeps `new` unless the version moved or there is no room; whether it was kept.
+    @discardableResult
+    private func keep(_ new: [Int64: Record], bytes: Int, tags: Set<SongTag>, version: Int64) -> Bool {
+        guard !new.isEmpty else { return true }
+        return lock.withLock {
             guard version == self.version, size + bytes <= Self.capacity,
-                  records[tags] != nil || records.count < Self.tagSetLimit else { return }
+                  records[tags] != nil || records.count < Self.tagSetLimit else { return false }
             records[tags, default: [:]].merge(new) { old, _ in old }
             size += bytes
+            return true
         }
     }
 }

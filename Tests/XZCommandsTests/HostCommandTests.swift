@@ -24,9 +24,7 @@ final class HostCommandTests: LibraryProcessTestCase {
     }
 
     private func waitUntil(_ what: String, timeout: TimeInterval = 10, _ condition: () throws -> Bool) rethrows {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while try !condition() && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        XCTAssertTrue(try condition(), what)
+        XCTAssertTrue(try eventually(timeout: timeout, condition), what)
     }
 
     func testOneShotCommandsDriveTheHost() throws {

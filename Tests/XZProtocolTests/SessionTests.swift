@@ -46,9 +46,7 @@ final class SessionTests: XCTestCase {
     }
 
     func waitFor(_ what: String, timeout: TimeInterval = 5, _ condition: () -> Bool) {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while !condition() && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        XCTAssertTrue(condition(), what)
+        XCTAssertTrue(eventually(timeout: timeout, condition), what)
     }
 
     func testStatusFollowsEveryControlCommand() {

@@ -1,6 +1,6 @@
 import XCTest
 import XZCatalogue
-import XZProtocol
+@testable import XZProtocol
 @testable import XZServer
 import XZTestSupport
 
@@ -160,6 +160,56 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(values(try narrow.run("find", "title", "Boulder"), "Album"), [])
         XCTAssertEqual(values(try client.run("find", "title", "Boulder"), "Album"), ["Rocks"])
         XCTAssertEqual(values(try narrow.run("find", "title", "Boulder"), "Title"), ["Boulder"])
+    }
+
+    /// Small catalogues have every song's record made ahead of the first listing; larger ones only
+    /// what listings made.
+    func testRecordsAreMadeAheadForSmallCatalogues() throws {
+        try updated()
+        let everyTag = Set(SongTag.allCases)
+        host.songRecords.warmLimit = 3
+        try host.songRecords.warm(host: host)
+        XCTAssertEqual(host.songRecords.keptCount(tags: everyTag), 0, "4 songs are over a limit of 3")
+        host.songRecords.warmLimit = 4
+        try host.songRecords.warm(host: host)
+        XCTAssertEqual(host.songRecords.keptCount(tags: everyTag), 4)
+        // Answers from the records made ahead are the listings' own.
+        XCTAssertEqual(values(try client.run("search", "any", "e"), "Title"), ["Café Tune", "cafe live", "Stone", "Pebble"])
+        XCTAssertEqual(values(try client.run("find", "artist", "jzig"), "file"), ["rock/a1.mp3"])
+    }
+
+    /// A watching host tells idle clients when another process changed the catalogue, once a change
+    /// (its own `update` says so itself), and makes the records again after every change.
+    func testAWatchingHostNoticesChangesByOtherProcesses() throws {
+        try updated()
+        let heard = Heard()
+        _ = host.addIdleListener { heard.add($0) }
+        let everyTag = Set(SongTag.allCases)
+        host.watchCatalogue(every: .milliseconds(20), makingRecordsAhead: true)
+        XCTAssertTrue(eventually { self.host.songRecords.keptCount(tags: everyTag) == 4 }, "records made at the first check")
+        XCTAssertEqual(heard.databaseChanges, 0, "the catalogue at start is no change")
+
+        try ID3Builder.makeTaggedMP3(at: folder.path("music/pop/d.mp3"),
+                                     frames: [ID3Builder.list("TPE1", ["Zed"]), ID3Builder.list("TIT2", ["Delta"])])
+        let other = try LibraryDatabase(path: host.database.path)
+        _ = try other.importFolder(at: folder.url.appendingPathComponent("music"), rereadingUnchanged: false)
+        XCTAssertTrue(eventually { heard.databaseChanges == 1 }, "another process's import is announced")
+        XCTAssertTrue(eventually { self.host.songRecords.keptCount(tags: everyTag) == 5 })
+        XCTAssertEqual(values(try client.run("find", "artist", "Zed"), "Title"), ["Delta", "Café Tune", "cafe live"], "no album sorts first in its folder")
+
+        try ID3Builder.makeTaggedMP3(at: folder.path("music/pop/d.mp3"),
+                                     frames: [ID3Builder.list("TPE1", ["Zed"]), ID3Builder.list("TIT2", ["Echo"])])
+        try updated()
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertEqual(heard.databaseChanges, 2, "the host's own update is announced once")
+        XCTAssertEqual(values(try client.run("find", "artist", "Zed"), "Title"), ["Echo", "Café Tune", "cafe live"])
+    }
+
+    private final class Heard: @unchecked Sendable {
+        private let lock = NSLock()
+        private var changes: [Set<IdleSubsystem>] = []
+        func add(_ subsystems: Set<IdleSubsystem>) { lock.withLock { changes.append(subsystems) } }
+        var databaseChanges: Int { lock.withLock { changes.filter { $0.contains(.database) }.count } }
     }
 
     func testFindaddAndSearchaddFillTheQueue() throws {

@@ -203,3 +203,13 @@ public enum ID3Builder {
         return path
     }
 }
+
+/// Polls `condition` until it holds or `timeout` passes; whether it held.
+public func eventually(timeout: TimeInterval = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while try !condition() {
+        guard Date() < deadline else { return false }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    return true
+}
