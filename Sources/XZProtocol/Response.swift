@@ -26,7 +26,7 @@ public struct MPDResponse: Sendable, Equatable {
 
     public mutating func add(_ key: String, _ value: Int) {
         appendKey(key)
-        appendDigits(value)
+        appendNumber(value)
         bytes.append(0x0A)
     }
 
@@ -35,20 +35,34 @@ public struct MPDResponse: Sendable, Equatable {
         appendKey(key)
         for (index, value) in numbers.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ":")) }
-            appendDigits(value)
+            appendNumber(value)
         }
         bytes.append(0x0A)
     }
 
-    /// Digits written in place, most significant first: no string made per number.
-    private mutating func appendDigits(_ value: Int) {
+    /// `key: ` and what `value` writes, then the line's end.
+    mutating func appendLine(_ key: String, then value: (inout MPDResponse) -> Void) {
+        appendKey(key)
+        value(&self)
+        bytes.append(0x0A)
+    }
+
+    mutating func append(ascii character: Unicode.Scalar) {
+        bytes.append(UInt8(ascii: character))
+    }
+
+    /// A number's digits, at least `digits` of them (zeros before): no string made per number.
+    mutating func appendNumber(_ value: Int, digits: Int = 1) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var divisor: UInt = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
+        var width = 1
+        while magnitude / divisor >= 10 || width < digits {
+            divisor *= 10
+            width += 1
+        }
         repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
-            magnitude %= divisor
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
             divisor /= 10
         } while divisor > 0
     }

@@ -66,7 +66,7 @@ extension MPDResponse {
     mutating func addSong(_ item: QueueItem, uri: String, tags: Set<SongTag>, durationMs: Int?, catalogue: Song? = nil) {
         add("file", uri)
         if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
-            add("Last-Modified", MPDResponse.timestamp(modified))
+            add("Last-Modified", timestamp: modified)
         }
         if let catalogue { addFormat(of: catalogue) }
         for tag in SongTag.allCases where tags.contains(tag) {
@@ -78,7 +78,7 @@ extension MPDResponse {
         }
         if let ms = durationMs ?? item.durationMs {
             add("Time", (ms + 500) / 1000)
-            add("duration", MPDResponse.seconds(ms))
+            add("duration", milliseconds: ms)
         }
     }
 
@@ -86,9 +86,9 @@ extension MPDResponse {
     mutating func addCatalogueSong(_ song: Song, uri: String, tags: Set<SongTag>) {
         add("file", uri)
         if let mtime = song.fileMtime {
-            add("Last-Modified", MPDResponse.timestamp(Date(timeIntervalSince1970: TimeInterval(mtime))))
+            add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
         } else if let modified = (try? FileManager.default.attributesOfItem(atPath: song.localPath))?[.modificationDate] as? Date {
-            add("Last-Modified", MPDResponse.timestamp(modified))
+            add("Last-Modified", timestamp: modified)
         }
         addFormat(of: song)
         for tag in SongTag.allCases where tags.contains(tag) {
@@ -96,7 +96,7 @@ extension MPDResponse {
         }
         if let ms = song.durationMs {
             add("Time", (ms + 500) / 1000)
-            add("duration", MPDResponse.seconds(ms))
+            add("duration", milliseconds: ms)
         }
     }
 
@@ -119,43 +119,55 @@ extension MPDResponse {
 
     /// Seconds with three decimals, as MPD writes `elapsed` and `duration`.
     static func seconds(_ ms: Int) -> String {
-        let ms = max(0, ms)
-        let fraction = ms % 1000
-        return "\(ms / 1000).\(fraction < 10 ? "00" : fraction < 100 ? "0" : "")\(fraction)"
+        text { $0.appendSeconds(ms) }
     }
 
-    /// `2024-05-01T12:00:00Z`, as MPD writes `Last-Modified`. Written out by hand: a date formatter
-    /// per song made listings of thousands of songs spend most of their time building formatters.
+    /// `key: S.mmm`, the seconds written in place.
+    mutating func add(_ key: String, milliseconds ms: Int) {
+        appendLine(key, then: { $0.appendSeconds(ms) })
+    }
+
+    private mutating func appendSeconds(_ ms: Int) {
+        let ms = max(0, ms)
+        appendNumber(ms / 1000)
+        append(ascii: ".")
+        appendNumber(ms % 1000, digits: 3)
+    }
+
+    /// `2024-05-01T12:00:00Z`, as MPD writes `Last-Modified`.
     static func timestamp(_ date: Date) -> String {
+        text { $0.appendTimestamp(date) }
+    }
+
+    /// What `write` appends to a response, as a string.
+    private static func text(_ write: (inout MPDResponse) -> Void) -> String {
+        var response = MPDResponse()
+        write(&response)
+        return String(decoding: response.bytes, as: UTF8.self)
+    }
+
+    /// `key: 2024-05-01T12:00:00Z`, written in place: a listing writes one per song.
+    mutating func add(_ key: String, timestamp date: Date) {
+        appendLine(key, then: { $0.appendTimestamp(date) })
+    }
+
+    private mutating func appendTimestamp(_ date: Date) {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
+        // Years outside 1000...9999 are written with the digits they have, as MPD does.
         let year = Int(parts.tm_year) + 1900
-        guard (1000...9999).contains(year) else {
-            func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-            return "\(year)-\(twoDigits(parts.tm_mon + 1))-\(twoDigits(parts.tm_mday))"
-                + "T\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec))Z"
-        }
-        // Digits in place: one string per song listed, not one per field.
-        return String(unsafeUninitializedCapacity: 20) { text in
-            var at = 0
-            func put(_ value: Int, digits: Int) {
-                var divisor = 1
-                for _ in 1..<digits { divisor *= 10 }
-                while divisor > 0 {
-                    text[at] = UInt8(ascii: "0") + UInt8(value / divisor % 10)
-                    at += 1
-                    divisor /= 10
-                }
-            }
-            func put(_ byte: Character) {
-                text[at] = byte.asciiValue ?? 0
-                at += 1
-            }
-            put(year, digits: 4); put("-"); put(Int(parts.tm_mon) + 1, digits: 2); put("-"); put(Int(parts.tm_mday), digits: 2)
-            put("T"); put(Int(parts.tm_hour), digits: 2); put(":"); put(Int(parts.tm_min), digits: 2); put(":")
-            put(Int(parts.tm_sec), digits: 2); put("Z")
-            return at
-        }
+        if (1000...9999).contains(year) { appendNumber(year, digits: 4) } else { appendNumber(year) }
+        append(ascii: "-")
+        appendNumber(Int(parts.tm_mon) + 1, digits: 2)
+        append(ascii: "-")
+        appendNumber(Int(parts.tm_mday), digits: 2)
+        append(ascii: "T")
+        appendNumber(Int(parts.tm_hour), digits: 2)
+        append(ascii: ":")
+        appendNumber(Int(parts.tm_min), digits: 2)
+        append(ascii: ":")
+        appendNumber(Int(parts.tm_sec), digits: 2)
+        append(ascii: "Z")
     }
 }
