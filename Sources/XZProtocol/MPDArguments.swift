@@ -40,11 +40,11 @@ extension MPDCommands {
         if status.state == .playing || status.state == .paused {
             let total = status.durationMs ?? 0
             call.response.add("time", "\((status.positionMs + 500) / 1000):\((total + 500) / 1000)")
-            call.response.add("elapsed", MPDResponse.seconds(status.positionMs))
+            call.response.add("elapsed", milliseconds: status.positionMs)
             if let format = status.audioFormat {
                 call.response.add("bitrate", format.bitrateKbps ?? 0)
             }
-            if let duration = status.durationMs { call.response.add("duration", MPDResponse.seconds(duration)) }
+            if let duration = status.durationMs { call.response.add("duration", milliseconds: duration) }
             if let format = status.audioFormat {
                 call.response.add("audio", numbers: format.sampleRate, 16, format.channels)
             }

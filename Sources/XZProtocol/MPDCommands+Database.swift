@@ -273,7 +273,7 @@ extension MPDCommands {
             // A recursive listing names its own folder first, as MPD's walk visits it.
             call.response.add("directory", folder)
             if full, let date = modificationDate(call, uri: folder) {
-                call.response.add("Last-Modified", MPDResponse.timestamp(date))
+                call.response.add("Last-Modified", timestamp: date)
             }
         }
         for (songURI, song) in named {
@@ -285,7 +285,7 @@ extension MPDCommands {
                 guard listedFolders.insert(path).inserted else { continue }
                 call.response.add("directory", path)
                 if full, let date = modificationDate(call, uri: path) {
-                    call.response.add("Last-Modified", MPDResponse.timestamp(date))
+                    call.response.add("Last-Modified", timestamp: date)
                 }
             }
             if full {
@@ -340,14 +340,14 @@ extension MPDCommands {
         for path in SongSelection.folderNamesInOrder(Array(subfolders)) {
             call.response.add("directory", path)
             if let date = modificationDate(call, uri: path) {
-                call.response.add("Last-Modified", MPDResponse.timestamp(date))
+                call.response.add("Last-Modified", timestamp: date)
             }
         }
         // The root also lists the stored playlists, as MPD does (mpc lsplaylists reads them here).
         if folder.isEmpty {
             for (name, modified) in try playlistCall({ try call.host.playlists.list() }) {
                 call.response.add("playlist", name)
-                call.response.add("Last-Modified", MPDResponse.timestamp(modified))
+                call.response.add("Last-Modified", timestamp: modified)
             }
         }
     }
@@ -378,7 +378,7 @@ extension MPDCommands {
                 continue
             }
             if let date = attributes[.modificationDate] as? Date {
-                call.response.add("Last-Modified", MPDResponse.timestamp(date))
+                call.response.add("Last-Modified", timestamp: date)
             }
         }
     }

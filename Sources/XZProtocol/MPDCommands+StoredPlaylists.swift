@@ -13,7 +13,7 @@ extension MPDCommands {
         add("listplaylists", 0...0) { call throws(MPDError) in
             for (name, modified) in try playlistCall({ try call.host.playlists.list() }) {
                 call.response.add("playlist", name)
-                call.response.add("Last-Modified", MPDResponse.timestamp(modified))
+                call.response.add("Last-Modified", timestamp: modified)
             }
         }
         add("listplaylist", 1...1) { call throws(MPDError) in

@@ -41,7 +41,7 @@ public struct MPDResponse: Sendable, Equatable {
     }
 
     /// `key: ` and what `value` writes, then the line's end.
-    mutating func appendLine(_ key: String, then value: (inout MPDResponse) -> Void) {
+    mutating func add(_ key: String, writing value: (inout MPDResponse) -> Void) {
         appendKey(key)
         value(&self)
         bytes.append(0x0A)

@@ -55,25 +55,22 @@ final class SongRecords: @unchecked Sendable {
 
     /// Makes and keeps the record of every song the host lists, with every tag (what a client gets
     /// unless it sent `tagtypes`), when the catalogue has at most `warmLimit` songs: a first search
-    /// then answers from memory. Songs are read a batch at a time, so that what the reading takes is
-    /// little and reused. Blocks on the database; never called on an event loop.
+    /// then answers from memory. The ids are read once, the songs a batch at a time, so that what the
+    /// reading takes is little and reused. Blocks on the database; never called on an event loop.
     func warm(host: PlayerHost) throws {
         guard try host.database.songCount() <= warmLimit else { return }
         let version = try host.database.catalogueVersion()
         let tags = Set(SongTag.allCases)
-        while true {
-            let made: (records: [Int64: Record], bytes: Int)
-            do {
-                let known = kept(tags: tags, version: version)
-                var taken = 0
-                let (songs, _) = try host.database.songIDs(SongSelection(filters: []), naming: host.naming) { id in
-                    guard known[id] == nil, taken < Self.warmBatch else { return false }
-                    taken += 1
-                    return true
-                }
-                made = render(songs, tags: tags, host: host)
-            }
-            guard !made.records.isEmpty, keep(made.records, bytes: made.bytes, tags: tags, version: version) else { return }
+        let missing: [Int64]
+        do {
+            let known = kept(tags: tags, version: version)
+            let (listed, _) = try host.database.songIDs(SongSelection(filters: []), naming: host.naming) { _ in false }
+            missing = listed.map(\.id).filter { known[$0] == nil }
+        }
+        for start in stride(from: 0, to: missing.count, by: Self.warmBatch) {
+            let batch = try host.database.songs(ids: Array(missing[start..<min(start + Self.warmBatch, missing.count)]))
+            let made = render(batch.lazy.map { (id: $0.id, song: Optional($0)) }, tags: tags, host: host)
+            guard keep(made.records, bytes: made.bytes, tags: tags, version: version) else { return }
         }
     }
 

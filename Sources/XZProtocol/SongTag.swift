@@ -124,7 +124,7 @@ extension MPDResponse {
 
     /// `key: S.mmm`, the seconds written in place.
     mutating func add(_ key: String, milliseconds ms: Int) {
-        appendLine(key, then: { $0.appendSeconds(ms) })
+        add(key) { $0.appendSeconds(ms) }
     }
 
     private mutating func appendSeconds(_ ms: Int) {
@@ -148,7 +148,7 @@ extension MPDResponse {
 
     /// `key: 2024-05-01T12:00:00Z`, written in place: a listing writes one per song.
     mutating func add(_ key: String, timestamp date: Date) {
-        appendLine(key, then: { $0.appendTimestamp(date) })
+        add(key) { $0.appendTimestamp(date) }
     }
 
     private mutating func appendTimestamp(_ date: Date) {
