@@ -73,6 +73,7 @@ bench-download: deps
 
 bench-server: deps
 	$(RELEASE_BUILD) --product xzmusic
+	$(RELEASE_BUILD) --product xzmusic-floor-client
 	$(RELEASE_BUILD) --product xzmusic-bench
 	.build/release/xzmusic-bench server
 

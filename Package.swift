@@ -69,7 +69,10 @@ let package = Package(
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
             "XZCatalogue", "XZAudio", "XZPlayback", "XZDownloader", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
+        // The bench's floor for a one-shot client: swift-argument-parser and one request, nothing else.
+        .executableTarget(name: "xzmusic-floor-client", dependencies: [product("ArgumentParser", "swift-argument-parser")]),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
         .testTarget(name: "XZTextTests", dependencies: ["XZText"]),

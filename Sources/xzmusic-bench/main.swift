@@ -55,8 +55,12 @@ case "server-scale":
     let queries = arguments.count > 1 ? Array(arguments.dropFirst()) : SyntheticCatalogue.queries
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary)
         .searchAtScale(library: folder.appendingPathComponent("library-1m"), queries: queries) }
+case "transport-floor":
+    // Started by `server` as a child process: PORT and the answer to give every request line.
+    guard arguments.count == 3, let port = Int(arguments[1]) else { exit(64) }
+    benchmark { try TransportFloor.serve(port: port, answer: Array(arguments[2].utf8)) }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | json | download | oneshot-search | rescan | server | server-scale [QUERY...] | online\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | json | download | oneshot-search | rescan | server | server-scale [QUERY...] | online | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }
