@@ -19,9 +19,8 @@ struct ServerBenchmark {
     let folder: URL
     let xzmusic: String
     /// This benchmark's own binary, which serves the transport floor, and the floor client beside it.
-    var bench = URL(fileURLWithPath: CommandLine.arguments[0]).path
-    var floorClient = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("xzmusic-floor-client").path
+    var bench = builtBeside("xzmusic-bench")
+    var floorClient = builtBeside("xzmusic-floor-client")
     var library1M: URL? = nil
     var songCount = 10_000
 
@@ -327,7 +326,8 @@ struct ServerBenchmark {
             Thread.sleep(forTimeInterval: 0.05)
         }
         let logText = log.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
-        throw benchFailure("\(process.process.executableURL?.lastPathComponent ?? "server") did not answer on port \(port): \(process.stderr.suffix(500)) \(logText.suffix(500))")
+        let name = process.process.executableURL?.lastPathComponent ?? "server"
+        throw benchFailure("\(name) did not answer on port \(port): \(process.stderr.suffix(500)) \(logText.suffix(500))")
     }
 
     private func stop(_ server: RunningProcess) {

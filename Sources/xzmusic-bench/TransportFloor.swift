@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 
@@ -5,8 +6,8 @@ import NIOPosix
 /// `xzmusic serve`): every line it reads is answered with the same bytes, here the host's own `status`
 /// answer. No parsing, no session, no player: what is left is the transport's cost per request.
 enum TransportFloor {
-    /// Serves on 127.0.0.1:`port` until the process is ended.
-    static func serve(port: Int, answer: [UInt8]) throws -> Never {
+    /// Serves on 127.0.0.1:`port` until the process is ended; throws if it cannot listen or stops listening.
+    static func serve(port: Int, answer: [UInt8]) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let channel = try ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 128)
@@ -18,7 +19,7 @@ enum TransportFloor {
             }
             .bind(host: "127.0.0.1", port: port).wait()
         try channel.closeFuture.wait()
-        fatalError("the transport floor's listener closed")
+        throw benchFailure("the transport floor stopped listening on port \(port)")
     }
 
     private final class FixedAnswer: ChannelInboundHandler {

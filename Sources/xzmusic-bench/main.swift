@@ -3,15 +3,20 @@ import Foundation
 // Benchmarks that print figures next to a baseline measured in the same run. Not part of `make test`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("bench-data")
-// The xzmusic binary built beside this one.
-let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("xzmusic").path
+/// The path of a program built beside this one.
+func builtBeside(_ name: String) -> String {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
+}
+let binary = builtBeside("xzmusic")
 
 /// Runs a benchmark; its error ends the program with status 1.
 func benchmark(_ body: () throws -> Void) {
     do {
         try body()
     } catch {
-        FileHandle.standardError.write(Data("bench: \(error)\n".utf8))
+        // benchFailure's message, else the error as it describes itself.
+        let message = (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
+        FileHandle.standardError.write(Data("bench: \(message)\n".utf8))
         exit(1)
     }
 }
@@ -57,8 +62,12 @@ case "server-scale":
         .searchAtScale(library: folder.appendingPathComponent("library-1m"), queries: queries) }
 case "transport-floor":
     // Started by `server` as a child process: PORT and the answer to give every request line.
-    guard arguments.count == 3, let port = Int(arguments[1]) else { exit(64) }
-    benchmark { try TransportFloor.serve(port: port, answer: Array(arguments[2].utf8)) }
+    benchmark {
+        guard arguments.count == 3, let port = Int(arguments[1]), (1...65535).contains(port) else {
+            throw benchFailure("usage: xzmusic-bench transport-floor PORT ANSWER (PORT 1-65535)")
+        }
+        try TransportFloor.serve(port: port, answer: Array(arguments[2].utf8))
+    }
 default:
     FileHandle.standardError.write(Data(
         "usage: xzmusic-bench search [SONGS] | playback | json | download | oneshot-search | rescan | server | server-scale [QUERY...] | online | transport-floor PORT ANSWER\n".utf8))

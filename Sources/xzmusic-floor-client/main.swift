@@ -8,26 +8,34 @@ import Glibc
 // TCP and reads one answer. No library, no config, no host lookup: what is left is start-up and the
 // parser's own cost.
 
+/// A failure, printed by the parser as one line.
+struct FloorClientError: Error, CustomStringConvertible {
+    let description: String
+}
+
 struct Next: ParsableCommand {
     @Option(help: "The host's TCP port.")
-    var port: Int
+    var port: UInt16
 
     func run() throws {
         let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketDescriptor >= 0 else { throw ExitCode.failure }
+        guard socketDescriptor >= 0 else { throw FloorClientError(description: "cannot open a socket") }
         defer { close(socketDescriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian
+        address.sin_port = in_port_t(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0, readAnswer(socketDescriptor).hasPrefix("OK MPD ") else { throw ExitCode.failure }
+        guard connected == 0 else { throw FloorClientError(description: "cannot connect to 127.0.0.1:\(port)") }
+        guard readAnswer(socketDescriptor).hasPrefix("OK MPD ") else {
+            throw FloorClientError(description: "127.0.0.1:\(port) is not an MPD server")
+        }
         _ = "next\n".withCString { write(socketDescriptor, $0, 5) }
-        guard readAnswer(socketDescriptor) == "OK\n" else { throw ExitCode.failure }
+        guard readAnswer(socketDescriptor) == "OK\n" else { throw FloorClientError(description: "next was not answered OK") }
     }
 
     /// One read is enough for the greeting and for `next`'s answer, both a line.
