@@ -1,6 +1,8 @@
 # Set-up and test entry points. `make run` and `make test` install missing Debian packages first.
 SHELL := /bin/bash
-APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev lame sox mpg123 curl mpc mpd
+APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev libflac-dev libvorbis-dev libopusfile-dev \
+  libavformat-dev libavcodec-dev libswresample-dev libtag1-dev libebur128-dev \
+  lame sox mpg123 curl mpc mpd flac vorbis-tools opus-tools ffmpeg python3-mutagen
 SWIFT ?= swift
 # The Swift runtime and Foundation linked in: a one-shot command starts in a third of the time, with no
 # dynamic symbol binding of the large shared libraries. The static runtime's link asks to export every
@@ -9,7 +11,7 @@ SWIFT ?= swift
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-export-dynamic
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-json bench-download bench-server bench-online fuzz-lyrics install clean
+.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-online fuzz-lyrics install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -60,6 +62,12 @@ bench-playback: deps
 	$(RELEASE_BUILD) --product xzmusic
 	$(RELEASE_BUILD) --product xzmusic-bench
 	.build/release/xzmusic-bench playback
+
+# Also needs flac, vorbis-tools, opus-tools, ffmpeg and python3-mutagen (apt-get install); it names any missing.
+bench-formats: deps
+	$(RELEASE_BUILD) --product xzmusic
+	$(RELEASE_BUILD) --product xzmusic-bench
+	.build/release/xzmusic-bench formats
 
 bench-json: deps
 	$(RELEASE_BUILD) --product xzmusic

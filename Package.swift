@@ -26,11 +26,21 @@ let package = Package(
                        providers: [.apt(["libao-dev"])]),
         .systemLibrary(name: "CEditLine", pkgConfig: "libedit",
                        providers: [.apt(["libedit-dev"])]),
+        .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
+        .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev"])]),
+        .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        // TagLib's C++ API behind a plain C header, so no Swift target needs C++ interop.
+        .target(name: "CTagLibShim", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("z"), .linkedLibrary("stdc++")]),
 
         // Terminal-safe text, display width, legacy encodings.
         .target(name: "XZText"),
-        // MP3 decoding and tag reading through libmpg123.
-        .target(name: "XZAudio", dependencies: ["CMPG123", "XZText"]),
+        // The decoder seam: every format's decoder chosen by content, tags through TagLib, loudness.
+        .target(name: "XZAudio", dependencies: [
+            "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpeg", "CEBUR128", "CTagLibShim", "XZText",
+        ]),
         // The SQLite catalogue: schema, import, search.
         .target(name: "XZCatalogue", dependencies: ["XZText", "XZAudio", product("GRDB", "GRDB.swift")]),
         // Likes, play sessions and counts.
@@ -96,5 +106,6 @@ let package = Package(
             "XZCommands", "XZTestSupport", product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v5],
+    cxxLanguageStandard: .cxx17
 )

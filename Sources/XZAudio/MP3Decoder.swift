@@ -14,7 +14,6 @@ public final class MP3Decoder {
     public let format: AudioFormat
     /// Per channel, after gapless trimming; from a full header scan, so exact for intact files.
     public private(set) var lengthInSamples: Int?
-    public let tags: TrackTags
     public private(set) var positionInSamples: Int = 0
 
     private let handle: MPG123Handle
@@ -65,7 +64,6 @@ public final class MP3Decoder {
         format = try handle.streamFormat()
         // Pin the output so a mid-stream rate or channel change is converted, not passed on.
         try handle.fixOutput(to: format)
-        tags = TagReader.read(handle)
         // The first frame was found and checked under libmpg123's default resync limit, which keeps
         // garbage files out. Past that point skip any amount of damage rather than give up mid-track.
         try handle.resyncWithoutLimit()
@@ -343,4 +341,20 @@ public final class MP3Decoder {
         let seconds = rate > 0 ? sample / rate : 0
         return "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
     }
+}
+
+extension MP3Decoder: AudioDecoder {
+    static let plugin = DecoderPlugin(
+        name: "mpg123", suffixes: ["mp3", "mp2", "mp1"], mimeTypes: ["audio/mpeg", "audio/mp3"],
+        claims: { $0.startsWithMPEGFrame },
+        open: { input in
+            switch input {
+            case .file(let path): return try MP3Decoder(path: path)
+            case .growing(let source, let name, let giveUp): return try MP3Decoder(source: source, name: name, giveUp: giveUp)
+            }
+        },
+        measure: { path in
+            let measured = try MP3Probe.measure(path: path)
+            return (measured.format, measured.samples)
+        })
 }

@@ -5,33 +5,16 @@ import Glibc
 import Darwin
 #endif
 
-/// Fast look at a file for folder scans: tags, format and duration without decoding the audio.
-public enum MP3Probe {
+/// Fast look at an MP3 for folder scans: format and duration without decoding the audio.
+enum MP3Probe {
     /// Frames whose sizes are averaged for a duration estimate when no VBR header says it.
     static let framesToAverage = 200
 
-    public static func probe(path: String) throws -> TrackInfo {
+    /// The format and samples per channel (see durationSamples), without decoding.
+    static func measure(path: String) throws -> (format: AudioFormat, samples: Int?) {
         let handle = try MPG123Handle(path: path)
         let format = try handle.streamFormat()
-        let tags = TagReader.read(handle)
-        let samples = durationSamples(handle)
-        let durationMs = samples.map { Int((Double($0) * 1000 / Double(format.sampleRate)).rounded()) }
-        return TrackInfo(tags: tags, format: format, durationMs: durationMs)
-    }
-
-    /// Tags alone; works on tag-only files that hold no audio frame (probe throws for those).
-    public static func readTags(path: String) throws -> TrackTags {
-        let handle = try MPG123Handle(path: path)
-        // Looking for the first frame parses the ID3v2 tag at the start and the ID3v1 tag at the end.
-        _ = try? handle.streamFormat()
-        return TagReader.read(handle)
-    }
-
-    /// The cover picture in the file's ID3v2 tag, if any.
-    public static func picture(path: String) throws -> EmbeddedPicture? {
-        let handle = try MPG123Handle(path: path, pictures: true)
-        _ = try? handle.streamFormat()
-        return TagReader.picture(handle)
+        return (format, durationSamples(handle))
     }
 
     /// Samples per channel: VBRI header, else libmpg123's Xing/LAME count, else an estimate

@@ -14,13 +14,12 @@ final class MPG123Handle {
     /// A static let is initialised exactly once, thread-safely.
     private static let initResult: Int32 = mpg123_init()
 
-    /// Opens `path` with S16 output allowed at every rate and channel count, gapless on, quiet;
-    /// `pictures` keeps ID3v2 APIC frames (off by default: cover art can be megabytes).
-    init(path: String, pictures: Bool = false) throws {
+    /// Opens `path` with S16 output allowed at every rate and channel count, gapless on, quiet.
+    init(path: String) throws {
         self.path = path
         pointer = try Self.makeHandle(path: path)
         // From here on deinit releases the handle when we throw.
-        try configure(pictures: pictures)
+        try configure()
         // libmpg123's own reader makes two read() calls per frame; a stdio buffer makes one per 64 KiB.
         guard let file = fopen(path, "rb") else {
             throw AudioError(file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
@@ -119,9 +118,9 @@ final class MPG123Handle {
         return mh
     }
 
-    private func configure(pictures: Bool = false) throws {
+    private func configure() throws {
         let mh = pointer
-        let flags = Int(MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue | (pictures ? MPG123_PICTURE.rawValue : 0))
+        let flags = Int(MPG123_QUIET.rawValue | MPG123_GAPLESS.rawValue)
         try check(mpg123_param2(mh, Int32(MPG123_ADD_FLAGS.rawValue), flags, 0))
         // Fuzzy seeking would make seek(toSample:) approximate.
         try check(mpg123_param2(mh, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))

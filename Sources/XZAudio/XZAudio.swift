@@ -1,18 +1,4 @@
-// XZAudio layer: MP3 decoding and tag reading through libmpg123.
-
-/// PCM is always signed 16-bit, native-endian, interleaved.
-public struct AudioFormat: Sendable, Equatable {
-    public let sampleRate: Int
-    public let channels: Int
-
-    public init(sampleRate: Int, channels: Int) {
-        self.sampleRate = sampleRate
-        self.channels = channels
-    }
-
-    /// Bytes of one sample frame (all channels).
-    public var bytesPerFrame: Int { channels * 2 }
-}
+// XZAudio layer: the decoder seam (AudioDecoder, AudioDecoders), tags through TagLib, loudness.
 
 public struct TrackTags: Sendable, Equatable {
     public var title: String?
@@ -28,8 +14,17 @@ public struct TrackTags: Sendable, Equatable {
     public var album: String?
     public var track: Int?
     public var year: Int?
-    /// ID3v2 USLT unsynchronised lyrics.
+    /// Unsynchronised lyrics embedded in the tag: ID3v2 USLT, Vorbis LYRICS, MP4 ©lyr.
     public var lyrics: String?
+    public var replayGain = ReplayGainTags()
+    public var composers: [String] = []
+    public var performers: [String] = []
+    public var comment: String?
+    /// MusicBrainz identifiers by MPD's tag names (MUSICBRAINZ_TRACKID, MUSICBRAINZ_ALBUMID, …).
+    public var musicBrainz: [String: String] = [:]
+    /// The other tags MPD knows, by MPD's names: Conductor, Work, Grouping, Label, ArtistSort,
+    /// AlbumArtistSort, AlbumSort, TitleSort, OriginalDate.
+    public var more: [String: [String]] = [:]
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil,
                 track: Int? = nil, year: Int? = nil, lyrics: String? = nil) {
@@ -67,7 +62,7 @@ public struct AudioError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(file): \(message)" }
 }
 
-/// A picture embedded in the tag (ID3v2 APIC).
+/// A picture embedded in the tag (ID3v2 APIC, FLAC PICTURE, MP4 covr, …); the MIME type may be empty.
 public struct EmbeddedPicture: Sendable, Equatable {
     public let mimeType: String
     public let data: [UInt8]
@@ -76,4 +71,22 @@ public struct EmbeddedPicture: Sendable, Equatable {
         self.mimeType = mimeType
         self.data = data
     }
+}
+
+/// ReplayGain as a file's tags carry it: gains in dB against ReplayGain's reference, peaks as linear
+/// sample values (1.0 is full scale). Opus R128 gains arrive here already moved to that reference.
+public struct ReplayGainTags: Sendable, Equatable {
+    public var trackGain: Double?
+    public var trackPeak: Double?
+    public var albumGain: Double?
+    public var albumPeak: Double?
+
+    public init(trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil) {
+        self.trackGain = trackGain
+        self.trackPeak = trackPeak
+        self.albumGain = albumGain
+        self.albumPeak = albumPeak
+    }
+
+    public var isEmpty: Bool { trackGain == nil && albumGain == nil }
 }

@@ -3,7 +3,8 @@ import GRDB
 import XZAudio
 
 extension LibraryDatabase {
-    /// Scans a folder for MP3 files. Unchanged files (same size, mtime and sibling lyrics) are skipped unless
+    /// Scans a folder for audio files of every format a decoder reads (by suffix; the decoder is then chosen
+    /// by content, and a file whose content no decoder reads is reported). Unchanged files (same size, mtime and sibling lyrics) are skipped unless
     /// `rereadingUnchanged` (MPD's `rescan`), files that vanished since the last scan of this folder are
     /// removed, and a sibling NAME.lrc is recorded as the song's lyrics. Tags are read before the write
     /// transaction opens, so readers never wait.
@@ -20,7 +21,7 @@ extension LibraryDatabase {
         var summary = ImportSummary()
         var inputs: [SongInput] = []
         var seen = Set<String>()
-        let files = Self.mp3Files(under: root)
+        let files = Self.audioFiles(under: root)
         for (index, file) in files.enumerated() {
             let key = "file:" + file.path
             seen.insert(key)
@@ -64,10 +65,10 @@ extension LibraryDatabase {
         var lyricsPath: String?
     }
 
-    /// Every regular .mp3 file under `root`, sorted by path, with size and mtime from one lstat each
+    /// Every regular audio file (by suffix) under `root`, sorted by path, with size and mtime from one lstat each
     /// and sibling lyrics from the names the walk saw: no per-file lookups beyond that. Symbolic links
     /// are neither followed into folders nor taken as songs.
-    static func mp3Files(under root: String) -> [ScannedFile] {
+    static func audioFiles(under root: String) -> [ScannedFile] {
         var files: [ScannedFile] = []
         var lyrics = Set<String>()
         var folders = [root.hasSuffix("/") ? String(root.dropLast()) : root]
@@ -81,9 +82,9 @@ extension LibraryDatabase {
                 if name == "." || name == ".." { continue }
                 let path = folder + "/" + name
                 var type = entry.pointee.d_type
-                let isMP3 = hasExtension(name, ".mp3")
+                let isAudio = AudioDecoders.hasAudioSuffix(name)
                 var info = stat()
-                if type == UInt8(DT_UNKNOWN) || (isMP3 && type == UInt8(DT_REG)) {
+                if type == UInt8(DT_UNKNOWN) || (isAudio && type == UInt8(DT_REG)) {
                     guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
                     switch info.st_mode & S_IFMT {
                     case S_IFDIR: type = UInt8(DT_DIR)
@@ -94,7 +95,7 @@ extension LibraryDatabase {
                 }
                 if type == UInt8(DT_DIR) {
                     folders.append(path)
-                } else if isMP3 {
+                } else if isAudio {
                     guard type == UInt8(DT_REG) else { continue }
                     files.append(ScannedFile(path: path, size: Int64(info.st_size), mtime: Int64(info.st_mtim.tv_sec)))
                 } else if name.hasSuffix(".lrc") || name.hasSuffix(".LRC") {
@@ -105,7 +106,8 @@ extension LibraryDatabase {
             }
         }
         for i in files.indices {
-            let base = String(decoding: files[i].path.utf8.dropLast(4), as: UTF8.self)
+            let path = files[i].path
+            let base = path.lastIndex(of: ".").map { String(path[..<$0]) } ?? path
             files[i].lyricsPath = [base + ".lrc", base + ".LRC"].first(where: lyrics.contains)
         }
         return files.sorted { $0.path < $1.path }
@@ -119,7 +121,7 @@ extension LibraryDatabase {
     }
 
     static func songInput(for file: ScannedFile, key: String) throws -> SongInput {
-        let info = try MP3Probe.probe(path: file.path)
+        let info = try AudioDecoders.probe(path: file.path)
         let url = URL(fileURLWithPath: file.path)
         let baseName = url.deletingPathExtension().lastPathComponent
         let title = info.tags.title.flatMap { $0.isEmpty ? nil : $0 } ?? baseName
@@ -135,6 +137,7 @@ extension LibraryDatabase {
         input.date = info.tags.date
         input.sampleRate = info.format.sampleRate
         input.channels = info.format.channels
+        input.sampleFormat = info.format.sample == .float32 ? "f" : "\(info.format.bits)"
         input.durationMs = info.durationMs
         input.localPath = file.path
         input.lyricsPath = file.lyricsPath ?? ""

@@ -28,6 +28,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     public var date: String?
     public var sampleRate: Int?
     public var channels: Int?
+    /// The sample field of MPD's Format line: "16", "24", "32", "f" (float); nil where unknown.
+    public var sampleFormat: String?
     public var fileMtime: Int64?
 
     /// Playable without the network.
@@ -116,6 +118,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         sampleRate = row[21]
         channels = row[22]
         fileMtime = row[23]
+        let sampleFormatText: String = row[24]
+        sampleFormat = sampleFormatText.isEmpty ? (sampleRate == nil ? nil : "16") : sampleFormatText
     }
 
     /// A column holding several values, separated by U+001F.
@@ -129,7 +133,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         song.id, song.song_key, song.title, song.singer_id, singer.name AS singer, album.title AS album,
         song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,
         song.lyrics_path, song.size, song.sha256, song.added_at, song.artists, song.album_artist, song.genre,
-        song.disc, song.date, song.sample_rate, song.channels, song.file_mtime
+        song.disc, song.date, song.sample_rate, song.channels, song.file_mtime,
+        song.sample_format
         """
     static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
 }

@@ -239,5 +239,26 @@ CREATE TRIGGER album_inserted AFTER INSERT ON album BEGIN UPDATE catalogue_versi
 CREATE TRIGGER album_updated AFTER UPDATE ON album BEGIN UPDATE catalogue_version SET value = value + 1; END;
 CREATE TRIGGER album_deleted AFTER DELETE ON album BEGIN UPDATE catalogue_version SET value = value + 1; END;
 
+-- migration: v10-audio-formats
+-- Songs of every format. sample_format is the sample field of MPD's Format line ("16", "24", "f" for
+-- float; '' = 16-bit or unknown).
+ALTER TABLE song ADD COLUMN sample_format TEXT NOT NULL DEFAULT '';
+-- Loudness measured by `loudness scan` for songs whose tags carry no ReplayGain, kept by the song's
+-- stable key (never in the user's files); gains in dB against ReplayGain's reference, peaks linear.
+-- file_size and file_mtime say which version of the file was measured.
+CREATE TABLE loudness (
+    song_key TEXT PRIMARY KEY,
+    track_gain REAL NOT NULL,
+    track_peak REAL NOT NULL,
+    album_gain REAL,
+    album_peak REAL,
+    file_size INTEGER,
+    file_mtime INTEGER,
+    measured_at TEXT NOT NULL
+) WITHOUT ROWID;
+-- Tags are read through TagLib now (every value of repeated frames, every format): read every file
+-- again on the next rescan.
+UPDATE song SET file_mtime = NULL WHERE song_key LIKE 'file:%';
+
 """#
 }

@@ -269,9 +269,8 @@ extension SongFilter {
         case .addedSince(let seconds):
             return song.addedAt >= SongFilter.timestamp(seconds)
         case .audioFormat(let mask):
-            if mask.sampleRate == nil, mask.channels == nil, (mask.bits ?? "16") == "16" { return song.sampleRate != nil }
-            // Decoded to 16 bits, as this player plays every song.
-            if let bits = mask.bits, bits != "16" { return false }
+            guard song.sampleRate != nil else { return false }
+            if let bits = mask.bits, bits != (song.sampleFormat ?? "16") { return false }
             return mask.sampleRate.map { song.sampleRate == $0 } ?? true && mask.channels.map { song.channels == $0 } ?? true
         case .number(let field, let lower, let upper):
             guard field == .year, let year = song.year else { return false }

@@ -284,7 +284,11 @@ enum FilterSQL {
                 parts.append("song.sample_rate = ?")
                 arguments.append(rate)
             }
-            if let bits = mask.bits, bits != "16" { parts.append("0") }
+            if let bits = mask.bits {
+                // '' is a 16-bit song scanned before formats were kept.
+                parts.append(bits == "16" ? "song.sample_format IN ('', '16')" : "song.sample_format = ?")
+                if bits != "16" { arguments.append(bits) }
+            }
             if let channels = mask.channels {
                 parts.append("song.channels = ?")
                 arguments.append(channels)

@@ -27,6 +27,8 @@ public struct SongInput: Sendable, Equatable {
     public var date: String?
     public var sampleRate: Int?
     public var channels: Int?
+    /// The sample field of MPD's Format line ("16", "24", "f"); nil: not a file, or 16-bit.
+    public var sampleFormat: String?
 
     public init(key: String, title: String, singer: String) {
         self.key = key

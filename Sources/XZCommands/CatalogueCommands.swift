@@ -7,7 +7,7 @@ import XZText
 struct Import: LibraryCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import a folder of MP3 files or a catalogue feed (.jsonl).",
+        abstract: "Import a folder of audio files (MP3, FLAC, Ogg Vorbis, Opus, M4A, WAV, AIFF…) or a catalogue feed (.jsonl).",
         discussion: "Folders are scanned recursively; a rescan skips unchanged files and drops vanished ones. "
             + "A feed holds one JSON object per line; see README.md for its keys.")
 
@@ -230,6 +230,7 @@ struct Info: LibraryCommand {
             ("lyrics file", found.lyricsPath), ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
             ("size", found.size.map(String.init) ?? ""), ("sha256", found.sha256), ("key", found.songKey),
             ("added", found.addedAt), ("stickers", stickers.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")),
+            ("loudness", LoudnessText.info(for: found, database: try context.database)),
         ]
         for (name, value) in rows where !value.isEmpty {
             context.console.line(DisplayWidth.fit(name, to: 12) + value.safe)

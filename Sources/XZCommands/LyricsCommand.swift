@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import XZAudio
 import XZProtocol
 import XZAudio
 import XZCatalogue
@@ -120,7 +121,7 @@ struct ShowLyrics: LibraryCommand {
         let path = LibraryFolder.expandTilde(text)
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists, !isDirectory.boolValue, !path.lowercased().hasSuffix(".mp3") {
+        if exists, !isDirectory.boolValue, !AudioDecoders.hasAudioSuffix(path) {
             try show(SongLyrics.document(at: path), console: .shared)
             return true
         }

@@ -26,9 +26,13 @@ struct Play: LibraryCommand {
     @Flag(help: "Print events as JSON lines (playing here).") var json = false
     @Flag(help: "Keep http(s) URLs that are no catalogue song in the library once fetched (playing here).")
     var keep = false
+    @Option(name: .customLong("replay-gain"),
+            help: ArgumentHelp("ReplayGain: off, track, album or auto (playing here; else the config's replay_gain_mode).",
+                               valueName: "mode"))
+    var replayGain: ReplayGainMode?
 
     /// Options that only make sense for a player of this process.
-    private var playsHere: Bool { output != nil || realtime || json || keep }
+    private var playsHere: Bool { output != nil || realtime || json || keep || replayGain != nil }
 
     func run(in context: CommandContext) throws {
         if !playsHere, let control = try context.player ?? context.connectToHost() {
@@ -47,6 +51,7 @@ struct Play: LibraryCommand {
         let session = PlaybackSession(folder: context.folder, database: database,
                                       output: output ?? .systemDefault, realtime: realtime,
                                       console: context.console, presentation: json ? .json : .text, keepURLs: keep)
+        if let replayGain { session.player.replayGain.mode = replayGain }
         // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()

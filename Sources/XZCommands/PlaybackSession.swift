@@ -36,6 +36,11 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
             console.announce("note: \(message)")
         }
         host.player.prebufferSeconds = settings.prebufferSeconds
+        do {
+            host.player.replayGain = try ReplayGainSettings(config: ConfigFile.load())
+        } catch {
+            console.announce("note: \(error); ReplayGain stays off")
+        }
         self.init(host: host, console: console, presentation: presentation, downloads: downloads)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import XZAudio
 import XZCatalogue
 
 /// A SONG argument: `#ID` anywhere; a bare number is a position in the last listing where listings are
@@ -23,10 +24,10 @@ enum SongReference: Equatable {
     }
 
     /// "/…", "~/…", "./…" and "../…" are paths even when nothing is there (the player then says so);
-    /// "name.mp3" is a path when such a file exists, else a search.
+    /// "name.flac" (any audio suffix) is a path when such a file exists, else a search.
     private static func looksLikePath(_ text: String) -> Bool {
         if text == "~" || ["/", "~/", "./", "../"].contains(where: text.hasPrefix) { return true }
-        return text.lowercased().hasSuffix(".mp3") && FileManager.default.fileExists(atPath: LibraryFolder.expandTilde(text))
+        return AudioDecoders.hasAudioSuffix(text) && FileManager.default.fileExists(atPath: LibraryFolder.expandTilde(text))
     }
 
     /// The catalogue song this refers to; files are not catalogue songs.

@@ -100,20 +100,22 @@ enum AudioJob {
         growing.didWrite(at: 0, count: Int(total))
         growing.setTotal(total)
         growing.finish()
+        let suffix: String
         do {
-            try verify(partPath, total: total, song: song)
+            suffix = try verify(partPath, total: total, song: song)
         } catch {
             // A .part that failed its check would only fail again on resume.
             unlink(partPath)
             try? store.saveProgress(id: id, bytesDone: 0, bytesTotal: nil)
             throw error
         }
-        return try install(partPath, song: song, task: task, env: env)
+        return try install(partPath, suffix: suffix, song: song, task: task, env: env)
     }
 
     /// Size against the announced length and the catalogue, the catalogue's checksum, and a decode
-    /// of the first frames: nothing reaches `songs/` that would not play.
-    static func verify(_ path: String, total: Int64, song: Song) throws {
+    /// of the first frames: nothing reaches `songs/` that would not play. Returns the suffix the content
+    /// calls for.
+    static func verify(_ path: String, total: Int64, song: Song) throws -> String {
         let size = PartFile.size(ofFile: path)
         guard size == total else {
             throw DownloadError(.verification, "downloaded \(size) bytes, expected \(total)")
@@ -128,29 +130,22 @@ enum AudioJob {
                 throw DownloadError(.verification, "SHA-256 \(actual) does not match the catalogue's \(wanted); the file was not kept")
             }
         }
-        try checkDecodes(path)
+        return try checkDecodes(path)
     }
 
-    static func checkDecodes(_ path: String) throws {
+    /// The suffix the file's content calls for, once its first blocks decode.
+    static func checkDecodes(_ path: String) throws -> String {
         do {
-            let decoder = try MP3Decoder(path: path, scanningLength: false)
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-            defer { buffer.deallocate() }
-            var decoded = 0
-            for _ in 0 ..< 4 {
-                let n = try decoder.read(into: buffer)
-                if n == 0 { break }
-                decoded += n
-            }
-            guard decoded > 0 else { throw AudioError(file: path, message: "no audio frames") }
+            return try AudioDecoders.checkDecodes(path: path)
         } catch let error as AudioError {
-            throw DownloadError(.notAudio, "the download is not playable MP3 audio (\(error.message)); the file was not kept")
+            throw DownloadError(.notAudio, "the download is not playable audio (\(error.message)); the file was not kept")
         }
     }
 
-    /// Moves the verified file to `songs/<Singer>/<Album>/<NN> <Title>.mp3` and marks the song
-    /// offline and the task done in one transaction; if the transaction fails the file goes back.
-    static func install(_ partPath: String, song: Song, task: TaskRecord, env: JobEnvironment) throws -> String {
+    /// Moves the verified file to `songs/<Singer>/<Album>/<NN> <Title>.<suffix>` (the suffix its content
+    /// calls for) and marks the song offline and the task done in one transaction; if the transaction fails
+    /// the file goes back.
+    static func install(_ partPath: String, suffix: String, song: Song, task: TaskRecord, env: JobEnvironment) throws -> String {
         let parts = FileNaming.songStem(title: song.title, singer: song.singer, album: song.album, track: song.track)
         let folder = try FileNaming.makeFolder(Array(parts.dropLast()), in: env.library)
         let root = env.libraryRoot
@@ -159,7 +154,7 @@ enum AudioJob {
             try env.store.wrap {
                 try env.store.database.pool.write { db in
                     let target = try FileNaming.moveNoClobber(partPath, folder: folder, stem: parts[parts.count - 1],
-                                                              ext: "mp3", libraryRoot: root)
+                                                              ext: suffix, libraryRoot: root)
                     placed.path = target
                     try db.execute(sql: "UPDATE song SET local_path = ? WHERE song_key = ?", arguments: [target, song.songKey])
                     try env.store.finish(id: task.id, state: .done, path: target, bytes: PartFile.size(ofFile: target), in: db)

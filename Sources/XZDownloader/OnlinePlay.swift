@@ -145,16 +145,16 @@ extension DownloadManager {
     }
 }
 
-/// Places a whole streamed file under `songs/<Singer>/<Album>/<NN> <Title>.mp3` by its tags (the URL's
+/// Places a whole streamed file under `songs/<Singer>/<Album>/<NN> <Title>.<suffix>` by its tags (the URL's
 /// name as title without them) and imports its folder, so it is a local song like any scanned file.
 private func keepStream(_ path: String, name: String, env: JobEnvironment) throws {
-    try AudioJob.checkDecodes(path)
-    let tags = try? MP3Probe.readTags(path: path)
+    let suffix = try AudioJob.checkDecodes(path)
+    let tags = try? AudioTags.read(path: path)
     func named(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
     let parts = FileNaming.songStem(title: named(tags?.title) ?? named(name) ?? "Stream", singer: named(tags?.artist) ?? "",
                                     album: tags?.album, track: tags?.track)
     let folder = try FileNaming.makeFolder(Array(parts.dropLast()), in: env.library)
-    _ = try FileNaming.moveNoClobber(path, folder: folder, stem: parts[parts.count - 1], ext: "mp3", libraryRoot: env.libraryRoot)
+    _ = try FileNaming.moveNoClobber(path, folder: folder, stem: parts[parts.count - 1], ext: suffix, libraryRoot: env.libraryRoot)
     _ = try env.store.database.importFolder(at: folder)
 }
 

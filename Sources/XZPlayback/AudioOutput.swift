@@ -7,7 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A sink for s16 native-endian interleaved PCM. Used from the audio thread only.
+/// A sink for native-endian interleaved PCM in the layout `outputFormat(for:)` asks for. Used from the
+/// audio thread only.
 ///
 /// `open(format:)` is called before the first write and again whenever the format changes; the output
 /// stays open across tracks of the same format (gapless). An output that cannot take a new format
@@ -15,6 +16,9 @@ import Darwin
 /// `open` or `write` means the output is unusable and stops the queue.
 public protocol AudioOutput: AnyObject {
     func open(format: AudioFormat) throws
+    /// What this output takes for a track in `source`'s format: the same rate and channels, 16-bit for a
+    /// 16-bit source, 32-bit for deeper and float ones.
+    func outputFormat(for source: AudioFormat) -> AudioFormat
     func write(_ pcm: UnsafeRawBufferPointer) throws
     /// Releases the device or finishes the file; a later `open` starts again.
     func close()
@@ -31,6 +35,10 @@ public protocol AudioOutput: AnyObject {
 }
 
 extension AudioOutput {
+    public func outputFormat(for source: AudioFormat) -> AudioFormat {
+        source.with(sample: source.sample == .s16 ? .s16 : .s32)
+    }
+
     public func takeNotices() -> [String] { [] }
     public func prepare() {}
     public var isLive: Bool { false }
@@ -44,7 +52,7 @@ public func makeAudioOutput(_ spec: OutputSpec, realtime: Bool = false) -> Audio
     }
 }
 
-/// Raw PCM written straight to a file. The file is truncated by the first open of this instance and
+/// Raw PCM written straight to a file, always signed 16-bit (the bytes `mpg123 -s` writes). The file is truncated by the first open of this instance and
 /// appended to after that, so stop/play in one session keeps everything. A format change is written
 /// as is (the file then mixes formats); there is no header to disagree with.
 public final class RawFileOutput: AudioOutput {
@@ -58,6 +66,8 @@ public final class RawFileOutput: AudioOutput {
         self.path = path
         self.needsPacing = realtime
     }
+
+    public func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
 
     deinit { close() }
 

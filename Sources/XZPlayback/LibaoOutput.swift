@@ -65,7 +65,7 @@ public final class LibaoOutput: AudioOutput {
             close()
         }
         guard LibaoOutput.initialized else { throw PlaybackError("libao could not be initialised") }
-        var sample = ao_sample_format(bits: 16, rate: Int32(newFormat.sampleRate), channels: Int32(newFormat.channels),
+        var sample = ao_sample_format(bits: Int32(newFormat.sample.bytes * 8), rate: Int32(newFormat.sampleRate), channels: Int32(newFormat.channels),
                                       byte_format: Int32(AO_FMT_NATIVE), matrix: nil)
         switch spec {
         case .systemDefault:
@@ -153,7 +153,7 @@ public final class LibaoOutput: AudioOutput {
 
     static func describe(_ format: AudioFormat) -> String {
         let layout = format.channels == 1 ? "mono" : format.channels == 2 ? "stereo" : "\(format.channels) channels"
-        return "\(format.sampleRate) Hz \(layout)"
+        return "\(format.sampleRate) Hz \(layout)" + (format.sample == .s16 ? "" : " \(format.sample.bytes * 8)-bit")
     }
 
     private static func driverName(_ id: Int32) -> String {

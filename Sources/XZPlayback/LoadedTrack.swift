@@ -4,8 +4,12 @@ import XZLyrics
 /// The track on the audio thread, with its clock and lyric state.
 final class LoadedTrack {
     let start: PlayerStateMachine.TrackStart
-    let decoder: MP3Decoder
+    let decoder: AudioDecoder
     let format: AudioFormat
+    /// What the output takes for this track.
+    var outputFormat: AudioFormat
+    /// The ReplayGain scale of this track under the settings it started with.
+    var replayGainScale = 1.0
     /// The growing file a stream plays from; nil for a plain file.
     let source: GrowingFile?
     /// A stream waiting for bytes (its first second, or after catching up with the download).
@@ -21,11 +25,12 @@ final class LoadedTrack {
     var lyricsPendingAfterSeek = false
     var formatSummary: AudioFormatSummary?
 
-    init(start: PlayerStateMachine.TrackStart, decoder: MP3Decoder, source: GrowingFile? = nil) {
+    init(start: PlayerStateMachine.TrackStart, decoder: AudioDecoder, outputFormat: AudioFormat, source: GrowingFile? = nil) {
         self.start = start
         self.decoder = decoder
         self.source = source
         self.format = decoder.format
+        self.outputFormat = outputFormat
     }
 }
 

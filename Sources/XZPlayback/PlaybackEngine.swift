@@ -7,8 +7,8 @@ import XZLyrics
 /// and between chunks carries out the mailbox's commands. Every field except `core` belongs to this thread.
 final class PlaybackEngine: @unchecked Sendable {
     static let positionStepMs = 250
-    /// Largest chunk in bytes: 4096 stereo frames.
-    private static let bufferBytes = 4096 * 4
+    /// Largest chunk in sample frames.
+    private static let chunkFrames = 4096
 
     /// A stream goes into buffering when less than this is there past the decoder's place.
     private static let lowWaterBytes: Int64 = 8 * 1024
@@ -20,7 +20,9 @@ final class PlaybackEngine: @unchecked Sendable {
     private var pending: (start: PlayerStateMachine.TrackStart, source: GrowingFile)?
     private let emit: (PlayerEvent) -> Void
     private let finishEvents: () -> Void
-    private let buffer: UnsafeMutableRawBufferPointer
+    /// What goes to the output, and what the decoder gives when that needs converting.
+    private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
+    private var decodeBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
     private var openFormat: AudioFormat?
     private var track: LoadedTrack?
     private var paused = false
@@ -33,10 +35,26 @@ final class PlaybackEngine: @unchecked Sendable {
         self.streams = streams
         self.emit = emit
         self.finishEvents = finish
-        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferBytes, alignment: 16)
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        buffer.deallocate()
+        decodeBuffer.deallocate()
+    }
+
+    /// Grows the chunk buffers to hold a whole chunk of `format`.
+    private func reserveBuffers(_ format: AudioFormat, output: AudioFormat) {
+        let decodeBytes = Self.chunkFrames * format.bytesPerFrame
+        let outputBytes = Self.chunkFrames * max(output.bytesPerFrame, format.bytesPerFrame)
+        if buffer.count < outputBytes {
+            buffer.deallocate()
+            buffer = .allocate(byteCount: outputBytes, alignment: 16)
+        }
+        if decodeBuffer.count < decodeBytes {
+            decodeBuffer.deallocate()
+            decodeBuffer = .allocate(byteCount: decodeBytes, alignment: 16)
+        }
+    }
 
     private var isPlaying: Bool { (track != nil || pending != nil) && !paused }
 
@@ -166,9 +184,9 @@ final class PlaybackEngine: @unchecked Sendable {
             }
             return
         }
-        let decoder: MP3Decoder
+        let decoder: AudioDecoder
         do {
-            decoder = try MP3Decoder(path: start.item.path)
+            decoder = try AudioDecoders.open(path: start.item.path)
         } catch {
             fail(start, positionMs: 0, error)
             return
@@ -176,16 +194,19 @@ final class PlaybackEngine: @unchecked Sendable {
         load(start, decoder: decoder, source: nil)
     }
 
-    private func load(_ start: PlayerStateMachine.TrackStart, decoder: MP3Decoder, source: GrowingFile?) {
+    private func load(_ start: PlayerStateMachine.TrackStart, decoder: AudioDecoder, source: GrowingFile?) {
+        let outputFormat = output.outputFormat(for: decoder.format)
         do {
-            try ensureOutput(decoder.format)
+            try ensureOutput(outputFormat)
         } catch {
             source?.release()
             // Refusing one format is this track's problem; an output that cannot open at all stops the queue.
             fail(start, positionMs: 0, error, outputBroken: !(error is OutputFormatRefused))
             return
         }
-        let track = LoadedTrack(start: start, decoder: decoder, source: source)
+        let track = LoadedTrack(start: start, decoder: decoder, outputFormat: outputFormat, source: source)
+        reserveBuffers(decoder.format, output: outputFormat)
+        track.replayGainScale = replayGainScale(for: start.item, source: source)
         track.durationMs = decoder.lengthInSamples.map { ms($0, track) } ?? start.item.durationMs
         // The average bitrate, as MPD shows for a file: its size over its length.
         var kbps: Int?
@@ -198,8 +219,7 @@ final class PlaybackEngine: @unchecked Sendable {
         if let size, let length = track.durationMs, length > 0 {
             kbps = Int((Double(size) * 8 / Double(length)).rounded())
         }
-        track.formatSummary = AudioFormatSummary(sampleRate: decoder.format.sampleRate,
-                                                 channels: decoder.format.channels, bitrateKbps: kbps ?? decoder.bitrateKbps)
+        track.formatSummary = AudioFormatSummary(format: decoder.format, bitrateKbps: kbps ?? decoder.bitrateKbps)
         track.nextPositionSample = nextPositionBoundary(after: 0, track)
         self.track = track
         loadLyrics(track)
@@ -237,9 +257,10 @@ final class PlaybackEngine: @unchecked Sendable {
             return
         }
         pending = nil
-        let decoder: MP3Decoder
+        let decoder: AudioDecoder
         do {
-            decoder = try MP3Decoder(source: source, name: start.item.path, giveUp: { [weak self] in self?.interrupted() ?? true })
+            decoder = try AudioDecoders.open(.growing(source, name: start.item.path,
+                                                      giveUp: { [weak self] in self?.interrupted() ?? true }))
         } catch {
             source.release()
             if interrupted() {
@@ -449,7 +470,7 @@ final class PlaybackEngine: @unchecked Sendable {
         // About 20 ms per chunk where audio is heard as it is written, so commands act at once; a whole
         // buffer when rendering to a file as fast as possible. Cut short at the next lyric change or position report.
         let audible = output.needsPacing || output.isLive
-        var frames = min(audible ? max(256, track.format.sampleRate / 50) : Int.max, Self.bufferBytes / frameBytes)
+        var frames = min(audible ? max(256, track.format.sampleRate / 50) : Int.max, Self.chunkFrames)
         let read = track.decoder.positionInSamples
         for stop in [track.nextLyricSample, track.nextPositionSample] {
             if let stop, stop > read { frames = min(frames, stop - read) }
@@ -461,9 +482,12 @@ final class PlaybackEngine: @unchecked Sendable {
                 return
             }
         }
+        // Decoded straight into the output buffer when the output takes the decoder's layout.
+        let sameLayout = track.format.sample == track.outputFormat.sample
+        let target = sameLayout ? buffer : decodeBuffer
         let count: Int
         do {
-            count = try track.decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<frames * frameBytes]))
+            count = try track.decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: target[0..<frames * frameBytes]))
         } catch {
             // A wait for bytes cut short by a skip, stop or seek is no failure: the command comes next.
             if track.source != nil, interrupted() { return }
@@ -474,8 +498,11 @@ final class PlaybackEngine: @unchecked Sendable {
             reachedEnd(track)
             return
         }
-        let pcm = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-        if volume < 100 { Self.scale(pcm, volume: volume) }
+        let framesRead = count / frameBytes
+        let pcm = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<framesRead * track.outputFormat.bytesPerFrame])
+        PCMConversion.convert(target.baseAddress!, track.format.sample, samples: framesRead * track.format.channels,
+                              into: buffer.baseAddress!, track.outputFormat.sample, volume: volume,
+                              scale: track.replayGainScale)
         do {
             try output.write(UnsafeRawBufferPointer(pcm))
         } catch {
@@ -537,13 +564,19 @@ final class PlaybackEngine: @unchecked Sendable {
         core.condition.unlock()
     }
 
-    /// Linear volume on s16 samples, rounding toward zero.
-    static func scale(_ pcm: UnsafeMutableRawBufferPointer, volume: Int) {
-        let samples = pcm.bindMemory(to: Int16.self)
-        let factor = Int32(volume)
-        for i in samples.indices {
-            samples[i] = Int16(truncatingIfNeeded: Int32(samples[i]) * factor / 100)
+    /// The track's ReplayGain scale under the current settings: the item's own gains (a loudness scan's)
+    /// when it has them, else its file's tags.
+    private func replayGainScale(for item: QueueItem, source: GrowingFile?) -> Double {
+        core.condition.lock()
+        let settings = core.replayGain
+        let shuffle = core.machine.shuffle
+        core.condition.unlock()
+        guard settings.mode != .off else { return 1 }
+        var tags = item.replayGain
+        if tags == nil || tags?.isEmpty == true, source == nil || source?.isComplete == true {
+            tags = AudioTags.replayGain(path: source?.path ?? item.path) ?? tags
         }
+        return settings.scale(for: tags, shuffle: shuffle)
     }
 
     // MARK: Lyrics and clock

@@ -201,6 +201,12 @@ public final class Player: @unchecked Sendable {
         core.condition.unlock()
     }
 
+    /// Applies from the next track that starts, as in MPD.
+    public var replayGain: ReplayGainSettings {
+        get { core.condition.withLock { core.replayGain } }
+        set { core.condition.withLock { core.replayGain = newValue } }
+    }
+
     public func setRepeat(_ mode: RepeatMode) {
         command { machine in
             machine.setRepeat(mode)
@@ -352,6 +358,7 @@ final class PlayerCore: @unchecked Sendable {
     var machine: PlayerStateMachine
     var mailbox: [EngineCommand] = []
     var volume = 100
+    var replayGain = ReplayGainSettings()
     var prebufferSeconds = 1.0
     var status = EngineStatus()
     var failedTracks = 0

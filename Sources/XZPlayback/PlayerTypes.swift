@@ -16,10 +16,14 @@ public struct QueueItem: Sendable, Equatable {
     public var lyricsPath: String?
     /// Per-song shift of the lyrics; positive shows them sooner (as LRC `[offset:]`).
     public var lyricsAdjustmentMs: Int
+    /// Gains measured by a loudness scan, for a song whose tags carry none; nil: the file's tags decide.
+    public var replayGain: ReplayGainTags?
 
     public init(songId: Int64? = nil, songKey: String? = nil, path: String, title: String = "", singer: String = "",
                 album: String? = nil, track: Int? = nil, year: Int? = nil,
-                durationMs: Int? = nil, lyricsPath: String? = nil, lyricsAdjustmentMs: Int = 0) {
+                durationMs: Int? = nil, lyricsPath: String? = nil, lyricsAdjustmentMs: Int = 0,
+                replayGain: ReplayGainTags? = nil) {
+        self.replayGain = replayGain
         self.album = album
         self.track = track
         self.year = year
@@ -156,13 +160,24 @@ public struct PlayerStatus: Sendable, Equatable {
 public struct AudioFormatSummary: Sendable, Equatable {
     public var sampleRate: Int
     public var channels: Int
+    /// MPD's sample field: "16", "24", "32" or "f" for float.
+    public var bits: String
     public var bitrateKbps: Int?
 
-    public init(sampleRate: Int, channels: Int, bitrateKbps: Int?) {
+    public init(sampleRate: Int, channels: Int, bits: String = "16", bitrateKbps: Int?) {
         self.sampleRate = sampleRate
         self.channels = channels
+        self.bits = bits
         self.bitrateKbps = bitrateKbps
     }
+
+    public init(format: AudioFormat, bitrateKbps: Int?) {
+        self.init(sampleRate: format.sampleRate, channels: format.channels,
+                  bits: format.sample == .float32 ? "f" : "\(format.bits)", bitrateKbps: bitrateKbps)
+    }
+
+    /// MPD's `RATE:BITS:CHANNELS`.
+    public var mpdFormat: String { "\(sampleRate):\(bits):\(channels)" }
 }
 
 /// Thrown by an output that is fine but cannot take this track's format (a WAV file already holding another);

@@ -1,4 +1,5 @@
 import Foundation
+import XZAudio
 import XZPlayback
 
 /// What the command table's handlers share: reading arguments as MPD does, and the answers several build.
@@ -46,7 +47,7 @@ extension MPDCommands {
             }
             if let duration = status.durationMs { call.response.add("duration", milliseconds: duration) }
             if let format = status.audioFormat {
-                call.response.add("audio", numbers: format.sampleRate, 16, format.channels)
+                call.response.add("audio", format.mpdFormat)
             }
         }
         if status.currentIndex != nil, let next = status.nextIndex, let nextId = status.nextId {
@@ -99,12 +100,12 @@ extension MPDCommands {
             throw MPDError(.noExist, "No such directory")
         }
         guard isFolder.boolValue else { return [QueueItem(file: path, database: call.host.database)] }
-        // A folder adds its MP3 files, in path order, as MPD adds a directory of its database.
+        // A folder adds its audio files, in path order, as MPD adds a directory of its database.
         let base = URL(fileURLWithPath: path)
         let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
         var files: [String] = []
         while let url = enumerator?.nextObject() as? URL {
-            if url.pathExtension.lowercased() == "mp3" { files.append(url.standardizedFileURL.path) }
+            if AudioDecoders.hasAudioSuffix(url.path) { files.append(url.standardizedFileURL.path) }
         }
         return files.sorted().map { QueueItem(file: $0, database: call.host.database) }
     }

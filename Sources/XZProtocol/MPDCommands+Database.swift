@@ -424,7 +424,7 @@ extension MPDCommands {
             return nil
         }
         func embedded() -> (String?, [UInt8])? {
-            guard let picture = try? MP3Probe.picture(path: path) else { return nil }
+            guard let picture = try? AudioTags.picture(path: path) else { return nil }
             return (picture.mimeType.isEmpty ? nil : picture.mimeType, picture.data)
         }
         let sources = embeddedFirst ? [embedded, coverFile] : [coverFile, embedded]

@@ -1,4 +1,5 @@
 import Foundation
+import XZAudio
 import XZPlayback
 
 /// The command table: every command this host answers, with its argument count and whether it needs the
@@ -108,11 +109,15 @@ public enum MPDCommands {
             default: throw MPDError(.arg, "Unknown sub command")
             }
         }
-        add("urlhandlers", 0...0) { call in call.response.add("handler", "file://") }
+        add("urlhandlers", 0...0) { call in
+            for scheme in ["file://", "http://", "https://"] { call.response.add("handler", scheme) }
+        }
         add("decoders", 0...0) { call in
-            call.response.add("plugin", "mpg123")
-            call.response.add("suffix", "mp3")
-            call.response.add("mime_type", "audio/mpeg")
+            for plugin in AudioDecoders.plugins {
+                call.response.add("plugin", plugin.name)
+                for suffix in plugin.suffixes { call.response.add("suffix", suffix) }
+                for mime in plugin.mimeTypes { call.response.add("mime_type", mime) }
+            }
         }
         add("config", 0...0) { call throws(MPDError) in
             guard call.session.peer == .local else { throw MPDError(.permission, "Command only permitted to local clients") }
@@ -177,9 +182,12 @@ public enum MPDCommands {
         add("mixrampdb", 1...1) { _ in }
         add("mixrampdelay", 1...1) { _ in }
         add("replay_gain_mode", 1...1) { call throws(MPDError) in
-            guard call.arguments[0] == "off" else { throw MPDError(.arg, "replay gain is not supported") }
+            guard let mode = ReplayGainMode(rawValue: call.arguments[0]) else {
+                throw MPDError(.arg, "Unrecognized replay gain mode")
+            }
+            call.player.replayGain.mode = mode
         }
-        add("replay_gain_status", 0...0) { call in call.response.add("replay_gain_mode", "off") }
+        add("replay_gain_status", 0...0) { call in call.response.add("replay_gain_mode", call.player.replayGain.mode.rawValue) }
 
         // MARK: Playback
         add("play", 0...1) { call throws(MPDError) in

@@ -15,19 +15,20 @@ public enum SongLyrics: Equatable, Sendable {
         let audio = URL(fileURLWithPath: song.localPath)
         let sibling = audio.deletingPathExtension().appendingPathExtension("lrc").path
         if manager.fileExists(atPath: sibling) { return .file(sibling) }
-        if let text = try? MP3Probe.readTags(path: song.localPath).lyrics, !text.isEmpty { return .embedded(text) }
+        if let text = try? AudioTags.read(path: song.localPath).lyrics, !text.isEmpty { return .embedded(text) }
         return nil
     }
 }
 
 extension QueueItem {
-    /// A catalogue song that has a local file, with its lyrics and the user's lyric shift.
+    /// A catalogue song that has a local file, with its lyrics, the user's lyric shift and a loudness scan's gains.
     public init(song: Song, database: LibraryDatabase) {
         var lyricsPath: String?
         if case .file(let lrc) = SongLyrics.locate(for: song) { lyricsPath = lrc }
         self.init(songId: song.id, songKey: song.songKey, path: song.localPath, title: song.title, singer: song.singer,
                   album: song.album, track: song.track, year: song.year, durationMs: song.durationMs, lyricsPath: lyricsPath,
-                  lyricsAdjustmentMs: (try? database.lyricsAdjustment(songKey: song.songKey)) ?? 0)
+                  lyricsAdjustmentMs: (try? database.lyricsAdjustment(songKey: song.songKey)) ?? 0,
+                  replayGain: database.measuredReplayGain(for: song))
     }
 
     /// A catalogue song from its local file, or from its audio URL as it downloads when it has none.
@@ -50,8 +51,8 @@ extension QueueItem {
             return
         }
         let lyrics = URL(fileURLWithPath: absolute).deletingPathExtension().appendingPathExtension("lrc").path
-        let info = try? MP3Probe.probe(path: absolute)
-        let tags = info?.tags ?? (try? MP3Probe.readTags(path: absolute))
+        let info = try? AudioDecoders.probe(path: absolute)
+        let tags = info?.tags ?? (try? AudioTags.read(path: absolute))
         let title = tags?.title.flatMap { $0.isEmpty ? nil : $0 }
             ?? URL(fileURLWithPath: absolute).deletingPathExtension().lastPathComponent
         self.init(path: absolute, title: title, singer: tags?.artist ?? "", album: tags?.album, track: tags?.track,

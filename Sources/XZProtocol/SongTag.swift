@@ -100,11 +100,11 @@ extension MPDResponse {
         }
     }
 
-    /// `Format: RATE:BITS:CHANNELS` where the file's format is known, as MPD lists it; 16 bits, what the
-    /// decoder gives and what the `AudioFormat` filter matches.
+    /// `Format: RATE:BITS:CHANNELS` where the file's format is known, as MPD lists it: what the decoder
+    /// gives ("f" for float) and what the `AudioFormat` filter matches.
     private mutating func addFormat(of song: Song) {
         guard let rate = song.sampleRate, let channels = song.channels else { return }
-        add("Format", numbers: rate, 16, channels)
+        add("Format", "\(rate):\(song.sampleFormat ?? "16"):\(channels)")
     }
 
     /// `catalogue`: the entry's catalogue song when the caller has read it already.

@@ -50,6 +50,8 @@ case "rescan":
         try RescanBenchmark(folder: folder.appendingPathComponent("rescan"), xzmusic: binary,
                             mp3: try playback.makeTestFile(seconds: 1)).run()
     }
+case "formats":
+    benchmark { try FormatsBenchmark(folder: folder.appendingPathComponent("formats"), xzmusic: binary).run() }
 case "online":
     benchmark { try OnlineBenchmark(folder: folder.appendingPathComponent("online"), mp3: try playback.makeTestFile()).run() }
 case "server":
@@ -70,6 +72,6 @@ case "transport-floor":
     }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | json | download | oneshot-search | rescan | server | server-scale [QUERY...] | online | transport-floor PORT ANSWER\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | formats | json | download | oneshot-search | rescan | server | server-scale [QUERY...] | online | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }

@@ -14,7 +14,7 @@ final class BrokenFileTests: XCTestCase {
     private func assertRefused(_ path: String, mentioning words: String? = nil, file: StaticString = #filePath, line: UInt = #line) {
         for attempt in ["decoder", "probe"] {
             do {
-                if attempt == "decoder" { _ = try MP3Decoder(path: path) } else { _ = try MP3Probe.probe(path: path) }
+                if attempt == "decoder" { _ = try MP3Decoder(path: path) } else { _ = try AudioDecoders.probe(path: path) }
                 XCTFail("\(attempt) accepted \(path)", file: file, line: line)
             } catch let error as AudioError {
                 XCTAssertEqual(error.file, path, file: file, line: line)
@@ -75,7 +75,7 @@ final class BrokenFileTests: XCTestCase {
             XCTAssertEqual(decoder.lengthInSamples, samples, "length counts the frames really there")
             XCTAssertEqual(Double(samples), 2.0 * 44100, accuracy: 0.25 * 44100, name)
             // The probe trusts the header (fast), so a VBR header still claims the full length.
-            XCTAssertNotNil(try MP3Probe.probe(path: path).durationMs)
+            XCTAssertNotNil(try AudioDecoders.probe(path: path).durationMs)
         }
     }
 

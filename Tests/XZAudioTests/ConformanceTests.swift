@@ -89,7 +89,7 @@ final class ConformanceTests: XCTestCase {
                 XCTAssertFalse(error.message.isEmpty, path)
             }
             do {
-                let info = try MP3Probe.probe(path: path)
+                let info = try AudioDecoders.probe(path: path)
                 XCTAssertGreaterThan(info.format.sampleRate, 0, path)
             } catch {
                 XCTAssertTrue(error is AudioError, "\(path): \(error)")

@@ -70,7 +70,7 @@ final class DownloadTests: XCTestCase {
         let tasks = try await fixture.download(["a"])
         let audio = fixture.task(.audio, of: "a", in: tasks)
         XCTAssertEqual(audio?.state, .failed)
-        XCTAssertTrue(audio?.lastError?.contains("not playable MP3 audio") == true, audio?.lastError ?? "")
+        XCTAssertTrue(audio?.lastError?.contains("not playable audio") == true, audio?.lastError ?? "")
         XCTAssertEqual(fixture.songFiles(), [])
     }
 

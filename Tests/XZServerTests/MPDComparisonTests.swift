@@ -107,6 +107,72 @@ final class MPDComparisonTests: XCTestCase {
         host.updates.wait()
     }
 
+    /// A folder of every format, tagged by each format's own tools: MPD and this host list the same tags,
+    /// and durations within a few milliseconds (MPD does not trim an MP3's encoder delay and padding).
+    func testMixedFormatFolderAgreesWithMPD() throws {
+        folder = try TemporaryFolder("compare-formats")
+        let music = folder.url.appendingPathComponent("music")
+        let album = music.appendingPathComponent("mixed")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        let wav = folder.path("source.wav")
+        try TestProcess.runChecked("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "2.5", "sine", "440", "gain", "-9"])
+        func path(_ name: String) -> String { album.appendingPathComponent(name).path }
+        try TestProcess.runChecked("flac", ["-s", "-f", "-o", path("1.flac"), wav,
+                                            "-T", "ARTIST=Alpha", "-T", "ARTIST=Beta", "-T", "TITLE=Lossless",
+                                            "-T", "ALBUM=Mixed", "-T", "TRACKNUMBER=1", "-T", "GENRE=Rock",
+                                            "-T", "DATE=2019-04-02", "-T", "ALBUMARTIST=Various", "-T", "DISCNUMBER=1"])
+        try TestProcess.runChecked("oggenc", ["-Q", "-o", path("2.ogg"), "-a", "Gamma", "-t", "Vorbis Song", "-l", "Mixed",
+                                              "-N", "2", "-G", "Jazz", "-d", "2020", wav])
+        try TestProcess.runChecked("opusenc", ["--quiet", "--artist", "Delta", "--title", "Opus Song", "--album", "Mixed",
+                                               "--genre", "Pop", "--date", "2021", "--comment", "TRACKNUMBER=3", wav, path("3.opus")])
+        try TestProcess.runChecked("ffmpeg", ["-v", "quiet", "-y", "-i", wav, "-c:a", "aac", "-b:a", "128k",
+                                              "-metadata", "artist=Epsilon", "-metadata", "title=AAC Song",
+                                              "-metadata", "album=Mixed", "-metadata", "track=4", "-metadata", "genre=Soul",
+                                              "-metadata", "date=2022", path("4.m4a")])
+        try TestProcess.runChecked("ffmpeg", ["-v", "quiet", "-y", "-i", wav, "-c:a", "alac",
+                                              "-metadata", "artist=Zeta", "-metadata", "title=ALAC Song",
+                                              "-metadata", "album=Mixed", "-metadata", "track=5", path("5.m4a")])
+        try TestProcess.runChecked("lame", ["--quiet", "--tt", "MP3 Song", "--ta", "Eta", "--tl", "Mixed", "--tn", "6",
+                                            "--ty", "2018", "--tg", "Blues", "--id3v2-only", wav, path("6.mp3")])
+        let real = try startMPD(music: music)
+        let ours = try startHost(music: music)
+        _ = try ours.run("update")
+        host.updates.wait()
+
+        // MPD lists a song's tags in the order its file holds them; the catalogue has one order for all.
+        func songsOf(_ lines: [String]) -> [[String]] {
+            var songs: [[String]] = []
+            for line in lines {
+                if line.hasPrefix("file: ") || line.hasPrefix("directory: ") || songs.isEmpty {
+                    songs.append([line])
+                } else {
+                    songs[songs.count - 1].append(line)
+                }
+            }
+            return songs.map { [$0[0]] + $0.dropFirst().sorted() }
+        }
+        for line in ["listallinfo", "list artist", "list genre", "find \"(Artist == 'Beta')\"", "list album group date",
+                     "search any song", "count group artist"] {
+            XCTAssertEqual(songsOf(answer(ours, line)), songsOf(answer(real, line)), line)
+        }
+        func durations(_ client: MPDClient) throws -> [String: Double] {
+            var result: [String: Double] = [:]
+            var file = ""
+            for pair in try client.run("listallinfo") {
+                if pair.key == "file" { file = pair.value }
+                if pair.key == "duration" { result[file] = Double(pair.value) }
+            }
+            return result
+        }
+        let ourDurations = try durations(ours)
+        let theirDurations = try durations(real)
+        XCTAssertEqual(Set(ourDurations.keys), Set(theirDurations.keys))
+        for (file, seconds) in ourDurations where !file.hasSuffix(".mp3") {
+            XCTAssertEqual(seconds, theirDurations[file] ?? -1, accuracy: 0.007, file)
+        }
+        XCTAssertEqual(ourDurations["mixed/6.mp3"] ?? 0, 2.5, accuracy: 0.001, "gapless length of the MP3")
+    }
+
     func testTheSameRequestsGetTheSameAnswers() throws {
         folder = try TemporaryFolder("compare")
         let music = folder.url.appendingPathComponent("music")

@@ -1,80 +1,8 @@
-import CMPG123
 import XZText
 
-/// Turns libmpg123's parsed ID3v2 / ID3v1 data into TrackTags.
-enum TagReader {
-    static func read(_ handle: MPG123Handle) -> TrackTags {
-        let mh = handle.pointer
-        guard mpg123_meta_check(mh) & MPG123_ID3 != 0 else { return TrackTags() }
-        var v1: UnsafeMutablePointer<mpg123_id3v1>?
-        var v2: UnsafeMutablePointer<mpg123_id3v2>?
-        guard mpg123_id3(mh, &v1, &v2) == MPG123_OK.rawValue else { return TrackTags() }
-
-        var tags = TrackTags()
-        if let v2 = v2?.pointee {
-            tags = fromV2(v2)
-        }
-        // ID3v1 only fills what ID3v2 left empty.
-        if let v1 = v1?.pointee {
-            let old = fromV1(v1)
-            tags.title = tags.title ?? old.title
-            if tags.artist == nil {
-                tags.artist = old.artist
-                tags.artists = old.artists
-            }
-            if tags.genres.isEmpty { tags.genres = old.genres }
-            tags.album = tags.album ?? old.album
-            tags.year = tags.year ?? old.year
-            tags.track = tags.track ?? old.track
-        }
-        return tags
-    }
-
-    // MARK: ID3v2
-
-    private static func fromV2(_ v2: mpg123_id3v2) -> TrackTags {
-        // Text frames and USLT are in `text`, v2.2 ids already promoted to v2.3 ones. libmpg123 1.31
-        // overwrites a repeated frame id in place (older versions append), so take the first non-empty.
-        var first: [String: [String]] = [:]
-        var lyrics: String?
-        if let list = v2.text {
-            for i in 0..<v2.texts {
-                let entry = list[i]
-                let id = frameID(entry.id)
-                if id == "USLT" {
-                    if lyrics == nil { lyrics = cleanLyrics(bytes(of: entry.text)) }
-                    continue
-                }
-                guard first[id] == nil else { continue }
-                let values = allValues(bytes(of: entry.text)).compactMap(cleanLine)
-                if !values.isEmpty { first[id] = values }
-            }
-        }
-        // ID3v2.3 has no value lists: artists and genres are written "A/B" there.
-        let slashLists = v2.version < 4
-        func list(_ id: String) -> [String] {
-            let values = first[id] ?? []
-            guard slashLists else { return values }
-            return values.flatMap { $0.split(separator: "/").compactMap { cleanLine(String($0)) } }
-        }
-        func one(_ id: String) -> String? { first[id]?.first }
-        var tags = TrackTags()
-        tags.title = one("TIT2")
-        tags.artists = unique(list("TPE1"))
-        tags.artist = tags.artists.isEmpty ? nil : tags.artists.joined(separator: " / ")
-        tags.albumArtist = one("TPE2")
-        tags.album = one("TALB")
-        tags.genres = unique(list("TCON").map(genreName))
-        tags.track = one("TRCK").flatMap(trackNumber)
-        tags.disc = one("TPOS").flatMap(trackNumber)
-        let date = one("TDRC") ?? one("TYER")
-        tags.year = one("TYER").flatMap(yearNumber) ?? one("TDRC").flatMap(yearNumber)
-        tags.date = date.flatMap { yearNumber($0) == nil ? nil : $0 }
-        tags.lyrics = lyrics
-        return tags
-    }
-
-    private static func unique(_ values: [String]) -> [String] {
+/// The text rules every tag value goes through: mis-encoding repair, cleaning, genre numbers, numbers.
+enum TagText {
+    static func unique(_ values: [String]) -> [String] {
         var seen = Set<String>()
         return values.filter { seen.insert($0).inserted }
     }
@@ -113,75 +41,17 @@ enum TagReader {
         "Rock & Roll", "Hard Rock",
     ]
 
-    private static func frameID(_ id: (CChar, CChar, CChar, CChar)) -> String {
-        let raw = [id.0, id.1, id.2, id.3].map { UInt8(bitPattern: $0) }
-        return String(decoding: raw, as: UTF8.self)
-    }
-
-    /// The UTF-8 bytes of an mpg123_string (`fill` counts the closing NUL).
-    private static func bytes(of string: mpg123_string) -> [UInt8] {
-        guard let p = string.p, string.fill > 0 else { return [] }
-        return UnsafeRawBufferPointer(start: p, count: string.fill).map { $0 }
-    }
-
-    /// ID3v2.4 text frames may hold several NUL-separated values.
-    private static func allValues(_ bytes: [UInt8]) -> [String] {
-        bytes.split(separator: 0, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// The first picture of the tag: the front cover when there is one (MPD's choice too).
-    static func picture(_ handle: MPG123Handle) -> EmbeddedPicture? {
-        let mh = handle.pointer
-        var v1: UnsafeMutablePointer<mpg123_id3v1>?
-        var v2: UnsafeMutablePointer<mpg123_id3v2>?
-        guard mpg123_meta_check(mh) & MPG123_ID3 != 0, mpg123_id3(mh, &v1, &v2) == MPG123_OK.rawValue,
-              let tag = v2?.pointee, let pictures = tag.picture, tag.pictures > 0 else { return nil }
-        let all = (0..<tag.pictures).map { pictures[$0] }.filter { $0.size > 0 && $0.data != nil }
-        let frontCover = Int8(bitPattern: UInt8(mpg123_id3_pic_front_cover.rawValue))
-        guard let chosen = all.first(where: { $0.type == frontCover }) ?? all.first, let data = chosen.data else { return nil }
-        let mime = String(decoding: bytes(of: chosen.mime_type).prefix { $0 != 0 }, as: UTF8.self)
-        return EmbeddedPicture(mimeType: mime, data: Array(UnsafeBufferPointer(start: data, count: chosen.size)))
-    }
-
-    // MARK: ID3v1
-
-    private static func fromV1(_ v1: mpg123_id3v1) -> TrackTags {
-        var tags = TrackTags()
-        tags.title = withUnsafeBytes(of: v1.title) { cleanLine(decodeLegacy(field($0))) }
-        tags.artist = withUnsafeBytes(of: v1.artist) { cleanLine(decodeLegacy(field($0))) }
-        tags.artists = tags.artist.map { [$0] } ?? []
-        if Int(v1.genre) < id3v1Genres.count { tags.genres = [id3v1Genres[Int(v1.genre)]] }
-        tags.album = withUnsafeBytes(of: v1.album) { cleanLine(decodeLegacy(field($0))) }
-        tags.year = withUnsafeBytes(of: v1.year) { yearNumber(String(decoding: field($0), as: UTF8.self)) }
-        // ID3v1.1: a zero at comment[28] makes comment[29] the track number.
-        tags.track = withUnsafeBytes(of: v1.comment) { c in
-            c.count == 30 && c[28] == 0 && c[29] != 0 ? Int(c[29]) : nil
-        }
-        return tags
-    }
-
-    /// A fixed-size v1 field up to its first NUL.
-    private static func field(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
-        Array(raw.prefix { $0 != 0 })
-    }
-
-    /// v1 fields are raw bytes; read them as Latin-1 and let repairEncoding sort out the rest.
-    private static func decodeLegacy(_ raw: [UInt8]) -> String {
-        String(String.UnicodeScalarView(raw.map { Unicode.Scalar($0) }))
-    }
-
     // MARK: Cleaning
 
     /// Undoes the common mis-encodings, then makes the text terminal-safe and trims it; empty becomes nil.
-    private static func cleanLine(_ text: String) -> String? {
+    static func cleanLine(_ text: String) -> String? {
         let cleaned = TerminalText.sanitize(repairEncoding(text)).trimmingWhitespace()
         return cleaned.isEmpty ? nil : cleaned
     }
 
     /// Lyrics keep their line breaks; each line is sanitised on its own.
-    private static func cleanLyrics(_ bytes: [UInt8]) -> String? {
-        let text = repairEncoding(String(decoding: bytes, as: UTF8.self))
-        let lines = text.replacingCRLF().split(separator: "\n", omittingEmptySubsequences: false)
+    static func cleanLyrics(_ text: String) -> String? {
+        let lines = repairEncoding(text).replacingCRLF().split(separator: "\n", omittingEmptySubsequences: false)
             .map { TerminalText.sanitize(String($0)).trimmingTrailingWhitespace() }
         let joined = lines.joined(separator: "\n").trimmingWhitespace()
         return joined.isEmpty ? nil : joined
@@ -191,7 +61,7 @@ enum TagReader {
         repairMojibake(repairByteSwappedUTF16(text))
     }
 
-    /// UTF-16 without a BOM is big-endian by the spec and libmpg123 reads it so, but some taggers
+    /// UTF-16 without a BOM is big-endian by the spec and some readers take it so, but some taggers
     /// (ffmpeg among them) write little-endian: "T" comes out as U+5400. When every character has a
     /// zero low byte and swapping gives printable Latin-1, swap back.
     static func repairByteSwappedUTF16(_ text: String) -> String {

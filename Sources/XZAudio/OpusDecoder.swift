@@ -1,0 +1,116 @@
+import COpusFile
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Ogg Opus through libopusfile, reading a `ByteSource`: always 48 kHz `.float32`, the header's output
+/// gain applied; pre-skip and the end trim come from granule positions, so joins are sample-exact.
+final class OpusDecoder: AudioDecoder {
+    static let plugin = DecoderPlugin(
+        name: "opus", suffixes: ["opus"], mimeTypes: ["audio/ogg", "audio/opus"],
+        claims: { $0.starts(with: "OggS") && $0.starts(with: "OpusHead", at: 28) },
+        open: { try OpusDecoder($0) })
+
+    let path: String
+    let format: AudioFormat
+    private(set) var lengthInSamples: Int?
+    private(set) var positionInSamples = 0
+
+    private let source: ByteSource
+    private let file: OpaquePointer
+    private var damage = DamageLog()
+    private var finished = false
+
+    init(_ input: AudioInput) throws {
+        path = input.name
+        source = try ByteSource(input)
+        var callbacks = OpusFileCallbacks(read: { data, buffer, count in
+            guard let data, let buffer else { return -1 }
+            let source = Unmanaged<ByteSource>.fromOpaque(data).takeUnretainedValue()
+            return Int32(source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(count))))
+        }, seek: { data, offset, whence in
+            guard let data else { return -1 }
+            let source = Unmanaged<ByteSource>.fromOpaque(data).takeUnretainedValue()
+            return source.seek(offset, whence: whence) == nil ? -1 : 0
+        }, tell: { data in
+            guard let data else { return -1 }
+            return Unmanaged<ByteSource>.fromOpaque(data).takeUnretainedValue().position
+        }, close: nil)
+        var error: Int32 = 0
+        guard let file = op_open_callbacks(Unmanaged.passUnretained(source).toOpaque(), &callbacks, nil, 0, &error) else {
+            throw AudioError(file: path, message: source.failureMessage ?? Self.openMessage(error))
+        }
+        self.file = file
+        let channels = Int(op_channel_count(file, -1))
+        guard channels > 0 else {
+            op_free(file)
+            throw AudioError(file: path, message: "broken Opus header: no channels")
+        }
+        format = AudioFormat(sampleRate: 48000, channels: channels, sample: .float32)
+        if op_seekable(file) != 0 {
+            let total = op_pcm_total(file, -1)
+            lengthInSamples = total >= 0 ? Int(total) : nil
+        }
+    }
+
+    deinit { op_free(file) }
+
+    var damageReport: String? { damage.report(rate: format.sampleRate) }
+    var sourceOffset: Int64? { source.growingFile == nil ? nil : source.position }
+
+    var bitrateKbps: Int? {
+        let rate = op_bitrate(file, -1)
+        return rate > 0 ? Int(rate / 1000) : nil
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let channels = format.channels
+        let frames = buffer.count / format.bytesPerFrame
+        guard frames > 0, let base = buffer.baseAddress?.assumingMemoryBound(to: Float.self) else { return 0 }
+        var done = 0
+        while done < frames && !finished {
+            var link: Int32 = 0
+            let got = op_read_float(file, base + done * channels, Int32((frames - done) * channels), &link)
+            if got == OP_HOLE {
+                damage.note(atSample: positionInSamples + done)
+                continue
+            }
+            if got < 0 {
+                finished = true
+                if let failure = source.failureMessage { throw AudioError(file: path, message: failure) }
+                if done > 0 { break }
+                throw AudioError(file: path, message: "cannot decode the Opus stream (libopusfile error \(got))")
+            }
+            if got == 0 {
+                finished = true
+                break
+            }
+            if Int(op_channel_count(file, link)) != channels {
+                finished = true
+                throw AudioError(file: path, message: "a chained Ogg stream changes its channel count mid-way; only its first part plays")
+            }
+            done += Int(got)
+        }
+        positionInSamples += done
+        return done * format.bytesPerFrame
+    }
+
+    func seek(toSample sample: Int) throws {
+        positionInSamples = try seekOgg(to: sample, codec: "Opus", seekable: op_seekable(file) != 0,
+                                        failure: source.failureMessage) { op_pcm_seek(file, ogg_int64_t($0)) }
+        finished = lengthInSamples.map { positionInSamples >= $0 } ?? false
+    }
+
+    private static func openMessage(_ code: Int32) -> String {
+        switch code {
+        case OP_ENOTFORMAT: return "not an Opus stream"
+        case OP_EBADHEADER: return "broken Opus codec header"
+        case OP_EVERSION: return "unsupported Opus version"
+        case OP_EREAD: return "cannot read the file"
+        case OP_EIMPL: return "uses an Opus feature libopusfile does not support"
+        default: return "cannot open the Ogg Opus stream (libopusfile error \(code))"
+        }
+    }
+}

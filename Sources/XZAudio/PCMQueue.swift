@@ -1,0 +1,90 @@
+/// Decoded bytes waiting to be handed out: libraries that decode a whole block at a time (libFLAC's write
+/// callback, libvorbisfile's and libopusfile's reads) interleave into it, and `read(into:)` drains it.
+final class PCMQueue {
+    private var storage: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var start = 0
+    private var end = 0
+
+    init(capacity: Int = 1 << 16) {
+        self.capacity = capacity
+        storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { storage.deallocate() }
+
+    var count: Int { end - start }
+    var isEmpty: Bool { start == end }
+
+    func removeAll() {
+        start = 0
+        end = 0
+    }
+
+    /// Room for `bytes` more at the end; write into it, then `commit` what was written.
+    func reserve(_ bytes: Int) -> UnsafeMutableRawPointer {
+        if start == end {
+            start = 0
+            end = 0
+        }
+        if end + bytes > capacity {
+            let live = end - start
+            if live + bytes > capacity {
+                capacity = max(capacity * 2, live + bytes)
+                let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+                grown.copyMemory(from: storage + start, byteCount: live)
+                storage.deallocate()
+                storage = grown
+            } else {
+                (storage).copyMemory(from: storage + start, byteCount: live)
+            }
+            start = 0
+            end = live
+        }
+        return storage + end
+    }
+
+    func commit(_ bytes: Int) {
+        end += bytes
+    }
+
+    /// Moves up to `buffer.count` bytes out; returns how many.
+    func drain(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let n = min(count, buffer.count)
+        guard n > 0, let base = buffer.baseAddress else { return 0 }
+        base.copyMemory(from: storage + start, byteCount: n)
+        start += n
+        return n
+    }
+
+    /// Drops `bytes` from the front (a seek landing inside a decoded block).
+    func dropFirst(_ bytes: Int) {
+        start += min(bytes, count)
+    }
+}
+
+/// Counts the places a decoder skipped damaged data, for `damageReport`.
+struct DamageLog {
+    private(set) var places = 0
+    private(set) var firstSample: Int?
+    /// The stream ended before the length its header gave.
+    var cutShort: (at: Int, of: Int)?
+
+    mutating func note(atSample sample: Int) {
+        if places == 0 { firstSample = sample }
+        places += 1
+    }
+
+    func report(rate: Int) -> String? {
+        var parts: [String] = []
+        if places > 0 {
+            let at = firstSample.map { MP3Decoder.clock($0, rate: rate) } ?? "?"
+            parts.append(places == 1 ? "Skipped damaged data at \(at); decoding carried on after it."
+                         : "Skipped damaged data in \(places) places, the first at \(at); decoding carried on after each.")
+        }
+        if let cut = cutShort {
+            parts.append("The file ends at \(MP3Decoder.clock(cut.at, rate: rate)) of the \(MP3Decoder.clock(cut.of, rate: rate)) its header gives: it is cut short.")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import XZAudio
+
+/// MPD's `replay_gain_mode`: which gain of a song's tags applies; `auto` is the track gain in random
+/// mode (songs out of album order), else the album gain.
+public enum ReplayGainMode: String, Sendable, Equatable, CaseIterable {
+    case off, track, album, auto
+}
+
+/// MPD's ReplayGain settings, with its names and defaults (`replaygain_preamp`, `replaygain_missing_preamp`,
+/// `replaygain_limit`).
+public struct ReplayGainSettings: Sendable, Equatable {
+    public var mode: ReplayGainMode
+    /// Added to every tag's gain, in dB (-15...15).
+    public var preampDB: Double
+    /// The gain of a song without ReplayGain tags, in dB (-15...15).
+    public var missingPreampDB: Double
+    /// Keeps a gain from pushing the tag's peak past full scale.
+    public var limit: Bool
+
+    public init(mode: ReplayGainMode = .off, preampDB: Double = 0, missingPreampDB: Double = 0, limit: Bool = true) {
+        self.mode = mode
+        self.preampDB = preampDB
+        self.missingPreampDB = missingPreampDB
+        self.limit = limit
+    }
+
+    /// The linear factor for a song with `tags` (nil or empty: none), as MPD's ReplayGainTuple computes it:
+    /// the mode's gain, else the other one; `shuffle` decides what `auto` means.
+    public func scale(for tags: ReplayGainTags?, shuffle: Bool) -> Double {
+        let mode = self.mode == .auto ? (shuffle ? ReplayGainMode.track : .album) : self.mode
+        guard mode != .off else { return 1 }
+        let tags = tags ?? ReplayGainTags()
+        let chosen: (gain: Double, peak: Double?)?
+        switch mode {
+        case .album:
+            chosen = tags.albumGain.map { ($0, tags.albumPeak) } ?? tags.trackGain.map { ($0, tags.trackPeak) }
+        default:
+            chosen = tags.trackGain.map { ($0, tags.trackPeak) } ?? tags.albumGain.map { ($0, tags.albumPeak) }
+        }
+        guard let chosen else { return pow(10, missingPreampDB / 20) }
+        var scale = pow(10, (chosen.gain + preampDB) / 20)
+        if limit, let peak = chosen.peak, peak > 0, scale * peak > 1 { scale = 1 / peak }
+        return scale
+    }
+}
