@@ -146,7 +146,7 @@ public final class FFmpegDecoder {
         }
 
         if let first {
-            nextTimestamp = first.timestamp.map { $0 + Int64(first.frameSamples) }
+            nextTimestamp = first.timestamp.map { $0 + timestampSpan(ofSamples: first.frameSamples) }
             convert(file.frame.pointer, from: first.first, count: first.count)
         } else {
             finish()
@@ -218,10 +218,7 @@ public final class FFmpegDecoder {
         }
         guard timeline.seeksByTimestamp, target > preroll else { return try decodeThrough(to: target) }
 
-        let stream = file.stream
-        let timeBase = stream.pointee.time_base
-        let rate = AVRational(num: 1, den: Int32(format.sampleRate))
-        let timestamp = timeline.start + av_rescale_q(Int64(target - preroll), rate, timeBase)
+        let timestamp = timeline.start + timestampSpan(ofSamples: target - preroll)
         guard av_seek_frame(file.container.pointer, file.streamIndex, timestamp, AVSEEK_FLAG_BACKWARD) >= 0 else {
             return try decodeThrough(to: target)
         }
@@ -235,6 +232,9 @@ public final class FFmpegDecoder {
         } catch TimestampTrouble.unusable {
             // The demuxer landed after the target or its frames carry no timestamps.
             return try decodeThrough(to: target)
+        } catch {
+            seekTarget = nil
+            throw error
         }
         if seekTarget != nil {
             // The stream ended before the target: the position is its end.
@@ -248,7 +248,6 @@ public final class FFmpegDecoder {
 
     /// Decodes frames until one yields samples (into the pending buffer) or the stream ends.
     private func decodeChunk() throws {
-        let stream = file.stream
         while true {
             let position = positionInSamples + queue.count / format.bytesPerFrame
             switch try Self.nextFrame(file, source: source, name: path, position: position, damage: &damage) {
@@ -261,16 +260,14 @@ public final class FFmpegDecoder {
                     continue
                 }
                 let timestamp = Self.frameTimestamp(frame, expected: nextTimestamp)
-                nextTimestamp = timestamp.map { $0 + Int64(frame.pointee.nb_samples) }
+                nextTimestamp = timestamp.map { $0 + timestampSpan(ofSamples: Int(frame.pointee.nb_samples)) }
                 if seekTarget != nil && timestamp == nil { throw TimestampTrouble.unusable }
                 if let target = seekTarget, let timestamp,
                    samples(fromTimestamp: timestamp - timeline.start) > target {
                     throw TimestampTrouble.unusable
                 }
-                var chunk = Self.clip(frame, timestamp: timestamp, timeline: timeline, target: seekTarget.map {
-                    timeline.start + av_rescale_q(Int64($0), AVRational(num: 1, den: Int32(format.sampleRate)),
-                                                  stream.pointee.time_base)
-                })
+                var chunk = Self.clip(frame, timestamp: timestamp, timeline: timeline,
+                                      target: seekTarget.map { timeline.start + timestampSpan(ofSamples: $0) })
                 if dropCount > 0, let whole = chunk {
                     let dropped = min(dropCount, whole.count)
                     dropCount -= dropped
@@ -359,7 +356,11 @@ public final class FFmpegDecoder {
     }
 
     private func samples(fromTimestamp timestamp: Int64) -> Int {
-        Int(av_rescale_q(timestamp, file.stream.pointee.time_base, AVRational(num: 1, den: Int32(format.sampleRate))))
+        Int(av_rescale_q(timestamp, timeline.timeBase, AVRational(num: 1, den: Int32(format.sampleRate))))
+    }
+
+    private func timestampSpan(ofSamples samples: Int) -> Int64 {
+        av_rescale_q(Int64(samples), AVRational(num: 1, den: Int32(format.sampleRate)), timeline.timeBase)
     }
 
     private enum FrameResult {
@@ -704,22 +705,21 @@ extension FFmpegDecoder {
         /// Frames are trimmed to `start..<end` by their timestamps: an MP4 whose boxes say which samples are audio.
         var clips: Bool
         var timeBase: AVRational
-        /// False once frames came without timestamps: seeks then decode their way from the start.
+        /// False when frames come without timestamps or the container's cannot be trusted after a jump:
+        /// seeks then decode their way from the start.
         var seeksByTimestamp = true
     }
 
     /// iTunes' gapless note: ` 00000000 DELAY PADDING LENGTH …`, hexadecimal sample counts.
     fileprivate struct ITunSMPB {
         let priming: Int64
-        let padding: Int64
         let length: Int64
 
         init?(_ text: String) {
             let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.count >= 4, let priming = Int64(fields[1], radix: 16), let padding = Int64(fields[2], radix: 16),
+            guard fields.count >= 4, let priming = Int64(fields[1], radix: 16), Int64(fields[2], radix: 16) != nil,
                   let length = Int64(fields[3], radix: 16), length > 0, priming >= 0 else { return nil }
             self.priming = priming
-            self.padding = padding
             self.length = length
         }
     }

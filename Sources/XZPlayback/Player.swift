@@ -246,7 +246,7 @@ public final class Player: @unchecked Sendable {
         defer { core.condition.unlock() }
         return core.machine.status(live: core.engineFiguresAreCurrent, positionMs: core.status.positionMs,
                                    durationMs: core.status.durationMs, audioFormat: core.status.audioFormat,
-                                   volume: core.volume, lastError: core.lastError)
+                                   volume: core.volume, lastError: core.lastError, replayGainMode: core.replayGain.mode)
     }
 
     /// Tracks that ended with `.error` so far (a one-shot CLI's exit status).
@@ -340,7 +340,8 @@ extension PlayerStateMachine {
     /// For `Player.status()`. `mutating` only so that the core lends its machine in place: a plain method
     /// call on the stored machine would copy it first, retaining every array it holds.
     fileprivate mutating func status(live: Bool, positionMs: Int, durationMs: Int?,
-                                     audioFormat: AudioFormatSummary?, volume: Int, lastError: String?) -> PlayerStatus {
+                                     audioFormat: AudioFormatSummary?, volume: Int, lastError: String?,
+                                     replayGainMode: ReplayGainMode) -> PlayerStatus {
         let next = nextIndex
         return PlayerStatus(
             state: state, isBuffering: isBuffering, currentIndex: currentIndex,
@@ -348,7 +349,8 @@ extension PlayerStateMachine {
             positionMs: live ? positionMs : 0,
             durationMs: live ? durationMs : currentIndex.flatMap { entries[$0].item.durationMs },
             queueLength: entries.count, queueVersion: version, volume: volume, repeats: repeats, single: single,
-            consume: consume, shuffle: shuffle, lastError: lastError, audioFormat: live ? audioFormat : nil)
+            consume: consume, shuffle: shuffle, lastError: lastError, audioFormat: live ? audioFormat : nil,
+            replayGainMode: replayGainMode)
     }
 }
 

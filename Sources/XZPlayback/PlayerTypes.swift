@@ -154,6 +154,7 @@ public struct PlayerStatus: Sendable, Equatable {
     public var shuffle: Bool
     public var lastError: String?
     public var audioFormat: AudioFormatSummary?
+    public var replayGainMode: ReplayGainMode
 }
 
 /// What `status` reports as `audio` and `bitrate`.

@@ -198,6 +198,7 @@ private struct Fingerprint: Equatable {
         var single: SingleMode
         var consume: Bool
         var random: Bool
+        var replayGainMode: ReplayGainMode
     }
 
     var state: PlayerState
@@ -213,6 +214,6 @@ private struct Fingerprint: Equatable {
         queueVersion = status.queueVersion
         volume = status.volume
         options = Options(repeats: status.repeats, single: status.single, consume: status.consume,
-                          random: status.shuffle)
+                          random: status.shuffle, replayGainMode: status.replayGainMode)
     }
 }

@@ -53,6 +53,8 @@ struct FormatsBenchmark {
             let packages = Set(missing.compactMap { Self.tools[$0] }).sorted().joined(separator: " ")
             throw benchFailure("missing \(missing.joined(separator: ", ")): apt-get install \(packages) python3-mutagen")
         }
+        // Line by line, so that the figures show as they come when piped.
+        setvbuf(stdout, nil, _IOLBF, 0)
         // The demo songs would otherwise be imported into the benchmark's empty libraries.
         setenv("XZMUSIC_DEMO", "", 1)
         let render = folder.appendingPathComponent("render")
@@ -185,6 +187,12 @@ struct FormatsBenchmark {
         let summary = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").last
             .map { $0.replacingOccurrences(of: music.path + ": ", with: "") } ?? ""
         let rescan = median(try (0..<rescans).map { _ in try MeasuredRun.run(command) })
+        // The fixed cost of any import (process start-up, opening a library), on an empty folder.
+        let empty = folder.appendingPathComponent("empty-folder")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let startCommand = [xzmusic, "import", empty.path, "--library", folder.appendingPathComponent("startup-library").path]
+        try checked(startCommand)
+        let startup = try (0..<5).map { _ in try checked(startCommand) }.min { $0.cpuSeconds < $1.cpuSeconds }!
 
         let mpd = try LoopbackMPD(music: music, emptyDatabase: true)
         defer { mpd.stop() }
@@ -197,6 +205,10 @@ struct FormatsBenchmark {
                                           ours.wallSeconds, ours.cpuSeconds, theirs.wallSeconds, theirs.cpuSeconds,
                                           wall, verdict(wall, 1), cpu, verdict(cpu, 1)))
         }
+        print(pad("", 14) + String(format: "xzmusic start-up %.3f (%.3f), an empty folder; rescan less it: wall %.2fx  CPU %.2fx",
+                                     startup.wallSeconds, startup.cpuSeconds,
+                                     (rescan.wallSeconds - startup.wallSeconds) / mpdRescan.wallSeconds,
+                                     (rescan.cpuSeconds - startup.cpuSeconds) / mpdRescan.cpuSeconds))
         print("songs: xzmusic \(summary)\(first.status == 0 && rescan.status == 0 ? "" : " (import exited with status \(first.status), rescan \(rescan.status))")   mpd \(songs)")
         print("(xzmusic's CPU includes its process start-up; MPD is already running)")
     }

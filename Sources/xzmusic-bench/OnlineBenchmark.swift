@@ -136,7 +136,7 @@ struct OnlineBenchmark {
             if local.isEmpty { usleep(2000) }
         }
         guard !local.isEmpty else { throw benchFailure("download failed") }
-        let decoder = try MP3Decoder(path: local)
+        let decoder = try AudioDecoders.open(path: local)
         var buffer = [UInt8](repeating: 0, count: 4608)
         _ = try buffer.withUnsafeMutableBytes { try decoder.read(into: $0) }
         let elapsed = Date().timeIntervalSince(start)

@@ -468,6 +468,5 @@ final class FFmpegDecoderTests: XCTestCase {
         XCTAssertTrue(error is AudioError, text, file: file, line: line)
         XCTAssertTrue(text.contains(path), text, file: file, line: line)
         XCTAssertFalse(text.contains("\n"), text, file: file, line: line)
-        print("error for \(URL(fileURLWithPath: path).lastPathComponent): \(text)")
     }
 }

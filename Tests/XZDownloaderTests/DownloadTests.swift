@@ -46,6 +46,22 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(second.queued, [try XCTUnwrap(fixture.task(.lyrics, of: "a", in: tasks)?.id)])
     }
 
+    /// A FLAC behind a URL that says nothing of its format is checked by the seam and named by its content.
+    func testAnyFormatIsVerifiedAndNamedByItsContent() async throws {
+        let folder = try TemporaryFolder("download-flac")
+        let wav = folder.path("tone.wav")
+        let flac = folder.path("tone.flac")
+        try TestProcess.runChecked("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "1", "sine", "440"])
+        try TestProcess.runChecked("flac", ["-s", "-f", "-o", flac, wav])
+        let body = try Data(contentsOf: URL(fileURLWithPath: flac))
+        let fixture = try DownloadFixture { request, _ in lyricsNotFound(request) ?? TestHTTPServer.file(body, request: request) }
+        try fixture.addSongs([songFields("f", title: "Tone", singer: "Sine", url: fixture.server.url("/stream?id=7"))])
+        let tasks = try await fixture.download(["f"])
+        XCTAssertEqual(fixture.task(.audio, of: "f", in: tasks)?.state, .done)
+        XCTAssertEqual(fixture.songFiles(), ["songs/Sine/Album/01 Tone.flac"])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: try fixture.song("f").localPath)), body)
+    }
+
     func testChecksumAndSizeMismatchAreRejected() async throws {
         let body = try MP3Bodies.small()
         let fixture = try DownloadFixture { request, _ in lyricsNotFound(request) ?? TestHTTPServer.file(body, request: request) }

@@ -91,6 +91,22 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(fields(send("getvol", &session))["volume"], "40")
     }
 
+    /// `decoders` lists the real plug-ins; `replay_gain_mode` reaches the player and `replay_gain_status` reads it.
+    func testDecodersAndReplayGainMode() {
+        var session = ClientSession(peer: .network, passwordRequired: false)
+        let decoders = send("decoders", &session)
+        for line in ["plugin: mpg123", "plugin: flac", "plugin: vorbis", "plugin: opus", "plugin: ffmpeg",
+                     "suffix: flac", "suffix: opus", "suffix: m4a", "mime_type: audio/flac"] {
+            XCTAssertTrue(decoders.contains(line + "\n"), line)
+        }
+        XCTAssertEqual(fields(send("replay_gain_status", &session))["replay_gain_mode"], "off")
+        XCTAssertEqual(send("replay_gain_mode album", &session), "OK\n")
+        XCTAssertEqual(host.player.replayGain.mode, .album)
+        XCTAssertEqual(fields(send("replay_gain_status", &session))["replay_gain_mode"], "album")
+        XCTAssertEqual(send("replay_gain_mode loud", &session), "ACK [2@0] {replay_gain_mode} Unrecognized replay gain mode\n")
+        XCTAssertEqual(host.player.replayGain.mode, .album)
+    }
+
     func testQueueCommandsKeepIdsAndVersions() {
         var session = ClientSession(peer: .network, passwordRequired: false)
         let first = fields(send("addid album/1.mp3", &session))["Id"]
