@@ -29,8 +29,8 @@ let package = Package(
         .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
-                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev"])]),
+        // FFmpeg's headers, and its functions loaded on first use (see ffmpeg_loader.h).
+        .target(name: "CFFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // TagLib's C++ API behind a plain C header, so no Swift target needs C++ interop.
         .target(name: "CTagLibShim", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("z"), .linkedLibrary("stdc++")]),
@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "XZText"),
         // The decoder seam: every format's decoder chosen by content, tags through TagLib, loudness.
         .target(name: "XZAudio", dependencies: [
-            "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpeg", "CEBUR128", "CTagLibShim", "XZText",
+            "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CTagLibShim", "XZText",
         ]),
         // The SQLite catalogue: schema, import, search.
         .target(name: "XZCatalogue", dependencies: ["XZText", "XZAudio", product("GRDB", "GRDB.swift")]),

@@ -1,9 +1,12 @@
-import CFFmpeg
+import CFFmpegLoader
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+/// FFmpeg's functions; read only after `requireLibraries` (or the probe) saw them load.
+private var libav: xz_ffmpeg { xz_ffmpeg_load()!.pointee }
 
 /// Decodes whatever the other decoders do not through FFmpeg, as MPD's ffmpeg plug-in does: MP4/M4A (AAC,
 /// ALAC), WAV, AIFF, CAF, WavPack, Monkey's Audio, Musepack, WMA and more. PCM comes out at the stream's
@@ -48,7 +51,7 @@ public final class FFmpegDecoder {
     }
 
     public init(_ input: AudioInput) throws {
-        FFmpegDecoder.silenceLogging()
+        try FFmpegDecoder.requireLibraries(for: input.name)
         path = input.name
         source = try ByteSource(input)
         file = try OpenedFile(source: source, name: input.name)
@@ -73,7 +76,7 @@ public final class FFmpegDecoder {
         }
 
         // The first frame fixes the output format and proves the stream decodes.
-        let codecName = String(cString: avcodec_get_name(stream.pointee.codecpar.pointee.codec_id))
+        let codecName = Self.codecName(stream.pointee.codecpar.pointee.codec_id)
         var first: Chunk?
         var decodedAny = false
         var failures = 0
@@ -123,21 +126,21 @@ public final class FFmpegDecoder {
         format = Self.outputFormat(for: sourceFormat, rate: rate, channels: channels,
                                    rawBits: Int(codec.bits_per_raw_sample))
 
-        let lossless = (avcodec_descriptor_get(codec.codec_id)?.pointee.props ?? 0) & AV_CODEC_PROP_LOSSLESS != 0
+        let lossless = (libav.avcodec_descriptor_get(codec.codec_id)?.pointee.props ?? 0) & AV_CODEC_PROP_LOSSLESS != 0
         preroll = lossless ? 0 : max(8192, rate / 5)
 
         let method = container.pointee.duration_estimation_method
         if let window = mp4Window {
-            let samples = { (pts: Int64) in Int(av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(rate)))) }
+            let samples = { (pts: Int64) in Int(libav.av_rescale_q(pts, timeBase, AVRational(num: 1, den: Int32(rate)))) }
             statedLength = samples(window.upperBound - window.lowerBound)
             lengthInSamples = samples((timeline.end ?? window.upperBound) - window.lowerBound)
             lengthIsExact = true
         } else {
             var length: Int?
             if stream.pointee.duration != Self.noTimestamp, stream.pointee.duration > 0 {
-                length = Int(av_rescale_q(stream.pointee.duration, timeBase, AVRational(num: 1, den: Int32(rate))))
+                length = Int(libav.av_rescale_q(stream.pointee.duration, timeBase, AVRational(num: 1, den: Int32(rate))))
             } else if container.pointee.duration != Self.noTimestamp, container.pointee.duration > 0 {
-                length = Int(av_rescale(container.pointee.duration, Int64(rate), Int64(AV_TIME_BASE)))
+                length = Int(libav.av_rescale(container.pointee.duration, Int64(rate), Int64(AV_TIME_BASE)))
             }
             statedLength = length
             lengthInSamples = length
@@ -153,9 +156,17 @@ public final class FFmpegDecoder {
         }
     }
 
-    /// FFmpeg writes warnings and errors to stderr; errors reach callers as `AudioError`s instead.
-    private static let quietLogging: Void = av_log_set_level(AV_LOG_QUIET)
-    static func silenceLogging() { _ = quietLogging }
+    /// Loads FFmpeg's libraries on first use; throws a one-line reason when they are not installed.
+    static func requireLibraries(for name: String) throws {
+        guard xz_ffmpeg_load() == nil else { return }
+        throw AudioError(file: name, message: "FFmpeg's libraries are needed for this file: "
+                         + (xz_ffmpeg_error().map { String(cString: $0) } ?? "they cannot be loaded"))
+    }
+
+    /// FFmpeg's short name of a codec ("aac", "alac").
+    static func codecName(_ id: AVCodecID) -> String {
+        libav.avcodec_get_name(id).map { String(cString: $0) } ?? "unknown"
+    }
 
     public var damageReport: String? { damage.log.report(rate: format.sampleRate) }
 
@@ -219,10 +230,10 @@ public final class FFmpegDecoder {
         guard timeline.seeksByTimestamp, target > preroll else { return try decodeThrough(to: target) }
 
         let timestamp = timeline.start + timestampSpan(ofSamples: target - preroll)
-        guard av_seek_frame(file.container.pointer, file.streamIndex, timestamp, AVSEEK_FLAG_BACKWARD) >= 0 else {
+        guard libav.av_seek_frame(file.container.pointer, file.streamIndex, timestamp, AVSEEK_FLAG_BACKWARD) >= 0 else {
             return try decodeThrough(to: target)
         }
-        avcodec_flush_buffers(file.codec.pointer)
+        libav.avcodec_flush_buffers(file.codec.pointer)
         restart(at: target)
         seekTarget = target
         do {
@@ -356,11 +367,11 @@ public final class FFmpegDecoder {
     }
 
     private func samples(fromTimestamp timestamp: Int64) -> Int {
-        Int(av_rescale_q(timestamp, timeline.timeBase, AVRational(num: 1, den: Int32(format.sampleRate))))
+        Int(libav.av_rescale_q(timestamp, timeline.timeBase, AVRational(num: 1, den: Int32(format.sampleRate))))
     }
 
     private func timestampSpan(ofSamples samples: Int) -> Int64 {
-        av_rescale_q(Int64(samples), AVRational(num: 1, den: Int32(format.sampleRate)), timeline.timeBase)
+        libav.av_rescale_q(Int64(samples), AVRational(num: 1, den: Int32(format.sampleRate)), timeline.timeBase)
     }
 
     private enum FrameResult {
@@ -378,14 +389,14 @@ public final class FFmpegDecoder {
         let frame = file.frame.pointer
         let packet = file.packet.pointer
         while true {
-            let received = avcodec_receive_frame(codec, frame)
+            let received = libav.avcodec_receive_frame(codec, frame)
             if received == 0 { return .frame }
             if received == errorEndOfFile { return .end(file.readError) }
             if received != -EAGAIN {
                 damage.note(position: position, packet: file.lastPacketPosition, error: received)
                 return .failed(received)
             }
-            let read = av_read_frame(file.container.pointer, packet)
+            let read = libav.av_read_frame(file.container.pointer, packet)
             if read < 0 {
                 if let failure = source.failureMessage {
                     throw AudioError(file: name, message: failure)
@@ -400,17 +411,17 @@ public final class FFmpegDecoder {
                         continue
                     }
                 }
-                avcodec_send_packet(codec, nil)
+                libav.avcodec_send_packet(codec, nil)
                 continue
             }
-            defer { av_packet_unref(packet) }
+            defer { libav.av_packet_unref(packet) }
             guard packet.pointee.stream_index == file.streamIndex else { continue }
             file.readFailures = 0
             file.lastPacketPosition = packet.pointee.pos
             if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 {
                 damage.note(position: position, packet: packet.pointee.pos, error: nil)
             }
-            let sent = avcodec_send_packet(codec, packet)
+            let sent = libav.avcodec_send_packet(codec, packet)
             if sent < 0 && sent != -EAGAIN && sent != errorEndOfFile {
                 damage.note(position: position, packet: packet.pointee.pos, error: sent)
             }
@@ -448,7 +459,7 @@ public final class FFmpegDecoder {
         var reachesEnd = false
         if let timestamp {
             let rate = AVRational(num: 1, den: frame.pointee.sample_rate > 0 ? frame.pointee.sample_rate : 1)
-            let offset = { (pts: Int64) in Int(av_rescale_q(pts - timestamp, timeline.timeBase, rate)) }
+            let offset = { (pts: Int64) in Int(libav.av_rescale_q(pts - timestamp, timeline.timeBase, rate)) }
             if timeline.clips {
                 first = max(first, offset(timeline.start))
                 if let stop = timeline.end, offset(stop) <= end {
@@ -467,7 +478,7 @@ public final class FFmpegDecoder {
 
     /// `.s16` for 8- and 16-bit integers, `.s32` for 32- and 64-bit ones, `.float32` for float and double.
     private static func outputFormat(for source: AVSampleFormat, rate: Int, channels: Int, rawBits: Int) -> AudioFormat {
-        switch av_get_packed_sample_fmt(source) {
+        switch libav.av_get_packed_sample_fmt(source) {
         case AV_SAMPLE_FMT_U8, AV_SAMPLE_FMT_S16:
             return AudioFormat(sampleRate: rate, channels: channels, sample: .s16)
         case AV_SAMPLE_FMT_S32:
@@ -487,11 +498,11 @@ public final class FFmpegDecoder {
         let out = queue.reserve(byteCount)
         defer { queue.commit(byteCount) }
         let sourceFormat = AVSampleFormat(rawValue: frame.pointee.format)
-        let planar = av_sample_fmt_is_planar(sourceFormat) != 0
+        let planar = libav.av_sample_fmt_is_planar(sourceFormat) != 0
         guard let data = frame.pointee.extended_data else { return }
         let planes = (0..<(planar ? channels : 1)).map { UnsafeRawPointer(data[$0]!) }
         let layout = PlaneLayout(planes: planes, planar: planar, channels: channels, first: first, count: count)
-        switch (av_get_packed_sample_fmt(sourceFormat), format.sample) {
+        switch (libav.av_get_packed_sample_fmt(sourceFormat), format.sample) {
         case (AV_SAMPLE_FMT_S16, .s16): layout.interleave(Int16.self, into: out) { $0 }
         case (AV_SAMPLE_FMT_U8, .s16): layout.interleave(UInt8.self, into: out) { Int16(Int16($0) - 128) << 8 }
         case (AV_SAMPLE_FMT_S32, .s32): layout.interleave(Int32.self, into: out) { $0 }
@@ -541,14 +552,14 @@ public final class FFmpegDecoder {
 
     static func describe(_ code: Int32) -> String {
         var text = [CChar](repeating: 0, count: 256)
-        if av_strerror(code, &text, text.count) < 0 { return "error \(code)" }
+        if libav.av_strerror(code, &text, text.count) < 0 { return "error \(code)" }
         return String(cString: text)
     }
 
     private static func metadata(_ key: String, _ container: UnsafeMutablePointer<AVFormatContext>,
                                  _ stream: UnsafeMutablePointer<AVStream>) -> String? {
         for dictionary in [container.pointee.metadata, stream.pointee.metadata] {
-            if let entry = av_dict_get(dictionary, key, nil, 0), let value = entry.pointee.value {
+            if let entry = libav.av_dict_get(dictionary, key, nil, 0), let value = entry.pointee.value {
                 return String(cString: value)
             }
         }
@@ -558,10 +569,10 @@ public final class FFmpegDecoder {
     /// The timestamp of the first packet not wholly in a plain file: where a cut-short MP4's audio ends.
     private static func firstMissingPacket(_ stream: UnsafeMutablePointer<AVStream>, source: ByteSource) -> Int64? {
         guard source.growingFile == nil, let size = source.size else { return nil }
-        let count = avformat_index_get_entries_count(stream)
+        let count = libav.avformat_index_get_entries_count(stream)
         guard count > 0 else { return nil }
         for index in 0..<count {
-            guard let entry = avformat_index_get_entry(stream, index) else { continue }
+            guard let entry = libav.avformat_index_get_entry(stream, index) else { continue }
             if entry.pointee.pos + Int64(entry.pointee.size) > size { return entry.pointee.timestamp }
         }
         return nil
@@ -658,7 +669,7 @@ extension FFmpegDecoder: AudioDecoder {
     /// libavformat's probe of the first bytes; a score above half the maximum means it recognised them.
     private static func probe(_ bytes: [UInt8]) -> Bool {
         guard !bytes.isEmpty else { return false }
-        silenceLogging()
+        guard xz_ffmpeg_load() != nil else { return false }
         var padded = bytes + [UInt8](repeating: 0, count: Int(AVPROBE_PADDING_SIZE))
         var score = Int32(AVPROBE_SCORE_MAX / 2)
         let found: UnsafePointer<AVInputFormat>? = padded.withUnsafeMutableBufferPointer { buffer in
@@ -667,7 +678,7 @@ extension FFmpegDecoder: AudioDecoder {
                 data.filename = emptyName
                 data.buf = buffer.baseAddress
                 data.buf_size = Int32(bytes.count)
-                return av_probe_input_format2(&data, 1, &score)
+                return libav.av_probe_input_format2(&data, 1, &score)
             }
         }
         guard let found, let cName = found.pointee.name else { return false }
@@ -749,7 +760,7 @@ extension FFmpegDecoder {
                 return nil
             }
             var end = edit.duration == 0 ? mediaDuration
-                : edit.mediaTime + av_rescale(edit.duration, mediaTimescale, movieTimescale)
+                : edit.mediaTime + libav.av_rescale(edit.duration, mediaTimescale, movieTimescale)
             // Within one movie tick of the media's end, the edit meant the end: the tick only rounded it.
             let tick = (mediaTimescale + movieTimescale - 1) / movieTimescale
             if end < mediaDuration && mediaDuration - end < tick { end = mediaDuration }
@@ -953,7 +964,7 @@ extension FFmpegDecoder {
         init(source: ByteSource, name: String) throws {
             self.source = source
             let size = 65536
-            guard let buffer = av_malloc(size) else { throw AudioError(file: name, message: "out of memory") }
+            guard let buffer = libav.av_malloc(size) else { throw AudioError(file: name, message: "out of memory") }
             let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = { opaque, buffer, size in
                 let source = Unmanaged<ByteSource>.fromOpaque(opaque!).takeUnretainedValue()
                 let got = source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
@@ -965,18 +976,18 @@ extension FFmpegDecoder {
                 return source.seek(offset, whence: whence & ~AVSEEK_FORCE) ?? Int64(-EINVAL)
             }
             let opaque = Unmanaged.passUnretained(source).toOpaque()
-            guard let context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0,
+            guard let context = libav.avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0,
                                                    opaque, read, nil, seek) else {
-                av_free(buffer)
+                libav.av_free(buffer)
                 throw AudioError(file: name, message: "out of memory")
             }
             pointer = context
         }
 
         deinit {
-            av_free(pointer.pointee.buffer)  // libavformat may have replaced the one given
+            libav.av_free(pointer.pointee.buffer)  // libavformat may have replaced the one given
             var context: UnsafeMutablePointer<AVIOContext>? = pointer
-            avio_context_free(&context)
+            libav.avio_context_free(&context)
         }
     }
 
@@ -987,10 +998,14 @@ extension FFmpegDecoder {
 
         init(io: IOContext, name: String) throws {
             self.io = io
-            guard var context = avformat_alloc_context() else { throw AudioError(file: name, message: "out of memory") }
+            guard var context = libav.avformat_alloc_context() else { throw AudioError(file: name, message: "out of memory") }
             context.pointee.pb = io.pointer
+            // FFmpeg's default reads up to 5 MB looking for streams hidden in PCM (DTS or AC-3 in a WAV),
+            // running every demuxer's probe over it: most of a folder scan's time. A WAV or AIFF header says
+            // all there is; other containers get enough for their first packets.
+            context.pointee.probesize = Self.headerSaysAll(io.source) ? 4096 : 64 * 1024
             var opened: UnsafeMutablePointer<AVFormatContext>? = context
-            let code = avformat_open_input(&opened, name, nil, nil)
+            let code = libav.avformat_open_input(&opened, name, nil, nil)
             guard code >= 0, let opened else {
                 // avformat_open_input freed the context.
                 if let failure = io.source.failureMessage { throw AudioError(file: name, message: failure) }
@@ -1005,7 +1020,16 @@ extension FFmpegDecoder {
 
         deinit {
             var context: UnsafeMutablePointer<AVFormatContext>? = pointer
-            avformat_close_input(&context)  // leaves the custom AVIOContext to IOContext
+            libav.avformat_close_input(&context)  // leaves the custom AVIOContext to IOContext
+        }
+
+        /// A RIFF (WAV) or IFF (AIFF) file, whose header gives the whole PCM format.
+        private static func headerSaysAll(_ source: ByteSource) -> Bool {
+            var magic = [UInt8](repeating: 0, count: 4)
+            let start = source.position
+            let got = magic.withUnsafeMutableBytes { source.readFully(into: $0) }
+            source.seek(start, whence: SEEK_SET)
+            return got == 4 && (magic == Array("RIFF".utf8) || magic == Array("FORM".utf8) || magic == Array("RF64".utf8))
         }
     }
 
@@ -1016,7 +1040,7 @@ extension FFmpegDecoder {
 
         deinit {
             var context: UnsafeMutablePointer<AVCodecContext>? = pointer
-            avcodec_free_context(&context)
+            libav.avcodec_free_context(&context)
         }
     }
 
@@ -1024,13 +1048,13 @@ extension FFmpegDecoder {
         let pointer: UnsafeMutablePointer<AVPacket>
 
         init() throws {
-            guard let packet = av_packet_alloc() else { throw AudioError(file: "", message: "out of memory") }
+            guard let packet = libav.av_packet_alloc() else { throw AudioError(file: "", message: "out of memory") }
             pointer = packet
         }
 
         deinit {
             var packet: UnsafeMutablePointer<AVPacket>? = pointer
-            av_packet_free(&packet)
+            libav.av_packet_free(&packet)
         }
     }
 
@@ -1038,13 +1062,13 @@ extension FFmpegDecoder {
         let pointer: UnsafeMutablePointer<AVFrame>
 
         init() throws {
-            guard let frame = av_frame_alloc() else { throw AudioError(file: "", message: "out of memory") }
+            guard let frame = libav.av_frame_alloc() else { throw AudioError(file: "", message: "out of memory") }
             pointer = frame
         }
 
         deinit {
             var frame: UnsafeMutablePointer<AVFrame>? = pointer
-            av_frame_free(&frame)
+            libav.av_frame_free(&frame)
         }
     }
 
@@ -1065,12 +1089,12 @@ extension FFmpegDecoder {
         init(source: ByteSource, name: String) throws {
             container = try FormatContext(io: IOContext(source: source, name: name), name: name)
             let context = container.pointer
-            let infoCode = avformat_find_stream_info(context, nil)
+            let infoCode = libav.avformat_find_stream_info(context, nil)
             if infoCode < 0 {
                 if let failure = source.failureMessage { throw AudioError(file: name, message: failure) }
                 throw AudioError(file: name, message: "not an audio file FFmpeg can read (\(FFmpegDecoder.describe(infoCode)))")
             }
-            let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+            let index = libav.av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
             guard index >= 0, let stream = context.pointee.streams[Int(index)] else {
                 throw AudioError(file: name, message: "no audio stream in this \(String(cString: context.pointee.iformat.pointee.long_name ?? context.pointee.iformat.pointee.name)) file")
             }
@@ -1086,17 +1110,17 @@ extension FFmpegDecoder {
         /// `manualSkip`: the decoder leaves encoder delay in place (the caller trims by timestamps).
         func openDecoder(manualSkip: Bool, name: String) throws {
             let parameters = stream.pointee.codecpar!
-            let codecName = String(cString: avcodec_get_name(parameters.pointee.codec_id))
-            guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            let codecName = FFmpegDecoder.codecName(parameters.pointee.codec_id)
+            guard let decoder = libav.avcodec_find_decoder(parameters.pointee.codec_id) else {
                 throw AudioError(file: name, message: "cannot decode \(codecName) audio: this FFmpeg has no decoder for it")
             }
-            guard let pointer = avcodec_alloc_context3(decoder) else { throw AudioError(file: name, message: "out of memory") }
+            guard let pointer = libav.avcodec_alloc_context3(decoder) else { throw AudioError(file: name, message: "out of memory") }
             let context = CodecContext(pointer: pointer)
-            var code = avcodec_parameters_to_context(pointer, parameters)
+            var code = libav.avcodec_parameters_to_context(pointer, parameters)
             if code >= 0 {
                 pointer.pointee.pkt_timebase = stream.pointee.time_base
                 if manualSkip { pointer.pointee.flags2 |= AV_CODEC_FLAG2_SKIP_MANUAL }
-                code = avcodec_open2(pointer, decoder, nil)
+                code = libav.avcodec_open2(pointer, decoder, nil)
             }
             guard code >= 0 else {
                 throw AudioError(file: name, message: "cannot decode \(codecName) audio: \(FFmpegDecoder.describe(code))")

@@ -38,7 +38,7 @@ struct FormatsBenchmark {
     ]
 
     /// The programs the files and baselines need, with the Debian packages that hold them.
-    static let tools = ["sox": "sox", "flac": "flac", "metaflac": "flac", "oggenc": "vorbis-tools", "oggdec": "vorbis-tools",
+    static let tools = ["sox": "sox", "flac": "flac", "oggenc": "vorbis-tools", "oggdec": "vorbis-tools",
                         "opusenc": "opus-tools", "opusdec": "opus-tools", "ffmpeg": "ffmpeg", "lame": "lame",
                         "mpg123": "mpg123", "mpd": "mpd", "mpc": "mpc", "soxi": "sox"]
 
