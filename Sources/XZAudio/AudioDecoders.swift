@@ -57,10 +57,27 @@ public enum AudioDecoders {
     /// Every suffix some plug-in reads, lower-case without the dot: what a folder scan looks at.
     public static let suffixes: Set<String> = Set(plugins.flatMap(\.suffixes))
 
-    /// True when the file's name ends in a suffix some decoder reads.
+    /// True when the file's name ends in a suffix some decoder reads. Asked of every name a folder scan
+    /// sees, so it reads bytes and allocates nothing.
     public static func hasAudioSuffix(_ path: String) -> Bool {
-        suffix(of: path).map(suffixes.contains) ?? false
+        var packed: UInt64 = 0
+        var length = 0
+        var bytes = path.utf8.reversed().makeIterator()
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: ".") {
+                // A name that is only ".flac" is hidden, not a FLAC file.
+                guard length > 0, let before = bytes.next(), before != UInt8(ascii: "/") else { return false }
+                return packedSuffixes.contains(packed)
+            }
+            guard byte != UInt8(ascii: "/"), length < 8 else { return false }
+            packed = packed << 8 | UInt64(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+            length += 1
+        }
+        return false
     }
+
+    /// Each suffix's bytes, last first, in one integer: the form `hasAudioSuffix` builds.
+    private static let packedSuffixes: Set<UInt64> = Set(suffixes.map { $0.utf8.reversed().reduce(0) { $0 << 8 | UInt64($1) } })
 
     public static func open(path: String) throws -> AudioDecoder {
         try open(.file(path: path))

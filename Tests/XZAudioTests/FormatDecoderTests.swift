@@ -69,6 +69,17 @@ final class FormatDecoderTests: XCTestCase {
         XCTAssertEqual(try AudioDecoders.pluginName(forFile: mp3), "mpg123")
     }
 
+    func testAudioSuffixesAreEveryPluginsAndNothingElse() {
+        for name in ["a/b.FLAC", "song.opus", "x.m4a", "/music/01 Intro.Mp3", "a.b.wav", "t.aiff"] {
+            XCTAssertTrue(AudioDecoders.hasAudioSuffix(name), name)
+        }
+        for name in [".flac", "dir/.mp3", "notes.txt", "cover.jpg", "song.lrc", "a.flac/", "flac", "a.", "a.verylongsuffix"] {
+            XCTAssertFalse(AudioDecoders.hasAudioSuffix(name), name)
+        }
+        XCTAssertEqual(AudioDecoders.suffixes.filter(AudioDecoders.hasAudioSuffix).count, 0, "bare suffixes are no names")
+        XCTAssertTrue(AudioDecoders.suffixes.allSatisfy { AudioDecoders.hasAudioSuffix("x." + $0) })
+    }
+
     func testFormatsLengthsAndLayouts() throws {
         let wav = try source()
         let flac = try AudioDecoders.open(path: try encode(wav, "flac"))
