@@ -27,7 +27,7 @@ final class FLACDecoder: AudioDecoder {
     private var streamError: FLAC__StreamDecoderErrorStatus?
     private var sawStreamInfo = false
     private var unsupported: String?
-    /// Frames written by libFLAC into the queue since the position was last moved.
+    /// The stream's end (or a failure) was reached; reads return what is queued, then 0.
     private var finished = false
 
     init(_ input: AudioInput) throws {

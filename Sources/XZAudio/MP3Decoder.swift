@@ -122,7 +122,7 @@ public final class MP3Decoder {
     /// One sentence once libmpg123 had to skip damaged data between frames; nil for a clean stream.
     public var damageReport: String? {
         guard damagePlaces > 0 else { return nil }
-        let at = firstDamageSample.map { Self.clock($0, rate: format.sampleRate) } ?? "?"
+        let at = firstDamageSample.map { clock($0, rate: format.sampleRate) } ?? "?"
         if damagePlaces == 1 {
             return "Skipped \(damagedBytes) bytes of damaged data at \(at); decoding carried on after it."
         }
@@ -335,11 +335,6 @@ public final class MP3Decoder {
 
     private func gcd(_ a: Int, _ b: Int) -> Int {
         b == 0 ? max(a, 1) : gcd(b, a % b)
-    }
-
-    static func clock(_ sample: Int, rate: Int) -> String {
-        let seconds = rate > 0 ? sample / rate : 0
-        return "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + "\(seconds % 60)"
     }
 }
 
