@@ -16,12 +16,12 @@ private var libav: xz_ffmpeg { xz_ffmpeg_load()!.pointee }
 /// MP4 files are gapless: the track's edit list (or, without one, iTunes' `iTunSMPB`) says which samples
 /// are audio, and exactly those come out. Bytes are read through `ByteSource`, so a file still arriving
 /// plays too. One instance per track; not thread-safe, use it from one thread at a time.
-public final class FFmpegDecoder {
-    public let path: String
-    public let format: AudioFormat
+final class FFmpegDecoder {
+    let path: String
+    let format: AudioFormat
     /// Exact for MP4, WAV, W64 and AIFF; elsewhere the container's figure until the end is reached.
-    public private(set) var lengthInSamples: Int?
-    public private(set) var positionInSamples = 0
+    private(set) var lengthInSamples: Int?
+    private(set) var positionInSamples = 0
 
     private let source: ByteSource
     private var file: OpenedFile
@@ -46,11 +46,11 @@ public final class FFmpegDecoder {
     private var dropCount = 0
     private var damage = DamageTracker()
 
-    public convenience init(path: String) throws {
+    convenience init(path: String) throws {
         try self.init(.file(path: path))
     }
 
-    public init(_ input: AudioInput) throws {
+    init(_ input: AudioInput) throws {
         try FFmpegDecoder.requireLibraries(for: input.name)
         path = input.name
         source = try ByteSource(input)
@@ -168,20 +168,20 @@ public final class FFmpegDecoder {
         libav.avcodec_get_name(id).map { String(cString: $0) } ?? "unknown"
     }
 
-    public var damageReport: String? { damage.log.report(rate: format.sampleRate) }
+    var damageReport: String? { damage.log.report(rate: format.sampleRate) }
 
     /// Where reading goes on in a growing source; nil for a plain file.
-    public var sourceOffset: Int64? { source.growingFile != nil ? source.position : nil }
+    var sourceOffset: Int64? { source.growingFile != nil ? source.position : nil }
 
     /// The container's average bitrate (the stream's own when it states one).
-    public var bitrateKbps: Int? {
+    var bitrateKbps: Int? {
         let streamRate = file.stream.pointee.codecpar.pointee.bit_rate
         let rate = streamRate > 0 ? streamRate : file.container.pointer.pointee.bit_rate
         return rate > 0 ? Int((rate + 500) / 1000) : nil
     }
 
     /// Fills `buffer` with whole sample frames; returns the bytes written, 0 at the end of the track.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if let error = deferredError {
             deferredError = nil
             throw error
@@ -216,7 +216,7 @@ public final class FFmpegDecoder {
     /// Sample-exact: the next read starts at `sample` (clamped to the length) with what a straight decode
     /// from the start gives there. The demuxer jumps to a packet before the target (for lossy codecs far
     /// enough before that the decoder has settled), and frames are decoded and dropped up to the target.
-    public func seek(toSample sample: Int) throws {
+    func seek(toSample sample: Int) throws {
         guard sample >= 0 else {
             throw AudioError(file: path, message: "cannot seek to negative sample \(sample)")
         }

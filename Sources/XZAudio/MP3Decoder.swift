@@ -9,12 +9,12 @@ import Darwin
 /// gapless, byte for byte what `mpg123 -s FILE` writes. The format is that of the first frame and never
 /// changes: a broken stream that switches rate or channel count mid-way is converted by libmpg123
 /// (where mpg123 would switch). One instance per track; not thread-safe, use it from one thread at a time.
-public final class MP3Decoder {
-    public let path: String
-    public let format: AudioFormat
+final class MP3Decoder {
+    let path: String
+    let format: AudioFormat
     /// Per channel, after gapless trimming; from a full header scan, so exact for intact files.
-    public private(set) var lengthInSamples: Int?
-    public private(set) var positionInSamples: Int = 0
+    private(set) var lengthInSamples: Int?
+    private(set) var positionInSamples: Int = 0
 
     private let handle: MPG123Handle
     /// Decoded bytes of the current frame not yet handed out; they live in libmpg123's buffer,
@@ -46,7 +46,7 @@ public final class MP3Decoder {
     /// `scanningLength: false` skips the header scan of the whole file, for a quick check that a file
     /// decodes: the length is then the VBR header's figure (or libmpg123's guess) and a seek reads
     /// its way to the target.
-    public convenience init(path: String, scanningLength: Bool = true) throws {
+    convenience init(path: String, scanningLength: Bool = true) throws {
         try self.init(handle: MPG123Handle(path: path), scanningLength: scanningLength)
     }
 
@@ -54,7 +54,7 @@ public final class MP3Decoder {
     /// for missing bytes until they come, the source fails, or `giveUp` (asked while waiting) says to stop.
     /// The length is the VBR header's (no scan: that would wait for the whole file); a seek to a place not
     /// yet arrived jumps there by the stream's mean frame size, so the source can fetch from that point.
-    public convenience init(source: GrowingFile, name: String, giveUp: @escaping () -> Bool = { false }) throws {
+    convenience init(source: GrowingFile, name: String, giveUp: @escaping () -> Bool = { false }) throws {
         try self.init(handle: MPG123Handle(source: source, name: name, giveUp: giveUp), scanningLength: false)
     }
 
@@ -120,7 +120,7 @@ public final class MP3Decoder {
     }
 
     /// One sentence once libmpg123 had to skip damaged data between frames; nil for a clean stream.
-    public var damageReport: String? {
+    var damageReport: String? {
         guard damagePlaces > 0 else { return nil }
         let at = firstDamageSample.map { clock($0, rate: format.sampleRate) } ?? "?"
         if damagePlaces == 1 {
@@ -130,7 +130,7 @@ public final class MP3Decoder {
     }
 
     /// Fills `buffer` with whole sample frames; returns the bytes written, 0 at the end of the track.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if let error = deferredError {
             deferredError = nil
             throw error
@@ -174,7 +174,7 @@ public final class MP3Decoder {
     /// does not reset (1-LSB rounding differences). So short hops forward are decoded through; longer
     /// jumps reopen the file (phase back to its start value) and pre-roll at least 16 frames, a count
     /// chosen so the phase at the target matches a straight decode.
-    public func seek(toSample sample: Int) throws {
+    func seek(toSample sample: Int) throws {
         guard sample >= 0 else {
             throw AudioError(file: path, message: "cannot seek to negative sample \(sample)")
         }
@@ -210,10 +210,10 @@ public final class MP3Decoder {
     }
 
     /// Where libmpg123 reads next in a growing source; nil for a plain file.
-    public var sourceOffset: Int64? { handle.sourceOffset }
+    var sourceOffset: Int64? { handle.sourceOffset }
 
     /// The average bitrate so far in kbit/s (the nominal one for CBR), nil before the first frame.
-    public var bitrateKbps: Int? {
+    var bitrateKbps: Int? {
         guard let info = handle.frameInfo(), info.bitrate > 0 else { return nil }
         return Int(info.abr_rate > 0 ? info.abr_rate : info.bitrate)
     }
