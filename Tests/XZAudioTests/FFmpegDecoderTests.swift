@@ -25,7 +25,7 @@ final class FFmpegDecoderTests: XCTestCase {
         let decoder = try FFmpegDecoder(path: m4a)
         XCTAssertEqual(decoder.format, AudioFormat(sampleRate: 44100, channels: 2, sample: .float32))
         XCTAssertEqual(decoder.lengthInSamples, 396_900)
-        let pcm = try decodeAll(decoder)
+        let pcm = try PCM.decodeAll(decoder)
         XCTAssertEqual(pcm.count / decoder.format.bytesPerFrame, 396_900)
         XCTAssertEqual(decoder.positionInSamples, 396_900)
         XCTAssertNil(decoder.damageReport)
@@ -51,8 +51,8 @@ final class FFmpegDecoderTests: XCTestCase {
         let tagged = try withITunSMPB(plain, "itunsmpb.m4a", priming: 1024, padding: 412, length: 396_900)
         let decoder = try FFmpegDecoder(path: tagged)
         XCTAssertEqual(decoder.lengthInSamples, 396_900)
-        let pcm = try decodeAll(decoder)
-        PCM.assertSame(pcm, try decodeAll(FFmpegDecoder(path: edited)), "iTunSMPB against the edit list")
+        let pcm = try PCM.decodeAll(decoder)
+        PCM.assertSame(pcm, try PCM.decodeAll(FFmpegDecoder(path: edited)), "iTunSMPB against the edit list")
     }
 
     func testGaplessPairDecodesToTheWholeTone() throws {
@@ -66,7 +66,7 @@ final class FFmpegDecoderTests: XCTestCase {
         for (index, part) in [first, second].enumerated() {
             let m4a = try ffmpeg(part, "part\(index + 1).m4a", ["-c:a", "aac", "-b:a", "192k"])
             let decoder = try FFmpegDecoder(path: m4a)
-            let pcm = try decodeAll(decoder)
+            let pcm = try PCM.decodeAll(decoder)
             XCTAssertEqual(decoder.lengthInSamples, pcm.count / decoder.format.bytesPerFrame)
             lengths.append(pcm.count / decoder.format.bytesPerFrame)
             joined.append(pcm)
@@ -91,7 +91,7 @@ final class FFmpegDecoderTests: XCTestCase {
             XCTAssertEqual(decoder.format, AudioFormat(sampleRate: rate, channels: 2, sample: sample, bits: bits))
             XCTAssertEqual(decoder.format.mpdFormat, "\(rate):\(bits):2")
             XCTAssertEqual(decoder.lengthInSamples, frames)
-            let pcm = try decodeAll(decoder)
+            let pcm = try PCM.decodeAll(decoder)
             PCM.assertSame(pcm, try soxRaw(wav, bits: bits == 16 ? 16 : 32), "ALAC \(bits)-bit")
             XCTAssertNil(decoder.damageReport)
         }
@@ -105,7 +105,7 @@ final class FFmpegDecoderTests: XCTestCase {
             let decoder = try FFmpegDecoder(path: file)
             XCTAssertEqual(decoder.format, AudioFormat(sampleRate: 44100, channels: 2, sample: bits == 16 ? .s16 : .s32, bits: bits), file)
             XCTAssertEqual(decoder.lengthInSamples, 88203, file)
-            PCM.assertSame(try decodeAll(decoder), try soxRaw(file, bits: bits == 16 ? 16 : 32), file)
+            PCM.assertSame(try PCM.decodeAll(decoder), try soxRaw(file, bits: bits == 16 ? 16 : 32), file)
             XCTAssertNil(decoder.damageReport, file)
             XCTAssertEqual(decoder.bitrateKbps, 44100 * 2 * bits / 1000 + (44100 * 2 * bits % 1000 >= 500 ? 1 : 0), file)
         }
@@ -125,7 +125,7 @@ final class FFmpegDecoderTests: XCTestCase {
             XCTAssertEqual(try AudioDecoders.pluginName(forFile: path), "ffmpeg", suffix)
             let decoder = try AudioDecoders.open(path: path)
             XCTAssertEqual(decoder.format, AudioFormat(sampleRate: 44100, channels: 2), suffix)
-            PCM.assertSame(try decodeAll(decoder), source, suffix)
+            PCM.assertSame(try PCM.decodeAll(decoder), source, suffix)
             XCTAssertEqual(decoder.lengthInSamples, 66_150, suffix)
             XCTAssertNil(decoder.damageReport, suffix)
         }
@@ -135,7 +135,7 @@ final class FFmpegDecoderTests: XCTestCase {
             XCTAssertEqual(try AudioDecoders.pluginName(forFile: path), "ffmpeg", suffix)
             let decoder = try AudioDecoders.open(path: path)
             XCTAssertEqual(decoder.format, AudioFormat(sampleRate: 44100, channels: 2, sample: .float32), suffix)
-            let pcm = try decodeAll(decoder)
+            let pcm = try PCM.decodeAll(decoder)
             let reference = PCM.int16s(try ffmpegS16(path))
             XCTAssertEqual(pcm.count / 8, reference.count / 2, suffix)
             XCTAssertEqual(decoder.lengthInSamples, pcm.count / 8, suffix)
@@ -148,11 +148,11 @@ final class FFmpegDecoderTests: XCTestCase {
         try TestProcess.runChecked("sox", [wav, "-b", "32", "-e", "floating-point", float])
         let decoder8 = try FFmpegDecoder(path: wav8)
         XCTAssertEqual(decoder8.format, AudioFormat(sampleRate: 44100, channels: 2, sample: .s16))
-        PCM.assertSame(try decodeAll(decoder8), try soxRaw(wav8, bits: 16), "8-bit WAV")
+        PCM.assertSame(try PCM.decodeAll(decoder8), try soxRaw(wav8, bits: 16), "8-bit WAV")
         let floatDecoder = try FFmpegDecoder(path: float)
         XCTAssertEqual(floatDecoder.format, AudioFormat(sampleRate: 44100, channels: 2, sample: .float32))
         let floats = try TestProcess.runChecked("sox", [float, "-t", "raw", "-"]).stdoutData
-        PCM.assertSame(try decodeAll(floatDecoder), floats, "float WAV")
+        PCM.assertSame(try PCM.decodeAll(floatDecoder), floats, "float WAV")
     }
 
     // MARK: Seeking
@@ -175,7 +175,7 @@ final class FFmpegDecoderTests: XCTestCase {
         var worstNoisePSNR = 99.0
         for (name, path) in files {
             let straightDecoder = try FFmpegDecoder(path: path)
-            let straight = try decodeAll(straightDecoder)
+            let straight = try PCM.decodeAll(straightDecoder)
             let frameBytes = straightDecoder.format.bytesPerFrame
             let length = straight.count / frameBytes
             let decoder = try FFmpegDecoder(path: path)
@@ -203,7 +203,7 @@ final class FFmpegDecoderTests: XCTestCase {
             XCTAssertEqual(decoder.positionInSamples, length, name)
             XCTAssertEqual(try read(decoder, frames: 100).count, 0, name)
             try decoder.seek(toSample: 0)
-            PCM.assertSame(try decodeAll(decoder), straight, "\(name) decoded again after seeking to 0")
+            PCM.assertSame(try PCM.decodeAll(decoder), straight, "\(name) decoded again after seeking to 0")
         }
         print("AAC with noise substitution after seeks: PSNR at least \(String(format: "%.1f", worstNoisePSNR)) dB against the straight decode")
     }
@@ -213,7 +213,7 @@ final class FFmpegDecoderTests: XCTestCase {
     func testGrowingFileDecodesLikeThePlainFile() throws {
         let wav = try tone("growing-source", rate: 44100, channels: 2, bits: 16, frames: 132_300)
         let m4a = try ffmpeg(wav, "growing.m4a", ["-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart"])
-        let expected = try decodeAll(FFmpegDecoder(path: m4a))
+        let expected = try PCM.decodeAll(FFmpegDecoder(path: m4a))
         let bytes = try Data(contentsOf: URL(fileURLWithPath: m4a))
         let target = folder.path("arriving.m4a")
         _ = FileManager.default.createFile(atPath: target, contents: nil)
@@ -234,7 +234,7 @@ final class FFmpegDecoderTests: XCTestCase {
         }
         writer.start()
         let decoder = try FFmpegDecoder(.growing(growing, name: "https://example.com/arriving.m4a", giveUp: { false }))
-        let pcm = try decodeAll(decoder)
+        let pcm = try PCM.decodeAll(decoder)
         PCM.assertSame(pcm, expected, "growing file")
         XCTAssertNotNil(decoder.sourceOffset)
     }
@@ -273,20 +273,20 @@ final class FFmpegDecoderTests: XCTestCase {
         let decoder = try FFmpegDecoder(path: cutAudio)
         let length = try XCTUnwrap(decoder.lengthInSamples)
         XCTAssertTrue((150_000..<250_000).contains(length), "length \(length)")
-        let pcm = try decodeAll(decoder)
+        let pcm = try PCM.decodeAll(decoder)
         XCTAssertEqual(pcm.count / decoder.format.bytesPerFrame, length)
         let report = try XCTUnwrap(decoder.damageReport)
         XCTAssertTrue(report.contains("cut short"), report)
         XCTAssertFalse(report.contains("\n"))
         print("cut-short M4A: \(length) of 396900 samples; \(report)")
         // What is there is what the whole file gives there.
-        let whole = try decodeAll(FFmpegDecoder(path: indexFirst))
+        let whole = try PCM.decodeAll(FFmpegDecoder(path: indexFirst))
         XCTAssertLessThanOrEqual(Self.maxDifference(pcm, whole.prefix(pcm.count)), 1e-6)
 
         // A WAV cut mid-way: the samples before the cut, exactly, and a damage report.
         let cutWAV = try cut(wav, keeping: 0.5)
         let wavDecoder = try FFmpegDecoder(path: cutWAV)
-        let wavPCM = try decodeAll(wavDecoder)
+        let wavPCM = try PCM.decodeAll(wavDecoder)
         let source = try soxRaw(wav, bits: 16)
         XCTAssertGreaterThan(wavPCM.count, source.count / 3)
         PCM.assertSame(wavPCM, source.prefix(wavPCM.count), "cut WAV")
@@ -311,7 +311,7 @@ final class FFmpegDecoderTests: XCTestCase {
         XCTAssertEqual(try AudioDecoders.pluginName(forFile: misnamed), "ffmpeg")
         let decoder = try AudioDecoders.open(path: misnamed)
         XCTAssertTrue(decoder is FFmpegDecoder)
-        PCM.assertSame(try decodeAll(decoder), try soxRaw(wav, bits: 16), "misnamed WAV")
+        PCM.assertSame(try PCM.decodeAll(decoder), try soxRaw(wav, bits: 16), "misnamed WAV")
         XCTAssertTrue(AudioDecoders.hasAudioSuffix("x.m4a") && AudioDecoders.hasAudioSuffix("x.AIFF"))
     }
 
@@ -414,16 +414,6 @@ final class FFmpegDecoderTests: XCTestCase {
         return copy
     }
 
-    private func decodeAll(_ decoder: AudioDecoder, chunk: Int = 12_345) throws -> Data {
-        var out = Data()
-        var buffer = [UInt8](repeating: 0, count: chunk)
-        while true {
-            let n = try buffer.withUnsafeMutableBytes { try decoder.read(into: $0) }
-            if n == 0 { break }
-            out.append(contentsOf: buffer[0..<n])
-        }
-        return out
-    }
 
     private func read(_ decoder: AudioDecoder, frames: Int) throws -> Data {
         var out = Data()

@@ -30,15 +30,8 @@ final class FormatDecoderTests: XCTestCase {
         return out
     }
 
-    private func readAll(_ decoder: AudioDecoder, chunk: Int = 12_000) throws -> [UInt8] {
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: chunk)
-        while true {
-            let n = try buffer.withUnsafeMutableBytes { try decoder.read(into: $0) }
-            if n == 0 { break }
-            out += buffer[0..<n]
-        }
-        return out
+    private func readAll(_ decoder: AudioDecoder) throws -> [UInt8] {
+        [UInt8](try PCM.decodeAll(decoder, chunk: 12_000))
     }
 
     private func read(_ decoder: AudioDecoder, frames: Int) throws -> [UInt8] {

@@ -28,8 +28,9 @@ enum Tool {
 }
 
 enum PCM {
-    /// Decodes to the end; `chunk` bytes per read.
-    static func decodeAll(_ decoder: MP3Decoder, chunk: Int = 16384) throws -> Data {
+    /// Decodes to the end; `chunk` bytes per read, by default a count no frame size divides, so reads
+    /// must stop short of a partial frame.
+    static func decodeAll(_ decoder: AudioDecoder, chunk: Int = 12_345) throws -> Data {
         var out = Data()
         var buffer = [UInt8](repeating: 0, count: chunk)
         while true {
