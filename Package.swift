@@ -42,10 +42,12 @@ let package = Package(
             "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CTagLibShim", "XZText",
         ]),
         // The SQLite catalogue: schema, import, search.
-        .target(name: "XZCatalogue", dependencies: ["XZText", "XZAudio", product("GRDB", "GRDB.swift")]),
+        .target(name: "XZCatalogue", dependencies: [
+            "XZText", "XZAudio", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
+        ]),
         // Likes, play sessions and counts.
         .target(name: "XZStats", dependencies: [
-            "XZText", "XZCatalogue", product("GRDB", "GRDB.swift"), product("SystemPackage", "swift-system"),
+            "XZText", "XZCatalogue", product("GRDB", "GRDB.swift"),
         ]),
         // LRC parsing and the lyric timeline.
         .target(name: "XZLyrics", dependencies: ["XZText"]),
@@ -61,11 +63,11 @@ let package = Package(
         // The MPD protocol as plain values: requests, responses, sessions, the command table, and the host
         // that owns a library's player.
         .target(name: "XZProtocol", dependencies: [
-            "XZText", "XZAudio", "XZCatalogue", "XZStats", "XZLyrics", "XZPlayback",
+            "XZAudio", "XZCatalogue", "XZStats", "XZPlayback",
         ]),
         // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
         .target(name: "XZServer", dependencies: [
-            "XZText", "XZCatalogue", "XZPlayback", "XZProtocol",
+            "XZText", "XZCatalogue", "XZProtocol",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // Commands shared by the one-shot CLI and the REPL.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import XZText
 
 extension LibraryDatabase {
     /// Imports a catalogue feed in one transaction: bad lines are reported and skipped, and an
@@ -115,7 +116,7 @@ struct FeedBatches: @unchecked Sendable {
 
     /// Parses on a second thread, a few batches ahead of `consume` on this one.
     func pipelined(_ consume: (FeedBatch) throws -> Void) throws {
-        let queue = BatchQueue(capacity: 4)
+        let queue = ThreadHandOff<FeedBatch>(capacity: 4)
         let done = DispatchSemaphore(value: 0)
         let feed = self
         Thread.detachNewThread {
@@ -133,57 +134,6 @@ struct FeedBatches: @unchecked Sendable {
         while let batch = queue.take() {
             try consume(batch)
         }
-    }
-}
-
-/// A bounded hand-off between the parsing thread and the writer.
-private final class BatchQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [FeedBatch] = []
-    private var finished = false
-    private var cancelled = false
-    private let capacity: Int
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    var isCancelled: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return cancelled
-    }
-
-    func put(_ batch: FeedBatch) {
-        condition.lock()
-        while items.count >= capacity && !cancelled { condition.wait() }
-        if !cancelled { items.append(batch) }
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func take() -> FeedBatch? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty && !finished { condition.wait() }
-        guard !items.isEmpty else { return nil }
-        let batch = items.removeFirst()
-        condition.broadcast()
-        return batch
-    }
-
-    func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The writer failed or returned: the parser stops at its next batch.
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        items.removeAll()
-        condition.broadcast()
-        condition.unlock()
     }
 }
 

@@ -167,53 +167,8 @@ enum LoudnessEvent {
     case measured([Measurement])
 }
 
-/// Events from the decoding thread, in order; `take` waits for the next and is nil once the thread is done.
-final class LoudnessEvents {
-    private let condition = NSCondition()
-    private var pending: [LoudnessEvent] = []
-    private var finished = false
-    private var cancelled = false
-
-    func put(_ event: LoudnessEvent) {
-        condition.lock()
-        pending.append(event)
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func take() -> LoudnessEvent? {
-        condition.lock()
-        defer { condition.unlock() }
-        while pending.isEmpty && !finished { condition.wait() }
-        return pending.isEmpty ? nil : pending.removeFirst()
-    }
-
-    func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The reader stopped (a failed database write): the thread stops at its next read.
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.unlock()
-    }
-
-    var isCancelled: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return cancelled
-    }
-
-    func waitUntilFinished() {
-        condition.lock()
-        while !finished { condition.wait() }
-        condition.unlock()
-    }
-}
+/// Events from the decoding thread, in order.
+typealias LoudnessEvents = ThreadHandOff<LoudnessEvent>
 
 /// Reads tags and decodes, album by album, on the scan's own thread; never touches the database.
 final class LoudnessWorker {

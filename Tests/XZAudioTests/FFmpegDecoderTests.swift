@@ -184,7 +184,7 @@ final class FFmpegDecoderTests: XCTestCase {
             for target in targets {
                 try decoder.seek(toSample: target)
                 XCTAssertEqual(decoder.positionInSamples, target, "\(name) position after seeking to \(target)")
-                let got = try read(decoder, frames: 3000)
+                let got = try PCM.read(decoder, samples: 3000)
                 let end = min(straight.count, (target + 3000) * frameBytes)
                 let expected = straight.subdata(in: target * frameBytes..<end)
                 if name == "AAC with noise substitution" {
@@ -201,7 +201,7 @@ final class FFmpegDecoderTests: XCTestCase {
             }
             try decoder.seek(toSample: length + 10_000)
             XCTAssertEqual(decoder.positionInSamples, length, name)
-            XCTAssertEqual(try read(decoder, frames: 100).count, 0, name)
+            XCTAssertEqual(try PCM.read(decoder, samples: 100).count, 0, name)
             try decoder.seek(toSample: 0)
             PCM.assertSame(try PCM.decodeAll(decoder), straight, "\(name) decoded again after seeking to 0")
         }
@@ -415,19 +415,6 @@ final class FFmpegDecoderTests: XCTestCase {
     }
 
 
-    private func read(_ decoder: AudioDecoder, frames: Int) throws -> Data {
-        var out = Data()
-        let want = frames * decoder.format.bytesPerFrame
-        var buffer = [UInt8](repeating: 0, count: 4096 * decoder.format.bytesPerFrame)
-        while out.count < want {
-            let n = try buffer.withUnsafeMutableBytes {
-                try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<min($0.count, want - out.count)]))
-            }
-            if n == 0 { break }
-            out.append(contentsOf: buffer[0..<n])
-        }
-        return out
-    }
 
     /// The first bytes of a file as the registry reads them.
     private static func head(_ path: String) throws -> ContentHead {

@@ -34,19 +34,6 @@ final class FormatDecoderTests: XCTestCase {
         [UInt8](try PCM.decodeAll(decoder, chunk: 12_000))
     }
 
-    private func read(_ decoder: AudioDecoder, frames: Int) throws -> [UInt8] {
-        var out: [UInt8] = []
-        let want = frames * decoder.format.bytesPerFrame
-        var buffer = [UInt8](repeating: 0, count: want)
-        while out.count < want {
-            let n = try buffer.withUnsafeMutableBytes {
-                try decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<(want - out.count)]))
-            }
-            if n == 0 { break }
-            out += buffer[0..<n]
-        }
-        return out
-    }
 
     func testRegistryChoosesByContent() throws {
         let wav = try source()
@@ -102,7 +89,7 @@ final class FormatDecoderTests: XCTestCase {
             for target in [100_000, 1_234, 0, 77_777, 120_000] {
                 try decoder.seek(toSample: target)
                 XCTAssertEqual(decoder.positionInSamples, target, suffix)
-                let got = try read(decoder, frames: 4_000)
+                let got = [UInt8](try PCM.read(decoder, samples: 4_000))
                 let expected = Array(whole[(target * frameBytes)..<min(whole.count, (target + 4_000) * frameBytes)])
                 if suffix == "flac" {
                     XCTAssertEqual(got, expected, "\(suffix) at \(target)")
@@ -118,7 +105,7 @@ final class FormatDecoderTests: XCTestCase {
                 }
             }
             try decoder.seek(toSample: 10_000_000)
-            XCTAssertEqual(try read(decoder, frames: 10).count, 0, "\(suffix): past the end is the end")
+            XCTAssertEqual([UInt8](try PCM.read(decoder, samples: 10)).count, 0, "\(suffix): past the end is the end")
         }
     }
 

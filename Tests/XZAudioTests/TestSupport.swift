@@ -47,7 +47,7 @@ enum PCM {
     }
 
     /// Reads up to `samples` sample frames from the current position.
-    static func read(_ decoder: MP3Decoder, samples: Int) throws -> Data {
+    static func read(_ decoder: AudioDecoder, samples: Int) throws -> Data {
         var out = Data()
         let want = samples * decoder.format.bytesPerFrame
         var buffer = [UInt8](repeating: 0, count: min(want, 8192))
