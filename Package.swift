@@ -5,9 +5,9 @@ import PackageDescription
 func product(_ name: String, _ package: String) -> Target.Dependency { .product(name: name, package: package) }
 
 // Layers, lowest first. A target may depend only on targets listed above it.
+// Linux only: the code calls Glibc directly, so no Apple platform is claimed.
 let package = Package(
     name: "XZMusic",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "xzmusic", targets: ["xzmusic"]),
     ],
@@ -41,10 +41,13 @@ let package = Package(
         .target(name: "XZAudio", dependencies: [
             "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CTagLibShim", "XZText",
         ]),
-        // The SQLite catalogue: schema, import, search.
+        // The SQLite catalogue: schema, feed import, search; MPD's filter, order, naming and stored
+        // playlists in MPDSemantics/.
         .target(name: "XZCatalogue", dependencies: [
-            "XZText", "XZAudio", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
+            "XZText", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
         ]),
+        // A music folder's files into the catalogue, their tags read through the decoders.
+        .target(name: "XZFolderScan", dependencies: ["XZAudio", "XZCatalogue"]),
         // Likes, play sessions and counts.
         .target(name: "XZStats", dependencies: [
             "XZText", "XZCatalogue", product("GRDB", "GRDB.swift"),
@@ -55,25 +58,29 @@ let package = Package(
         .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics", product("SystemPackage", "swift-system")]),
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [
-            "XZText", "XZCatalogue", "XZAudio",
+            "XZText", "XZCatalogue", "XZAudio", "XZFolderScan",
             product("AsyncHTTPClient", "async-http-client"), product("NIOCore", "swift-nio"),
             product("NIOHTTP1", "swift-nio"), product("Crypto", "swift-crypto"), product("GRDB", "GRDB.swift"),
             product("SystemPackage", "swift-system"),
         ]),
-        // The MPD protocol as plain values: requests, responses, sessions, the command table, and the host
-        // that owns a library's player.
-        .target(name: "XZProtocol", dependencies: [
-            "XZAudio", "XZCatalogue", "XZStats", "XZPlayback",
+        // The application core: one library's player, catalogue, statistics and folder updates, and the
+        // changes its observers hear.
+        .target(name: "XZHost", dependencies: ["XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"]),
+        // The MPD protocol's wire format as plain values: requests, arguments, responses, ACKs.
+        .target(name: "XZProtocol"),
+        // MPD's command table over the host, and one connection's protocol state.
+        .target(name: "XZMPDCommands", dependencies: [
+            "XZProtocol", "XZHost", "XZAudio", "XZCatalogue", "XZStats", "XZPlayback",
         ]),
         // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
         .target(name: "XZServer", dependencies: [
-            "XZText", "XZCatalogue", "XZProtocol",
+            "XZText", "XZCatalogue", "XZProtocol", "XZHost", "XZMPDCommands",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
-            "XZText", "XZAudio", "XZCatalogue", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
-            "XZProtocol", "XZServer",
+            "XZText", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
+            "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
         ]),
@@ -87,22 +94,30 @@ let package = Package(
         .executableTarget(name: "xzmusic-floor-client", dependencies: [product("ArgumentParser", "swift-argument-parser")]),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
+        // A catalogue in a temporary folder, for the tests of the catalogue and of what fills it.
+        .target(name: "XZCatalogueTestSupport", dependencies: ["XZCatalogue"], path: "Tests/XZCatalogueTestSupport"),
         .testTarget(name: "XZTextTests", dependencies: ["XZText"]),
         .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "XZTestSupport"]),
-        .testTarget(name: "XZCatalogueTests", dependencies: ["XZCatalogue", "XZTestSupport", product("GRDB", "GRDB.swift")]),
+        .testTarget(name: "XZCatalogueTests", dependencies: [
+            "XZCatalogue", "XZCatalogueTestSupport", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
+        ]),
+        .testTarget(name: "XZFolderScanTests", dependencies: [
+            "XZFolderScan", "XZCatalogue", "XZCatalogueTestSupport", "XZTestSupport", product("GRDB", "GRDB.swift"),
+        ]),
         .testTarget(name: "XZStatsTests", dependencies: [
-            "XZStats", "XZCatalogue", "XZText", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZStats", "XZCatalogue", "XZFolderScan", "XZText", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
         .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZAudio", "XZLyrics", "XZTestSupport"]),
         .testTarget(name: "XZDownloaderTests", dependencies: [
             "XZDownloader", "XZCatalogue", "XZText", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
-        .testTarget(name: "XZProtocolTests", dependencies: [
-            "XZProtocol", "XZPlayback", "XZAudio", "XZCatalogue", "XZTestSupport",
+        .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol"]),
+        .testTarget(name: "XZMPDCommandsTests", dependencies: [
+            "XZMPDCommands", "XZHost", "XZProtocol", "XZPlayback", "XZAudio", "XZCatalogue", "XZTestSupport",
         ]),
         .testTarget(name: "XZServerTests", dependencies: [
-            "XZServer", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport",
+            "XZServer", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZTestSupport", product("ArgumentParser", "swift-argument-parser"),

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import XZAudio
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,10 +56,6 @@ public struct LoudnessRecord: Sendable, Equatable {
         measuredAt = row["measured_at"]
     }
 
-    public var replayGain: ReplayGainTags {
-        ReplayGainTags(trackGain: trackGain, trackPeak: trackPeak, albumGain: albumGain, albumPeak: albumPeak)
-    }
-
     /// True when it was measured from the file at `path` as that file is now.
     public func measures(path: String) -> Bool {
         file != nil && file == FileVersion(path: path)
@@ -83,12 +78,12 @@ extension LibraryDatabase {
         }
     }
 
-    /// The gains measured for `song`'s file as it is now; nil when it was never measured or has changed since.
-    public func measuredReplayGain(for song: Song) -> ReplayGainTags? {
-        guard song.isLocal, let record = try? loudness(songKey: song.songKey), record.measures(path: song.localPath) else {
+    /// The loudness measured for `song`'s file as it is now; nil when it was never measured or has changed since.
+    public func measuredLoudness(for song: Song) throws -> LoudnessRecord? {
+        guard song.isLocal, let record = try loudness(songKey: song.songKey), record.measures(path: song.localPath) else {
             return nil
         }
-        return record.replayGain
+        return record
     }
 
     /// Saves `records` (an album's songs, or one song) in one short transaction, replacing earlier ones.

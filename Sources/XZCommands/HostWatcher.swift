@@ -5,6 +5,7 @@ import XZPlayback
 import XZProtocol
 import XZServer
 import XZText
+import XZHost
 
 /// What a prompt attached to another host prints above itself: track changes and errors as the host
 /// announces them (`idle`), and synced lyric lines that follow the host's position between announcements.
@@ -76,7 +77,7 @@ final class HostWatcher: LyricLinesSwitch, @unchecked Sendable {
         let newSong = active && (status["songid"] != songId || !playing && songId == nil)
         if newSong, let file = current["file"] {
             let path = (try? uris.path(forURI: file, allowAbsolute: true)) ?? file
-            var item = QueueItem(file: path, database: database)
+            var item = QueueItem(.file(path), database: database)
             if let key = item.songKey { item.lyricsAdjustmentMs = (try? database.lyricsAdjustment(songKey: key)) ?? 0 }
             let duration = status["duration"].flatMap(Double.init).map { Int($0 * 1000) }
             if let line = PlaybackSession.text(.started(item, durationMs: duration), lyrics: false) { announcements.append(line) }

@@ -5,6 +5,7 @@ import XZProtocol
 import XZAudio
 import XZCatalogue
 import XZLyrics
+import XZHost
 
 extension SongLyrics {
     static func document(at path: String) throws -> LRCDocument {

@@ -6,6 +6,7 @@ import XZProtocol
 import XZText
 #if canImport(Glibc)
 import Glibc
+import XZHost
 #endif
 
 struct Play: LibraryCommand {
@@ -42,12 +43,12 @@ struct Play: LibraryCommand {
                 if view.state != .playing { try control.togglePause() }
                 return
             }
-            try control.play(paths: context.songPaths(for: songs))
+            try control.play(context.playables(for: songs))
             return
         }
         guard !songs.isEmpty else { throw ValidationError("name at least one song to play") }
         let database = try context.database
-        let items = try context.songPaths(for: songs).map { QueueItem(reference: $0, database: database) }
+        let items = try context.playables(for: songs).map { QueueItem($0, database: database) }
         let session = PlaybackSession(folder: context.folder, database: database,
                                       output: output ?? .systemDefault, realtime: realtime,
                                       console: context.console, presentation: json ? .json : .text, keepURLs: keep)
@@ -108,9 +109,9 @@ struct Add: PlayerCommand {
     @Argument(help: ArgumentHelp("Songs to add.", valueName: "song")) var songs: [String]
 
     func run(on player: PlayerControl, context: CommandContext) throws {
-        let paths = try context.songPaths(for: songs)
-        try player.add(paths: paths)
-        context.console.line("added \(paths.count) to the queue (\(try player.queueCount()) in all)")
+        let playables = try context.playables(for: songs)
+        try player.add(playables)
+        context.console.line("added \(playables.count) to the queue (\(try player.queueCount()) in all)")
     }
 }
 

@@ -7,6 +7,7 @@ import XZPlayback
 import XZProtocol
 import XZServer
 import XZText
+import XZHost
 
 /// A player host in this process plus the presentation of its events: inside the REPL events become
 /// lines above the prompt; one-shot `play --json` prints them as JSON lines.
@@ -150,20 +151,6 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     }
 }
 
-extension QueueItem {
-    /// A file, or a URL to stream (a catalogue song's audio URL stands for that song).
-    init(reference path: String, database: LibraryDatabase) {
-        guard QueueItem.isStreamURL(path) else {
-            self.init(file: path, database: database)
-            return
-        }
-        if let song = try? database.song(audioURL: path) {
-            self.init(playing: song, database: database)
-        } else {
-            self.init(url: path)
-        }
-    }
-}
 
 extension CommandContext {
     /// The player commands act on: this prompt's host, else the library's running host.
@@ -183,19 +170,18 @@ extension CommandContext {
     }
 
     /// Files for SONG arguments: catalogue songs (their audio URL when not offline), audio files, or URLs.
-    func songPaths(for arguments: [String]) throws -> [String] {
+    func playables(for arguments: [String]) throws -> [Playable] {
         try arguments.map { argument in
             let trimmed = argument.trimmingCharacters(in: .whitespaces)
-            if QueueItem.isStreamURL(trimmed) { return trimmed }
+            if QueueItem.isStreamURL(trimmed) { return .stream(trimmed) }
             let reference = SongReference(argument, listing: lastListing)
-            if case .file(let path) = reference { return URL(fileURLWithPath: path).standardizedFileURL.path }
+            if case .file(let path) = reference { return .file(URL(fileURLWithPath: path).standardizedFileURL.path) }
             let song = try reference.resolve(in: self)
-            if song.isLocal { return song.localPath }
             // Not offline: it plays from its URL as it downloads.
-            guard !song.audioURL.isEmpty else {
+            guard song.isLocal || !song.audioURL.isEmpty else {
                 throw CommandError("\(song.title.safe) — \(song.singer.safe) is not offline and has no audio URL to play from")
             }
-            return song.audioURL
+            return .song(song)
         }
     }
 }

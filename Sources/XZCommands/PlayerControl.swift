@@ -2,7 +2,9 @@ import Foundation
 import XZCatalogue
 import XZPlayback
 import XZProtocol
+import XZMPDCommands
 import XZServer
+import XZHost
 
 /// What a player command sees of the player, wherever it runs.
 struct PlayerView: Equatable {
@@ -31,8 +33,8 @@ protocol PlayerControl: AnyObject {
     /// Entries in the queue, without building the whole view.
     func queueCount() throws -> Int
     /// Replaces the queue and starts at the first.
-    func play(paths: [String]) throws
-    func add(paths: [String]) throws
+    func play(_ playables: [Playable]) throws
+    func add(_ playables: [Playable]) throws
     func togglePause() throws
     func next() throws
     func previous() throws
@@ -47,7 +49,7 @@ protocol PlayerControl: AnyObject {
     /// The playing track's lyrics shift, already stored in the library, takes effect now.
     func applyLyricsAdjustment(_ ms: Int) throws
     /// Stickers or stored playlists changed in the library: the host tells its waiting clients.
-    func announce(_ changes: Set<IdleSubsystem>) throws
+    func announce(_ changes: HostChanges) throws
 }
 
 /// The player of this process's host.
@@ -75,13 +77,13 @@ final class LocalPlayerControl: PlayerControl {
 
     func queueCount() -> Int { player.snapshot().entries.count }
 
-    func play(paths: [String]) {
-        let items = paths.map { QueueItem(reference: $0, database: host.database) }
+    func play(_ playables: [Playable]) {
+        let items = playables.map { QueueItem($0, database: host.database) }
         change { player.play(items) }
     }
 
-    func add(paths: [String]) {
-        let items = paths.map { QueueItem(reference: $0, database: host.database) }
+    func add(_ playables: [Playable]) {
+        let items = playables.map { QueueItem($0, database: host.database) }
         change { player.add(items) }
     }
 
@@ -95,7 +97,7 @@ final class LocalPlayerControl: PlayerControl {
     func setShuffle(_ on: Bool) { change { player.setShuffle(on) } }
     func clearQueue() { change { player.clearQueue() } }
     func applyLyricsAdjustment(_ ms: Int) { player.setLyricsAdjustment(ms) }
-    func announce(_ changes: Set<IdleSubsystem>) { host.announce(changes) }
+    func announce(_ changes: HostChanges) { host.announce(changes) }
 
     func remove(at index: Int) -> Bool {
         var removed = false
@@ -159,7 +161,7 @@ final class RemotePlayerControl: PlayerControl {
         let database = try database()
         for pair in try run("playlistinfo") where pair.key == "file" {
             let path = (try? uris.path(forURI: pair.value, allowAbsolute: true)) ?? pair.value
-            queue.append(QueueItem(file: path, database: database))
+            queue.append(QueueItem(.file(path), database: database))
         }
         let state: PlayerState
         switch status["state"] {
@@ -180,14 +182,21 @@ final class RemotePlayerControl: PlayerControl {
         Int(try status()["playlistlength"] ?? "") ?? 0
     }
 
-    func play(paths: [String]) throws {
+    func play(_ playables: [Playable]) throws {
         try run("clear")
-        try add(paths: paths)
+        try add(playables)
         try run("play", ["0"])
     }
 
-    func add(paths: [String]) throws {
-        for path in paths { try run("add", [path]) }
+    func add(_ playables: [Playable]) throws {
+        let uris = try uris()
+        for playable in playables {
+            switch playable {
+            case .song(let song): try run("add", [song.isLocal ? uris.uri(forPath: song.localPath, inCatalogue: true) : song.audioURL])
+            case .file(let path): try run("add", [path])
+            case .stream(let url): try run("add", [url])
+            }
+        }
     }
 
     func togglePause() throws {
@@ -226,5 +235,5 @@ final class RemotePlayerControl: PlayerControl {
 
     func clearQueue() throws { try run("clear") }
     func applyLyricsAdjustment(_ ms: Int) throws { try run("xzmusic_lyrics_offset", [String(ms)]) }
-    func announce(_ changes: Set<IdleSubsystem>) throws { try run("xzmusic_changed", changes.map(\.rawValue).sorted()) }
+    func announce(_ changes: HostChanges) throws { try run("xzmusic_changed", changes.idleSubsystems.map(\.rawValue).sorted()) }
 }

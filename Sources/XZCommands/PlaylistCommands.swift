@@ -5,6 +5,7 @@ import XZPlayback
 import XZProtocol
 import XZServer
 import XZText
+import XZHost
 
 struct PlaylistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,7 +47,7 @@ struct PlaylistCommand: ParsableCommand {
                     context.console.line("\(number)  \(context.console.styled("missing", "31"))  \(entry.location.safe)")
                     continue
                 }
-                let item = QueueItem(file: path, database: try context.database)
+                let item = QueueItem(.file(path), database: try context.database)
                 let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
                 context.console.line("\(number)  \(item.title.safe)\(who)  [\(DurationText.clock(ms: item.durationMs))]")
             }
@@ -75,7 +76,7 @@ struct PlaylistCommand: ParsableCommand {
             let kept = try append && exists ? playlists.store.read(name) : []
             try playlists.store.write(name, kept + queue.map(playlists.entry))
             context.console.line("saved \(queue.count) song\(queue.count == 1 ? "" : "s") as \(name.safe)")
-            context.announce(.storedPlaylist)
+            context.announce(.storedPlaylists)
         }
     }
 
@@ -88,7 +89,7 @@ struct PlaylistCommand: ParsableCommand {
             let playlists = context.playlists
             let entries = try playlists.read(name)
             let paths = entries.compactMap(playlists.path).filter { FileManager.default.isReadableFile(atPath: $0) }
-            if !paths.isEmpty { try player.add(paths: paths) }
+            if !paths.isEmpty { try player.add(paths.map(Playable.file)) }
             let missing = entries.count - paths.count
             context.console.line("loaded \(paths.count) song\(paths.count == 1 ? "" : "s") from \(name.safe)"
                 + (missing > 0 ? " (\(missing) missing, skipped)" : ""))
@@ -109,8 +110,8 @@ struct PlaylistCommand: ParsableCommand {
             let playlists = context.playlists
             _ = try playlists.checked(name)
             let database = try context.database
-            let entries = try context.songPaths(for: songs).map {
-                playlists.entry(QueueItem(file: $0, database: database))
+            let entries = try context.playables(for: songs).map {
+                playlists.entry(QueueItem($0, database: database))
             }
             var count = 0
             try playlists.store.edit(name, create: true) { list in
@@ -118,7 +119,7 @@ struct PlaylistCommand: ParsableCommand {
                 count = list.count
             }
             context.console.line("added \(entries.count) to \(name.safe) (\(count) in all)")
-            context.announce(.storedPlaylist)
+            context.announce(.storedPlaylists)
         }
     }
 
@@ -130,7 +131,7 @@ struct PlaylistCommand: ParsableCommand {
         func run(in context: CommandContext) throws {
             try context.playlists.run { try $0.remove(name) }
             context.console.line("removed playlist \(name.safe)")
-            context.announce(.storedPlaylist)
+            context.announce(.storedPlaylists)
         }
     }
 
@@ -143,7 +144,7 @@ struct PlaylistCommand: ParsableCommand {
         func run(in context: CommandContext) throws {
             try context.playlists.run { try $0.rename(name, to: newName) }
             context.console.line("renamed \(name.safe) to \(newName.safe)")
-            context.announce(.storedPlaylist)
+            context.announce(.storedPlaylists)
         }
     }
 
@@ -178,7 +179,7 @@ struct PlaylistCommand: ParsableCommand {
                     if !FileManager.default.fileExists(atPath: path) {
                         problem = "no such file"
                     } else if playlists.isInLibrary(path, database: database) {
-                        entries.append(playlists.entry(QueueItem(file: path, database: database)))
+                        entries.append(playlists.entry(QueueItem(.file(path), database: database)))
                         continue
                     } else {
                         problem = "not in the library"
@@ -192,7 +193,7 @@ struct PlaylistCommand: ParsableCommand {
             try playlists.store.write(target, entries)
             context.console.line("imported \(entries.count) song\(entries.count == 1 ? "" : "s") as \(target.safe)"
                 + (left > 0 ? " (\(left) left out)" : ""))
-            context.announce(.storedPlaylist)
+            context.announce(.storedPlaylists)
         }
     }
 }
@@ -262,8 +263,9 @@ extension CommandContext {
 
     /// Tells the library's host, when one runs, that this process changed stickers or playlists, so its
     /// clients waiting in `idle` hear of it.
-    func announce(_ subsystem: IdleSubsystem) {
+    func announce(_ changes: HostChanges) {
+        // With no host running there is nobody to tell; a host that cannot be told only misses a wake-up.
         guard let control = try? playerControl() else { return }
-        try? control.announce([subsystem])
+        try? control.announce(changes)
     }
 }

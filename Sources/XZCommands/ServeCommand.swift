@@ -6,6 +6,7 @@ import XZServer
 import XZText
 #if canImport(Glibc)
 import Glibc
+import XZHost
 #endif
 
 extension OutputSpec: ExpressibleByArgument {
@@ -76,7 +77,7 @@ final class HostedPlayer {
 
     /// Takes the library's host lock (failing with the running host's name), then listens and watches
     /// the catalogue. `recordsAhead`: a headless host, whose work is answering clients, makes every
-    /// song's record before the first listing (`PlayerHost.watchCatalogue`); a prompt keeps its memory.
+    /// song's record before the first listing (`MPDService.watchCatalogue`); a prompt keeps its memory.
     static func start(context: CommandContext, endpoint: HostEndpoint, settings: HostSettings, output: OutputSpec,
                       tcp: Bool, presentation: PlaybackSession.Presentation, recordsAhead: Bool) throws -> HostedPlayer {
         let description = "pid \(getpid()), socket \(endpoint.socketPath)"
@@ -91,7 +92,7 @@ final class HostedPlayer {
         do {
             try server.listen(unixPath: endpoint.socketPath)
             let port = tcp ? try server.listen(host: settings.bindAddress, port: settings.port) : nil
-            session.host.watchCatalogue(makingRecordsAhead: recordsAhead)
+            server.service.watchCatalogue(makingRecordsAhead: recordsAhead)
             return HostedPlayer(session: session, server: server, tcpPort: port, lock: lock, socketPath: endpoint.socketPath)
         } catch {
             server.shutdown()

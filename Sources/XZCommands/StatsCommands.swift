@@ -3,6 +3,7 @@ import Foundation
 import XZCatalogue
 import XZProtocol
 import XZStats
+import XZHost
 
 extension CommandContext {
     var stats: StatsStore {
@@ -31,7 +32,7 @@ struct Like: LibraryCommand {
         let (key, title) = try context.songKeyAndTitle(song)
         let changed = try context.stats.like(songKey: key)
         context.console.line(changed ? "♥ liked \(title.safe)" : "\(title.safe) was already liked")
-        if changed { context.announce(.sticker) }
+        if changed { context.announce(.stickers) }
     }
 }
 
@@ -44,7 +45,7 @@ struct Unlike: LibraryCommand {
         let (key, title) = try context.songKeyAndTitle(song)
         let changed = try context.stats.unlike(songKey: key)
         context.console.line(changed ? "unliked \(title.safe)" : "\(title.safe) was not liked")
-        if changed { context.announce(.sticker) }
+        if changed { context.announce(.stickers) }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import XZAudio
 import XZCatalogue
+import XZFolderScan
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

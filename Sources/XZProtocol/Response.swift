@@ -7,7 +7,7 @@ public struct MPDResponse: Sendable, Equatable {
 
     /// Continues the bytes in `storage`, which is left empty so that its storage is reused, not copied;
     /// `capacity` more bytes fit without regrowing it.
-    init(taking storage: inout [UInt8], capacity: Int) {
+    public init(taking storage: inout [UInt8], capacity: Int) {
         swap(&bytes, &storage)
         bytes.reserveCapacity(bytes.count + capacity)
     }
@@ -31,7 +31,7 @@ public struct MPDResponse: Sendable, Equatable {
     }
 
     /// `key: A:B:C`, numbers written as `add(_:_:)` writes one (`Format: 44100:16:2`).
-    mutating func add(_ key: String, numbers: Int...) {
+    public mutating func add(_ key: String, numbers: Int...) {
         appendKey(key)
         for (index, value) in numbers.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ":")) }
@@ -41,18 +41,18 @@ public struct MPDResponse: Sendable, Equatable {
     }
 
     /// `key: ` and what `value` writes, then the line's end.
-    mutating func add(_ key: String, writing value: (inout MPDResponse) -> Void) {
+    public mutating func add(_ key: String, writing value: (inout MPDResponse) -> Void) {
         appendKey(key)
         value(&self)
         bytes.append(0x0A)
     }
 
-    mutating func append(ascii character: Unicode.Scalar) {
+    public mutating func append(ascii character: Unicode.Scalar) {
         bytes.append(UInt8(ascii: character))
     }
 
     /// A number's digits, at least `digits` of them (zeros before): no string made per number.
-    mutating func appendNumber(_ value: Int, digits: Int = 1) {
+    public mutating func appendNumber(_ value: Int, digits: Int = 1) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var divisor: UInt = 1
@@ -92,7 +92,7 @@ public struct MPDResponse: Sendable, Equatable {
     }
 
     /// Lines an `MPDResponse` wrote before, kept as bytes.
-    mutating func append(rendered: ArraySlice<UInt8>) {
+    public mutating func append(rendered: ArraySlice<UInt8>) {
         bytes += rendered
     }
 
@@ -104,7 +104,7 @@ public struct MPDResponse: Sendable, Equatable {
     public var isEmpty: Bool { bytes.isEmpty }
 
     /// Drops everything after the first `count` bytes.
-    mutating func truncate(to count: Int) {
+    public mutating func truncate(to count: Int) {
         bytes.removeSubrange(count...)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import XZProtocol
+import XZHost
 import XZText
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password` and `music_directory`

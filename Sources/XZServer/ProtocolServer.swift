@@ -1,6 +1,8 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import XZHost
+import XZMPDCommands
 import XZProtocol
 
 /// Limits on what one client can make the host hold, after MPD's defaults.
@@ -20,8 +22,10 @@ public struct ServerLimits: Sendable {
 /// lines and hands each to the client's `ClientSession`; one event loop thread per core, each client
 /// staying on one.
 public final class ProtocolServer: @unchecked Sendable {
-    public let host: PlayerHost
-    public let password: String?
+    /// The host and what its connections share.
+    public let service: MPDService
+    public var host: PlayerHost { service.host }
+    public var password: String? { service.password }
     public let limits: ServerLimits
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
     private let lock = NSLock()
@@ -29,8 +33,7 @@ public final class ProtocolServer: @unchecked Sendable {
     private var connections = 0
 
     public init(host: PlayerHost, password: String?, limits: ServerLimits = ServerLimits()) {
-        self.host = host
-        self.password = password
+        service = MPDService(host: host, password: password)
         self.limits = limits
     }
 
@@ -138,9 +141,9 @@ final class ConnectionHandler: ChannelInboundHandler {
         admitted = true
         let channel = context.channel
         let loop = context.eventLoop
-        listener = server.host.addIdleListener { [weak self] subsystems in
+        listener = server.host.observeChanges { [weak self] changes in
             loop.execute {
-                guard let self, let bytes = self.session.notify(subsystems) else { return }
+                guard let self, let bytes = self.session.notify(changes) else { return }
                 self.lastActivity = .now()
                 self.send(bytes, on: channel)
             }
@@ -159,7 +162,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         timeoutCheck?.cancel()
         timeoutCheck = nil
-        if let listener { server.host.removeIdleListener(listener) }
+        if let listener { server.host.stopObserving(listener) }
         listener = nil
         if admitted { server.release() }
         admitted = false
@@ -188,7 +191,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             input.moveReaderIndex(forwardBy: length + 1)
             answer.bytes.removeAll(keepingCapacity: true)
             answer.close = false
-            session.receive(utf8: line, host: server.host, password: server.password, into: &answer)
+            session.receive(utf8: line, service: server.service, into: &answer)
             // Answers go out together when the read burst ends (channelReadComplete), one syscall for many.
             if !answer.bytes.isEmpty { send(answer.bytes, on: context.channel, flush: false) }
             // A long line's or a large answer's storage is not kept for the small ones that follow.

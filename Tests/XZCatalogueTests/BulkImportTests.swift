@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import XZCatalogue
+import XZCatalogueTestSupport
 
 /// A feed over 1 MB goes through the parsing thread, and into an empty library through the bulk
 /// load. Both must end exactly where importing line by line ends.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import XZCatalogue
+import XZCatalogueTestSupport
 
 /// The catalogue's version, as a cache of song records reads it: moved by every change to songs, singers
 /// and albums, through the library's own connections or another process's; not by reads, statistics or

@@ -1,6 +1,7 @@
 import GRDB
 import XCTest
 @testable import XZCatalogue
+import XZCatalogueTestSupport
 
 final class FeedImportTests: XCTestCase {
     func testImportsAllFieldsAndCountsSingers() throws {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import XZCatalogue
+import XZCatalogueTestSupport
 
 /// The byte-level folder must fold exactly as the String-based one it replaced, kept here as the
 /// reference, over real multi-script names and awkward characters.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import XZCatalogue
+import XZCatalogueTestSupport
 
 /// Real artist, recording and release names from MusicBrainz, in many scripts and spellings.
 final class MultiScriptNamesTests: XCTestCase {

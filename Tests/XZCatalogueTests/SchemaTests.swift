@@ -1,6 +1,7 @@
 import GRDB
 import XCTest
 @testable import XZCatalogue
+import XZCatalogueTestSupport
 
 final class SchemaTests: XCTestCase {
     func testEmbeddedSchemaIsSchemaSQL() throws {

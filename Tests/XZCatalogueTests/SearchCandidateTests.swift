@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 @testable import XZCatalogue
+import XZCatalogueTestSupport
 
 /// Search ranks a bounded set of candidates. Checked here against ranking every FTS match, the
 /// way search used to, on a library big enough that the bounds bite.

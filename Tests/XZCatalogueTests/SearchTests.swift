@@ -1,5 +1,6 @@
 import XCTest
 @testable import XZCatalogue
+import XZCatalogueTestSupport
 
 final class SearchTests: XCTestCase {
     private var library: TestLibrary!

@@ -3,6 +3,8 @@ import GRDB
 import XCTest
 import XZTestSupport
 @testable import XZCatalogue
+import XZCatalogueTestSupport
+import XZFolderScan
 
 /// The filter engine on a real temporary catalogue: MPD's semantics in SQL, the substring index, the
 /// folded extras of `search`, ordering and windows; and the tags it filters on, from feeds and files.

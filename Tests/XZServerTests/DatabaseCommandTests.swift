@@ -3,6 +3,8 @@ import XZCatalogue
 @testable import XZProtocol
 @testable import XZServer
 import XZTestSupport
+import XZHost
+@testable import XZMPDCommands
 
 /// MPD's database commands on a real host over TCP: update in the background, find/search/count/list,
 /// folder listings, adding what a filter finds, and cover art in binary chunks.
@@ -167,12 +169,12 @@ final class DatabaseCommandTests: XCTestCase {
     func testRecordsAreMadeAheadForSmallCatalogues() throws {
         try updated()
         let everyTag = Set(SongTag.allCases)
-        host.songRecords.warmLimit = 3
-        try host.songRecords.warm(host: host)
-        XCTAssertEqual(host.songRecords.keptCount(tags: everyTag), 0, "4 songs are over a limit of 3")
-        host.songRecords.warmLimit = 4
-        try host.songRecords.warm(host: host)
-        XCTAssertEqual(host.songRecords.keptCount(tags: everyTag), 4)
+        server.service.songRecords.warmLimit = 3
+        try server.service.songRecords.warm(host: host)
+        XCTAssertEqual(server.service.songRecords.keptCount(tags: everyTag), 0, "4 songs are over a limit of 3")
+        server.service.songRecords.warmLimit = 4
+        try server.service.songRecords.warm(host: host)
+        XCTAssertEqual(server.service.songRecords.keptCount(tags: everyTag), 4)
         // Answers from the records made ahead are the listings' own.
         XCTAssertEqual(values(try client.run("search", "any", "e"), "Title"), ["Café Tune", "cafe live", "Stone", "Pebble"])
         XCTAssertEqual(values(try client.run("find", "artist", "jzig"), "file"), ["rock/a1.mp3"])
@@ -183,10 +185,10 @@ final class DatabaseCommandTests: XCTestCase {
     func testAWatchingHostNoticesChangesByOtherProcesses() throws {
         try updated()
         let heard = Heard()
-        _ = host.addIdleListener { heard.add($0) }
+        _ = host.observeChanges { heard.add($0) }
         let everyTag = Set(SongTag.allCases)
-        host.watchCatalogue(every: .milliseconds(20), makingRecordsAhead: true)
-        XCTAssertTrue(eventually { self.host.songRecords.keptCount(tags: everyTag) == 4 }, "records made at the first check")
+        server.service.watchCatalogue(every: .milliseconds(20), makingRecordsAhead: true)
+        XCTAssertTrue(eventually { self.server.service.songRecords.keptCount(tags: everyTag) == 4 }, "records made at the first check")
         XCTAssertEqual(heard.databaseChanges, 0, "the catalogue at start is no change")
 
         try ID3Builder.makeTaggedMP3(at: folder.path("music/pop/d.mp3"),
@@ -194,7 +196,7 @@ final class DatabaseCommandTests: XCTestCase {
         let other = try LibraryDatabase(path: host.database.path)
         _ = try other.importFolder(at: folder.url.appendingPathComponent("music"), rereadingUnchanged: false)
         XCTAssertTrue(eventually { heard.databaseChanges == 1 }, "another process's import is announced")
-        XCTAssertTrue(eventually { self.host.songRecords.keptCount(tags: everyTag) == 5 })
+        XCTAssertTrue(eventually { self.server.service.songRecords.keptCount(tags: everyTag) == 5 })
         XCTAssertEqual(values(try client.run("find", "artist", "Zed"), "Title"), ["Delta", "Café Tune", "cafe live"], "no album sorts first in its folder")
 
         try ID3Builder.makeTaggedMP3(at: folder.path("music/pop/d.mp3"),
@@ -207,8 +209,8 @@ final class DatabaseCommandTests: XCTestCase {
 
     private final class Heard: @unchecked Sendable {
         private let lock = NSLock()
-        private var changes: [Set<IdleSubsystem>] = []
-        func add(_ subsystems: Set<IdleSubsystem>) { lock.withLock { changes.append(subsystems) } }
+        private var changes: [HostChanges] = []
+        func add(_ heard: HostChanges) { lock.withLock { changes.append(heard) } }
         var databaseChanges: Int { lock.withLock { changes.filter { $0.contains(.database) }.count } }
     }
 

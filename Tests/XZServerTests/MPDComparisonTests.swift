@@ -5,6 +5,8 @@ import XZProtocol
 import XZTestSupport
 #if canImport(Glibc)
 import Glibc
+import XZHost
+import XZMPDCommands
 #endif
 
 /// Real MPD (null output, software mixer) and this host on the same folder, sent the same requests:

@@ -3,6 +3,8 @@ import XZCatalogue
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
+import XZHost
+import XZMPDCommands
 
 /// A real host on a temporary library, on TCP port 0, whose music folder holds album/1.mp3 to
 /// album/3.mp3 ("Song N" by "Artist", 3 s); `mpd` is stopped with it when a test starts real MPD.

@@ -5,6 +5,8 @@ import XZProtocol
 import XZTestSupport
 #if canImport(Glibc)
 import Glibc
+import XZHost
+import XZMPDCommands
 #endif
 
 /// Stored playlists on a real host over TCP: MPD's commands and ACKs, the name rules, idle, and the files

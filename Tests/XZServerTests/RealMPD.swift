@@ -5,6 +5,8 @@ import XZProtocol
 import XZTestSupport
 #if canImport(Glibc)
 import Glibc
+import XZHost
+import XZMPDCommands
 #endif
 
 /// Debian's real MPD (null output, software mixer) on a folder of the test's, with its database

@@ -5,6 +5,8 @@ import XZProtocol
 import XZTestSupport
 #if canImport(Glibc)
 import Glibc
+import XZHost
+import XZMPDCommands
 #endif
 
 /// A real host on a temporary Unix socket and on TCP port 0, driven by raw sockets and by `mpc`.

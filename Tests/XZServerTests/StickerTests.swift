@@ -4,6 +4,8 @@ import XZProtocol
 @testable import XZServer
 import XZStats
 import XZTestSupport
+import XZHost
+import XZMPDCommands
 
 /// `sticker` on a real host over TCP: MPD's answers (compared with real MPD), XZMusic's statistics as
 /// stickers, rating's range, and `changed: sticker`.

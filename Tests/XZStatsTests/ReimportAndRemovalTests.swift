@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import XCTest
 import XZCatalogue
+import XZFolderScan
 import XZTestSupport
 @testable import XZStats
 

@@ -1,13 +1,15 @@
 import Foundation
 import XZCatalogue
+import XZHost
 import XZPlayback
+import XZProtocol
 import XZStats
 
 /// `sticker get|set|delete|list|find song …` with MPD 0.23's answers, over the library's sticker store
 /// (XZMusic's likes and play statistics among the stickers).
 extension MPDCommands {
-    static func registerStickers(into table: inout [String: Spec]) {
-        table["sticker"] = Spec(arguments: 3...Int.max) { call throws(MPDError) in
+    static let stickerCommands: [MPDCommand] = [
+        MPDCommand("sticker", 3...Int.max, .changesState) { call throws(MPDError) in
             let arguments = call.arguments
             guard arguments[1] == "song" else { throw MPDError(.arg, "unknown sticker domain") }
             let store = StickerStore(database: call.host.database)
@@ -30,11 +32,11 @@ extension MPDCommands {
                     try store.set(songKey: song.key, name: arguments[3], value: arguments[4], title: song.title,
                                   singer: song.singer)
                 }
-                call.host.announce([.sticker])
+                call.host.announce(.stickers)
             case ("delete", 3), ("delete", 4):
                 let song = try stickerSong(uri, call)
                 try stickerCall { try store.delete(songKey: song.key, name: arguments.count > 3 ? arguments[3] : nil) }
-                call.host.announce([.sticker])
+                call.host.announce(.stickers)
             case ("find", 4), ("find", 6):
                 let name = arguments[3]
                 var comparison: (StickerStore.Comparison, String)?
@@ -58,13 +60,10 @@ extension MPDCommands {
             default:
                 throw MPDError(.arg, "bad request")
             }
-        }
-    }
-
-    /// XZMusic's own: another process of this library changed stickers or stored playlists (the files and
-    /// the database are shared); the host tells its clients waiting in `idle`.
-    static func registerLibraryChanges(into table: inout [String: Spec]) {
-        table["xzmusic_changed"] = Spec(arguments: 1...2) { call throws(MPDError) in
+        },
+        // XZMusic's own: another process of this library changed stickers or stored playlists (the files
+        // and the database are shared); the host tells its observers.
+        MPDCommand("xzmusic_changed", 1...2, .changesState) { call throws(MPDError) in
             var changes: Set<IdleSubsystem> = []
             for word in call.arguments {
                 guard let subsystem = IdleSubsystem(rawValue: word), [.sticker, .storedPlaylist].contains(subsystem) else {
@@ -72,16 +71,17 @@ extension MPDCommands {
                 }
                 changes.insert(subsystem)
             }
-            call.host.announce(changes)
-        }
-    }
+            call.host.announce(HostChanges(changes))
+        },
+    ]
+
 
     /// The song a sticker URI names: a catalogue song by its key, any other audio file as "file:<path>"
     /// (the key its plays are recorded under).
     static func stickerSong(_ uri: String, _ call: Invocation) throws(MPDError) -> (key: String, title: String, singer: String) {
         var text = uri
         if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
-        guard let path = try? call.host.uris.path(forURI: text, allowAbsolute: call.session.peer == .local) else {
+        guard let path = try? call.filePath(forURI: text, allowAbsolute: call.session.peer == .local) else {
             throw MPDError(.noExist, "No such song")
         }
         if let song = try? call.host.database.song(localPath: path) { return (song.songKey, song.title, song.singer) }
@@ -90,7 +90,7 @@ extension MPDCommands {
               FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
             throw MPDError(.noExist, "No such song")
         }
-        let item = QueueItem(file: path, database: call.host.database)
+        let item = QueueItem(.file(path), database: call.host.database)
         return ("file:\(path)", item.title, item.singer)
     }
 

@@ -1,32 +1,30 @@
 import Foundation
 import XZAudio
 import XZCatalogue
+import XZHost
 import XZPlayback
+import XZProtocol
 
 /// MPD's database commands over the catalogue: find/search (and adding what they find), count, list,
 /// folder listings, update/rescan and cover art. Filters go through the catalogue's one filter engine.
 extension MPDCommands {
-    static let databaseReadOnly: Set<String> = [
-        "find", "search", "count", "list", "lsinfo", "listall", "listallinfo", "listfiles", "albumart", "readpicture",
+    static let databaseCommands: [MPDCommand] = [
+        MPDCommand("find", 1...Int.max, .readOnly) { call throws(MPDError) in try printMatches(&call, foldCase: false) },
+        MPDCommand("search", 1...Int.max, .readOnly) { call throws(MPDError) in try printMatches(&call, foldCase: true) },
+        MPDCommand("findadd", 1...Int.max, .changesState) { call throws(MPDError) in try addMatches(&call, foldCase: false) },
+        MPDCommand("searchadd", 1...Int.max, .changesState) { call throws(MPDError) in try addMatches(&call, foldCase: true) },
+        MPDCommand("searchaddpl", 2...Int.max, .changesState) { call throws(MPDError) in try addMatchesToPlaylist(&call) },
+        MPDCommand("count", 1...Int.max, .readOnly) { call throws(MPDError) in try count(&call) },
+        MPDCommand("list", 1...Int.max, .readOnly) { call throws(MPDError) in try list(&call) },
+        MPDCommand("lsinfo", 0...1, .readOnly) { call throws(MPDError) in try listOneFolder(&call) },
+        MPDCommand("listall", 0...1, .readOnly) { call throws(MPDError) in try listTree(&call, full: false) },
+        MPDCommand("listallinfo", 0...1, .readOnly) { call throws(MPDError) in try listTree(&call, full: true) },
+        MPDCommand("listfiles", 0...1, .readOnly) { call throws(MPDError) in try listFiles(&call) },
+        MPDCommand("update", 0...1, .changesState) { call throws(MPDError) in try update(&call, rescan: false) },
+        MPDCommand("rescan", 0...1, .changesState) { call throws(MPDError) in try update(&call, rescan: true) },
+        MPDCommand("albumart", 2...2, .readOnly) { call throws(MPDError) in try picture(&call, embeddedFirst: false) },
+        MPDCommand("readpicture", 2...2, .readOnly) { call throws(MPDError) in try picture(&call, embeddedFirst: true) },
     ]
-
-    static func addDatabaseCommands(_ add: (String, ClosedRange<Int>, @escaping (inout Invocation) throws(MPDError) -> Void) -> Void) {
-        add("find", 1...Int.max) { call throws(MPDError) in try printMatches(&call, foldCase: false) }
-        add("search", 1...Int.max) { call throws(MPDError) in try printMatches(&call, foldCase: true) }
-        add("findadd", 1...Int.max) { call throws(MPDError) in try addMatches(&call, foldCase: false) }
-        add("searchadd", 1...Int.max) { call throws(MPDError) in try addMatches(&call, foldCase: true) }
-        add("searchaddpl", 2...Int.max) { call throws(MPDError) in try addMatchesToPlaylist(&call) }
-        add("count", 1...Int.max) { call throws(MPDError) in try count(&call) }
-        add("list", 1...Int.max) { call throws(MPDError) in try list(&call) }
-        add("lsinfo", 0...1) { call throws(MPDError) in try listOneFolder(&call) }
-        add("listall", 0...1) { call throws(MPDError) in try listTree(&call, full: false) }
-        add("listallinfo", 0...1) { call throws(MPDError) in try listTree(&call, full: true) }
-        add("listfiles", 0...1) { call throws(MPDError) in try listFiles(&call) }
-        add("update", 0...1) { call throws(MPDError) in try update(&call, rescan: false) }
-        add("rescan", 0...1) { call throws(MPDError) in try update(&call, rescan: true) }
-        add("albumart", 2...2) { call throws(MPDError) in try picture(&call, embeddedFirst: false) }
-        add("readpicture", 2...2) { call throws(MPDError) in try picture(&call, embeddedFirst: true) }
-    }
 
     // MARK: Selections
 
@@ -35,7 +33,7 @@ extension MPDCommands {
         var arguments = arguments
         var window: Range<Int>?
         if arguments.count >= 2, arguments[arguments.count - 2] == "window" {
-            window = try positionRange(arguments.removeLast(), count: Int.max)
+            window = try MPDArgument.positionRange(arguments.removeLast(), count: Int.max)
             arguments.removeLast()
         }
         var order = SongSelection.Order.path
@@ -115,7 +113,7 @@ extension MPDCommands {
         if selection.order == .path {
             let count: Int
             do {
-                count = try call.host.songRecords.list(selection, tags: call.session.tagTypes, host: call.host,
+                count = try call.service.songRecords.list(selection, tags: call.session.tagTypes, host: call.host,
                                                        into: &call.response)
             } catch {
                 throw MPDError(.system, "\(error)")
@@ -138,7 +136,7 @@ extension MPDCommands {
         let found = try matches(call, try selection(arguments, foldCase: foldCase))
         guard !found.isEmpty else { return }
         let database = call.host.database
-        call.player.insert(found.map { QueueItem(playing: $0, database: database) }, at: position)
+        call.player.insert(found.map { QueueItem(.song($0), database: database) }, at: position)
     }
 
     /// `searchaddpl NAME FILTER… [sort] [window] [position POS]`: into a stored playlist, made when new.
@@ -148,12 +146,12 @@ extension MPDCommands {
         var arguments = Array(call.arguments.dropFirst())
         var position: Int?
         if arguments.count >= 2, arguments[arguments.count - 2] == "position" {
-            position = try integer(arguments.removeLast())
+            position = try MPDArgument.integer(arguments.removeLast())
             arguments.removeLast()
         }
         let found = try matches(call, try selection(arguments, foldCase: true))
         let database = call.host.database
-        let added = found.map { call.host.playlistEntry(QueueItem(playing: $0, database: database)) }
+        let added = found.map { call.host.playlistEntry(QueueItem(.song($0), database: database)) }
         try insert(added, into: name, at: position, host: call.host)
     }
 
@@ -353,7 +351,7 @@ extension MPDCommands {
     }
 
     static func modificationDate(_ call: Invocation, uri: String) -> Date? {
-        guard let path = try? call.host.uris.path(forURI: uri, allowAbsolute: false) else { return nil }
+        guard let path = try? call.filePath(forURI: uri, allowAbsolute: false) else { return nil }
         return (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
     }
 
@@ -361,7 +359,7 @@ extension MPDCommands {
     static func listFiles(_ call: inout Invocation) throws(MPDError) {
         let folder = try folderURI(call.arguments.first)
         let path = folder.isEmpty ? call.host.uris.musicDirectory
-            : try call.host.uris.path(forURI: folder, allowAbsolute: false)
+            : try call.filePath(forURI: folder, allowAbsolute: false)
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
             throw MPDError(.noExist, "No such directory")
         }
@@ -391,12 +389,8 @@ extension MPDCommands {
         guard FilterParser.isSafeLocalURI(folder) else { throw MPDError(.arg, "Malformed path") }
         // As in MPD, a folder that is not there still makes a job, which finds nothing.
         let path = folder.isEmpty ? call.host.uris.musicDirectory
-            : try call.host.uris.path(forURI: folder, allowAbsolute: false)
-        let host = call.host
-        let id = host.updates.start(folder: URL(fileURLWithPath: path), rescan: rescan, database: host.database) {
-            [weak host] subsystems in host?.announce(subsystems)
-        }
-        call.response.add("updating_db", id)
+            : try call.filePath(forURI: folder, allowAbsolute: false)
+        call.response.add("updating_db", call.host.startUpdate(of: URL(fileURLWithPath: path), rescan: rescan))
     }
 
     // MARK: Cover art
@@ -406,10 +400,10 @@ extension MPDCommands {
     /// `albumart` (a cover file beside the song first) and `readpicture` (the tag's picture first),
     /// each falling back on the other source; the bytes from OFFSET, at most `binarylimit` of them.
     static func picture(_ call: inout Invocation, embeddedFirst: Bool) throws(MPDError) {
-        let offset = try integer(call.arguments[1])
+        let offset = try MPDArgument.integer(call.arguments[1])
         guard offset >= 0 else { throw MPDError(.arg, "Number is negative: \(call.arguments[1])") }
         let text = call.arguments[0]
-        let path = try call.host.uris.path(forURI: text, allowAbsolute: call.session.peer == .local)
+        let path = try call.filePath(forURI: text, allowAbsolute: call.session.peer == .local)
         if text.hasPrefix(SongURIs.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
             throw MPDError(.noExist, "No such song")
         }

@@ -2,7 +2,9 @@ import Foundation
 import GRDB
 import XCTest
 import XZTestSupport
-@testable import XZCatalogue
+@testable import XZFolderScan
+import XZCatalogueTestSupport
+import XZCatalogue
 
 final class FolderImportTests: XCTestCase {
     private var temp: TemporaryFolder!

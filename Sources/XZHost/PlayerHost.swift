@@ -2,12 +2,6 @@ import Foundation
 import XZCatalogue
 import XZPlayback
 
-/// What changed, in MPD's `idle` words.
-public enum IdleSubsystem: String, Sendable, CaseIterable {
-    case database, update, storedPlaylist = "stored_playlist", playlist, player, mixer, output, options
-    case partition, sticker, subscription, message, neighbor, mount
-}
-
 /// The process that owns a library's player: the player itself, play statistics, the names songs have
 /// for protocol clients, and the fan-out of changes to every client waiting in `idle`.
 /// Every frontend (protocol connections, the prompt hosting the player, one-shot `play`) drives it.
@@ -23,13 +17,11 @@ public final class PlayerHost: @unchecked Sendable {
     public let updates = DatabaseUpdates()
     /// http(s) URIs play here (the host has a downloader).
     public let canStream: Bool
-    /// Listed songs kept until the database changes.
-    let songRecords = SongRecords()
 
     private let recording: StatsRecording
     private let lock = NSLock()
     private var observers: [(PlayerEvent) -> Void] = []
-    private var idleListeners: [Int: (Set<IdleSubsystem>) -> Void] = [:]
+    private var idleListeners: [Int: (HostChanges) -> Void] = [:]
     private var nextListener = 0
     private var last: Fingerprint?
     private var playedMs = 0
@@ -81,8 +73,9 @@ public final class PlayerHost: @unchecked Sendable {
         uris.uri(forPath: item.path, inCatalogue: item.songKey != nil)
     }
 
-    /// Registers a client's `idle` wake-ups; returns the token to `removeIdleListener` with.
-    public func addIdleListener(_ listener: @escaping (Set<IdleSubsystem>) -> Void) -> Int {
+    /// Registers someone who hears every change (a client waiting in `idle`); returns the token to
+    /// `stopObserving` with.
+    public func observeChanges(_ listener: @escaping (HostChanges) -> Void) -> Int {
         lock.lock()
         defer { lock.unlock() }
         nextListener += 1
@@ -90,7 +83,7 @@ public final class PlayerHost: @unchecked Sendable {
         return nextListener
     }
 
-    public func removeIdleListener(_ token: Int) {
+    public func stopObserving(_ token: Int) {
         lock.lock()
         idleListeners[token] = nil
         lock.unlock()
@@ -102,18 +95,18 @@ public final class PlayerHost: @unchecked Sendable {
         return idleListeners.count
     }
 
-    /// Tells every listener about `subsystems` (things the player's state does not show, e.g. outputs).
-    public func announce(_ subsystems: Set<IdleSubsystem>) {
-        guard !subsystems.isEmpty else { return }
+    /// Tells every observer about `changes` (things the player's state does not show, e.g. outputs).
+    public func announce(_ changes: HostChanges) {
+        guard !changes.isEmpty else { return }
         lock.lock()
         let listeners = Array(idleListeners.values)
         lock.unlock()
-        for listener in listeners { listener(subsystems) }
+        for listener in listeners { listener(changes) }
     }
 
     /// Compares the player with what listeners last heard and announces what changed; called after
     /// every command and every player event.
-    public func noticeChanges(also extra: Set<IdleSubsystem> = []) {
+    public func noticeChanges(also extra: HostChanges = []) {
         let now = Fingerprint(player.status())
         lock.lock()
         let before = last
@@ -121,9 +114,9 @@ public final class PlayerHost: @unchecked Sendable {
         lock.unlock()
         var changed = extra
         if let before {
-            if before.queueVersion != now.queueVersion { changed.insert(.playlist) }
-            if before.state != now.state || before.currentId != now.currentId { changed.insert(.player) }
-            if before.volume != now.volume { changed.insert(.mixer) }
+            if before.queueVersion != now.queueVersion { changed.insert(.queue) }
+            if before.state != now.state || before.currentId != now.currentId { changed.insert(.playback) }
+            if before.volume != now.volume { changed.insert(.volume) }
             if before.options != now.options { changed.insert(.options) }
         }
         announce(changed)
@@ -153,18 +146,24 @@ public final class PlayerHost: @unchecked Sendable {
         noticeChanges(also: [.output])
     }
 
-    /// Stops the music (the play session saved as ended by leaving), closes the output and writes statistics.
+    /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
+    /// Observers hear `update` when it starts and ends, and `database` when it changed songs.
+    public func startUpdate(of folder: URL, rescan: Bool) -> Int {
+        updates.start(folder: folder, rescan: rescan, database: database) { [weak self] changes in self?.announce(changes) }
+    }
+
     /// Watches the catalogue while clients may list it: a change made by another process is announced
-    /// (`changed: database`, as after `update`). `makingRecordsAhead`: after every change, the songs'
-    /// records are made again in the background (`SongRecords.warm`), a few MB for a small catalogue.
-    public func watchCatalogue(every interval: DispatchTimeInterval = .seconds(1), makingRecordsAhead: Bool) {
+    /// (`database`, as after `update`); `afterEachChange` then runs on the watch's thread.
+    public func watchCatalogue(every interval: DispatchTimeInterval = .seconds(1),
+                               afterEachChange: (@Sendable () -> Void)? = nil) {
         updates.watch(database, every: interval) { [weak self] byOtherProcess in
             guard let self else { return }
-            if byOtherProcess { announce([.database]) }
-            if makingRecordsAhead { try? songRecords.warm(host: self) }
+            if byOtherProcess { announce(.database) }
+            afterEachChange?()
         }
     }
 
+    /// Stops the music (the play session saved as ended by leaving), closes the output and writes statistics.
     public func shutdown() {
         updates.stopWatching()
         player.shutdown()
@@ -182,7 +181,7 @@ public final class PlayerHost: @unchecked Sendable {
         for observer in observers { observer(event) }
         switch event {
         case .started, .seeked, .paused, .resumed, .buffering, .buffered, .queueFinished, .error:
-            noticeChanges(also: [.player])
+            noticeChanges(also: [.playback])
         case .ended, .notice:
             noticeChanges()
         case .position, .lyric:

@@ -1,6 +1,8 @@
 import Foundation
 import XZAudio
+import XZHost
 import XZPlayback
+import XZProtocol
 
 /// What the command table's handlers share: reading arguments as MPD does, and the answers several build.
 extension MPDCommands {
@@ -8,9 +10,9 @@ extension MPDCommands {
 
     /// Queue positions (within the optional range) of entries changed after version `arguments[0]`.
     static func changedSince(_ arguments: [String], _ snapshot: PlayerSnapshot) throws(MPDError) -> [Int] {
-        let version = try integer(arguments[0])
+        let version = try MPDArgument.integer(arguments[0])
         let count = snapshot.entries.count
-        let range = try arguments.count > 1 ? positionRange(arguments[1], count: count) : 0..<count
+        let range = try arguments.count > 1 ? MPDArgument.positionRange(arguments[1], count: count) : 0..<count
         return range.filter { $0 < count && snapshot.entries[$0].version > version }
     }
 
@@ -81,16 +83,13 @@ extension MPDCommands {
         if QueueItem.isStreamURL(text) {
             guard call.host.canStream else { throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host") }
             // A catalogue song that is not offline is named by its URL: it plays as it downloads.
-            if let song = try? call.host.database.song(audioURL: text) {
-                return [QueueItem(playing: song, database: call.host.database)]
-            }
-            return [QueueItem(url: text)]
+            return [QueueItem(.stream(text), database: call.host.database)]
         }
         let path: String
         if text.isEmpty || text == "/" {
             path = call.host.uris.musicDirectory
         } else {
-            path = try call.host.uris.path(forURI: text, allowAbsolute: call.session.peer == .local)
+            path = try call.filePath(forURI: text, allowAbsolute: call.session.peer == .local)
             if text.hasPrefix(SongURIs.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
                 throw MPDError(.noExist, "No such song")
             }
@@ -99,7 +98,7 @@ extension MPDCommands {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw MPDError(.noExist, "No such directory")
         }
-        guard isFolder.boolValue else { return [QueueItem(file: path, database: call.host.database)] }
+        guard isFolder.boolValue else { return [QueueItem(.file(path), database: call.host.database)] }
         // A folder adds its audio files, in path order, as MPD adds a directory of its database.
         let base = URL(fileURLWithPath: path)
         let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
@@ -107,54 +106,25 @@ extension MPDCommands {
         while let url = enumerator?.nextObject() as? URL {
             if AudioDecoders.hasAudioSuffix(url.path) { files.append(url.standardizedFileURL.path) }
         }
-        return files.sorted().map { QueueItem(file: $0, database: call.host.database) }
-    }
-
-    static func integer(_ text: String) throws(MPDError) -> Int {
-        guard let value = Int(text) else { throw MPDError(.arg, "Integer expected: \(text)") }
-        return value
-    }
-
-    static func boolean(_ text: String) throws(MPDError) -> Bool {
-        switch text {
-        case "0": return false
-        case "1": return true
-        default: throw MPDError(.arg, "Boolean (0/1) expected: \(text)")
-        }
-    }
-
-    static func priorityValue(_ text: String) throws(MPDError) -> Int {
-        let value = try integer(text)
-        guard (0...255).contains(value) else { throw MPDError(.arg, "Priority out of range: \(text)") }
-        return value
-    }
-
-    /// `N` or `START:END` (END may be left out: to the end of the queue).
-    static func positionRange(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
-        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let start = Int(parts[0]), start >= 0 else { throw MPDError(.arg, "Integer expected: \(text)") }
-        guard parts.count == 2 else { return start..<(start + 1) }
-        if parts[1].isEmpty { return start..<max(start, count) }
-        guard let end = Int(parts[1]), end >= start else { throw MPDError(.arg, "Malformed range: \(text)") }
-        return start..<end
+        return files.sorted().map { QueueItem(.file($0), database: call.host.database) }
     }
 
     /// A queue position to insert or move to: absolute, or `+N` / `-N` relative to the current song.
     static func insertPosition(_ text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
         if let sign = text.first, sign == "+" || sign == "-" {
             guard let current = snapshot.currentIndex else { throw MPDError(.arg, "No current song") }
-            let offset = try integer(String(text.dropFirst()))
+            let offset = try MPDArgument.integer(String(text.dropFirst()))
             let position = sign == "+" ? current + 1 + offset : current - offset
             guard (0...snapshot.entries.count).contains(position) else { throw MPDError(.arg, "Bad song index") }
             return position
         }
-        let position = try integer(text)
+        let position = try MPDArgument.integer(text)
         guard (0...snapshot.entries.count).contains(position) else { throw MPDError(.arg, "Bad song index") }
         return position
     }
 
     static func queueIndex(id text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
-        let id = try integer(text)
+        let id = try MPDArgument.integer(text)
         guard let index = snapshot.entries.firstIndex(where: { $0.id == id }) else { throw MPDError(.noExist, "No such song") }
         return index
     }

@@ -1,3 +1,6 @@
+import XZHost
+import XZProtocol
+
 /// One client connection's protocol state as a plain value: command lists, `idle`, the password, tag
 /// types and binary limit. The transport hands it each request line and each change announcement and
 /// writes back what it returns; nothing here touches a socket.
@@ -43,35 +46,35 @@ public struct ClientSession: Sendable {
     }
 
     /// A line from the client.
-    public mutating func receive(line: String, host: PlayerHost, password: String?) -> Output {
-        receive(utf8: Array(line.utf8), host: host, password: password)
+    public mutating func receive(line: String, service: MPDService) -> Output {
+        receive(utf8: Array(line.utf8), service: service)
     }
 
     /// A line from the client, as the bytes that came off the socket (without its newline).
-    public mutating func receive(utf8 line: [UInt8], host: PlayerHost, password: String?) -> Output {
+    public mutating func receive(utf8 line: [UInt8], service: MPDService) -> Output {
         var output = Output()
-        receive(utf8: line, host: host, password: password, into: &output)
+        receive(utf8: line, service: service, into: &output)
         return output
     }
 
     /// The same, the answer appended to `output`: a transport that hands in the same emptied buffer for
     /// every line reuses its storage instead of allocating an answer per request.
-    public mutating func receive(utf8 line: [UInt8], host: PlayerHost, password: String?, into output: inout Output) {
-        if let other = respond(to: line, host: host, password: password, into: &output) {
+    public mutating func receive(utf8 line: [UInt8], service: MPDService, into output: inout Output) {
+        if let other = respond(to: line, service: service, into: &output) {
             output.bytes += other.bytes
             output.close = output.close || other.close
         }
     }
 
     /// The answer, or nil when commands ran and wrote theirs into `output`.
-    private mutating func respond(to line: [UInt8], host: PlayerHost, password: String?,
+    private mutating func respond(to line: [UInt8], service: MPDService,
                                   into output: inout Output) -> Output? {
         if isIdle {
             // Only noidle may come while idle; MPD hangs up on anything else.
             let blank: Set<UInt8> = [0x20, 0x09, 0x0D]
             guard line.drop(while: blank.contains).reversed().drop(while: blank.contains).reversed()
                 .elementsEqual("noidle".utf8) else { return Output(close: true) }
-            return Output(bytes: leaveIdle(reporting: []).utf8Bytes + "OK\n".utf8Bytes)
+            return Output(bytes: leaveIdle().utf8Bytes + "OK\n".utf8Bytes)
         }
         let request: MPDRequest
         do {
@@ -84,7 +87,7 @@ public struct ClientSession: Sendable {
             switch request.name {
             case "command_list_end":
                 list = nil
-                run(pendingList.requests, listOK: pendingList.ok, host: host, password: password, into: &output)
+                run(pendingList.requests, listOK: pendingList.ok, service: service, into: &output)
                 return nil
             case "command_list_begin", "command_list_ok_begin":
                 list = nil
@@ -118,31 +121,32 @@ public struct ClientSession: Sendable {
             }
             idleMask = mask
             let ready = pending.filter { mask.isEmpty || mask.contains($0) }
-            guard ready.isEmpty else { return Output(bytes: leaveIdle(reporting: []).utf8Bytes + "OK\n".utf8Bytes) }
+            guard ready.isEmpty else { return Output(bytes: leaveIdle().utf8Bytes + "OK\n".utf8Bytes) }
             return Output()
         case "noidle":
             // Not idle: the client already has its answer; MPD says nothing more.
             return Output()
         default:
-            run(CollectionOfOne(request), listOK: false, host: host, password: password, single: true, into: &output)
+            run(CollectionOfOne(request), listOK: false, service: service, single: true, into: &output)
             return nil
         }
     }
 
     /// The host announced changes: remembered, and sent at once to a client waiting for them.
-    public mutating func notify(_ subsystems: Set<IdleSubsystem>) -> [UInt8]? {
-        pending.formUnion(subsystems)
+    public mutating func notify(_ changes: HostChanges) -> [UInt8]? {
+        pending.formUnion(changes.idleSubsystems)
         guard let mask = idleMask else { return nil }
         guard pending.contains(where: { mask.isEmpty || mask.contains($0) }) else { return nil }
-        return leaveIdle(reporting: []).utf8Bytes + "OK\n".utf8Bytes
+        return leaveIdle().utf8Bytes + "OK\n".utf8Bytes
     }
 
-    /// `changed:` lines for the pending subsystems the client waits for; they are then no longer pending.
-    private mutating func leaveIdle(reporting _: Set<IdleSubsystem>) -> String {
+    /// `changed:` lines for the pending subsystems the client waits for; nothing is pending afterwards.
+    private mutating func leaveIdle() -> String {
         let mask = idleMask ?? []
         idleMask = nil
         let ready = pending.filter { mask.isEmpty || mask.contains($0) }
-        pending.subtract(ready)
+        // As MPD's Client::IdleNotify: the changes not reported are dropped too.
+        pending = []
         return IdleSubsystem.allCases.filter(ready.contains).map { "changed: \($0.rawValue)\n" }.joined()
     }
 
@@ -152,8 +156,8 @@ public struct ClientSession: Sendable {
 
     /// Runs a request or a command list, appending the answer to `output`; `requests` is generic so that a
     /// single request needs no array.
-    private mutating func run<Requests: Collection<MPDRequest>>(_ requests: Requests, listOK: Bool, host: PlayerHost,
-                                                               password: String?, single: Bool = false,
+    private mutating func run<Requests: Collection<MPDRequest>>(_ requests: Requests, listOK: Bool, service: MPDService,
+                                                               single: Bool = false,
                                                                into output: inout Output) {
         var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes)
         defer { output.bytes = response.bytes }
@@ -166,7 +170,7 @@ public struct ClientSession: Sendable {
                 return
             }
             do {
-                if try MPDCommands.execute(request, session: &self, host: host, password: password, into: &response) {
+                if try MPDCommands.execute(request, session: &self, service: service, into: &response) {
                     changed = true
                 }
             } catch {
@@ -174,12 +178,12 @@ public struct ClientSession: Sendable {
                 if error.command == nil { error.command = request.name }
                 response.appendLine(error.ackLine(index: index))
                 // The failed command may have changed something before it failed.
-                if !requests.allSatisfy({ MPDCommands.readOnly.contains($0.name) }) { host.noticeChanges() }
+                if !requests.allSatisfy({ MPDCommands.isReadOnly($0.name) }) { service.host.noticeChanges() }
                 return
             }
             if listOK { response.appendLine("list_OK") }
         }
-        if changed { host.noticeChanges() }
+        if changed { service.host.noticeChanges() }
         response.appendLine("OK")
     }
 

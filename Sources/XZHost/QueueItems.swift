@@ -20,31 +20,57 @@ public enum SongLyrics: Equatable, Sendable {
     }
 }
 
+/// What a user or client names to play: every way into the queue goes through `QueueItem(_:database:)`.
+public enum Playable: Sendable, Equatable {
+    /// A catalogue song: its local file, else its audio URL as it downloads.
+    case song(Song)
+    /// Any audio file, by absolute path.
+    case file(String)
+    /// An http(s) URL: the catalogue song with that audio URL, else a stream of its own.
+    case stream(String)
+}
+
 extension QueueItem {
+    /// The one place a queue item is made from what was named.
+    public init(_ playable: Playable, database: LibraryDatabase) {
+        switch playable {
+        case .song(let song): self.init(playing: song, database: database)
+        case .file(let path): self.init(file: path, database: database)
+        case .stream(let url):
+            // A lookup failure plays the URL as a stream of its own, untagged: nothing is lost but its tags.
+            if let song = try? database.song(audioURL: url) {
+                self.init(playing: song, database: database)
+            } else {
+                self.init(url: url)
+            }
+        }
+    }
+
     /// A catalogue song that has a local file, with its lyrics, the user's lyric shift and a loudness scan's gains.
-    public init(song: Song, database: LibraryDatabase) {
+    init(song: Song, database: LibraryDatabase) {
         var lyricsPath: String?
         if case .file(let lrc) = SongLyrics.locate(for: song) { lyricsPath = lrc }
         self.init(songId: song.id, songKey: song.songKey, path: song.localPath, title: song.title, singer: song.singer,
                   album: song.album, track: song.track, year: song.year, durationMs: song.durationMs, lyricsPath: lyricsPath,
+                  // Without the stored shift or gains the song still plays, as if none had been set.
                   lyricsAdjustmentMs: (try? database.lyricsAdjustment(songKey: song.songKey)) ?? 0,
-                  replayGain: database.measuredReplayGain(for: song))
+                  replayGain: (try? database.measuredLoudness(for: song))?.replayGain)
     }
 
     /// A catalogue song from its local file, or from its audio URL as it downloads when it has none.
-    public init(playing song: Song, database: LibraryDatabase) {
+    init(playing song: Song, database: LibraryDatabase) {
         self.init(song: song, database: database)
         if !song.isLocal { path = song.audioURL }
     }
 
     /// A URL outside the catalogue, named by its last path component until its tags are read.
-    public init(url: String) {
+    init(url: String) {
         let name = URL(string: url).map { $0.deletingPathExtension().lastPathComponent } ?? ""
         self.init(path: url, title: name.isEmpty ? url : name.removingPercentEncoding ?? name)
     }
 
     /// Any audio file: its catalogue entry when it has one, else what its tags say (the file name as title).
-    public init(file path: String, database: LibraryDatabase) {
+    init(file path: String, database: LibraryDatabase) {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         if let song = try? database.song(localPath: absolute) {
             self.init(song: song, database: database)
@@ -57,5 +83,12 @@ extension QueueItem {
             ?? URL(fileURLWithPath: absolute).deletingPathExtension().lastPathComponent
         self.init(path: absolute, title: title, singer: tags?.artist ?? "", album: tags?.album, track: tags?.track,
                   year: tags?.year, durationMs: info?.durationMs, lyricsPath: FileManager.default.fileExists(atPath: lyrics) ? lyrics : nil)
+    }
+}
+
+extension LoudnessRecord {
+    /// A loudness scan's measurement as the gains a file's tags would carry.
+    var replayGain: ReplayGainTags {
+        ReplayGainTags(trackGain: trackGain, trackPeak: trackPeak, albumGain: albumGain, albumPeak: albumPeak)
     }
 }

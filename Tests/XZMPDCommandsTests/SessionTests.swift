@@ -2,7 +2,9 @@ import XCTest
 import XZAudio
 import XZCatalogue
 import XZPlayback
-@testable import XZProtocol
+@testable import XZMPDCommands
+import XZHost
+import XZProtocol
 import XZTestSupport
 
 /// A real host (null output, a temporary library with generated MP3s) driven through `ClientSession`
@@ -10,6 +12,7 @@ import XZTestSupport
 final class SessionTests: XCTestCase {
     var folder: TemporaryFolder!
     var host: PlayerHost!
+    var service: MPDService!
 
     override func setUpWithError() throws {
         folder = try TemporaryFolder("protocol")
@@ -22,18 +25,21 @@ final class SessionTests: XCTestCase {
         let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
         let database = try library.open(seedingDemoFrom: nil)
         host = PlayerHost(folder: library, database: database, output: .null, musicDirectory: music, seed: 7) { _ in }
+        service = MPDService(host: host)
     }
 
     override func tearDown() {
         host.shutdown()
         host = nil
+        service = nil
         folder = nil
     }
 
     /// Sends `line` and returns the response text.
     @discardableResult
     func send(_ line: String, _ session: inout ClientSession, password: String? = nil) -> String {
-        String(decoding: session.receive(line: line, host: host, password: password).bytes, as: UTF8.self)
+        let service = password == nil ? service! : MPDService(host: host, password: password)
+        return String(decoding: session.receive(line: line, service: service).bytes, as: UTF8.self)
     }
 
     func fields(_ text: String) -> [String: String] {
@@ -181,7 +187,7 @@ final class SessionTests: XCTestCase {
         defer { streaming.shutdown() }
         var session = ClientSession(peer: .network, passwordRequired: false)
         func run(_ line: String) -> String {
-            String(decoding: session.receive(line: line, host: streaming, password: nil).bytes, as: UTF8.self)
+            String(decoding: session.receive(line: line, service: MPDService(host: streaming)).bytes, as: UTF8.self)
         }
         XCTAssertEqual(run("add https://example.invalid/online.mp3"), "OK\n")
         XCTAssertEqual(run("add http://radio.example.invalid/live/stream.mp3"), "OK\n")
@@ -207,7 +213,7 @@ final class SessionTests: XCTestCase {
         defer { streaming.shutdown() }
         func run(_ line: String, on target: PlayerHost) -> String {
             var session = ClientSession(peer: .network, passwordRequired: false)
-            return String(decoding: session.receive(line: line, host: target, password: nil).bytes, as: UTF8.self)
+            return String(decoding: session.receive(line: line, service: MPDService(host: target)).bytes, as: UTF8.self)
         }
         func files(_ line: String, on target: PlayerHost) -> [String] {
             run(line, on: target).split(separator: "\n").filter { $0.hasPrefix("file: ") }.map { String($0.dropFirst(6)) }
@@ -234,7 +240,7 @@ final class SessionTests: XCTestCase {
         defer { streaming.shutdown() }
         var session = ClientSession(peer: .network, passwordRequired: false)
         func run(_ line: String) -> String {
-            String(decoding: session.receive(line: line, host: streaming, password: nil).bytes, as: UTF8.self)
+            String(decoding: session.receive(line: line, service: MPDService(host: streaming)).bytes, as: UTF8.self)
         }
         XCTAssertEqual(run("add http://radio.example.invalid/live.mp3"), "OK\n")
         XCTAssertEqual(run("play 0"), "OK\n")
@@ -287,22 +293,22 @@ final class SessionTests: XCTestCase {
         var actor = ClientSession(peer: .network, passwordRequired: false)
         final class Inbox: @unchecked Sendable {
             let lock = NSLock()
-            var items: [Set<IdleSubsystem>] = []
+            var items: [HostChanges] = []
         }
         let inbox = Inbox()
-        let token = host.addIdleListener { subsystems in
-            inbox.lock.lock(); inbox.items.append(subsystems); inbox.lock.unlock()
+        let token = host.observeChanges { changes in
+            inbox.lock.lock(); inbox.items.append(changes); inbox.lock.unlock()
         }
-        defer { host.removeIdleListener(token) }
+        defer { host.stopObserving(token) }
         XCTAssertEqual(send("idle playlist mixer", &watcher), "", "nothing pending: the client waits")
-        func drain() -> Set<IdleSubsystem> {
+        func drain() -> HostChanges {
             inbox.lock.lock()
             defer { inbox.items = []; inbox.lock.unlock() }
-            return inbox.items.reduce(into: Set<IdleSubsystem>()) { $0.formUnion($1) }
+            return inbox.items.reduce(into: HostChanges()) { $0.formUnion($1) }
         }
         send("setvol 10", &actor)
         let heard = drain()
-        XCTAssertEqual(heard, [.mixer])
+        XCTAssertEqual(heard, .volume)
         XCTAssertEqual(watcher.notify(heard).map { String(decoding: $0, as: UTF8.self) }, "changed: mixer\nOK\n")
         XCTAssertFalse(watcher.isIdle)
         send("random 1", &actor)

@@ -1,5 +1,6 @@
 import Foundation
 import XZCatalogue
+import XZFolderScan
 
 /// `update` / `rescan` jobs: folder imports run one at a time on a thread of their own, never on a
 /// connection's event loop. Each job has MPD's number (`updating_db: N`), shown by `status` until done.
@@ -29,7 +30,7 @@ public final class DatabaseUpdates: @unchecked Sendable {
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
     /// `announce` hears `update` when the job starts and ends, and `database` when it changed songs.
     func start(folder: URL, rescan: Bool, database: LibraryDatabase,
-               announce: @escaping @Sendable (Set<IdleSubsystem>) -> Void) -> Int {
+               announce: @escaping @Sendable (HostChanges) -> Void) -> Int {
         lock.lock()
         lastId = lastId % Int(Int32.max) + 1
         let id = lastId

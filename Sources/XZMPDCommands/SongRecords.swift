@@ -1,5 +1,7 @@
 import Foundation
 import XZCatalogue
+import XZHost
+import XZProtocol
 
 /// Songs as `find` and `search` list them, kept per song until the catalogue changes (its version): the
 /// record's bytes for a client's tag set, and its key in MPD's database order. A repeated listing then

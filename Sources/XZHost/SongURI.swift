@@ -41,15 +41,15 @@ public struct SongURIs: Sendable, Equatable {
     /// The file a URI names. Absolute paths only when `allowAbsolute` (local clients); nothing may
     /// climb out of its folder with `..`. A `xzmusic-catalogue/` name must still be checked against the
     /// catalogue by the caller (`isCatalogueName`).
-    public func path(forURI uri: String, allowAbsolute: Bool) throws(MPDError) -> String {
-        guard !uri.isEmpty, !uri.utf8.contains(0) else { throw MPDError(.arg, "Malformed URI") }
+    public func path(forURI uri: String, allowAbsolute: Bool) throws(HostError) -> String {
+        guard !uri.isEmpty, !uri.utf8.contains(0) else { throw .malformedURI }
         if uri.hasPrefix("/") {
-            guard allowAbsolute else { throw MPDError(.permission, "Access denied") }
+            guard allowAbsolute else { throw .accessDenied }
             return URL(fileURLWithPath: uri).standardizedFileURL.path
         }
-        if uri.contains("://") { throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host") }
+        if uri.contains("://") { throw .unsupportedScheme }
         let components = uri.split(separator: "/", omittingEmptySubsequences: true)
-        guard !components.contains(where: { $0 == ".." || $0 == "." }) else { throw MPDError(.noExist, "Malformed URI") }
+        guard !components.contains(where: { $0 == ".." || $0 == "." }) else { throw .climbsOut }
         if uri.hasPrefix(Self.cataloguePrefix) {
             return "/" + components.dropFirst().joined(separator: "/")
         }

@@ -1,27 +1,25 @@
 import Foundation
 import XZCatalogue
+import XZHost
 import XZPlayback
+import XZProtocol
 
 /// Stored playlists: `NAME.m3u` files in the library's `playlists/` folder, with MPD 0.23's commands and
 /// answers (and 0.24's `save` modes). Entries whose file vanished stay in the list and are skipped by `load`.
 extension MPDCommands {
-    static func registerStoredPlaylists(into table: inout [String: Spec]) {
-        func add(_ name: String, _ arguments: ClosedRange<Int>, _ run: @escaping (inout Invocation) throws(MPDError) -> Void) {
-            table[name] = Spec(arguments: arguments, run: run)
-        }
-
-        add("listplaylists", 0...0) { call throws(MPDError) in
+    static let storedPlaylistCommands: [MPDCommand] = [
+        MPDCommand("listplaylists", 0...0, .readOnly) { call throws(MPDError) in
             for (name, modified) in try playlistCall({ try call.host.playlists.list() }) {
                 call.response.add("playlist", name)
                 call.response.add("Last-Modified", timestamp: modified)
             }
-        }
-        add("listplaylist", 1...1) { call throws(MPDError) in
+        },
+        MPDCommand("listplaylist", 1...1, .readOnly) { call throws(MPDError) in
             for entry in try readPlaylist(call.arguments[0], call.host) {
                 call.response.add("file", call.host.playlistURI(entry))
             }
-        }
-        add("listplaylistinfo", 1...1) { call throws(MPDError) in
+        },
+        MPDCommand("listplaylistinfo", 1...1, .readOnly) { call throws(MPDError) in
             for entry in try readPlaylist(call.arguments[0], call.host) {
                 let uri = call.host.playlistURI(entry)
                 // A vanished file is listed by name only, as MPD lists a song it does not know.
@@ -31,8 +29,8 @@ extension MPDCommands {
                 }
                 call.response.addSong(item, uri: uri, tags: call.session.tagTypes, durationMs: nil)
             }
-        }
-        add("load", 1...3) { call throws(MPDError) in
+        },
+        MPDCommand("load", 1...3, .changesState) { call throws(MPDError) in
             let entries = try readPlaylist(call.arguments[0], call.host)
             var range = 0..<entries.count
             if call.arguments.count > 1 { range = try rangeArgument(call.arguments[1], count: entries.count) }
@@ -42,8 +40,8 @@ extension MPDCommands {
             let items = entries[range.clamped(to: 0..<entries.count)].compactMap(call.host.playableItem)
             guard !items.isEmpty else { return }
             call.player.insert(items, at: position)
-        }
-        add("save", 1...2) { call throws(MPDError) in
+        },
+        MPDCommand("save", 1...2, .changesState) { call throws(MPDError) in
             let name = call.arguments[0]
             let mode = call.arguments.count > 1 ? call.arguments[1] : "create"
             guard ["create", "append", "replace"].contains(mode) else {
@@ -58,29 +56,29 @@ extension MPDCommands {
                 let kept = try mode == "append" ? playlists.read(name) : []
                 try playlists.write(name, kept + queue)
             }
-            call.host.announce([.storedPlaylist])
-        }
-        add("rm", 1...1) { call throws(MPDError) in
+            call.host.announce(.storedPlaylists)
+        },
+        MPDCommand("rm", 1...1, .changesState) { call throws(MPDError) in
             try playlistCall { try call.host.playlists.remove(call.arguments[0]) }
-            call.host.announce([.storedPlaylist])
-        }
-        add("rename", 2...2) { call throws(MPDError) in
+            call.host.announce(.storedPlaylists)
+        },
+        MPDCommand("rename", 2...2, .changesState) { call throws(MPDError) in
             try playlistCall { try call.host.playlists.rename(call.arguments[0], to: call.arguments[1]) }
-            call.host.announce([.storedPlaylist])
-        }
-        add("playlistadd", 2...3) { call throws(MPDError) in
+            call.host.announce(.storedPlaylists)
+        },
+        MPDCommand("playlistadd", 2...3, .changesState) { call throws(MPDError) in
             let name = call.arguments[0]
             _ = try playlistCall { try StoredPlaylists.validate(name) }
             let added = try items(forURI: call.arguments[1], call: call).map(call.host.playlistEntry)
             var position: Int?
-            if call.arguments.count > 2 { position = try integer(call.arguments[2]) }
+            if call.arguments.count > 2 { position = try MPDArgument.integer(call.arguments[2]) }
             try insert(added, into: name, at: position, host: call.host)
-        }
-        add("playlistclear", 1...1) { call throws(MPDError) in
+        },
+        MPDCommand("playlistclear", 1...1, .changesState) { call throws(MPDError) in
             try playlistCall { try call.host.playlists.edit(call.arguments[0]) { $0.removeAll() } }
-            call.host.announce([.storedPlaylist])
-        }
-        add("playlistdelete", 2...2) { call throws(MPDError) in
+            call.host.announce(.storedPlaylists)
+        },
+        MPDCommand("playlistdelete", 2...2, .changesState) { call throws(MPDError) in
             let text = call.arguments[1]
             try playlistCall {
                 try call.host.playlists.edit(call.arguments[0]) { entries in
@@ -91,11 +89,11 @@ extension MPDCommands {
                     entries.removeSubrange(range)
                 }
             }
-            call.host.announce([.storedPlaylist])
-        }
-        add("playlistmove", 3...3) { call throws(MPDError) in
-            let from = try integer(call.arguments[1])
-            let to = try integer(call.arguments[2])
+            call.host.announce(.storedPlaylists)
+        },
+        MPDCommand("playlistmove", 3...3, .changesState) { call throws(MPDError) in
+            let from = try MPDArgument.integer(call.arguments[1])
+            let to = try MPDArgument.integer(call.arguments[2])
             try playlistCall {
                 try call.host.playlists.edit(call.arguments[0]) { entries in
                     guard entries.indices.contains(from), entries.indices.contains(to) else {
@@ -105,9 +103,9 @@ extension MPDCommands {
                     entries.insert(moved, at: to)
                 }
             }
-            call.host.announce([.storedPlaylist])
-        }
-    }
+            call.host.announce(.storedPlaylists)
+        },
+    ]
 
     /// Puts `added` into playlist `name` (made when new) at `position`, else at its end.
     static func insert(_ added: [PlaylistEntry], into name: String, at position: Int?, host: PlayerHost) throws(MPDError) {
@@ -118,7 +116,7 @@ extension MPDCommands {
                 entries.insert(contentsOf: added, at: at)
             }
         }
-        host.announce([.storedPlaylist])
+        host.announce(.storedPlaylists)
     }
 
     /// Runs playlist file work, its failures as MPD's ACKs.
@@ -150,7 +148,7 @@ extension MPDCommands {
     /// `N` or `START:END` for playlist commands, with MPD's wording for junk.
     static func rangeArgument(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
         do {
-            return try positionRange(text, count: count)
+            return try MPDArgument.positionRange(text, count: count)
         } catch {
             if error.message.hasPrefix("Integer expected") { throw MPDError(.arg, "Integer or range expected: \(text)") }
             throw error
@@ -163,7 +161,7 @@ extension MPDCommands {
             guard snapshot.currentIndex != nil else { throw MPDError(.playerSync, "No current song") }
             return try insertPosition(text, snapshot)
         }
-        let position = try integer(text)
+        let position = try MPDArgument.integer(text)
         guard position >= 0 else { throw MPDError(.arg, "Number is negative: \(text)") }
         guard position <= snapshot.entries.count else { throw MPDError(.arg, "Number too large: \(text)") }
         return position
@@ -188,7 +186,7 @@ extension PlayerHost {
     /// The entry as a queue item, or nil when its file is gone (it is then skipped).
     public func playableItem(_ entry: PlaylistEntry) -> QueueItem? {
         guard let path = playlistPath(entry), FileManager.default.isReadableFile(atPath: path) else { return nil }
-        return QueueItem(file: path, database: database)
+        return QueueItem(.file(path), database: database)
     }
 
     public func playlistEntry(_ item: QueueItem) -> PlaylistEntry {

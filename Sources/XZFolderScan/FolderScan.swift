@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import XZAudio
+import XZCatalogue
 
 extension LibraryDatabase {
     /// Scans a folder for audio files of every format a decoder reads (by suffix; the decoder is then chosen
@@ -16,7 +16,7 @@ extension LibraryDatabase {
             throw CatalogueError("\(url.path): no such folder")
         }
         let prefix = "file:" + (root.hasSuffix("/") ? root : root + "/")
-        let known = try pool.read { db in try CatalogueWriter.fileStamps(db, keyPrefix: prefix) }
+        let known = try fileStamps(keyPrefix: prefix)
 
         var summary = ImportSummary()
         var inputs: [SongInput] = []
@@ -45,16 +45,9 @@ extension LibraryDatabase {
             progress?(1)
             return summary
         }
-        return try pool.write { db in
-            let writer = try CatalogueWriter(db)
-            for input in inputs {
-                summary.count(try writer.upsert(input))
-            }
-            summary.removed = try writer.remove(keys: vanished.sorted())
-            for outcome in try writer.finish() { summary.count(outcome) }
-            progress?(1)
-            return summary
-        }
+        summary = try applyFolderScan(inputs, removing: vanished, into: summary)
+        progress?(1)
+        return summary
     }
 
     struct ScannedFile {

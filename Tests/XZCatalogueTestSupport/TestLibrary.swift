@@ -1,13 +1,12 @@
 import Foundation
-import XCTest
-@testable import XZCatalogue
+import XZCatalogue
 
 /// A library database in a fresh temporary folder, removed when the test ends.
-final class TestLibrary {
-    let folder: URL
-    let database: LibraryDatabase
+public final class TestLibrary {
+    public let folder: URL
+    public let database: LibraryDatabase
 
-    init() throws {
+    public init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("xzmusic-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         database = try LibraryDatabase(path: folder.appendingPathComponent("library.sqlite").path)
@@ -17,23 +16,23 @@ final class TestLibrary {
 
     /// Writes a feed from JSON objects (or raw lines) and imports it.
     @discardableResult
-    func importFeed(_ lines: [String], name: String = "feed.jsonl") throws -> ImportSummary {
+    public func importFeed(_ lines: [String], name: String = "feed.jsonl") throws -> ImportSummary {
         let url = folder.appendingPathComponent(name)
         try lines.joined(separator: "\n").write(to: url, atomically: true, encoding: .utf8)
         return try database.importFeed(at: url)
     }
 
-    static func line(_ fields: [String: Any]) -> String {
+    public static func line(_ fields: [String: Any]) -> String {
         let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
         return String(decoding: data ?? Data(), as: UTF8.self)
     }
 
-    func titles(_ query: String, limit: Int = 20) throws -> [String] {
+    public func titles(_ query: String, limit: Int = 20) throws -> [String] {
         try database.search(query, limit: limit).songs.map(\.title)
     }
 }
 
 /// The repository root, found from this file's path.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
-let corporaRoot = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
+public let corporaRoot = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")

@@ -1,0 +1,33 @@
+import XZHost
+
+import XZProtocol
+
+/// The host's changes under MPD's `idle` names.
+extension HostChanges {
+    private static let subsystems: [(HostChanges, IdleSubsystem)] = [
+        (.database, .database), (.update, .update), (.storedPlaylists, .storedPlaylist), (.queue, .playlist),
+        (.playback, .player), (.volume, .mixer), (.options, .options), (.output, .output), (.stickers, .sticker),
+    ]
+
+    public var idleSubsystems: Set<IdleSubsystem> {
+        Set(Self.subsystems.lazy.filter { self.contains($0.0) }.map(\.1))
+    }
+
+    public init(_ subsystems: Set<IdleSubsystem>) {
+        self = Self.subsystems.reduce(into: []) { changes, pair in
+            if subsystems.contains(pair.1) { changes.insert(pair.0) }
+        }
+    }
+}
+
+extension MPDError {
+    /// A host's refusal as MPD answers the same: a bad name is an argument error, a name that cannot
+    /// be followed is no such thing.
+    init(_ error: HostError) {
+        switch error {
+        case .malformedURI: self.init(.arg, error.description)
+        case .accessDenied: self.init(.permission, error.description)
+        default: self.init(.noExist, error.description)
+        }
+    }
+}

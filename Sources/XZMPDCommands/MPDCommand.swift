@@ -1,0 +1,38 @@
+import XZHost
+import XZProtocol
+
+/// One row of the command table: the name, how many arguments, who may run it, and what it does.
+struct MPDCommand {
+    enum Access: Equatable {
+        /// Allowed before the `password` command; changes nothing of the host.
+        case beforePassword
+        /// Changes nothing of the host, so no observer hears of it.
+        case readOnly
+        /// May change the player, the queue or the library.
+        case changesState
+    }
+
+    let name: String
+    let arguments: ClosedRange<Int>
+    let access: Access
+    let run: (inout MPDCommands.Invocation) throws(MPDError) -> Void
+
+    init(_ name: String, _ arguments: ClosedRange<Int>, _ access: Access,
+         _ run: @escaping (inout MPDCommands.Invocation) throws(MPDError) -> Void) {
+        self.name = name
+        self.arguments = arguments
+        self.access = access
+        self.run = run
+    }
+}
+
+extension MPDCommands.Invocation {
+    /// The file a URI names, as the host resolves it, its refusal as MPD's.
+    func filePath(forURI uri: String, allowAbsolute: Bool) throws(MPDError) -> String {
+        do {
+            return try host.uris.path(forURI: uri, allowAbsolute: allowAbsolute)
+        } catch {
+            throw MPDError(error)
+        }
+    }
+}

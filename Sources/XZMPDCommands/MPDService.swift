@@ -1,0 +1,27 @@
+import Dispatch
+import XZHost
+
+/// What every MPD connection to one host shares: the host, its password, and the song records listings
+/// reuse (MPD's database in memory).
+public final class MPDService: @unchecked Sendable {
+    public let host: PlayerHost
+    /// Required before anything but the `beforePassword` commands; nil: every client may do everything.
+    public let password: String?
+    let songRecords = SongRecords()
+
+    public init(host: PlayerHost, password: String? = nil) {
+        self.host = host
+        self.password = password
+    }
+
+    /// Watches the catalogue while clients may list it (`PlayerHost.watchCatalogue`). `makingRecordsAhead`:
+    /// after every change, the songs' records are made again in the background (`SongRecords.warm`), a
+    /// few MB for a small catalogue.
+    public func watchCatalogue(every interval: DispatchTimeInterval = .seconds(1), makingRecordsAhead: Bool) {
+        host.watchCatalogue(every: interval) { [weak self] in
+            guard let self, makingRecordsAhead else { return }
+            // Records are only made ahead of need: a failure here leaves the listing to make them.
+            try? songRecords.warm(host: host)
+        }
+    }
+}
