@@ -70,20 +70,29 @@ extension LibraryDatabase {
         }
     }
 
+    /// The measurements of many songs in one read, by song key.
+    public func loudnessRecords(songKeys: [String]) throws -> [String: LoudnessRecord] {
+        try pool.read { db in
+            var records: [String: LoudnessRecord] = [:]
+            for chunk in songKeys.chunked(into: LibraryDatabase.keysPerStatement) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(db, sql: "SELECT * FROM loudness WHERE song_key IN (\(marks))",
+                                               arguments: StatementArguments(chunk))
+                while let row = try rows.next() {
+                    let record = LoudnessRecord(row: row)
+                    records[record.songKey] = record
+                }
+            }
+            return records
+        }
+    }
+
     /// Every measurement, by song key.
     public func loudnessRecords() throws -> [String: LoudnessRecord] {
         try pool.read { db in
             let records = try Row.fetchAll(db, sql: "SELECT * FROM loudness").map(LoudnessRecord.init(row:))
             return Dictionary(records.map { ($0.songKey, $0) }) { first, _ in first }
         }
-    }
-
-    /// The loudness measured for `song`'s file as it is now; nil when it was never measured or has changed since.
-    public func measuredLoudness(for song: Song) throws -> LoudnessRecord? {
-        guard song.isLocal, let record = try loudness(songKey: song.songKey), record.measures(path: song.localPath) else {
-            return nil
-        }
-        return record
     }
 
     /// Saves `records` (an album's songs, or one song) in one short transaction, replacing earlier ones.

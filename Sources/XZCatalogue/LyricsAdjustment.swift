@@ -8,6 +8,20 @@ extension LibraryDatabase {
         }
     }
 
+    /// The shifts of many songs in one read, by song key; songs without one are left out.
+    public func lyricsAdjustments(songKeys: [String]) throws -> [String: Int] {
+        try pool.read { db in
+            var shifts: [String: Int] = [:]
+            for chunk in songKeys.chunked(into: LibraryDatabase.keysPerStatement) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(db, sql: "SELECT song_key, offset_ms FROM lyrics_adjustment WHERE song_key IN (\(marks))",
+                                               arguments: StatementArguments(chunk))
+                while let row = try rows.next() { shifts[row[0]] = row[1] }
+            }
+            return shifts
+        }
+    }
+
     public func setLyricsAdjustment(songKey: String, offsetMs: Int) throws {
         try pool.write { db in
             if offsetMs == 0 {
@@ -19,5 +33,16 @@ extension LibraryDatabase {
                     """, arguments: [songKey, offsetMs])
             }
         }
+    }
+}
+
+extension LibraryDatabase {
+    /// Keys bound in one `IN (…)`, well under SQLite's limit on host parameters.
+    static let keysPerStatement = 500
+}
+
+extension Array {
+    func chunked(into size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }

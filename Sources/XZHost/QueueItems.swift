@@ -3,23 +3,6 @@ import XZAudio
 import XZCatalogue
 import XZPlayback
 
-/// Where a song's lyrics are: its recorded LRC file, else `NAME.lrc` beside the audio, else the MP3's own tag.
-public enum SongLyrics: Equatable, Sendable {
-    case file(String)
-    case embedded(String)
-
-    public static func locate(for song: Song) -> SongLyrics? {
-        let manager = FileManager.default
-        if !song.lyricsPath.isEmpty, manager.fileExists(atPath: song.lyricsPath) { return .file(song.lyricsPath) }
-        guard !song.localPath.isEmpty else { return nil }
-        let audio = URL(fileURLWithPath: song.localPath)
-        let sibling = audio.deletingPathExtension().appendingPathExtension("lrc").path
-        if manager.fileExists(atPath: sibling) { return .file(sibling) }
-        if let text = try? AudioTags.read(path: song.localPath).lyrics, !text.isEmpty { return .embedded(text) }
-        return nil
-    }
-}
-
 /// What a user or client names to play: every way into the queue goes through `QueueItem(_:database:)`.
 public enum Playable: Sendable, Equatable {
     /// A catalogue song: its local file, else its audio URL as it downloads.
@@ -31,49 +14,62 @@ public enum Playable: Sendable, Equatable {
 }
 
 extension QueueItem {
-    /// The one place a queue item is made from what was named.
-    public init(_ playable: Playable, database: LibraryDatabase) {
-        switch playable {
-        case .song(let song): self.init(playing: song, database: database)
-        case .file(let path): self.init(file: path, database: database)
-        case .stream(let url):
-            // A lookup failure plays the URL as a stream of its own, untagged: nothing is lost but its tags.
-            if let song = try? database.song(audioURL: url) {
-                self.init(playing: song, database: database)
-            } else {
-                self.init(url: url)
+    /// The one place queue items are made from what was named: the catalogue's lyric shifts and
+    /// loudness of all the songs are read at once.
+    public static func items(_ playables: [Playable], database: LibraryDatabase) -> [QueueItem] {
+        let keys = playables.compactMap { playable -> String? in
+            if case .song(let song) = playable { return song.songKey }
+            return nil
+        }
+        // Without the stored shifts or gains the songs still play, as if none had been set.
+        let shifts = keys.isEmpty ? [:] : (try? database.lyricsAdjustments(songKeys: keys)) ?? [:]
+        let loudness = keys.isEmpty ? [:] : (try? database.loudnessRecords(songKeys: keys)) ?? [:]
+        return playables.map { playable in
+            switch playable {
+            case .song(let song):
+                return QueueItem(playing: song, lyricsShiftMs: shifts[song.songKey] ?? 0,
+                                 loudness: loudness[song.songKey].flatMap { $0.measures(path: song.localPath) ? $0 : nil })
+            case .file(let path): return QueueItem(file: path, database: database)
+            case .stream(let url): return QueueItem(stream: url, database: database)
             }
         }
     }
 
-    /// A catalogue song that has a local file, with its lyrics, the user's lyric shift and a loudness scan's gains.
-    init(song: Song, database: LibraryDatabase) {
-        var lyricsPath: String?
-        if case .file(let lrc) = SongLyrics.locate(for: song) { lyricsPath = lrc }
-        self.init(songId: song.id, songKey: song.songKey, path: song.localPath, title: song.title, singer: song.singer,
-                  album: song.album, track: song.track, year: song.year, durationMs: song.durationMs, lyricsPath: lyricsPath,
-                  // Without the stored shift or gains the song still plays, as if none had been set.
-                  lyricsAdjustmentMs: (try? database.lyricsAdjustment(songKey: song.songKey)) ?? 0,
-                  replayGain: (try? database.measuredLoudness(for: song))?.replayGain)
+    public init(_ playable: Playable, database: LibraryDatabase) {
+        self = Self.items([playable], database: database)[0]
     }
 
-    /// A catalogue song from its local file, or from its audio URL as it downloads when it has none.
-    init(playing song: Song, database: LibraryDatabase) {
-        self.init(song: song, database: database)
-        if !song.isLocal { path = song.audioURL }
+    /// A catalogue song from its local file, else from its audio URL as it downloads, with its LRC file,
+    /// the user's lyric shift and a loudness scan's gains.
+    private init(playing song: Song, lyricsShiftMs: Int, loudness: LoudnessRecord?) {
+        self.init(songId: song.id, songKey: song.songKey, path: song.isLocal ? song.localPath : song.audioURL,
+                  title: song.title, singer: song.singer, album: song.album, track: song.track, year: song.year,
+                  durationMs: song.durationMs, lyricsPath: SongLyrics.lrcFile(for: song),
+                  lyricsAdjustmentMs: lyricsShiftMs, replayGain: song.isLocal ? loudness?.replayGain : nil)
+    }
+
+    /// The catalogue song with that audio URL, else a stream of its own.
+    private init(stream url: String, database: LibraryDatabase) {
+        // A lookup failure plays the URL untagged: nothing is lost but its tags.
+        if let song = try? database.song(audioURL: url) {
+            self.init(.song(song), database: database)
+        } else {
+            self.init(url: url)
+        }
     }
 
     /// A URL outside the catalogue, named by its last path component until its tags are read.
-    init(url: String) {
+    private init(url: String) {
         let name = URL(string: url).map { $0.deletingPathExtension().lastPathComponent } ?? ""
         self.init(path: url, title: name.isEmpty ? url : name.removingPercentEncoding ?? name)
     }
 
     /// Any audio file: its catalogue entry when it has one, else what its tags say (the file name as title).
-    init(file path: String, database: LibraryDatabase) {
+    private init(file path: String, database: LibraryDatabase) {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        // Not in the catalogue (or it cannot be read): the file's own tags name it.
         if let song = try? database.song(localPath: absolute) {
-            self.init(song: song, database: database)
+            self.init(.song(song), database: database)
             return
         }
         let lyrics = URL(fileURLWithPath: absolute).deletingPathExtension().appendingPathExtension("lrc").path

@@ -1,5 +1,6 @@
 import Foundation
 import XZAudio
+import XZCatalogue
 import XZHost
 import XZPlayback
 import XZProtocol
@@ -14,6 +15,26 @@ extension MPDCommands {
         let count = snapshot.entries.count
         let range = try arguments.count > 1 ? MPDArgument.positionRange(arguments[1], count: count) : 0..<count
         return range.filter { $0 < count && snapshot.entries[$0].version > version }
+    }
+
+    /// Lists queue entries at `indices` as MPD does, their catalogue songs read in one query.
+    static func addQueueEntries(_ call: inout Invocation, _ snapshot: PlayerSnapshot, _ indices: [Int],
+                                durationMs: Int? = nil) {
+        let songs = catalogueSongs(indices.map { snapshot.entries[$0] }, call.host)
+        for index in indices {
+            let entry = snapshot.entries[index]
+            call.response.addQueueEntry(entry, position: index, host: call.host, tags: call.session.tagTypes,
+                                        durationMs: durationMs, catalogue: entry.item.songId.flatMap { songs[$0] })
+        }
+    }
+
+    /// The catalogue songs of queue entries, by id, in one read.
+    static func catalogueSongs(_ entries: [QueueEntry], _ host: PlayerHost) -> [Int64: Song] {
+        let ids = entries.compactMap(\.item.songId)
+        guard !ids.isEmpty else { return [:] }
+        // Unreadable, the entries are listed from what the queue keeps of them.
+        let songs = (try? host.database.songs(ids: ids)) ?? []
+        return Dictionary(songs.map { ($0.id, $0) }) { first, _ in first }
     }
 
     static func status(_ call: inout Invocation) {
@@ -106,7 +127,7 @@ extension MPDCommands {
         while let url = enumerator?.nextObject() as? URL {
             if AudioDecoders.hasAudioSuffix(url.path) { files.append(url.standardizedFileURL.path) }
         }
-        return files.sorted().map { QueueItem(.file($0), database: call.host.database) }
+        return QueueItem.items(files.sorted().map(Playable.file), database: call.host.database)
     }
 
     /// A queue position to insert or move to: absolute, or `+N` / `-N` relative to the current song.

@@ -66,9 +66,11 @@ extension MPDCommands {
     /// find and search use, every value of a catalogue song's tags included.
     static func findInQueue(_ call: inout Invocation, exact: Bool) throws(MPDError) {
         let filters = try filters(call.arguments, foldCase: !exact)
-        for (index, entry) in call.player.snapshot().entries.enumerated() {
+        let entries = call.player.snapshot().entries
+        let songs = catalogueSongs(entries, call.host)
+        for (index, entry) in entries.enumerated() {
             let item = entry.item
-            let catalogue = item.songId.flatMap { try? call.host.database.song(id: $0) }
+            let catalogue = item.songId.flatMap { songs[$0] }
             let song = catalogue ?? Song(title: item.title, singer: item.singer, album: item.album, track: item.track,
                                          year: item.year, durationMs: item.durationMs, localPath: item.path)
             let uri = call.host.uri(of: item)
@@ -136,7 +138,7 @@ extension MPDCommands {
         let found = try matches(call, try selection(arguments, foldCase: foldCase))
         guard !found.isEmpty else { return }
         let database = call.host.database
-        call.player.insert(found.map { QueueItem(.song($0), database: database) }, at: position)
+        call.player.insert(QueueItem.items(found.map(Playable.song), database: database), at: position)
     }
 
     /// `searchaddpl NAME FILTER… [sort] [window] [position POS]`: into a stored playlist, made when new.
@@ -151,7 +153,7 @@ extension MPDCommands {
         }
         let found = try matches(call, try selection(arguments, foldCase: true))
         let database = call.host.database
-        let added = found.map { call.host.playlistEntry(QueueItem(.song($0), database: database)) }
+        let added = QueueItem.items(found.map(Playable.song), database: database).map(call.host.playlistEntry)
         try insert(added, into: name, at: position, host: call.host)
     }
 

@@ -127,8 +127,7 @@ public enum MPDCommands {
         MPDCommand("currentsong", 0...0, .readOnly) { call in
             let snapshot = call.player.snapshot()
             guard let index = snapshot.currentIndex else { return }
-            call.response.addQueueEntry(snapshot.entries[index], position: index, host: call.host,
-                                        tags: call.session.tagTypes, durationMs: snapshot.durationMs)
+            addQueueEntries(&call, snapshot, [index], durationMs: snapshot.durationMs)
         },
         MPDCommand("stats", 0...0, .readOnly) { call in
             let summary = (try? call.host.database.catalogueSummary())
@@ -297,9 +296,7 @@ public enum MPDCommands {
                 range = try MPDArgument.positionRange(argument, count: snapshot.entries.count)
                 guard range.upperBound <= snapshot.entries.count else { throw MPDError(.arg, "Bad song index") }
             }
-            for index in range {
-                call.response.addQueueEntry(snapshot.entries[index], position: index, host: call.host, tags: call.session.tagTypes)
-            }
+            addQueueEntries(&call, snapshot, Array(range))
         },
         MPDCommand("playlist", 0...0, .readOnly) { call in
             for (index, entry) in call.player.snapshot().entries.enumerated() {
@@ -311,15 +308,11 @@ public enum MPDCommands {
             let snapshot = call.player.snapshot()
             var indices = Array(snapshot.entries.indices)
             if let argument = call.arguments.first { indices = [try queueIndex(id: argument, snapshot)] }
-            for index in indices {
-                call.response.addQueueEntry(snapshot.entries[index], position: index, host: call.host, tags: call.session.tagTypes)
-            }
+            addQueueEntries(&call, snapshot, indices)
         },
         MPDCommand("plchanges", 1...2, .readOnly) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
-            for index in try changedSince(call.arguments, snapshot) {
-                call.response.addQueueEntry(snapshot.entries[index], position: index, host: call.host, tags: call.session.tagTypes)
-            }
+            addQueueEntries(&call, snapshot, try changedSince(call.arguments, snapshot))
         },
         MPDCommand("plchangesposid", 1...2, .readOnly) { call throws(MPDError) in
             let snapshot = call.player.snapshot()

@@ -67,7 +67,11 @@ extension MPDResponse {
     /// The catalogue's entry, when the item has one, gives every value of every tag it holds.
     mutating func addSong(_ item: QueueItem, uri: String, tags: Set<SongTag>, durationMs: Int?, catalogue: Song? = nil) {
         add("file", uri)
-        if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
+        // The catalogue's time is the file's as last scanned, as MPD answers from its database; other
+        // files are asked. A file that cannot be asked has no time to give.
+        if let mtime = catalogue?.fileMtime {
+            add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
+        } else if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
             add("Last-Modified", timestamp: modified)
         }
         if let catalogue { addFormat(of: catalogue) }
@@ -109,11 +113,10 @@ extension MPDResponse {
         add("Format", "\(rate):\(song.sampleFormat ?? "16"):\(channels)")
     }
 
-    /// `catalogue`: the entry's catalogue song when the caller has read it already.
+    /// `catalogue`: the entry's catalogue song, read by the caller (`catalogueSongs`) with the others listed.
     mutating func addQueueEntry(_ entry: QueueEntry, position: Int, host: PlayerHost, tags: Set<SongTag>,
-                                durationMs: Int? = nil, catalogue: Song? = nil) {
-        let song = catalogue ?? entry.item.songId.flatMap { try? host.database.song(id: $0) }
-        addSong(entry.item, uri: host.uri(of: entry.item), tags: tags, durationMs: durationMs, catalogue: song)
+                                durationMs: Int? = nil, catalogue: Song?) {
+        addSong(entry.item, uri: host.uri(of: entry.item), tags: tags, durationMs: durationMs, catalogue: catalogue)
         add("Pos", position)
         add("Id", entry.id)
         if entry.priority > 0 { add("Prio", entry.priority) }

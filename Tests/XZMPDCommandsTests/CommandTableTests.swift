@@ -1,0 +1,111 @@
+import XCTest
+import XZCatalogue
+import XZHost
+@testable import XZMPDCommands
+import XZProtocol
+import XZTestSupport
+
+/// The command table itself: one row per name, and rows that say they change nothing really change nothing.
+final class CommandTableTests: XCTestCase {
+    func testEveryNameHasOneRow() {
+        var seen: [String: Int] = [:]
+        for command in MPDCommands.allCommands { seen[command.name, default: 0] += 1 }
+        XCTAssertEqual(seen.filter { $0.value > 1 }.keys.sorted(), [], "names given more than once")
+        XCTAssertEqual(MPDCommands.table.count, MPDCommands.allCommands.count)
+    }
+
+    func testOnlyConnectionCommandsRunBeforeThePassword() {
+        let open = MPDCommands.allCommands.filter { $0.access == .beforePassword }.map(\.name).sorted()
+        XCTAssertEqual(open, ["commands", "notcommands", "password", "ping"])
+    }
+
+    /// Arguments each read-only command is tried with; a new read-only row must be given some here.
+    private let samples: [String: [[String]]] = [
+        "ping": [[]], "password": [["wrong"]], "commands": [[]], "notcommands": [[]],
+        "tagtypes": [[], ["disable", "Artist"], ["clear"], ["all"]], "urlhandlers": [[]], "decoders": [[]], "config": [[]],
+        "binarylimit": [["128"]], "status": [[]], "currentsong": [[]], "stats": [[]], "getvol": [[]],
+        "replay_gain_status": [[]], "playlist": [[]], "playlistinfo": [[], ["0"], ["0:2"]], "playlistid": [[]],
+        "plchanges": [["0"]], "plchangesposid": [["0"]], "playlistfind": [["title", "One"]],
+        "playlistsearch": [["title", "o"]], "outputs": [[]], "listplaylists": [[]], "listplaylist": [["mix"]],
+        "listplaylistinfo": [["mix"]], "find": [["title", "One"], ["(artist == \"Band\")"]],
+        "search": [["any", "o"], ["title", "t", "sort", "Title", "window", "0:1"]],
+        "count": [["album", "LP"], ["album", "LP", "group", "artist"]], "list": [["album"], ["title", "group", "album"]],
+        "lsinfo": [[], ["album"]], "listall": [[], ["album"]], "listallinfo": [[]], "listfiles": [[], ["album"]],
+        "albumart": [["album/1.mp3", "0"]], "readpicture": [["album/1.mp3", "0"]],
+    ]
+
+    func testReadOnlyCommandsChangeNothing() throws {
+        let folder = try TemporaryFolder("command-table")
+        let music = folder.url.appendingPathComponent("music")
+        try FileManager.default.createDirectory(at: music.appendingPathComponent("album"), withIntermediateDirectories: true)
+        for (index, title) in ["One", "Two", "Three"].enumerated() {
+            try AudioFixtures.makeMP3(at: music.appendingPathComponent("album/\(index + 1).mp3").path, seconds: 2,
+                                      tags: .init(title: title, artist: "Band", album: "LP", track: index + 1))
+        }
+        let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
+        let host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
+                              musicDirectory: music, seed: 7) { _ in }
+        defer { host.shutdown() }
+        let service = MPDService(host: host)
+        var setup = ClientSession(peer: .local, passwordRequired: false)
+        for line in ["update", "add album", "save mix", "play 1", "pause 1", "sticker set song album/1.mp3 rating 4"] {
+            let answer = String(decoding: setup.receive(line: line, service: service).bytes, as: UTF8.self)
+            XCTAssertTrue(answer.hasSuffix("OK\n"), "\(line): \(answer)")
+            host.updates.wait()
+        }
+
+        XCTAssertTrue(eventually { host.player.status().state == .paused })
+        // The player's events about the setup reach observers off its thread; let them pass first.
+        Thread.sleep(forTimeInterval: 0.5)
+
+        let readOnly = MPDCommands.allCommands.filter { $0.access != .changesState }.map(\.name)
+        XCTAssertEqual(readOnly.filter { samples[$0] == nil }, [], "read-only commands with no sample arguments")
+
+        struct State: Equatable {
+            var player: String
+            var catalogueVersion: Int64
+            var playlists: [String]
+            var sticker: String?
+        }
+        func state() throws -> State {
+            let status = host.player.status()
+            let playlists = try host.playlists.list().map(\.name)
+            return State(player: "\(status.state) \(status.currentId ?? -1) \(status.queueVersion) \(status.volume) "
+                             + "\(status.repeats) \(status.single) \(status.shuffle) \(status.consume) \(host.isOutputEnabled)",
+                         catalogueVersion: try host.database.catalogueVersion(),
+                         playlists: try playlists.map { "\($0): \(try host.playlists.read($0).count)" },
+                         sticker: try StickerValue.rating(of: "album/1.mp3", service: service))
+        }
+        let heard = Heard()
+        let token = host.observeChanges { heard.add($0) }
+        defer { host.stopObserving(token) }
+        let before = try state()
+        for name in readOnly {
+            for arguments in samples[name] ?? [] {
+                var session = ClientSession(peer: .local, passwordRequired: false)
+                let line = ([name] + arguments.map(MPDRequest.quote)).joined(separator: " ")
+                let answer = String(decoding: session.receive(line: line, service: service).bytes, as: UTF8.self)
+                XCTAssertFalse(answer.hasPrefix("ACK [5@0]"), "\(line): \(answer)")
+                XCTAssertEqual(try state(), before, "\(line) changed the host")
+            }
+        }
+        XCTAssertEqual(heard.all, [], "observers heard of changes")
+    }
+
+    private final class Heard: @unchecked Sendable {
+        private let lock = NSLock()
+        private var changes: HostChanges = []
+        func add(_ heard: HostChanges) { lock.withLock { changes.formUnion(heard) } }
+        var all: HostChanges { lock.withLock { changes } }
+    }
+}
+
+/// A sticker's value as a client reads it.
+private enum StickerValue {
+    static func rating(of uri: String, service: MPDService) throws -> String? {
+        var session = ClientSession(peer: .local, passwordRequired: false)
+        let answer = String(decoding: session.receive(line: "sticker get song \(uri) rating", service: service).bytes,
+                            as: UTF8.self)
+        return answer.split(separator: "\n").first { $0.hasPrefix("sticker: ") }.map(String.init)
+    }
+}
