@@ -4,9 +4,9 @@ import XZLyrics
 import XZPlayback
 import XZProtocol
 import XZText
+import XZHost
 #if canImport(Glibc)
 import Glibc
-import XZHost
 #endif
 
 struct Play: LibraryCommand {

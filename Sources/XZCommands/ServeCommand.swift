@@ -4,9 +4,9 @@ import XZPlayback
 import XZProtocol
 import XZServer
 import XZText
+import XZHost
 #if canImport(Glibc)
 import Glibc
-import XZHost
 #endif
 
 extension OutputSpec: ExpressibleByArgument {

@@ -45,6 +45,16 @@ public struct ClientSession: Sendable {
         authenticated = !passwordRequired
     }
 
+    /// Whether answering `line` reads the catalogue or files (`MPDCommand.Work.blocking`): the transport
+    /// then hands it to a thread that may block, never its event loop. Command lists always are.
+    public func answerBlocks(_ line: [UInt8]) -> Bool {
+        guard !isIdle else { return false }
+        let name = line.drop { $0 == 0x20 || $0 == 0x09 }.prefix { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }
+        let command = String(decoding: name, as: UTF8.self)
+        if list != nil { return command == "command_list_end" }
+        return MPDCommands.table[command]?.work == .blocking
+    }
+
     /// A line from the client.
     public mutating func receive(line: String, service: MPDService) -> Output {
         receive(utf8: Array(line.utf8), service: service)

@@ -12,16 +12,27 @@ struct MPDCommand {
         case changesState
     }
 
+    /// Where it runs: SQLite and file work never on a connection's event loop.
+    enum Work: Equatable {
+        /// Reads or sets the player's state in memory: on the event loop, answered at once.
+        case quick
+        /// Reads the catalogue or files: on a thread of the blocking pool, the connection's next
+        /// requests waiting for it.
+        case blocking
+    }
+
     let name: String
     let arguments: ClosedRange<Int>
     let access: Access
+    let work: Work
     let run: (inout MPDCommands.Invocation) throws(MPDError) -> Void
 
-    init(_ name: String, _ arguments: ClosedRange<Int>, _ access: Access,
+    init(_ name: String, _ arguments: ClosedRange<Int>, _ access: Access, _ work: Work = .quick,
          _ run: @escaping (inout MPDCommands.Invocation) throws(MPDError) -> Void) {
         self.name = name
         self.arguments = arguments
         self.access = access
+        self.work = work
         self.run = run
     }
 }

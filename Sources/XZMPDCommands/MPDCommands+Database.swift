@@ -9,21 +9,21 @@ import XZProtocol
 /// folder listings, update/rescan and cover art. Filters go through the catalogue's one filter engine.
 extension MPDCommands {
     static let databaseCommands: [MPDCommand] = [
-        MPDCommand("find", 1...Int.max, .readOnly) { call throws(MPDError) in try printMatches(&call, foldCase: false) },
-        MPDCommand("search", 1...Int.max, .readOnly) { call throws(MPDError) in try printMatches(&call, foldCase: true) },
-        MPDCommand("findadd", 1...Int.max, .changesState) { call throws(MPDError) in try addMatches(&call, foldCase: false) },
-        MPDCommand("searchadd", 1...Int.max, .changesState) { call throws(MPDError) in try addMatches(&call, foldCase: true) },
-        MPDCommand("searchaddpl", 2...Int.max, .changesState) { call throws(MPDError) in try addMatchesToPlaylist(&call) },
-        MPDCommand("count", 1...Int.max, .readOnly) { call throws(MPDError) in try count(&call) },
-        MPDCommand("list", 1...Int.max, .readOnly) { call throws(MPDError) in try list(&call) },
-        MPDCommand("lsinfo", 0...1, .readOnly) { call throws(MPDError) in try listOneFolder(&call) },
-        MPDCommand("listall", 0...1, .readOnly) { call throws(MPDError) in try listTree(&call, full: false) },
-        MPDCommand("listallinfo", 0...1, .readOnly) { call throws(MPDError) in try listTree(&call, full: true) },
-        MPDCommand("listfiles", 0...1, .readOnly) { call throws(MPDError) in try listFiles(&call) },
-        MPDCommand("update", 0...1, .changesState) { call throws(MPDError) in try update(&call, rescan: false) },
-        MPDCommand("rescan", 0...1, .changesState) { call throws(MPDError) in try update(&call, rescan: true) },
-        MPDCommand("albumart", 2...2, .readOnly) { call throws(MPDError) in try picture(&call, embeddedFirst: false) },
-        MPDCommand("readpicture", 2...2, .readOnly) { call throws(MPDError) in try picture(&call, embeddedFirst: true) },
+        MPDCommand("find", 1...Int.max, .readOnly, .blocking) { call throws(MPDError) in try printMatches(&call, foldCase: false) },
+        MPDCommand("search", 1...Int.max, .readOnly, .blocking) { call throws(MPDError) in try printMatches(&call, foldCase: true) },
+        MPDCommand("findadd", 1...Int.max, .changesState, .blocking) { call throws(MPDError) in try addMatches(&call, foldCase: false) },
+        MPDCommand("searchadd", 1...Int.max, .changesState, .blocking) { call throws(MPDError) in try addMatches(&call, foldCase: true) },
+        MPDCommand("searchaddpl", 2...Int.max, .changesState, .blocking) { call throws(MPDError) in try addMatchesToPlaylist(&call) },
+        MPDCommand("count", 1...Int.max, .readOnly, .blocking) { call throws(MPDError) in try count(&call) },
+        MPDCommand("list", 1...Int.max, .readOnly, .blocking) { call throws(MPDError) in try list(&call) },
+        MPDCommand("lsinfo", 0...1, .readOnly, .blocking) { call throws(MPDError) in try listOneFolder(&call) },
+        MPDCommand("listall", 0...1, .readOnly, .blocking) { call throws(MPDError) in try listTree(&call, full: false) },
+        MPDCommand("listallinfo", 0...1, .readOnly, .blocking) { call throws(MPDError) in try listTree(&call, full: true) },
+        MPDCommand("listfiles", 0...1, .readOnly, .blocking) { call throws(MPDError) in try listFiles(&call) },
+        MPDCommand("update", 0...1, .changesState, .blocking) { call throws(MPDError) in try update(&call, rescan: false) },
+        MPDCommand("rescan", 0...1, .changesState, .blocking) { call throws(MPDError) in try update(&call, rescan: true) },
+        MPDCommand("albumart", 2...2, .readOnly, .blocking) { call throws(MPDError) in try picture(&call, embeddedFirst: false) },
+        MPDCommand("readpicture", 2...2, .readOnly, .blocking) { call throws(MPDError) in try picture(&call, embeddedFirst: true) },
     ]
 
     // MARK: Selections

@@ -8,18 +8,18 @@ import XZProtocol
 /// answers (and 0.24's `save` modes). Entries whose file vanished stay in the list and are skipped by `load`.
 extension MPDCommands {
     static let storedPlaylistCommands: [MPDCommand] = [
-        MPDCommand("listplaylists", 0...0, .readOnly) { call throws(MPDError) in
+        MPDCommand("listplaylists", 0...0, .readOnly, .blocking) { call throws(MPDError) in
             for (name, modified) in try playlistCall({ try call.host.playlists.list() }) {
                 call.response.add("playlist", name)
                 call.response.add("Last-Modified", timestamp: modified)
             }
         },
-        MPDCommand("listplaylist", 1...1, .readOnly) { call throws(MPDError) in
+        MPDCommand("listplaylist", 1...1, .readOnly, .blocking) { call throws(MPDError) in
             for entry in try readPlaylist(call.arguments[0], call.host) {
                 call.response.add("file", call.host.playlistURI(entry))
             }
         },
-        MPDCommand("listplaylistinfo", 1...1, .readOnly) { call throws(MPDError) in
+        MPDCommand("listplaylistinfo", 1...1, .readOnly, .blocking) { call throws(MPDError) in
             for entry in try readPlaylist(call.arguments[0], call.host) {
                 let uri = call.host.playlistURI(entry)
                 // A vanished file is listed by name only, as MPD lists a song it does not know.
@@ -30,7 +30,7 @@ extension MPDCommands {
                 call.response.addSong(item, uri: uri, tags: call.session.tagTypes, durationMs: nil)
             }
         },
-        MPDCommand("load", 1...3, .changesState) { call throws(MPDError) in
+        MPDCommand("load", 1...3, .changesState, .blocking) { call throws(MPDError) in
             let entries = try readPlaylist(call.arguments[0], call.host)
             var range = 0..<entries.count
             if call.arguments.count > 1 { range = try rangeArgument(call.arguments[1], count: entries.count) }
@@ -41,7 +41,7 @@ extension MPDCommands {
             guard !items.isEmpty else { return }
             call.player.insert(items, at: position)
         },
-        MPDCommand("save", 1...2, .changesState) { call throws(MPDError) in
+        MPDCommand("save", 1...2, .changesState, .blocking) { call throws(MPDError) in
             let name = call.arguments[0]
             let mode = call.arguments.count > 1 ? call.arguments[1] : "create"
             guard ["create", "append", "replace"].contains(mode) else {
@@ -58,15 +58,15 @@ extension MPDCommands {
             }
             call.host.announce(.storedPlaylists)
         },
-        MPDCommand("rm", 1...1, .changesState) { call throws(MPDError) in
+        MPDCommand("rm", 1...1, .changesState, .blocking) { call throws(MPDError) in
             try playlistCall { try call.host.playlists.remove(call.arguments[0]) }
             call.host.announce(.storedPlaylists)
         },
-        MPDCommand("rename", 2...2, .changesState) { call throws(MPDError) in
+        MPDCommand("rename", 2...2, .changesState, .blocking) { call throws(MPDError) in
             try playlistCall { try call.host.playlists.rename(call.arguments[0], to: call.arguments[1]) }
             call.host.announce(.storedPlaylists)
         },
-        MPDCommand("playlistadd", 2...3, .changesState) { call throws(MPDError) in
+        MPDCommand("playlistadd", 2...3, .changesState, .blocking) { call throws(MPDError) in
             let name = call.arguments[0]
             _ = try playlistCall { try StoredPlaylists.validate(name) }
             let added = try items(forURI: call.arguments[1], call: call).map(call.host.playlistEntry)
@@ -74,11 +74,11 @@ extension MPDCommands {
             if call.arguments.count > 2 { position = try MPDArgument.integer(call.arguments[2]) }
             try insert(added, into: name, at: position, host: call.host)
         },
-        MPDCommand("playlistclear", 1...1, .changesState) { call throws(MPDError) in
+        MPDCommand("playlistclear", 1...1, .changesState, .blocking) { call throws(MPDError) in
             try playlistCall { try call.host.playlists.edit(call.arguments[0]) { $0.removeAll() } }
             call.host.announce(.storedPlaylists)
         },
-        MPDCommand("playlistdelete", 2...2, .changesState) { call throws(MPDError) in
+        MPDCommand("playlistdelete", 2...2, .changesState, .blocking) { call throws(MPDError) in
             let text = call.arguments[1]
             try playlistCall {
                 try call.host.playlists.edit(call.arguments[0]) { entries in
@@ -91,7 +91,7 @@ extension MPDCommands {
             }
             call.host.announce(.storedPlaylists)
         },
-        MPDCommand("playlistmove", 3...3, .changesState) { call throws(MPDError) in
+        MPDCommand("playlistmove", 3...3, .changesState, .blocking) { call throws(MPDError) in
             let from = try MPDArgument.integer(call.arguments[1])
             let to = try MPDArgument.integer(call.arguments[2])
             try playlistCall {

@@ -28,6 +28,8 @@ public final class ProtocolServer: @unchecked Sendable {
     public var password: String? { service.password }
     public let limits: ServerLimits
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+    /// Threads for the requests that read the catalogue or files (`MPDCommand.Work.blocking`).
+    let blockingPool = NIOThreadPool(numberOfThreads: System.coreCount)
     private let lock = NSLock()
     private var channels: [Channel] = []
     private var connections = 0
@@ -35,6 +37,7 @@ public final class ProtocolServer: @unchecked Sendable {
     public init(host: PlayerHost, password: String?, limits: ServerLimits = ServerLimits()) {
         service = MPDService(host: host, password: password)
         self.limits = limits
+        blockingPool.start()
     }
 
     /// Listens on a Unix socket (mode 0600; an old file there is replaced, so take the `HostLock` first).
@@ -64,8 +67,10 @@ public final class ProtocolServer: @unchecked Sendable {
         let open = channels
         channels = []
         lock.unlock()
+        // Closing fails only for a channel already closed, and a second shutdown finds nothing to stop.
         for channel in open { try? channel.close().wait() }
         try? group.syncShutdownGracefully()
+        try? blockingPool.syncShutdownGracefully()
     }
 
     private func add(_ channel: Channel) {
@@ -127,6 +132,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var outbound: ByteBuffer?
     private var lastActivity = NIODeadline.now()
     private var timeoutCheck: RepeatedTask?
+    /// A request's answer is being made on the blocking pool.
+    private var busy = false
+    private var heardWhileBusy: HostChanges = []
 
     init(server: ProtocolServer, peer: ClientSession.Peer) {
         self.server = server
@@ -143,7 +151,12 @@ final class ConnectionHandler: ChannelInboundHandler {
         let loop = context.eventLoop
         listener = server.host.observeChanges { [weak self] changes in
             loop.execute {
-                guard let self, let bytes = self.session.notify(changes) else { return }
+                guard let self else { return }
+                guard !self.busy else {
+                    self.heardWhileBusy.formUnion(changes)
+                    return
+                }
+                guard let bytes = self.session.notify(changes) else { return }
                 self.lastActivity = .now()
                 self.send(bytes, on: channel)
             }
@@ -153,7 +166,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         let timeout = server.limits.connectionTimeout
         let period = TimeAmount.nanoseconds(max(timeout.nanoseconds / 4, 1_000_000))
         timeoutCheck = loop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] _ in
-            guard let self, !self.session.isIdle, .now() - self.lastActivity >= timeout else { return }
+            guard let self, !self.busy, !self.session.isIdle, .now() - self.lastActivity >= timeout else { return }
             self.close(channel)
         }
         send(Array(ClientSession.greeting.utf8), on: channel)
@@ -177,33 +190,10 @@ final class ConnectionHandler: ChannelInboundHandler {
             input = partial
             partialLine = nil
         }
-        let maxLine = server.limits.maxLineBytes
-        while !closing, let newline = input.readableBytesView.firstIndex(of: 0x0A) {
-            let length = newline - input.readerIndex
-            guard length <= maxLine else {
-                close(context.channel)
-                return
-            }
-            line.removeAll(keepingCapacity: true)
-            input.withUnsafeReadableBytes { bytes in
-                line.append(contentsOf: bytes.prefix(length).assumingMemoryBound(to: UInt8.self))
-            }
-            input.moveReaderIndex(forwardBy: length + 1)
-            answer.bytes.removeAll(keepingCapacity: true)
-            answer.close = false
-            session.receive(utf8: line, service: server.service, into: &answer)
-            // Answers go out together when the read burst ends (channelReadComplete), one syscall for many.
-            if !answer.bytes.isEmpty { send(answer.bytes, on: context.channel, flush: false) }
-            // A long line's or a large answer's storage is not kept for the small ones that follow.
-            if line.capacity > Self.keptCapacity { line = [] }
-            if answer.bytes.capacity > Self.keptCapacity { answer.bytes = [] }
-            if answer.close {
-                flushOutbound(context.channel)
-                close(context.channel)
-            }
-        }
+        answerLines(in: &input, on: context.channel)
         guard !closing, input.readableBytes > 0 else { return }
-        guard input.readableBytes <= maxLine else {
+        // Only a partial line may wait this long; whole lines wait only behind a blocking answer.
+        guard busy || input.readableBytes <= server.limits.maxLineBytes else {
             close(context.channel)
             return
         }
@@ -211,6 +201,75 @@ final class ConnectionHandler: ChannelInboundHandler {
         var rest = context.channel.allocator.buffer(capacity: input.readableBytes)
         rest.writeBuffer(&input)
         partialLine = rest
+    }
+
+    /// Answers the whole lines in `input` in order, until one's answer must wait for a blocking thread.
+    private func answerLines(in input: inout ByteBuffer, on channel: Channel) {
+        let maxLine = server.limits.maxLineBytes
+        while !closing, !busy, let newline = input.readableBytesView.firstIndex(of: 0x0A) {
+            let length = newline - input.readerIndex
+            guard length <= maxLine else {
+                close(channel)
+                return
+            }
+            line.removeAll(keepingCapacity: true)
+            input.withUnsafeReadableBytes { bytes in
+                line.append(contentsOf: bytes.prefix(length).assumingMemoryBound(to: UInt8.self))
+            }
+            input.moveReaderIndex(forwardBy: length + 1)
+            if session.answerBlocks(line) {
+                answerOffLoop(line, on: channel)
+                return
+            }
+            answer.bytes.removeAll(keepingCapacity: true)
+            answer.close = false
+            session.receive(utf8: line, service: server.service, into: &answer)
+            // Answers go out together when the read burst ends (channelReadComplete), one syscall for many.
+            if !answer.bytes.isEmpty { send(answer.bytes, on: channel, flush: false) }
+            // A long line's or a large answer's storage is not kept for the small ones that follow.
+            if line.capacity > Self.keptCapacity { line = [] }
+            if answer.bytes.capacity > Self.keptCapacity { answer.bytes = [] }
+            if answer.close {
+                flushOutbound(channel)
+                close(channel)
+            }
+        }
+    }
+
+    /// Answers `line` on a thread of the blocking pool; the session travels there and back, and the
+    /// lines after it wait in `partialLine` (their order kept), changes heard meanwhile in `heardWhileBusy`.
+    private func answerOffLoop(_ line: [UInt8], on channel: Channel) {
+        busy = true
+        let session = self.session
+        let service = server.service
+        server.blockingPool.runIfActive(eventLoop: channel.eventLoop) { () -> (ClientSession, ClientSession.Output) in
+            var session = session
+            var output = ClientSession.Output()
+            session.receive(utf8: line, service: service, into: &output)
+            return (session, output)
+        }.whenComplete { [self] result in
+            busy = false
+            guard case .success(let (session, output)) = result else {
+                close(channel)
+                return
+            }
+            self.session = session
+            lastActivity = .now()
+            if !heardWhileBusy.isEmpty, let bytes = self.session.notify(heardWhileBusy) { send(bytes, on: channel, flush: false) }
+            heardWhileBusy = []
+            if !output.bytes.isEmpty { send(output.bytes, on: channel, flush: false) }
+            if output.close {
+                flushOutbound(channel)
+                close(channel)
+                return
+            }
+            if var waiting = partialLine {
+                partialLine = nil
+                answerLines(in: &waiting, on: channel)
+                if !closing, waiting.readableBytes > 0 { partialLine = waiting }
+            }
+            flushOutbound(channel)
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

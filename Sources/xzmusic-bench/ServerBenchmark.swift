@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import XZCatalogue
 import XZTestSupport
@@ -96,6 +97,7 @@ struct ServerBenchmark {
         let searches = try measureRoundTrips(ports: [mpdPort, ourPort], request: "search any \"lantern\"", count: 200, block: 20)
         let narrowSearches = try measureRoundTrips(ports: [mpdPort, ourPort], request: "search any \"album 123\"", count: 200, block: 20)
         let lists = try measureRoundTrips(ports: [mpdPort, ourPort], request: "list album group albumartist", count: 100, block: 10)
+        let busyStatus = try [mpdPort, ourPort].map { try statusDuringListings(port: $0) }
         // Best of two runs each, the servers taking turns.
         var throughput = [0.0, 0.0, 0.0]
         for _ in 0..<2 {
@@ -148,6 +150,8 @@ struct ServerBenchmark {
             row("\(label) p99, ms", figures[0].p99 * 1000, figures[1].p99 * 1000, format: "%9.2f", target: "<= 1.00x",
                 met: figures[1].p99 <= figures[0].p99)
         }
+        row("status p99 beside listallinfo, ms", busyStatus[0].p99 * 1000, busyStatus[1].p99 * 1000, format: "%9.2f",
+            target: "< 20 ms", met: busyStatus[1].p99 < 0.020)
         print(String(format: "first search any lantern after start, ms: MPD %.2f, xzmusic %.2f", firstSearch[0], firstSearch[1]))
         print(String(format: "first search any parade with tag types of its own (no record made yet), ms: MPD %.2f, xzmusic %.2f",
                      coldSearch[0], coldSearch[1]))
@@ -246,6 +250,39 @@ struct ServerBenchmark {
             let sorted = samples.sorted()
             return Latencies(count: sorted.count, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99))
         }
+    }
+
+    /// `status` round trips on one connection while two others (as many as the host has event loops)
+    /// list the whole library (`listallinfo`) again and again.
+    private func statusDuringListings(port: Int, count: Int = 300) throws -> Latencies {
+        let stop = StopFlag()
+        let listers = DispatchGroup()
+        let failures = FailureList()
+        for _ in 0..<2 {
+            let connection = try ProtocolConnection(port: port)
+            listers.enter()
+            Thread.detachNewThread {
+                do {
+                    while !stop.isSet { try connection.request("listallinfo") }
+                } catch {
+                    failures.add(error)
+                }
+                listers.leave()
+            }
+        }
+        let status = try ProtocolConnection(port: port)
+        Thread.sleep(forTimeInterval: 0.2)
+        var samples: [Double] = []
+        for _ in 0..<count {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try status.request("status")
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        stop.set()
+        listers.wait()
+        if let error = failures.first { throw error }
+        samples.sort()
+        return Latencies(count: samples.count, p50: percentile(samples, 0.5), p99: percentile(samples, 0.99))
     }
 
     /// Requests per second with `clients` threads, each on its own connection sending `requests`
@@ -443,4 +480,11 @@ private final class FailureList: @unchecked Sendable {
         defer { lock.unlock() }
         return errors.first
     }
+}
+
+/// A flag one thread sets and others read.
+private final class StopFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }

@@ -7,7 +7,8 @@ let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appe
 func builtBeside(_ name: String) -> String {
     URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
 }
-let binary = builtBeside("xzmusic")
+// Another build's binary may be measured with this build's benchmarks (a before-and-after comparison).
+let binary = ProcessInfo.processInfo.environment["XZMUSIC_BENCH_BINARY"] ?? builtBeside("xzmusic")
 
 /// Runs a benchmark; its error ends the program with status 1.
 func benchmark(_ body: () throws -> Void) {

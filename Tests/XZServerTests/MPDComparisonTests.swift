@@ -3,10 +3,10 @@ import XZCatalogue
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-#if canImport(Glibc)
-import Glibc
 import XZHost
 import XZMPDCommands
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// Real MPD (null output, software mixer) and this host on the same folder, sent the same requests:

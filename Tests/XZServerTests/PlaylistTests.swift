@@ -3,10 +3,10 @@ import XZCatalogue
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-#if canImport(Glibc)
-import Glibc
 import XZHost
 import XZMPDCommands
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// Stored playlists on a real host over TCP: MPD's commands and ACKs, the name rules, idle, and the files

@@ -3,10 +3,10 @@ import XCTest
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-#if canImport(Glibc)
-import Glibc
 import XZHost
 import XZMPDCommands
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// Debian's real MPD (null output, software mixer) on a folder of the test's, with its database

@@ -3,10 +3,10 @@ import XZCatalogue
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-#if canImport(Glibc)
-import Glibc
 import XZHost
 import XZMPDCommands
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// A real host on a temporary Unix socket and on TCP port 0, driven by raw sockets and by `mpc`.
@@ -105,6 +105,21 @@ final class ServerTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 2)
         try steady.run("setvol", "55")
         for client in idlers { XCTAssertEqual(try client.readResponse().map(\.value), ["mixer"]) }
+    }
+
+    /// Requests sent together are answered in order though some are answered on the blocking pool
+    /// (catalogue and file work) and others on the event loop at once.
+    func testPipelinedRequestsAreAnsweredInOrder() throws {
+        let client = try MPDClient.connect(host: "127.0.0.1", port: port)
+        try client.sendLine("add 1.mp3\nstatus\nplaylistinfo\nsetvol 33\nlistfiles\nping\ncommand_list_begin\nadd 2.mp3\ngetvol\ncommand_list_end\nplaylist")
+        XCTAssertEqual(try client.readResponse().count, 0)
+        XCTAssertEqual(value(try client.readResponse(), "playlistlength"), "1")
+        XCTAssertEqual(value(try client.readResponse(), "Title"), "Alpha")
+        XCTAssertEqual(try client.readResponse().count, 0)
+        XCTAssertEqual(try client.readResponse().filter { $0.key == "file" }.map(\.value), ["1.mp3", "2.mp3"])
+        XCTAssertEqual(try client.readResponse().count, 0)
+        XCTAssertEqual(value(try client.readResponse(), "volume"), "33")
+        XCTAssertEqual(try client.readResponse().map(\.key), ["0:file", "1:file"])
     }
 
     func testConnectionLimitAndTimeout() throws {
