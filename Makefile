@@ -32,6 +32,7 @@ run: build
 
 test: deps
 	scripts/check-schema.sh
+	scripts/check-imports.py
 	$(SWIFT) test
 
 # Regenerates the Swift copy of schema.sql that the binary carries.

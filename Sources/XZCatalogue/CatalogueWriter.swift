@@ -1,10 +1,6 @@
 import Foundation
 import GRDB
-#if canImport(GRDBSQLite)
 import GRDBSQLite
-#elseif canImport(SQLite3)
-import SQLite3
-#endif
 /// Writes songs inside one open transaction, keeping singers, albums and the search index in step.
 ///
 /// Inserts bind straight to SQLite: at a million songs the per-row cost of generic arguments showed.

@@ -1,10 +1,6 @@
 import Foundation
 import GRDB
-#if canImport(GRDBSQLite)
 import GRDBSQLite
-#elseif canImport(SQLite3)
-import SQLite3
-#endif
 /// A prepared statement driven through the SQLite C API, for the import's hot inserts.
 final class RawStatement {
     private let connection: OpaquePointer

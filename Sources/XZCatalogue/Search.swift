@@ -1,10 +1,6 @@
 import Foundation
 import GRDB
-#if canImport(GRDBSQLite)
 import GRDBSQLite
-#elseif canImport(SQLite3)
-import SQLite3
-#endif
 
 public struct SingerHit: Codable, FetchableRecord, Sendable, Equatable {
     public var id: Int64

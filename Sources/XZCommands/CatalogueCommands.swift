@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import XZCatalogue
+import XZFolderScan
 import XZStats
 import XZText
 
