@@ -28,9 +28,10 @@ public final class DatabaseUpdates: @unchecked Sendable {
     }
 
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
-    /// `announce` hears `update` when the job starts and ends, and `database` when it changed songs.
+    /// `announce` hears `update` when the job starts and ends, and `database` when it changed songs;
+    /// `report` hears why a job failed.
     func start(folder: URL, rescan: Bool, database: LibraryDatabase,
-               announce: @escaping @Sendable (HostChanges) -> Void) -> Int {
+               announce: @escaping @Sendable (HostChanges) -> Void, report: @escaping @Sendable (String) -> Void) -> Int {
         lock.lock()
         lastId = lastId % Int(Int32.max) + 1
         let id = lastId
@@ -38,7 +39,12 @@ public final class DatabaseUpdates: @unchecked Sendable {
         lock.unlock()
         queue.async { [self] in
             announce([.update])
-            let summary = try? database.importFolder(at: folder, rereadingUnchanged: rescan)
+            var summary: ImportSummary?
+            do {
+                summary = try database.importFolder(at: folder, rereadingUnchanged: rescan)
+            } catch {
+                report("update of \(folder.path) failed: \(error)")
+            }
             // This job's change is announced below, not again by the watch.
             noticeVersion(of: database, byOtherProcess: false)
             lock.lock()
@@ -86,6 +92,7 @@ public final class DatabaseUpdates: @unchecked Sendable {
     /// On `queue`: tells the watcher when the version moved since it was last seen.
     private func noticeVersion(of database: LibraryDatabase, byOtherProcess: Bool) {
         guard let changed = lock.withLock({ catalogueChanged }),
+              // Unreadable now, the version is asked again at the next check.
               let version = try? database.catalogueVersion(), version != seenVersion else { return }
         let first = seenVersion == nil
         seenVersion = version

@@ -19,6 +19,7 @@ public final class PlayerHost: @unchecked Sendable {
     public let canStream: Bool
 
     private let recording: StatsRecording
+    private let report: @Sendable (String) -> Void
     private let lock = NSLock()
     private var observers: [(PlayerEvent) -> Void] = []
     private var idleListeners: [Int: (HostChanges) -> Void] = [:]
@@ -39,6 +40,7 @@ public final class PlayerHost: @unchecked Sendable {
         player = Player(output: output, realtime: realtime, seed: seed, streams: streams)
         canStream = streams != nil
         recording = StatsRecording(database: database, report: report)
+        self.report = report
         last = Fingerprint(player.status())
         let events = player.events
         // Observers may print to a slow terminal, so events are handled off the audio thread.
@@ -149,7 +151,8 @@ public final class PlayerHost: @unchecked Sendable {
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
     /// Observers hear `update` when it starts and ends, and `database` when it changed songs.
     public func startUpdate(of folder: URL, rescan: Bool) -> Int {
-        updates.start(folder: folder, rescan: rescan, database: database) { [weak self] changes in self?.announce(changes) }
+        updates.start(folder: folder, rescan: rescan, database: database,
+                      announce: { [weak self] changes in self?.announce(changes) }, report: report)
     }
 
     /// Watches the catalogue while clients may list it: a change made by another process is announced

@@ -73,6 +73,8 @@ extension QueueItem {
             return
         }
         let lyrics = URL(fileURLWithPath: absolute).deletingPathExtension().appendingPathExtension("lrc").path
+        // A file no decoder or tag reader takes still gets a queue entry named after it; playing it
+        // then says what is wrong.
         let info = try? AudioDecoders.probe(path: absolute)
         let tags = info?.tags ?? (try? AudioTags.read(path: absolute))
         let title = tags?.title.flatMap { $0.isEmpty ? nil : $0 }

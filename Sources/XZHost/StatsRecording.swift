@@ -24,6 +24,7 @@ final class StatsRecording: @unchecked Sendable {
     /// Writes everything received so far; called once the player has shut down.
     func flush() {
         queue.sync {
+            // At shutdown there is no one left to tell; what could not be written is lost either way.
             _ = try? recorder.flush(timeout: 5)
         }
     }

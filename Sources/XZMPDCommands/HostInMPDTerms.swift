@@ -31,3 +31,15 @@ extension MPDError {
         }
     }
 }
+
+extension MPDError {
+    /// A failure below a command (the catalogue, a file, the host), as MPD reports its own: the host's
+    /// refusals by kind, anything else as a system error carrying its message.
+    init(failure error: any Error) {
+        if let refusal = error as? HostError {
+            self.init(refusal)
+        } else {
+            self.init(.system, "\(error)")
+        }
+    }
+}

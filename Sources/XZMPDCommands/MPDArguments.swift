@@ -111,6 +111,7 @@ extension MPDCommands {
             path = call.host.uris.musicDirectory
         } else {
             path = try call.filePath(forURI: text, allowAbsolute: call.session.peer == .local)
+            // A catalogue name the catalogue cannot confirm names no song.
             if text.hasPrefix(SongURIs.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
                 throw MPDError(.noExist, "No such song")
             }

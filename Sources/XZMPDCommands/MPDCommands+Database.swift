@@ -85,7 +85,7 @@ extension MPDCommands {
         do {
             return try call.host.database.songs(selection, naming: call.host.naming)
         } catch {
-            throw MPDError(.system, "\(error)")
+            throw MPDError(failure: error)
         }
     }
 
@@ -118,7 +118,7 @@ extension MPDCommands {
                 count = try call.service.songRecords.list(selection, tags: call.session.tagTypes, host: call.host,
                                                        into: &call.response)
             } catch {
-                throw MPDError(.system, "\(error)")
+                throw MPDError(failure: error)
             }
             if count == 0 { try requireBaseFolders(call, selection) }
             return
@@ -178,7 +178,7 @@ extension MPDCommands {
         do {
             return try call.host.database.tagValues(filters, tags: tags, naming: call.host.naming)
         } catch {
-            throw MPDError(.system, "\(error)")
+            throw MPDError(failure: error)
         }
     }
 
@@ -305,7 +305,7 @@ extension MPDCommands {
         do {
             named = try database.songURIs(filters, naming: naming)
         } catch {
-            throw MPDError(.system, "\(error)")
+            throw MPDError(failure: error)
         }
         let prefix = folder.isEmpty ? "" : folder + "/"
         var songIds: [Int64] = []
@@ -332,7 +332,7 @@ extension MPDCommands {
         do {
             songs = try database.songs(ids: songIds, naming: naming)
         } catch {
-            throw MPDError(.system, "\(error)")
+            throw MPDError(failure: error)
         }
         for song in songs {
             call.response.addCatalogueSong(song, uri: uri(call, song), tags: call.session.tagTypes)
@@ -353,6 +353,7 @@ extension MPDCommands {
     }
 
     static func modificationDate(_ call: Invocation, uri: String) -> Date? {
+        // A name that cannot be followed, or a file that cannot be asked, has no time to give.
         guard let path = try? call.filePath(forURI: uri, allowAbsolute: false) else { return nil }
         return (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
     }
@@ -362,11 +363,13 @@ extension MPDCommands {
         let folder = try folderURI(call.arguments.first)
         let path = folder.isEmpty ? call.host.uris.musicDirectory
             : try call.filePath(forURI: folder, allowAbsolute: false)
+        // An unreadable folder is no folder to the client, as MPD answers.
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
             throw MPDError(.noExist, "No such directory")
         }
         for name in names.sorted() where !name.hasPrefix(".") {
             let full = path + "/" + name
+            // An entry that vanished or cannot be asked is left out of the listing.
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: full) else { continue }
             let type = attributes[.type] as? FileAttributeType
             if type == .typeDirectory {
@@ -406,6 +409,7 @@ extension MPDCommands {
         guard offset >= 0 else { throw MPDError(.arg, "Number is negative: \(call.arguments[1])") }
         let text = call.arguments[0]
         let path = try call.filePath(forURI: text, allowAbsolute: call.session.peer == .local)
+        // A catalogue name the catalogue cannot confirm names no song.
         if text.hasPrefix(SongURIs.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
             throw MPDError(.noExist, "No such song")
         }
@@ -420,6 +424,7 @@ extension MPDCommands {
             return nil
         }
         func embedded() -> (String?, [UInt8])? {
+            // Tags that cannot be read hold no picture; the folder's cover file is tried next.
             guard let picture = try? AudioTags.picture(path: path) else { return nil }
             return (picture.mimeType.isEmpty ? nil : picture.mimeType, picture.data)
         }

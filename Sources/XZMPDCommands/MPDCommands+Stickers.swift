@@ -81,9 +81,11 @@ extension MPDCommands {
     static func stickerSong(_ uri: String, _ call: Invocation) throws(MPDError) -> (key: String, title: String, singer: String) {
         var text = uri
         if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
+        // MPD answers a name it cannot follow, for whatever reason, with "no such song".
         guard let path = try? call.filePath(forURI: text, allowAbsolute: call.session.peer == .local) else {
             throw MPDError(.noExist, "No such song")
         }
+        // Not readable from the catalogue, the file is keyed as any file outside it.
         if let song = try? call.host.database.song(localPath: path) { return (song.songKey, song.title, song.singer) }
         var isFolder: ObjCBool = false
         guard !text.hasPrefix(SongURIs.cataloguePrefix),
@@ -104,7 +106,7 @@ extension MPDCommands {
             case .refused: throw MPDError(.arg, error.description)
             }
         } catch {
-            throw MPDError(.system, "\(error)")
+            throw MPDError(failure: error)
         }
     }
 }

@@ -135,12 +135,13 @@ extension MPDCommands {
             case .io: throw MPDError(.system, error.description)
             }
         } catch {
-            throw MPDError(.system, "\(error)")
+            throw MPDError(failure: error)
         }
     }
 
     /// A playlist to read; a name that cannot be a stored playlist is none, as MPD answers.
     static func readPlaylist(_ name: String, _ host: PlayerHost) throws(MPDError) -> [PlaylistEntry] {
+        // A name that is not valid names no playlist, as MPD answers.
         guard (try? StoredPlaylists.validate(name)) != nil else { throw MPDError(.noExist, "No such playlist") }
         return try playlistCall { try host.playlists.read(name) }
     }
@@ -180,6 +181,7 @@ extension PlayerHost {
     /// The name clients know an entry by: its song's URI, or the line as written when it names no file here.
     public func playlistURI(_ entry: PlaylistEntry) -> String {
         guard let path = playlistPath(entry) else { return entry.location }
+        // Unreadable, the entry is named as a file outside the catalogue (by path), which it may be.
         return uris.uri(forPath: path, inCatalogue: (try? database.song(localPath: path)) != nil)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import XZAudio
+import XZCatalogue
 import XZHost
 import XZPlayback
 import XZProtocol
@@ -129,15 +130,16 @@ public enum MPDCommands {
             guard let index = snapshot.currentIndex else { return }
             addQueueEntries(&call, snapshot, [index], durationMs: snapshot.durationMs)
         },
-        MPDCommand("stats", 0...0, .readOnly, .blocking) { call in
-            let summary = (try? call.host.database.catalogueSummary())
+        MPDCommand("stats", 0...0, .readOnly, .blocking) { call throws(MPDError) in
+            let summary: CatalogueSummary
+            do { summary = try call.host.database.catalogueSummary() } catch { throw MPDError(failure: error) }
             call.response.add("uptime", Int(Date().timeIntervalSince(call.host.startedAt)))
             call.response.add("playtime", call.host.playTimeMs / 1000)
-            call.response.add("artists", summary?.singers ?? 0)
-            call.response.add("albums", summary?.albums ?? 0)
-            call.response.add("songs", summary?.songs ?? 0)
-            call.response.add("db_playtime", (summary?.durationMs ?? 0) / 1000)
-            call.response.add("db_update", Int(summary?.updatedAt?.timeIntervalSince1970 ?? 0))
+            call.response.add("artists", summary.singers)
+            call.response.add("albums", summary.albums)
+            call.response.add("songs", summary.songs)
+            call.response.add("db_playtime", summary.durationMs / 1000)
+            call.response.add("db_update", Int(summary.updatedAt?.timeIntervalSince1970 ?? 0))
         },
         MPDCommand("clearerror", 0...0, .changesState) { call in call.player.clearError() },
 

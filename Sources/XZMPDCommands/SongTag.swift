@@ -72,6 +72,7 @@ extension MPDResponse {
         if let mtime = catalogue?.fileMtime {
             add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
         } else if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
+            // (A file that cannot be asked, or a stream, has no time to give: the line is left out.)
             add("Last-Modified", timestamp: modified)
         }
         if let catalogue { addFormat(of: catalogue) }
@@ -94,6 +95,7 @@ extension MPDResponse {
         if let mtime = song.fileMtime {
             add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
         } else if let modified = (try? FileManager.default.attributesOfItem(atPath: song.localPath))?[.modificationDate] as? Date {
+            // (A file that cannot be asked has no time to give: the line is left out.)
             add("Last-Modified", timestamp: modified)
         }
         addFormat(of: song)

@@ -43,6 +43,7 @@ public final class ProtocolServer: @unchecked Sendable {
     /// Listens on a Unix socket (mode 0600; an old file there is replaced, so take the `HostLock` first).
     public func listen(unixPath: String) throws {
         let folder = (unixPath as NSString).deletingLastPathComponent
+        // A folder that cannot be made fails the bind below, with the reason.
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
         // Nobody else may connect, even in the moment between bind and chmod.
