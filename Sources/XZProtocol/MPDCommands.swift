@@ -187,7 +187,7 @@ public enum MPDCommands {
             }
             call.player.replayGain.mode = mode
         }
-        add("replay_gain_status", 0...0) { call in call.response.add("replay_gain_mode", call.player.status().replayGainMode.rawValue) }
+        add("replay_gain_status", 0...0) { call in call.response.add("replay_gain_mode", call.player.snapshot().replayGainMode.rawValue) }
 
         // MARK: Playback
         add("play", 0...1) { call throws(MPDError) in

@@ -47,7 +47,7 @@ public final class PlayerHost: @unchecked Sendable {
         player = Player(output: output, realtime: realtime, seed: seed, streams: streams)
         canStream = streams != nil
         recording = StatsRecording(database: database, report: report)
-        last = Fingerprint(player.status())
+        last = Fingerprint(player.snapshot())
         let events = player.events
         // Observers may print to a slow terminal, so events are handled off the audio thread.
         Task.detached { [weak self] in
@@ -114,7 +114,7 @@ public final class PlayerHost: @unchecked Sendable {
     /// Compares the player with what listeners last heard and announces what changed; called after
     /// every command and every player event.
     public func noticeChanges(also extra: Set<IdleSubsystem> = []) {
-        let now = Fingerprint(player.status())
+        let now = Fingerprint(player.snapshot())
         lock.lock()
         let before = last
         last = now
@@ -187,6 +187,13 @@ public final class PlayerHost: @unchecked Sendable {
             noticeChanges()
         case .position, .lyric:
             break
+        case .changed(let changes):
+            var subsystems: Set<IdleSubsystem> = []
+            if changes.contains(.queue) { subsystems.insert(.playlist) }
+            if changes.contains(.playback) { subsystems.insert(.player) }
+            if changes.contains(.volume) { subsystems.insert(.mixer) }
+            if changes.contains(.options) { subsystems.insert(.options) }
+            announce(subsystems)
         }
     }
 }
@@ -207,7 +214,7 @@ private struct Fingerprint: Equatable {
     var volume: Int
     var options: Options
 
-    init(_ status: PlayerStatus) {
+    init(_ status: PlayerSnapshot) {
         // The protocol has no "idle": an empty queue is stopped too.
         state = status.state == .idle ? .stopped : status.state
         currentId = status.currentId
