@@ -40,7 +40,7 @@ let package = Package(
         // The decoder seam: every format's decoder chosen by content, tags through TagLib, loudness.
         .target(name: "XZAudio", dependencies: [
             "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CTagLibShim", "XZText",
-        ]),
+        ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // The SQLite catalogue: schema, feed import, search; MPD's filter, order, naming and stored
         // playlists in MPDSemantics/.
         .target(name: "XZCatalogue", dependencies: [
@@ -53,9 +53,10 @@ let package = Package(
             "XZText", "XZCatalogue", product("GRDB", "GRDB.swift"),
         ]),
         // LRC parsing and the lyric timeline.
-        .target(name: "XZLyrics", dependencies: ["XZText"]),
+        .target(name: "XZLyrics", dependencies: ["XZText"], swiftSettings: [.swiftLanguageMode(.v6)]),
         // libao output and the player.
-        .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics", product("SystemPackage", "swift-system")]),
+        .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics", product("SystemPackage", "swift-system")],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [
             "XZText", "XZCatalogue", "XZAudio", "XZFolderScan",

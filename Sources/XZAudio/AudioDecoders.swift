@@ -93,7 +93,7 @@ public enum AudioDecoders {
     static func choose(for input: AudioInput) throws -> DecoderPlugin {
         let head = try readHead(input)
         if head.bytes.isEmpty {
-            throw AudioError(file: input.name, message: "is empty, not an audio file")
+            throw AudioError(.unsupportedFormat, file: input.name, message: "is empty, not an audio file")
         }
         if let plugin = plugins.first(where: { $0.claims(head) }) { return plugin }
         // Content no plug-in recognises: an MP3 may start with junk before its first frame, which
@@ -101,7 +101,7 @@ public enum AudioDecoders {
         if let suffix = suffix(of: input.name), MP3Decoder.plugin.suffixes.contains(suffix) {
             return MP3Decoder.plugin
         }
-        throw AudioError(file: input.name, message: "not an audio file XZMusic can decode: its content is none of "
+        throw AudioError(.unsupportedFormat, file: input.name, message: "not an audio file XZMusic can decode: its content is none of "
             + "MP3, FLAC, Ogg Vorbis, Opus, MP4/M4A, WAV, AIFF or another format FFmpeg recognises")
     }
 
@@ -136,7 +136,7 @@ public enum AudioDecoders {
             if n == 0 { break }
             decoded += n
         }
-        guard decoded > 0 else { throw AudioError(file: path, message: "holds no audio") }
+        guard decoded > 0 else { throw AudioError(.unsupportedFormat, file: path, message: "holds no audio") }
         return contentSuffix(head)
     }
 
@@ -160,7 +160,7 @@ public enum AudioDecoders {
         var bytes = [UInt8](repeating: 0, count: 4096)
         let n = bytes.withUnsafeMutableBytes { source.readFully(into: $0) }
         if n < 0 {
-            throw AudioError(file: input.name, message: source.failureMessage ?? "cannot read the file")
+            throw source.failure ?? AudioError(.unreadable, file: input.name, message: "cannot read the file")
         }
         bytes.removeSubrange(n...)
         var afterID3: [UInt8]?

@@ -20,6 +20,7 @@ public enum AudioTags {
 
     /// The file's ReplayGain tags; nil when it has none or cannot be read.
     public static func replayGain(path: String) -> ReplayGainTags? {
+        // Unreadable tags carry no gain: the song plays at the settings' missing-gain level instead.
         guard let gain = try? read(path: path).replayGain, !gain.isEmpty else { return nil }
         return gain
     }
@@ -55,19 +56,23 @@ private final class TagLibFile {
         var status = TL_OK
         var errorNumber: Int32 = 0
         guard let handle = tl_open(path, audioProperties ? 1 : 0, &status, &errorNumber) else {
-            throw AudioError(file: path, message: Self.message(status, errorNumber))
+            throw Self.error(status, errorNumber, path: path)
         }
         self.handle = handle
     }
 
     deinit { tl_close(handle) }
 
-    private static func message(_ status: tl_status, _ errorNumber: Int32) -> String {
+    private static func error(_ status: tl_status, _ errorNumber: Int32, path: String) -> AudioError {
         switch status {
-        case TL_CANNOT_OPEN: return "cannot open the file: " + String(cString: strerror(errorNumber))
-        case TL_IS_FOLDER: return "is a folder, not an audio file"
-        case TL_UNKNOWN_FORMAT: return "cannot read its tags: not an audio format TagLib knows, or damaged"
-        default: return "cannot read its tags: TagLib failed while reading the file"
+        case TL_CANNOT_OPEN:
+            return AudioError(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(errorNumber)))
+        case TL_IS_FOLDER:
+            return AudioError(.unreadable, file: path, message: "is a folder, not an audio file")
+        case TL_UNKNOWN_FORMAT:
+            return AudioError(.tagsUnreadable, file: path, message: "cannot read its tags: not an audio format TagLib knows, or damaged")
+        default:
+            return AudioError(.tagsUnreadable, file: path, message: "cannot read its tags: TagLib failed while reading the file")
         }
     }
 

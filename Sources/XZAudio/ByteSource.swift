@@ -21,13 +21,13 @@ final class ByteSource {
         case .file(let path):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                throw AudioError(file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
+                throw AudioError(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
             }
             var info = stat()
             fstat(fd, &info)
             if info.st_mode & S_IFMT == S_IFDIR {
                 close(fd)
-                throw AudioError(file: path, message: "is a folder, not an audio file")
+                throw AudioError(.unreadable, file: path, message: "is a folder, not an audio file")
             }
             descriptor = fd
             fileSize = Int64(info.st_size)
@@ -50,6 +50,9 @@ final class ByteSource {
 
     /// Why a stream's bytes stopped coming, if they did.
     var failureMessage: String? { growing?.failureMessage }
+
+    /// The error to throw once a stream's bytes stopped coming; nil while they have not.
+    var failure: AudioError? { failureMessage.map { AudioError(.unreadable, file: name, message: $0) } }
 
     var growingFile: GrowingFile? { growing }
 

@@ -98,12 +98,12 @@ final class FFmpegDecoder {
             case .failed(let code):
                 failures += 1
                 if failures > 64 || damage.log.places > 256 {
-                    throw AudioError(file: path, message: "cannot decode \(codecName) audio: \(Self.describe(code))")
+                    throw AudioError(.damaged, file: path, message: "cannot decode \(codecName) audio: \(Self.describe(code))")
                 }
             case .end(let code):
                 if decodedAny { break firstFrame }
                 let reason = code.map(Self.describe) ?? damage.lastError.map(Self.describe) ?? "the stream holds no audio"
-                throw AudioError(file: path, message: "cannot decode \(codecName) audio: \(reason)")
+                throw AudioError(.damaged, file: path, message: "cannot decode \(codecName) audio: \(reason)")
             }
         }
 
@@ -113,7 +113,7 @@ final class FFmpegDecoder {
         let rate = Int(frame.sample_rate > 0 ? frame.sample_rate : codec.sample_rate)
         let channels = Int(frame.ch_layout.nb_channels)
         guard rate > 0, channels > 0 else {
-            throw AudioError(file: path, message: "cannot decode \(codecName) audio: no sample rate or channel count")
+            throw AudioError(.damaged, file: path, message: "cannot decode \(codecName) audio: no sample rate or channel count")
         }
         // FFmpeg 5.1's Ogg demuxer can label the packets after a jump with the wrong timestamps, and a tick
         // longer than a sample (Matroska's and ASF's milliseconds) cannot name a sample: these streams
@@ -159,7 +159,7 @@ final class FFmpegDecoder {
     /// Loads FFmpeg's libraries on first use; throws a one-line reason when they are not installed.
     static func requireLibraries(for name: String) throws {
         guard xz_ffmpeg_load() == nil else { return }
-        throw AudioError(file: name, message: "FFmpeg's libraries are needed for this file: "
+        throw AudioError(.unsupportedFormat, file: name, message: "FFmpeg's libraries are needed for this file: "
                          + (xz_ffmpeg_error().map { String(cString: $0) } ?? "they cannot be loaded"))
     }
 
@@ -190,7 +190,7 @@ final class FFmpegDecoder {
         let usable = buffer.count - buffer.count % frameBytes
         guard usable > 0, let base = buffer.baseAddress else {
             if buffer.count == 0 { return 0 }
-            throw AudioError(file: path, message: "read buffer of \(buffer.count) bytes is smaller than one sample frame (\(frameBytes) bytes)")
+            throw AudioError(.invalidArgument, file: path, message: "read buffer of \(buffer.count) bytes is smaller than one sample frame (\(frameBytes) bytes)")
         }
         var written = 0
         while written < usable {
@@ -218,7 +218,7 @@ final class FFmpegDecoder {
     /// enough before that the decoder has settled), and frames are decoded and dropped up to the target.
     func seek(toSample sample: Int) throws {
         guard sample >= 0 else {
-            throw AudioError(file: path, message: "cannot seek to negative sample \(sample)")
+            throw AudioError(.cannotSeek, file: path, message: "cannot seek to negative sample \(sample)")
         }
         // A length that is only the container's estimate does not limit the target.
         let target = lengthIsExact || lengthIsFinal ? lengthInSamples.map { min(sample, $0) } ?? sample : sample
@@ -398,9 +398,7 @@ final class FFmpegDecoder {
             }
             let read = libav.av_read_frame(file.container.pointer, packet)
             if read < 0 {
-                if let failure = source.failureMessage {
-                    throw AudioError(file: name, message: failure)
-                }
+                if let failure = source.failure { throw failure }
                 if read != errorEndOfFile {
                     file.readError = read
                     // Demuxers step past a bad packet; one that keeps failing, or a broken file, ends the stream.
@@ -411,7 +409,8 @@ final class FFmpegDecoder {
                         continue
                     }
                 }
-                libav.avcodec_send_packet(codec, nil)
+                // Starts draining the decoder; an error only says it already is.
+                _ = libav.avcodec_send_packet(codec, nil)
                 continue
             }
             defer { libav.av_packet_unref(packet) }
@@ -553,7 +552,7 @@ final class FFmpegDecoder {
     static func describe(_ code: Int32) -> String {
         var text = [CChar](repeating: 0, count: 256)
         if libav.av_strerror(code, &text, text.count) < 0 { return "error \(code)" }
-        return String(cString: text)
+        return text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     private static func metadata(_ key: String, _ container: UnsafeMutablePointer<AVFormatContext>,

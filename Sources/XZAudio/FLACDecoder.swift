@@ -34,20 +34,20 @@ final class FLACDecoder: AudioDecoder {
         path = input.name
         source = try ByteSource(input)
         guard let decoder = FLAC__stream_decoder_new() else {
-            throw AudioError(file: path, message: "cannot create a FLAC decoder")
+            throw AudioError(.libraryFailed, file: path, message: "cannot create a FLAC decoder")
         }
         self.decoder = decoder
         let me = Unmanaged.passUnretained(self).toOpaque()
         let status = FLAC__stream_decoder_init_stream(
             decoder, flacRead, flacSeek, flacTell, flacLength, flacEOF, flacWrite, flacMetadata, flacError, me)
         guard status == FLAC__STREAM_DECODER_INIT_STATUS_OK else {
-            throw AudioError(file: path, message: "cannot start the FLAC decoder")
+            throw AudioError(.libraryFailed, file: path, message: "cannot start the FLAC decoder")
         }
         guard FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0, sawStreamInfo else {
-            throw AudioError(file: path, message: source.failureMessage ?? unsupported
-                             ?? "broken FLAC header: no readable STREAMINFO block")
+            throw source.failure ?? unsupported.map { AudioError(.unsupportedFormat, file: path, message: $0) }
+                ?? AudioError(.damaged, file: path, message: "broken FLAC header: no readable STREAMINFO block")
         }
-        if let unsupported { throw AudioError(file: path, message: unsupported) }
+        if let unsupported { throw AudioError(.unsupportedFormat, file: path, message: unsupported) }
     }
 
     deinit {
@@ -89,7 +89,7 @@ final class FLACDecoder: AudioDecoder {
         }
         if state == FLAC__STREAM_DECODER_END_OF_STREAM || !ok || state == FLAC__STREAM_DECODER_ABORTED {
             finished = true
-            if let failure = source.failureMessage { throw AudioError(file: path, message: failure) }
+            if let failure = source.failure { throw failure }
             let reached = positionInSamples + queue.count / format.bytesPerFrame
             if let length = lengthInSamples, reached < length {
                 damage.cutShort = (reached, length)
@@ -99,7 +99,7 @@ final class FLACDecoder: AudioDecoder {
     }
 
     func seek(toSample sample: Int) throws {
-        guard sample >= 0 else { throw AudioError(file: path, message: "cannot seek to negative sample \(sample)") }
+        guard sample >= 0 else { throw AudioError(.cannotSeek, file: path, message: "cannot seek to negative sample \(sample)") }
         let target = lengthInSamples.map { min(sample, $0) } ?? sample
         queue.removeAll()
         finished = false
@@ -114,11 +114,11 @@ final class FLACDecoder: AudioDecoder {
             if FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_SEEK_ERROR {
                 _ = FLAC__stream_decoder_flush(decoder)
             }
-            if let failure = source.failureMessage { throw AudioError(file: path, message: failure) }
+            if let failure = source.failure { throw failure }
             // No seek table and a damaged stream: decode through from the start.
             guard FLAC__stream_decoder_reset(decoder) != 0,
                   FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0 else {
-                throw AudioError(file: path, message: "cannot seek in this FLAC stream")
+                throw AudioError(.cannotSeek, file: path, message: "cannot seek in this FLAC stream")
             }
             queue.removeAll()
             positionInSamples = 0

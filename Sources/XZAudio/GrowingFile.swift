@@ -58,43 +58,51 @@ public struct ByteRanges: Sendable, Equatable, CustomStringConvertible {
 /// A file that is still being written, read while it grows: a writer (a download) reports the byte ranges it
 /// has put on disk, the total once known, and the end or a failure; readers get what is there and wait for
 /// what is not. Thread-safe; readers block on their own thread (the audio thread), never the cooperative pool.
-public final class GrowingFile: @unchecked Sendable {
+public final class GrowingFile: Sendable {
+    private struct State: Sendable {
+        var held = ByteRanges()
+        var total: Int64?
+        var complete = false
+        var failure: String?
+        /// Opened as soon as there are bytes, so a rename of the finished file cannot take them from readers.
+        var descriptor: Int32 = -1
+        var wanted: (@Sendable (Int64) -> Void)?
+        var lastWant: Int64?
+        var released: (@Sendable () -> Void)?
+        var arrived: (@Sendable () -> Void)?
+
+        /// The descriptor, opened on first need; -1 while the file cannot be opened.
+        mutating func openDescriptor(_ path: String) -> Int32 {
+            if descriptor < 0 { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
+            return descriptor
+        }
+    }
+
     public let path: String
-    private let condition = NSCondition()
-    private var held = ByteRanges()
-    private var total: Int64?
-    private var complete = false
-    private var failure: String?
-    /// Opened as soon as there are bytes, so a rename of the finished file cannot take them from readers.
-    private var descriptor: Int32 = -1
-    private var wanted: (@Sendable (Int64) -> Void)?
-    private var lastWant: Int64?
-    private var released: (@Sendable () -> Void)?
-    private var arrived: (@Sendable () -> Void)?
+    private let state: Monitor<State>
     private let createdNs = DispatchTime.now().uptimeNanoseconds
 
     public init(path: String) {
         self.path = path
+        state = Monitor(State())
     }
 
     /// A file already whole on disk (an offline song): reads never wait.
-    public convenience init(completeFileAt path: String) throws {
-        self.init(path: path)
+    public init(completeFileAt path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw AudioError(file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
+            throw AudioError(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
         }
         var info = stat()
         fstat(fd, &info)
-        descriptor = fd
         let size = Int64(info.st_size)
-        held.insert(0 ..< size)
-        total = size
-        complete = true
+        self.path = path
+        state = Monitor(State(held: ByteRanges([0 ..< size]), total: size, complete: true, descriptor: fd))
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        let fd = state.withLock { $0.descriptor }
+        if fd >= 0 { close(fd) }
     }
 
     // MARK: Writer side
@@ -102,22 +110,21 @@ public final class GrowingFile: @unchecked Sendable {
     /// Asks the writer for the bytes from an offset readers wait for and nothing is coming to; called
     /// outside the lock, once for each new place, from the reading thread.
     public func onWant(_ handler: @escaping @Sendable (Int64) -> Void) {
-        condition.withLock { wanted = handler }
+        state.withLock { $0.wanted = handler }
     }
 
     /// Called once when the player lets go of the file (the track ended or was skipped).
     public func onRelease(_ handler: @escaping @Sendable () -> Void) {
-        condition.withLock { released = handler }
+        state.withLock { $0.released = handler }
     }
 
     /// `count` bytes at `offset` are on disk now.
     public func didWrite(at offset: Int64, count: Int) {
         guard count > 0 else { return }
-        let notify: (@Sendable () -> Void)? = condition.withLock {
-            if descriptor < 0 { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
-            held.insert(offset ..< offset + Int64(count))
-            condition.broadcast()
-            return arrived
+        let notify = state.change { state in
+            _ = state.openDescriptor(path)
+            state.held.insert(offset ..< offset + Int64(count))
+            return state.arrived
         }
         notify?()
     }
@@ -125,7 +132,7 @@ public final class GrowingFile: @unchecked Sendable {
     /// Called (outside the lock, on the writer's thread) whenever bytes arrive: a player waiting between
     /// chunks wakes at once instead of at its next poll.
     public func onArrival(_ handler: (@Sendable () -> Void)?) {
-        condition.withLock { arrived = handler }
+        state.withLock { $0.arrived = handler }
     }
 
     /// Bytes held per second since the file was asked for, connection set-up included: how fast the
@@ -137,57 +144,61 @@ public final class GrowingFile: @unchecked Sendable {
 
     /// The writer cut the file at `offset` (a response that starts the file over).
     public func truncate(at offset: Int64) {
-        condition.withLock {
-            held.truncate(at: offset)
-            lastWant = nil
+        state.withLock { state in
+            state.held.truncate(at: offset)
+            state.lastWant = nil
         }
     }
 
     public func setTotal(_ size: Int64?) {
-        condition.withLock {
-            total = size
-            condition.broadcast()
-        }
+        state.change { $0.total = size }
     }
 
     /// Every byte is in (the download finished); a read at the end now returns 0 instead of waiting.
     public func finish() {
-        condition.withLock {
-            if total == nil { total = held.ranges.first?.upperBound ?? 0 }
-            complete = true
-            condition.broadcast()
+        state.change { state in
+            if state.total == nil { state.total = state.held.ranges.first?.upperBound ?? 0 }
+            state.complete = true
         }
     }
 
     /// The bytes will not come: waiting readers return an error with `message`.
     public func fail(_ message: String) {
-        condition.withLock {
+        state.change { state in
             // One line: it becomes the track's error.
-            if failure == nil { failure = message.split(whereSeparator: \.isNewline).joined(separator: " ") }
-            condition.broadcast()
+            if state.failure == nil { state.failure = message.split(whereSeparator: \.isNewline).joined(separator: " ") }
         }
     }
 
     // MARK: Reader side
 
-    public var size: Int64? { condition.withLock { total } }
-    public var isComplete: Bool { condition.withLock { complete } }
-    public var failureMessage: String? { condition.withLock { failure } }
-    public var heldRanges: ByteRanges { condition.withLock { held } }
+    public var size: Int64? { state.withLock { $0.total } }
+    public var isComplete: Bool { state.withLock { $0.complete } }
+    public var failureMessage: String? { state.withLock { $0.failure } }
+    public var heldRanges: ByteRanges { state.withLock { $0.held } }
 
     /// Bytes readable at once from `offset`; up to the end when the size is known and all of it is there.
     public func available(from offset: Int64) -> Int64 {
-        condition.withLock { held.contiguous(from: offset) }
+        state.withLock { $0.held.contiguous(from: offset) }
     }
 
     /// True when `count` bytes from `offset` (fewer near the end) can be read without waiting, or waiting
     /// would not help (failure, end of file).
     public func canRead(at offset: Int64, count: Int64) -> Bool {
-        condition.withLock {
-            if failure != nil { return true }
-            let end = total.map { min($0, offset + count) } ?? offset + count
-            return offset >= end || held.contiguous(from: offset) >= end - offset
+        state.withLock { state in
+            if state.failure != nil { return true }
+            let end = state.total.map { min($0, offset + count) } ?? offset + count
+            return offset >= end || state.held.contiguous(from: offset) >= end - offset
         }
+    }
+
+    /// What a reader does next, decided under the lock.
+    private enum ReadStep: Sendable {
+        case read(fd: Int32, count: Int)
+        case end
+        case failed
+        /// Nothing is coming to this offset: ask the writer for it (outside the lock).
+        case want(@Sendable (Int64) -> Void)
     }
 
     /// Fills `buffer` from `offset`, waiting until at least one byte there has arrived. Returns the count,
@@ -196,46 +207,45 @@ public final class GrowingFile: @unchecked Sendable {
         guard buffer.count > 0, let base = buffer.baseAddress else { return 0 }
         var asked = false
         while true {
-            condition.lock()
-            if let total, offset >= total {
-                condition.unlock()
-                return 0
+            let step = state.wait(until: .now() + .milliseconds(20)) { state -> ReadStep? in
+                if let total = state.total, offset >= total { return .end }
+                let ready = state.held.contiguous(from: offset)
+                if ready > 0, state.openDescriptor(path) >= 0 {
+                    return .read(fd: state.descriptor, count: min(buffer.count, Int(clamping: ready)))
+                }
+                if state.failure != nil || (state.complete && ready == 0) { return .failed }
+                if !asked, state.lastWant != offset {
+                    asked = true
+                    state.lastWant = offset
+                    if let wanted = state.wanted { return .want(wanted) }
+                }
+                return nil
             }
-            let ready = held.contiguous(from: offset)
-            if ready > 0, descriptor < 0 { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
-            if ready > 0, descriptor >= 0 {
-                let fd = descriptor
-                condition.unlock()
-                let n = pread(fd, base, min(buffer.count, Int(clamping: ready)), off_t(offset))
+            switch step {
+            case .read(let fd, let count):
+                let n = pread(fd, base, count, off_t(offset))
                 return n < 0 ? -1 : n
-            }
-            if failure != nil || (complete && ready == 0) {
-                condition.unlock()
+            case .end:
+                return 0
+            case .failed:
                 return -1
+            case .want(let wanted):
+                wanted(offset)
+            case nil:
+                break
             }
-            var want: (@Sendable (Int64) -> Void)?
-            if !asked, lastWant != offset {
-                asked = true
-                lastWant = offset
-                want = wanted
-            }
-            if want == nil {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.02))
-            }
-            condition.unlock()
-            want?(offset)
             if giveUp() { return -1 }
         }
     }
 
     /// The reader is done with the file; the writer decides whether to keep fetching.
     public func release() {
-        let handler: (@Sendable () -> Void)? = condition.withLock {
+        let handler = state.withLock { state in
             defer {
-                released = nil
-                arrived = nil
+                state.released = nil
+                state.arrived = nil
             }
-            return released
+            return state.released
         }
         handler?()
     }

@@ -90,6 +90,7 @@ final class MP3Decoder {
         let mh = main.pointer
         let claimed = mpg123_length(mh)
         let claimedFrames = mpg123_framelength(mh)
+        // The count only refines the main handle's figure: if it cannot be had, that figure stands.
         guard let counter = try? MPG123Handle(path: main.path), (try? counter.streamFormat()) != nil,
               (try? counter.resyncWithoutLimit()) != nil,
               mpg123_scan(counter.pointer) == MPG123_OK.rawValue else {
@@ -139,7 +140,7 @@ final class MP3Decoder {
         let usable = buffer.count - buffer.count % frameBytes
         guard usable > 0, let base = buffer.baseAddress else {
             if buffer.count == 0 { return 0 }
-            throw AudioError(file: path, message: "read buffer of \(buffer.count) bytes is smaller than one sample frame (\(frameBytes) bytes)")
+            throw AudioError(.invalidArgument, file: path, message: "read buffer of \(buffer.count) bytes is smaller than one sample frame (\(frameBytes) bytes)")
         }
         var written = 0
         while written < usable {
@@ -176,7 +177,7 @@ final class MP3Decoder {
     /// chosen so the phase at the target matches a straight decode.
     func seek(toSample sample: Int) throws {
         guard sample >= 0 else {
-            throw AudioError(file: path, message: "cannot seek to negative sample \(sample)")
+            throw AudioError(.cannotSeek, file: path, message: "cannot seek to negative sample \(sample)")
         }
         let target = lengthInSamples.map { min(sample, $0) } ?? sample
         deferredError = nil
@@ -238,7 +239,7 @@ final class MP3Decoder {
         try handle.check(mpg123_param2(mh, Int32(MPG123_PREFRAMES.rawValue), defaultPreframes, 0))
         try handle.check(mpg123_param2(mh, Int32(MPG123_REMOVE_FLAGS.rawValue), Int(MPG123_FUZZY.rawValue), 0))
         guard result >= 0 else {
-            if let failure = handle.source?.failureMessage { throw AudioError(file: path, message: failure) }
+            if let failure = handle.sourceFailure { throw failure }
             throw handle.error(Int32(truncatingIfNeeded: result))
         }
         positionInSamples = Int(result)
@@ -275,7 +276,7 @@ final class MP3Decoder {
         }
         let now = try handle.streamFormat()
         guard now == format else {
-            throw AudioError(file: path, message: "file changed while open: now \(now.sampleRate) Hz, \(now.channels) channel(s)")
+            throw AudioError(.damaged, file: path, message: "file changed while open: now \(now.sampleRate) Hz, \(now.channels) channel(s)")
         }
         if let index = seekIndex {
             var offsets = index.offsets  // libmpg123 copies them
@@ -301,7 +302,7 @@ final class MP3Decoder {
             // Expected once at the start; output is pinned, so a different format means conversion failed.
             let now = try handle.streamFormat()
             if now != format {
-                throw AudioError(file: path, message: "stream changed to \(now.sampleRate) Hz, \(now.channels) channel(s) mid-way and cannot be converted to \(format.sampleRate) Hz, \(format.channels) channel(s)")
+                throw AudioError(.damaged, file: path, message: "stream changed to \(now.sampleRate) Hz, \(now.channels) channel(s) mid-way and cannot be converted to \(format.sampleRate) Hz, \(format.channels) channel(s)")
             }
         case MPG123_DONE.rawValue, MPG123_NEED_MORE.rawValue:
             finished = true

@@ -22,12 +22,12 @@ final class MPG123Handle {
         try configure()
         // libmpg123's own reader makes two read() calls per frame; a stdio buffer makes one per 64 KiB.
         guard let file = fopen(path, "rb") else {
-            throw AudioError(file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
+            throw AudioError(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
         }
         self.file = file
         var info = stat()
         if fstat(fileno(file), &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-            throw AudioError(file: path, message: "is a folder, not an audio file")
+            throw AudioError(.unreadable, file: path, message: "is a folder, not an audio file")
         }
         setvbuf(file, nil, _IOFBF, 1 << 16)
         try check(mpg123_replace_reader_handle(pointer, { handle, buffer, count in
@@ -42,7 +42,7 @@ final class MPG123Handle {
         }, nil))
         let openCode = mpg123_open_handle(pointer, UnsafeMutableRawPointer(file))
         if openCode != MPG123_OK.rawValue {
-            throw AudioError(file: path, message: message(openCode))
+            throw AudioError(.unreadable, file: path, message: message(openCode))
         }
     }
 
@@ -84,13 +84,18 @@ final class MPG123Handle {
         reader.position = 0
         let openCode = mpg123_open_handle(pointer, Unmanaged.passUnretained(reader).toOpaque())
         if openCode != MPG123_OK.rawValue {
-            throw AudioError(file: path, message: reader.source.failureMessage ?? message(openCode))
+            throw sourceFailure ?? AudioError(.unreadable, file: path, message: message(openCode))
         }
     }
 
     /// Where libmpg123 reads next in a growing source, nil for a plain file.
     var sourceOffset: Int64? { reader?.position }
     var source: GrowingFile? { reader?.source }
+
+    /// The error to throw once a stream's bytes stopped coming; nil while they have not.
+    var sourceFailure: AudioError? {
+        reader?.source.failureMessage.map { AudioError(.unreadable, file: path, message: $0) }
+    }
 
     /// The growing file and libmpg123's place in it.
     final class SourceReader {
@@ -109,11 +114,11 @@ final class MPG123Handle {
     private static func makeHandle(path: String) throws -> OpaquePointer {
         let initCode = MPG123Handle.initResult
         guard initCode == MPG123_OK.rawValue else {
-            throw AudioError(file: path, message: "cannot initialise libmpg123: " + MPG123Handle.plainMessage(initCode))
+            throw AudioError(.libraryFailed, file: path, message: "cannot initialise libmpg123: " + MPG123Handle.plainMessage(initCode))
         }
         var err: Int32 = 0
         guard let mh = mpg123_new(nil, &err) else {
-            throw AudioError(file: path, message: "cannot create decoder: " + MPG123Handle.plainMessage(err))
+            throw AudioError(.libraryFailed, file: path, message: "cannot create decoder: " + MPG123Handle.plainMessage(err))
         }
         return mh
     }
@@ -154,7 +159,7 @@ final class MPG123Handle {
     }
 
     func error(_ code: Int32) -> AudioError {
-        AudioError(file: path, message: message(code))
+        sourceFailure ?? AudioError(.damaged, file: path, message: message(code))
     }
 
     /// The handle's message when it has one, else the plain text for `code`.
@@ -180,16 +185,16 @@ final class MPG123Handle {
         var encoding: Int32 = 0
         let code = mpg123_getformat(pointer, &rate, &channels, &encoding)
         guard code == MPG123_OK.rawValue, rate > 0, channels > 0 else {
-            if let failure = reader?.source.failureMessage { throw AudioError(file: path, message: failure) }
+            if let failure = sourceFailure { throw failure }
             // libmpg123 reads a whole ID3v2 tag before parsing it, so a tag cut short hides everything.
             if let tagEnd = id3v2End(), let file = ReadOnlyFile(path: path), tagEnd > file.size {
                 let cleanEnd = code == MPG123_OK.rawValue || code == MPG123_DONE.rawValue || code == MPG123_NEED_MORE.rawValue
                 let detail = cleanEnd ? "" : " (libmpg123: \(message(code)))"
-                throw AudioError(file: path, message: "ID3v2 tag claims \(tagEnd) bytes but the file has only \(file.size); it is cut short and holds no audio" + detail)
+                throw AudioError(.damaged, file: path, message: "ID3v2 tag claims \(tagEnd) bytes but the file has only \(file.size); it is cut short and holds no audio" + detail)
             }
             // A clean end before any frame has no libmpg123 message of its own.
             if code == MPG123_OK.rawValue || code == MPG123_DONE.rawValue || code == MPG123_NEED_MORE.rawValue {
-                throw AudioError(file: path, message: "no MPEG audio frames found")
+                throw AudioError(.unsupportedFormat, file: path, message: "no MPEG audio frames found")
             }
             throw error(code)
         }

@@ -40,13 +40,13 @@ final class OpusDecoder: AudioDecoder {
         }, close: nil)
         var error: Int32 = 0
         guard let file = op_open_callbacks(Unmanaged.passUnretained(source).toOpaque(), &callbacks, nil, 0, &error) else {
-            throw AudioError(file: path, message: source.failureMessage ?? Self.openMessage(error))
+            throw source.failure ?? Self.openError(error, path: path)
         }
         self.file = file
         let channels = Int(op_channel_count(file, -1))
         guard channels > 0 else {
             op_free(file)
-            throw AudioError(file: path, message: "broken Opus header: no channels")
+            throw AudioError(.damaged, file: path, message: "broken Opus header: no channels")
         }
         format = AudioFormat(sampleRate: 48000, channels: channels, sample: .float32)
         if op_seekable(file) != 0 {
@@ -79,9 +79,9 @@ final class OpusDecoder: AudioDecoder {
             }
             if got < 0 {
                 finished = true
-                if let failure = source.failureMessage { throw AudioError(file: path, message: failure) }
+                if let failure = source.failure { throw failure }
                 if done > 0 { break }
-                throw AudioError(file: path, message: "cannot decode the Opus stream (libopusfile error \(got))")
+                throw AudioError(.damaged, file: path, message: "cannot decode the Opus stream (libopusfile error \(got))")
             }
             if got == 0 {
                 finished = true
@@ -89,7 +89,7 @@ final class OpusDecoder: AudioDecoder {
             }
             if Int(op_channel_count(file, link)) != channels {
                 finished = true
-                throw AudioError(file: path, message: "a chained Ogg stream changes its channel count mid-way; only its first part plays")
+                throw AudioError(.damaged, file: path, message: "a chained Ogg stream changes its channel count mid-way; only its first part plays")
             }
             done += Int(got)
         }
@@ -99,18 +99,18 @@ final class OpusDecoder: AudioDecoder {
 
     func seek(toSample sample: Int) throws {
         positionInSamples = try seekOgg(to: sample, codec: "Opus", seekable: op_seekable(file) != 0,
-                                        failure: source.failureMessage) { op_pcm_seek(file, ogg_int64_t($0)) }
+                                        failure: source.failure) { op_pcm_seek(file, ogg_int64_t($0)) }
         finished = lengthInSamples.map { positionInSamples >= $0 } ?? false
     }
 
-    private static func openMessage(_ code: Int32) -> String {
+    private static func openError(_ code: Int32, path: String) -> AudioError {
         switch code {
-        case OP_ENOTFORMAT: return "not an Opus stream"
-        case OP_EBADHEADER: return "broken Opus codec header"
-        case OP_EVERSION: return "unsupported Opus version"
-        case OP_EREAD: return "cannot read the file"
-        case OP_EIMPL: return "uses an Opus feature libopusfile does not support"
-        default: return "cannot open the Ogg Opus stream (libopusfile error \(code))"
+        case OP_ENOTFORMAT: return AudioError(.unsupportedFormat, file: path, message: "not an Opus stream")
+        case OP_EBADHEADER: return AudioError(.damaged, file: path, message: "broken Opus codec header")
+        case OP_EVERSION: return AudioError(.unsupportedFormat, file: path, message: "unsupported Opus version")
+        case OP_EREAD: return AudioError(.unreadable, file: path, message: "cannot read the file")
+        case OP_EIMPL: return AudioError(.unsupportedFormat, file: path, message: "uses an Opus feature libopusfile does not support")
+        default: return AudioError(.damaged, file: path, message: "cannot open the Ogg Opus stream (libopusfile error \(code))")
         }
     }
 }

@@ -47,12 +47,12 @@ final class VorbisDecoder: AudioDecoder {
         let opened = ov_open_callbacks(Unmanaged.passUnretained(source).toOpaque(), file, nil, 0, callbacks)
         guard opened == 0 else {
             file.deallocate()
-            throw AudioError(file: path, message: source.failureMessage ?? Self.openMessage(opened))
+            throw source.failure ?? Self.openError(opened, path: path)
         }
         guard let info = ov_info(file, -1)?.pointee, info.rate > 0, info.channels > 0 else {
             ov_clear(file)
             file.deallocate()
-            throw AudioError(file: path, message: "broken Vorbis header: no sample rate or channels")
+            throw AudioError(.damaged, file: path, message: "broken Vorbis header: no sample rate or channels")
         }
         format = AudioFormat(sampleRate: info.rate, channels: Int(info.channels), sample: .float32)
         if ov_seekable(file) != 0 {
@@ -90,9 +90,9 @@ final class VorbisDecoder: AudioDecoder {
             }
             if got < 0 {
                 finished = true
-                if let failure = source.failureMessage { throw AudioError(file: path, message: failure) }
+                if let failure = source.failure { throw failure }
                 if done > 0 { break }
-                throw AudioError(file: path, message: "cannot decode the Vorbis stream (libvorbisfile error \(got))")
+                throw AudioError(.damaged, file: path, message: "cannot decode the Vorbis stream (libvorbisfile error \(got))")
             }
             if got == 0 {
                 finished = true
@@ -100,7 +100,7 @@ final class VorbisDecoder: AudioDecoder {
             }
             if let info = ov_info(file, link)?.pointee, info.rate != format.sampleRate || Int(info.channels) != channels {
                 finished = true
-                throw AudioError(file: path, message: "a chained Ogg stream changes to \(info.rate) Hz, \(info.channels) channel(s) mid-way; only its first part plays")
+                throw AudioError(.damaged, file: path, message: "a chained Ogg stream changes to \(info.rate) Hz, \(info.channels) channel(s) mid-way; only its first part plays")
             }
             guard let pcm else { continue }
             let count = Int(got)
@@ -120,17 +120,17 @@ final class VorbisDecoder: AudioDecoder {
 
     func seek(toSample sample: Int) throws {
         positionInSamples = try seekOgg(to: sample, codec: "Vorbis", seekable: ov_seekable(file) != 0,
-                                        failure: source.failureMessage) { ov_pcm_seek(file, ogg_int64_t($0)) }
+                                        failure: source.failure) { ov_pcm_seek(file, ogg_int64_t($0)) }
         finished = lengthInSamples.map { positionInSamples >= $0 } ?? false
     }
 
-    private static func openMessage(_ code: Int32) -> String {
+    private static func openError(_ code: Int32, path: String) -> AudioError {
         switch code {
-        case OV_ENOTVORBIS: return "not a Vorbis stream"
-        case OV_EBADHEADER: return "broken Vorbis codec header"
-        case OV_EVERSION: return "unsupported Vorbis version"
-        case OV_EREAD: return "cannot read the file"
-        default: return "cannot open the Ogg Vorbis stream (libvorbisfile error \(code))"
+        case OV_ENOTVORBIS: return AudioError(.unsupportedFormat, file: path, message: "not a Vorbis stream")
+        case OV_EBADHEADER: return AudioError(.damaged, file: path, message: "broken Vorbis codec header")
+        case OV_EVERSION: return AudioError(.unsupportedFormat, file: path, message: "unsupported Vorbis version")
+        case OV_EREAD: return AudioError(.unreadable, file: path, message: "cannot read the file")
+        default: return AudioError(.damaged, file: path, message: "cannot open the Ogg Vorbis stream (libvorbisfile error \(code))")
         }
     }
 }

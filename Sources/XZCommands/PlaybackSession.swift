@@ -113,7 +113,7 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
             return "■ queue finished"
         case .buffering:
             return "… buffering"
-        case .position, .paused, .resumed, .seeked, .ended, .buffered:
+        case .position, .paused, .resumed, .seeked, .ended, .buffered, .changed:
             return nil
         }
     }
@@ -142,7 +142,7 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
         case .error(let file, let message): put("event", "error"); put("file", file); put("message", message)
         case .lyric(_, let time, let position, let text):
             put("event", "lyric"); put("time_ms", time); put("position_ms", position); put("text", text)
-        case .notice, .queueFinished:
+        case .notice, .queueFinished, .changed:
             return nil
         }
         json.end()

@@ -62,12 +62,6 @@ final class LocalPlayerControl: PlayerControl {
 
     private var player: Player { host.player }
 
-    /// Runs a change and tells the host's protocol clients about it.
-    private func change(_ body: () -> Void) {
-        body()
-        host.noticeChanges()
-    }
-
     func view() -> PlayerView {
         let snapshot = player.snapshot()
         return PlayerView(state: snapshot.state, currentIndex: snapshot.currentIndex, queue: snapshot.queue,
@@ -79,30 +73,28 @@ final class LocalPlayerControl: PlayerControl {
 
     func play(_ playables: [Playable]) {
         let items = playables.map { QueueItem($0, database: host.database) }
-        change { player.play(items) }
+        player.play(items)
     }
 
     func add(_ playables: [Playable]) {
         let items = playables.map { QueueItem($0, database: host.database) }
-        change { player.add(items) }
+        player.add(items)
     }
 
-    func togglePause() { change { player.togglePause() } }
-    func next() { change { player.next() } }
-    func previous() { change { player.previous() } }
-    func stop() { change { player.stop() } }
+    func togglePause() { player.togglePause() }
+    func next() { player.next() }
+    func previous() { player.previous() }
+    func stop() { player.stop() }
     func seek(_ target: SeekTarget) { player.seek(target) }
-    func setVolume(_ percent: Int) { change { player.setVolume(percent) } }
-    func setRepeat(_ mode: RepeatMode) { change { player.setRepeat(mode) } }
-    func setShuffle(_ on: Bool) { change { player.setShuffle(on) } }
-    func clearQueue() { change { player.clearQueue() } }
+    func setVolume(_ percent: Int) { player.setVolume(percent) }
+    func setRepeat(_ mode: RepeatMode) { player.setRepeat(mode) }
+    func setShuffle(_ on: Bool) { player.setShuffle(on) }
+    func clearQueue() { player.clearQueue() }
     func applyLyricsAdjustment(_ ms: Int) { player.setLyricsAdjustment(ms) }
     func announce(_ changes: HostChanges) { host.announce(changes) }
 
     func remove(at index: Int) -> Bool {
-        var removed = false
-        change { removed = player.removeFromQueue(at: index) }
-        return removed
+        player.removeFromQueue(at: index)
     }
 }
 
@@ -170,7 +162,7 @@ final class RemotePlayerControl: PlayerControl {
         default: state = queue.isEmpty ? .idle : .stopped
         }
         let repeats = status["repeat"] == "1"
-        let repeatMode: RepeatMode = !repeats ? .off : status["single"] == "1" ? .one : .all
+        let repeatMode = RepeatMode(repeats: repeats, single: SingleMode(rawValue: status["single"] ?? "0") ?? .off)
         return PlayerView(state: state, currentIndex: status["song"].flatMap(Int.init), queue: queue,
                           positionMs: Self.milliseconds(status["elapsed"]) ?? 0,
                           durationMs: Self.milliseconds(status["duration"]),
@@ -221,8 +213,8 @@ final class RemotePlayerControl: PlayerControl {
     func setVolume(_ percent: Int) throws { try run("setvol", [String(percent)]) }
 
     func setRepeat(_ mode: RepeatMode) throws {
-        try run("repeat", [mode == .off ? "0" : "1"])
-        try run("single", [mode == .one ? "1" : "0"])
+        try run("repeat", [mode.repeats ? "1" : "0"])
+        try run("single", [mode.single.rawValue])
     }
 
     func setShuffle(_ on: Bool) throws { try run("random", [on ? "1" : "0"]) }

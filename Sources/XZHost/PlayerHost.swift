@@ -24,7 +24,6 @@ public final class PlayerHost: @unchecked Sendable {
     private var observers: [(PlayerEvent) -> Void] = []
     private var idleListeners: [Int: (HostChanges) -> Void] = [:]
     private var nextListener = 0
-    private var last: Fingerprint?
     private var playedMs = 0
     private var outputEnabled = true
     private let drained = DispatchSemaphore(value: 0)
@@ -41,7 +40,6 @@ public final class PlayerHost: @unchecked Sendable {
         canStream = streams != nil
         recording = StatsRecording(database: database, report: report)
         self.report = report
-        last = Fingerprint(player.status())
         let events = player.events
         // Observers may print to a slow terminal, so events are handled off the audio thread.
         Task.detached { [weak self] in
@@ -106,24 +104,6 @@ public final class PlayerHost: @unchecked Sendable {
         for listener in listeners { listener(changes) }
     }
 
-    /// Compares the player with what listeners last heard and announces what changed; called after
-    /// every command and every player event.
-    public func noticeChanges(also extra: HostChanges = []) {
-        let now = Fingerprint(player.status())
-        lock.lock()
-        let before = last
-        last = now
-        lock.unlock()
-        var changed = extra
-        if let before {
-            if before.queueVersion != now.queueVersion { changed.insert(.queue) }
-            if before.state != now.state || before.currentId != now.currentId { changed.insert(.playback) }
-            if before.volume != now.volume { changed.insert(.volume) }
-            if before.options != now.options { changed.insert(.options) }
-        }
-        announce(changed)
-    }
-
     /// Milliseconds of audio played since the host started (MPD's `playtime`).
     public var playTimeMs: Int {
         lock.lock()
@@ -145,7 +125,7 @@ public final class PlayerHost: @unchecked Sendable {
         lock.unlock()
         guard changed else { return }
         if !enabled { player.pause() }
-        noticeChanges(also: [.output])
+        announce(.output)
     }
 
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
@@ -183,39 +163,25 @@ public final class PlayerHost: @unchecked Sendable {
         lock.unlock()
         for observer in observers { observer(event) }
         switch event {
-        case .started, .seeked, .paused, .resumed, .buffering, .buffered, .queueFinished, .error:
-            noticeChanges(also: [.playback])
-        case .ended, .notice:
-            noticeChanges()
-        case .position, .lyric:
+        case .changed(let changes):
+            announce(HostChanges(changes))
+        case .error:
+            // `status` shows the error.
+            announce(.playback)
+        default:
             break
         }
     }
+
 }
 
-/// The parts of the player's state whose change clients are told about.
-private struct Fingerprint: Equatable {
-    struct Options: Equatable {
-        var repeats: Bool
-        var single: SingleMode
-        var consume: Bool
-        var random: Bool
-        var replayGainMode: ReplayGainMode
-    }
-
-    var state: PlayerState
-    var currentId: Int?
-    var queueVersion: Int
-    var volume: Int
-    var options: Options
-
-    init(_ status: PlayerStatus) {
-        // The protocol has no "idle": an empty queue is stopped too.
-        state = status.state == .idle ? .stopped : status.state
-        currentId = status.currentId
-        queueVersion = status.queueVersion
-        volume = status.volume
-        options = Options(repeats: status.repeats, single: status.single, consume: status.consume,
-                          random: status.shuffle, replayGainMode: status.replayGainMode)
+extension HostChanges {
+    /// What the player said its action changed.
+    init(_ changes: PlayerChanges) {
+        self = []
+        if changes.contains(.queue) { insert(.queue) }
+        if changes.contains(.playback) { insert(.playback) }
+        if changes.contains(.volume) { insert(.volume) }
+        if changes.contains(.options) { insert(.options) }
     }
 }

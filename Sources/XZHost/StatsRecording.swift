@@ -50,7 +50,7 @@ final class StatsRecording: @unchecked Sendable {
                 case .error: endReason = .error
                 }
                 try recorder.end(reason: endReason, positionMs: position)
-            case .error, .notice, .lyric, .queueFinished:
+            case .error, .notice, .lyric, .queueFinished, .changed:
                 break
             }
         } catch {

@@ -171,7 +171,6 @@ public struct ClientSession: Sendable {
                                                                into output: inout Output) {
         var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes)
         defer { output.bytes = response.bytes }
-        var changed = false
         for (index, request) in requests.enumerated() {
             if !single, ["idle", "noidle", "close", "command_list_begin", "command_list_ok_begin"].contains(request.name) {
                 var error = MPDError(.arg, "\(request.name) is not allowed in a command list")
@@ -180,20 +179,15 @@ public struct ClientSession: Sendable {
                 return
             }
             do {
-                if try MPDCommands.execute(request, session: &self, service: service, into: &response) {
-                    changed = true
-                }
+                try MPDCommands.execute(request, session: &self, service: service, into: &response)
             } catch {
                 var error = error
                 if error.command == nil { error.command = request.name }
                 response.appendLine(error.ackLine(index: index))
-                // The failed command may have changed something before it failed.
-                if !requests.allSatisfy({ MPDCommands.isReadOnly($0.name) }) { service.host.noticeChanges() }
                 return
             }
             if listOK { response.appendLine("list_OK") }
         }
-        if changed { service.host.noticeChanges() }
         response.appendLine("OK")
     }
 

@@ -38,7 +38,7 @@ extension MPDCommands {
     }
 
     static func status(_ call: inout Invocation) {
-        let status = call.player.status()
+        let status = call.player.snapshot()
         call.response.add("volume", status.volume)
         call.response.add("repeat", status.repeats ? 1 : 0)
         call.response.add("random", status.shuffle ? 1 : 0)

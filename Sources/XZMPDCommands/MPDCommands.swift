@@ -17,9 +17,9 @@ public enum MPDCommands {
         var player: Player { service.host.player }
     }
 
-    /// Runs one request; returns false when the command cannot have changed the host.
+    /// Runs one request. What it changes, the player and the host announce themselves.
     static func execute(_ request: MPDRequest, session: inout ClientSession, service: MPDService,
-                        into response: inout MPDResponse) throws(MPDError) -> Bool {
+                        into response: inout MPDResponse) throws(MPDError) {
         guard let command = table[request.name] else {
             throw MPDError(.unknown, "unknown command \"\(request.name)\"", command: "")
         }
@@ -43,7 +43,6 @@ public enum MPDCommands {
             throw error
         }
         session = invocation.session
-        return command.access == .changesState
     }
 
     /// Every command, one row each.
@@ -51,11 +50,6 @@ public enum MPDCommands {
 
     /// The rows by name; a name given twice is a mistake the table's test reports (the first row is kept).
     static let table: [String: MPDCommand] = Dictionary(allCommands.map { ($0.name, $0) }) { first, _ in first }
-
-    /// Whether `name` is a command that changes nothing of the host.
-    static func isReadOnly(_ name: String) -> Bool {
-        table[name].map { $0.access != .changesState } ?? true
-    }
 
     /// Names of the commands a session may run now, or may not (`commands` / `notcommands`).
     static func names(permitted: Bool, session: ClientSession) -> [String] {
@@ -177,7 +171,7 @@ public enum MPDCommands {
             }
             call.player.replayGain.mode = mode
         },
-        MPDCommand("replay_gain_status", 0...0, .readOnly) { call in call.response.add("replay_gain_mode", call.player.status().replayGainMode.rawValue) },
+        MPDCommand("replay_gain_status", 0...0, .readOnly) { call in call.response.add("replay_gain_mode", call.player.snapshot().replayGainMode.rawValue) },
 
         // MARK: Playback
         MPDCommand("play", 0...1, .changesState) { call throws(MPDError) in

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SystemPackage
 import XZAudio
 #if canImport(Glibc)
@@ -8,13 +9,13 @@ import Darwin
 #endif
 
 /// A sink for native-endian interleaved PCM in the layout `outputFormat(for:)` asks for. Used from the
-/// audio thread only.
+/// audio thread only; Sendable so that the player can hand it to that thread.
 ///
 /// `open(format:)` is called before the first write and again whenever the format changes; the output
 /// stays open across tracks of the same format (gapless). An output that cannot take a new format
-/// while open throws `OutputFormatRefused` and the player fails that track alone; any other error from
-/// `open` or `write` means the output is unusable and stops the queue.
-public protocol AudioOutput: AnyObject {
+/// while open throws `PlaybackError.outputFormatRefused` and the player fails that track alone; any other
+/// error from `open` or `write` means the output is unusable and stops the queue.
+public protocol AudioOutput: AnyObject, Sendable {
     func open(format: AudioFormat) throws
     /// What this output takes for a track in `source`'s format: the same rate and channels, 16-bit for a
     /// 16-bit source, 32-bit for deeper and float ones.
@@ -56,11 +57,15 @@ public func makeAudioOutput(_ spec: OutputSpec, realtime: Bool = false) -> Audio
 /// appended to after that, so stop/play in one session keeps everything. A format change is written
 /// as is (the file then mixes formats); there is no header to disagree with.
 public final class RawFileOutput: AudioOutput {
+    private struct File: Sendable {
+        var fd: Int32 = -1
+        var openedBefore = false
+    }
+
     public let path: String
     public let needsPacing: Bool
     public var bufferedFrames: Int { 0 }
-    private var fd: Int32 = -1
-    private var openedBefore = false
+    private let file = Mutex(File())
 
     public init(path: String, realtime: Bool = false) {
         self.path = path
@@ -72,28 +77,33 @@ public final class RawFileOutput: AudioOutput {
     deinit { close() }
 
     public func open(format: AudioFormat) throws {
-        guard fd < 0 else { return }
-        let flags = O_WRONLY | O_CREAT | (openedBefore ? O_APPEND : O_TRUNC)
-        let opened = posixOpen(path, flags, 0o644)
-        guard opened >= 0 else {
-            throw PlaybackError("cannot open \(path) for writing: " + String(cString: strerror(errno)))
+        try file.withLock { file throws(PlaybackError) in
+            guard file.fd < 0 else { return }
+            let flags = O_WRONLY | O_CREAT | (file.openedBefore ? O_APPEND : O_TRUNC)
+            let opened = posixOpen(path, flags, 0o644)
+            guard opened >= 0 else {
+                throw PlaybackError(.outputFailed, "cannot open \(path) for writing: " + String(cString: strerror(errno)))
+            }
+            file.fd = opened
+            file.openedBefore = true
         }
-        fd = opened
-        openedBefore = true
     }
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws {
-        guard fd >= 0 else { throw PlaybackError("raw output \(path) is not open") }
+        let fd = file.withLock { $0.fd }
+        guard fd >= 0 else { throw PlaybackError(.outputFailed, "raw output \(path) is not open") }
         do {
             try FileDescriptor(rawValue: fd).writeAll(pcm)
         } catch let error as Errno {
-            throw PlaybackError("cannot write to \(path): " + String(cString: strerror(error.rawValue)))
+            throw PlaybackError(.outputFailed, "cannot write to \(path): " + String(cString: strerror(error.rawValue)))
         }
     }
 
     public func close() {
-        if fd >= 0 { _ = posixClose(fd) }
-        fd = -1
+        file.withLock { file in
+            if file.fd >= 0 { _ = posixClose(file.fd) }
+            file.fd = -1
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import CAO
 import Foundation
+import Synchronization
 import XZAudio
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,8 @@ import Darwin
 /// header, and reopening would truncate it, so a track in another format is refused (the player reports
 /// it as an error and goes on). The file is finished (header sizes written) by `close()`, which the
 /// player calls when playback stops; playing again afterwards starts the file over.
-public final class LibaoOutput: AudioOutput {
+// Sendable by hand: the libao device is used from one thread only, the player's audio thread once given to it.
+public final class LibaoOutput: AudioOutput, @unchecked Sendable {
     public let spec: OutputSpec
     private let realtime: Bool
     private var device: OpaquePointer?
@@ -64,7 +66,7 @@ public final class LibaoOutput: AudioOutput {
             if case .au(let path) = spec { throw mismatch(path, newFormat) }
             close()
         }
-        guard LibaoOutput.initialized else { throw PlaybackError("libao could not be initialised") }
+        guard LibaoOutput.initialized else { throw PlaybackError(.outputFailed, "libao could not be initialised") }
         var sample = ao_sample_format(bits: Int32(newFormat.sample.bytes * 8), rate: Int32(newFormat.sampleRate), channels: Int32(newFormat.channels),
                                       byte_format: Int32(AO_FMT_NATIVE), matrix: nil)
         switch spec {
@@ -84,12 +86,12 @@ public final class LibaoOutput: AudioOutput {
     }
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws {
-        guard let device else { throw PlaybackError("output \(spec) is not open") }
+        guard let device else { throw PlaybackError(.outputFailed, "output \(spec) is not open") }
         guard let base = pcm.baseAddress, pcm.count > 0 else { return }
         // ao_play takes char* but does not write through it.
         let bytes = UnsafeMutableRawPointer(mutating: base).assumingMemoryBound(to: CChar.self)
         if ao_play(device, bytes, UInt32(pcm.count)) == 0 {
-            throw PlaybackError("output \(spec) stopped accepting audio")
+            throw PlaybackError(.outputFailed, "output \(spec) stopped accepting audio")
         }
     }
 
@@ -130,25 +132,25 @@ public final class LibaoOutput: AudioOutput {
 
     private func openNull(_ sample: inout ao_sample_format) throws -> OpaquePointer {
         let id = ao_driver_id("null")
-        guard id >= 0 else { throw PlaybackError("libao has no null driver") }
+        guard id >= 0 else { throw PlaybackError(.outputFailed, "libao has no null driver") }
         guard let device = ao_open_live(id, &sample, nil) else {
-            throw PlaybackError("cannot open libao's null driver: " + Self.errorText(errno))
+            throw PlaybackError(.outputFailed, "cannot open libao's null driver: " + Self.errorText(errno))
         }
         return device
     }
 
     private func openFile(_ driver: String, _ path: String, _ sample: inout ao_sample_format) throws -> OpaquePointer {
         let id = ao_driver_id(driver)
-        guard id >= 0 else { throw PlaybackError("libao has no \(driver) driver") }
+        guard id >= 0 else { throw PlaybackError(.outputFailed, "libao has no \(driver) driver") }
         guard let device = ao_open_file(id, path, 1, &sample, nil) else {
-            throw PlaybackError("cannot open \(path) for writing (\(Self.errorText(errno)))")
+            throw PlaybackError(.outputFailed, "cannot open \(path) for writing (\(Self.errorText(errno)))")
         }
         return device
     }
 
-    private func mismatch(_ path: String, _ wanted: AudioFormat) -> OutputFormatRefused {
+    private func mismatch(_ path: String, _ wanted: AudioFormat) -> PlaybackError {
         let have = format.map(Self.describe) ?? "another format"
-        return OutputFormatRefused("\(path) is being written as \(have); a \(Self.describe(wanted)) track cannot go into the same file")
+        return PlaybackError(.outputFormatRefused, "\(path) is being written as \(have); a \(Self.describe(wanted)) track cannot go into the same file")
     }
 
     static func describe(_ format: AudioFormat) -> String {
@@ -179,33 +181,39 @@ public final class LibaoOutput: AudioOutput {
 
 /// Sends fd 2 to /dev/null while `body` runs, for C libraries that print to stderr themselves.
 /// fd 2 is process-wide, so other threads' stderr output in that moment is lost too; the calls
-/// wrapped are short (driver probing, device open). Only stderr is flushed: fflush(NULL) would wait
-/// for the lock of stdin, which a prompt reading piped input holds while it waits for a line.
+/// wrapped are short (driver probing, device open). Nothing is flushed: C's stderr is unbuffered, so what
+/// is printed reaches fd 2 at once (and fflush(NULL) would wait for the lock of stdin, which a prompt
+/// reading piped input holds while it waits for a line).
 public enum StderrSilencer {
-    private static let lock = NSLock()
+    /// Held while fd 2 is silenced.
+    private static let silence = Mutex(())
 
     /// Runs `body` (a write to stderr) when fd 2 is not silenced, so that the message is not lost.
-    public static func outsideSilence<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    public static func outsideSilence<T>(_ body: () -> T) -> T {
+        holding(body)
     }
 
-    static func run<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        fflush(stderr)
+    static func run<T>(_ body: () -> T) -> T {
+        holding { silenced(body) }
+    }
+
+    private static func holding<T>(_ body: () -> T) -> T {
+        var result: T?
+        silence.withLock { _ in result = body() }
+        return result!
+    }
+
+    private static func silenced<T>(_ body: () -> T) -> T {
         let saved = dup(2)
         let sink = posixOpen("/dev/null", O_WRONLY)
         if saved >= 0, sink >= 0 { _ = dup2(sink, 2) }
         defer {
-            fflush(stderr)
             if saved >= 0 {
                 _ = dup2(saved, 2)
                 _ = posixClose(saved)
             }
             if sink >= 0 { _ = posixClose(sink) }
         }
-        return try body()
+        return body()
     }
 }

@@ -4,8 +4,9 @@ import XZAudio
 import XZLyrics
 
 /// The audio thread: decodes the loaded track in small frame-aligned chunks, writes them to the output,
-/// and between chunks carries out the mailbox's commands. Every field except `core` belongs to this thread.
-final class PlaybackEngine: @unchecked Sendable {
+/// and between chunks carries out the mailbox's commands. Made on the audio thread, and never leaves it:
+/// everything but `core` (and the output and event hub it was given) is that thread's alone.
+final class PlaybackEngine {
     static let positionStepMs = 250
     /// Largest chunk in sample frames.
     private static let chunkFrames = 4096
@@ -13,13 +14,12 @@ final class PlaybackEngine: @unchecked Sendable {
     /// A stream goes into buffering when less than this is there past the decoder's place.
     private static let lowWaterBytes: Int64 = 8 * 1024
 
-    private let core: PlayerCore
+    private let core: Monitor<PlayerCore>
     private let output: AudioOutput
     private let streams: StreamOpener?
+    private let hub: EventHub
     /// A stream item started whose first bytes are still coming; the decoder opens once they are here.
     private var pending: (start: PlayerStateMachine.TrackStart, source: GrowingFile)?
-    private let emit: (PlayerEvent) -> Void
-    private let finishEvents: () -> Void
     /// What goes to the output, and what the decoder gives when that needs converting.
     private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
     private var decodeBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
@@ -28,13 +28,11 @@ final class PlaybackEngine: @unchecked Sendable {
     private var paused = false
     private var pacer = Pacer()
 
-    init(core: PlayerCore, output: AudioOutput, streams: StreamOpener?, emit: @escaping (PlayerEvent) -> Void,
-         finish: @escaping () -> Void) {
+    init(core: Monitor<PlayerCore>, output: AudioOutput, streams: StreamOpener?, hub: EventHub) {
         self.core = core
         self.output = output
         self.streams = streams
-        self.emit = emit
-        self.finishEvents = finish
+        self.hub = hub
     }
 
     deinit {
@@ -58,45 +56,68 @@ final class PlaybackEngine: @unchecked Sendable {
 
     private var isPlaying: Bool { (track != nil || pending != nil) && !paused }
 
+    private func emit(_ event: PlayerEvent) {
+        hub.emit(event)
+    }
+
     func run() {
         endTrack(playUntilShutdown())
         closeOutput()
-        core.condition.lock()
-        publishStatus()
-        core.engineExited = true
-        core.engineIdle = true
-        core.condition.broadcast()
-        core.condition.unlock()
-        finishEvents()
+        core.change { core in
+            publishStatus(&core)
+            core.engineExited = true
+            core.engineIdle = true
+        }
+        hub.finish()
+    }
+
+    /// What the audio thread does next.
+    private enum Step: Sendable {
+        case commands([EngineCommand])
+        case play(volume: Int)
+        /// How the loaded track ends, and the changes still to report first.
+        case shutdown(EndReason, reports: [PlayerChanges])
     }
 
     /// Plays and carries out commands until shutdown; returns how the loaded track (if any) ends.
     private func playUntilShutdown() -> EndReason {
         while true {
-            core.condition.lock()
-            publishStatus()
-            while core.mailbox.isEmpty && !core.shutdownRequested && !isPlaying {
-                core.engineIdle = true
-                core.condition.broadcast()
-                core.condition.wait()
+            let step: Step
+            if let next = core.withLock(nextStep) {
+                step = next
+            } else {
+                // Idle now: whoever waits for that hears it before this thread sleeps.
+                core.wake()
+                // Without a deadline the wait ends only with a step.
+                step = core.wait(nextStep)!
             }
-            core.engineIdle = false
-            if core.shutdownRequested {
-                let ending = Self.pendingEnding(in: core.mailbox) ?? .shutdown
-                core.condition.unlock()
+            switch step {
+            case .commands(let commands):
+                for command in commands { handle(command) }
+            case .play(let volume):
+                playChunk(volume: volume)
+            case .shutdown(let ending, let reports):
+                // Commands made before shutdown still report what they changed.
+                for changes in reports { emit(.changed(changes)) }
                 return ending
             }
-            let commands = core.mailbox
-            core.mailbox.removeAll()
-            let volume = core.volume
-            core.condition.unlock()
-
-            if commands.isEmpty {
-                playChunk(volume: volume)
-            } else {
-                for command in commands { handle(command) }
-            }
         }
+    }
+
+    /// Takes the next step from the shared state; nil (and idle) when there is nothing to do.
+    private func nextStep(_ core: inout PlayerCore) -> Step? {
+        publishStatus(&core)
+        if core.shutdownRequested {
+            return .shutdown(Self.pendingEnding(in: core.mailbox) ?? .shutdown, reports: core.mailbox.compactMap(\.report))
+        }
+        guard !core.mailbox.isEmpty || isPlaying else {
+            core.engineIdle = true
+            return nil
+        }
+        core.engineIdle = false
+        guard !core.mailbox.isEmpty else { return .play(volume: core.machine.volume) }
+        defer { core.mailbox.removeAll() }
+        return .commands(core.mailbox)
     }
 
     /// A stop or skip already queued when shutdown came still names how the loaded track ended.
@@ -109,13 +130,10 @@ final class PlaybackEngine: @unchecked Sendable {
 
     /// Makes the snapshot current; called before an event so a snapshot taken on receipt agrees with it.
     private func publish() {
-        core.condition.lock()
-        publishStatus()
-        core.condition.unlock()
+        core.withLock(publishStatus)
     }
 
-    /// Caller holds the lock.
-    private func publishStatus() {
+    private func publishStatus(_ core: inout PlayerCore) {
         guard let track else {
             core.status.positionMs = 0
             core.status.lyricLineIndex = nil
@@ -157,6 +175,8 @@ final class PlaybackEngine: @unchecked Sendable {
             guard let track, track.tracker != nil else { return }
             loadLyrics(track, adjustmentMs: ms)
             if paused { track.lyricsPendingAfterSeek = true } else { updateLyrics(track, seeked: true) }
+        case .changed(let changes):
+            emit(.changed(changes))
         }
     }
 
@@ -166,15 +186,12 @@ final class PlaybackEngine: @unchecked Sendable {
         paused = false
         if start.item.isStream {
             do {
-                guard let streams else { throw PlaybackError("cannot play a URL here: this player has no downloader") }
+                guard let streams else {
+                    throw PlaybackError(.streamFailed, "cannot play a URL here: this player has no downloader")
+                }
                 let source = try streams(start.item)
                 // Bytes arriving wake the audio thread while it waits for them.
-                source.onArrival { [core] in
-                    core.condition.lock()
-                    core.arrivals &+= 1
-                    core.condition.broadcast()
-                    core.condition.unlock()
-                }
+                source.onArrival { [core] in core.change { $0.arrivals &+= 1 } }
                 pending = (start, source)
                 // libao's first start-up (loading its drivers) overlaps the wait for the first bytes.
                 output.prepare()
@@ -201,7 +218,8 @@ final class PlaybackEngine: @unchecked Sendable {
         } catch {
             source?.release()
             // Refusing one format is this track's problem; an output that cannot open at all stops the queue.
-            fail(start, positionMs: 0, error, outputBroken: !(error is OutputFormatRefused))
+            let refused = (error as? PlaybackError) == .outputFormatRefused
+            fail(start, positionMs: 0, error, outputBroken: !refused)
             return
         }
         let track = LoadedTrack(start: start, decoder: decoder, outputFormat: outputFormat, source: source)
@@ -214,6 +232,7 @@ final class PlaybackEngine: @unchecked Sendable {
         if let source {
             size = source.size.map { Int($0) }
         } else {
+            // A file whose size cannot be read shows the decoder's own figure instead.
             size = (try? FileManager.default.attributesOfItem(atPath: start.item.path))?[.size] as? Int
         }
         if let size, let length = track.durationMs, length > 0 {
@@ -249,7 +268,7 @@ final class PlaybackEngine: @unchecked Sendable {
         if let failure = source.failureMessage {
             pending = nil
             source.release()
-            fail(start, positionMs: 0, PlaybackError(failure))
+            fail(start, positionMs: 0, PlaybackError(.streamFailed, failure))
             return
         }
         guard source.isComplete || source.available(from: 0) >= headBytes(source) else {
@@ -294,9 +313,7 @@ final class PlaybackEngine: @unchecked Sendable {
         let offset = track.decoder.sourceOffset ?? 0
         let seen = arrivalCount()
         if track.waiting {
-            core.condition.lock()
-            let seconds = core.prebufferSeconds
-            core.condition.unlock()
+            let seconds = core.withLock { $0.prebufferSeconds }
             let audioBytesPerSecond = Double(track.decoder.bitrateKbps ?? 128) * 125
             var need = max(Self.lowWaterBytes, Int64(seconds * audioBytesPerSecond))
             // A link several times faster than the audio keeps ahead by itself: start on the first frames,
@@ -333,37 +350,35 @@ final class PlaybackEngine: @unchecked Sendable {
     }
 
     private func setBuffering(_ waiting: Bool, generation: Int) {
-        core.condition.lock()
-        _ = core.machine.setBuffering(waiting, generation: generation)
-        core.condition.unlock()
+        core.withLock { core in
+            _ = core.machine.setBuffering(waiting, generation: generation)
+            // The change is reported from the mailbox, in order; this thread reads it next.
+            _ = core.enqueue([])
+        }
     }
 
     /// A command that makes waiting for bytes pointless: a new track, an end, a seek, shutdown.
     private func interrupted() -> Bool {
-        core.condition.lock()
-        defer { core.condition.unlock() }
-        return core.shutdownRequested || core.mailbox.contains { command in
-            switch command {
-            case .effect(.start), .effect(.end), .seek: return true
-            default: return false
+        core.withLock { core in
+            core.shutdownRequested || core.mailbox.contains { command in
+                switch command {
+                case .effect(.start), .effect(.end), .seek: return true
+                default: return false
+                }
             }
         }
     }
 
     private func arrivalCount() -> Int {
-        core.condition.lock()
-        defer { core.condition.unlock() }
-        return core.arrivals
+        core.withLock { $0.arrivals }
     }
 
     /// Sleeps until bytes arrive (or a command), unless some came since `seen` was read: bytes that
     /// arrived while the caller looked would otherwise go unnoticed until the next 20 ms poll.
     private func waitForBytes(after seen: Int) {
-        core.condition.lock()
-        if core.arrivals == seen && core.mailbox.isEmpty && !core.shutdownRequested {
-            _ = core.condition.wait(until: Date(timeIntervalSinceNow: 0.02))
+        _ = core.wait(until: .now() + .milliseconds(20)) { core in
+            core.arrivals != seen || !core.mailbox.isEmpty || core.shutdownRequested ? true : nil
         }
-        core.condition.unlock()
     }
 
     /// A stream left before its decoder opened ends here (it never started).
@@ -394,13 +409,9 @@ final class PlaybackEngine: @unchecked Sendable {
             message = error.message
         } else if let error = error as? PlaybackError {
             message = error.message
-        } else if let error = error as? OutputFormatRefused {
-            message = error.message
         }
         emit(.error(file: file, message: message))
-        core.condition.lock()
-        core.lastError = "\(file): \(message)"
-        core.condition.unlock()
+        core.withLock { $0.lastError = "\(file): \(message)" }
         if let track, track.start.generation == start.generation {
             endTrack(.error)
         } else if let pending, pending.start.generation == start.generation {
@@ -410,13 +421,13 @@ final class PlaybackEngine: @unchecked Sendable {
         } else {
             emit(.ended(start.item, reason: .error, positionMs: positionMs))
         }
-        core.condition.lock()
-        core.failedTracks += 1
-        // Appended: commands already waiting were issued before this transition.
-        let effects = outputBroken ? core.machine.outputFailed(generation: start.generation)
-            : core.machine.trackFailed(generation: start.generation)
-        core.mailbox += effects.map(EngineCommand.effect)
-        core.condition.unlock()
+        core.withLock { core in
+            core.failedTracks += 1
+            // Appended: commands already waiting were issued before this transition.
+            let effects = outputBroken ? core.machine.outputFailed(generation: start.generation)
+                : core.machine.trackFailed(generation: start.generation)
+            _ = core.enqueue(effects)
+        }
     }
 
     private func seek(_ target: SeekTarget) {
@@ -452,6 +463,7 @@ final class PlaybackEngine: @unchecked Sendable {
         track.nextPositionSample = nextPositionBoundary(after: track.positionSample, track)
         publish()
         emit(.seeked(ms: ms(track.positionSample, track)))
+        emit(.changed(.playback))
         if paused {
             // No lyric event while paused; the line at the new place comes on resume.
             track.lyricsPendingAfterSeek = track.tracker != nil
@@ -524,14 +536,17 @@ final class PlaybackEngine: @unchecked Sendable {
     }
 
     private func reachedEnd(_ track: LoadedTrack) {
-        core.condition.lock()
-        // A waiting seek or skip decides first; the track may not be over after all.
-        guard core.mailbox.isEmpty else {
-            core.condition.unlock()
-            return
+        let reports = core.withLock { core -> [PlayerChanges]? in
+            // A waiting seek or skip decides first; the track may not be over after all.
+            guard core.mailbox.allSatisfy({ $0.report != nil }) else { return nil }
+            // Reports of earlier commands go out before the end they came before.
+            let reports = core.mailbox.compactMap(\.report)
+            core.mailbox.removeAll()
+            _ = core.enqueue(core.machine.trackEnded(generation: track.start.generation))
+            return reports
         }
-        core.mailbox += core.machine.trackEnded(generation: track.start.generation).map(EngineCommand.effect)
-        core.condition.unlock()
+        guard let reports else { return }
+        for changes in reports { emit(.changed(changes)) }
         endTrack(.completed)
     }
 
@@ -557,20 +572,15 @@ final class PlaybackEngine: @unchecked Sendable {
 
     /// Waits for the pacer, waking early when a command arrives.
     private func sleep(nanoseconds: UInt64) {
-        core.condition.lock()
-        if core.mailbox.isEmpty && !core.shutdownRequested {
-            _ = core.condition.wait(until: Date(timeIntervalSinceNow: Double(nanoseconds) / 1e9))
+        _ = core.wait(until: .now() + .nanoseconds(Int(clamping: nanoseconds))) { core in
+            core.mailbox.isEmpty && !core.shutdownRequested ? nil : true
         }
-        core.condition.unlock()
     }
 
     /// The track's ReplayGain scale under the current settings: the item's own gains (a loudness scan's)
     /// when it has them, else its file's tags.
     private func replayGainScale(for item: QueueItem, source: GrowingFile?) -> Double {
-        core.condition.lock()
-        let settings = core.replayGain
-        let shuffle = core.machine.shuffle
-        core.condition.unlock()
+        let (settings, shuffle) = core.withLock { ($0.machine.replayGain, $0.machine.shuffle) }
         guard settings.mode != .off else { return 1 }
         var tags = item.replayGain
         if tags == nil || tags?.isEmpty == true, source == nil || source?.isComplete == true {

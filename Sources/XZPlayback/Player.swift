@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import XZAudio
 import XZLyrics
 
@@ -6,16 +8,18 @@ import XZLyrics
 /// (so `snapshot()` reflects it immediately) and leaves the resulting effects in a mailbox that the
 /// dedicated audio thread reads between chunks (every ~20 ms of audio, at most).
 ///
-/// Events arrive in order on `events` (and on `onEvent`, called on the audio thread, if given).
-public final class Player: @unchecked Sendable {
+/// Events arrive in order on `events` (and on `onEvent`, called on the audio thread, if given). What a
+/// command changed goes through the same mailbox as `.changed`, so it comes in order with the rest.
+public final class Player: Sendable {
     /// Every event, in order, from the first time this is read (read it before `play` to miss nothing;
     /// until then nothing piles up). One stream, for a single consumer; it finishes after `shutdown()`.
     public var events: AsyncStream<PlayerEvent> { hub.stream() }
 
     private let hub: EventHub
-    private let core: PlayerCore
-    private let engine: PlaybackEngine
-    private let thread: Thread
+    private let core: Monitor<PlayerCore>
+    /// The audio thread, to tell a call made on it (from an onEvent handler): its `Thread` object lives as
+    /// long as it runs, so no other thread can have this identity meanwhile.
+    private let audioThread: ObjectIdentifier
 
     /// `realtime` paces file outputs to real time as a sound card would (null is always paced).
     /// `seed` fixes the shuffle order (tests); `onEvent` must not block, it runs on the audio thread.
@@ -29,13 +33,14 @@ public final class Player: @unchecked Sendable {
     public init(output: AudioOutput, seed: UInt64? = nil, streams: StreamOpener? = nil,
                 onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
         let hub = EventHub(handler: onEvent)
+        let core = Monitor(PlayerCore(machine: seed.map { PlayerStateMachine(seed: $0) } ?? PlayerStateMachine()))
         self.hub = hub
-        core = PlayerCore(machine: seed.map { PlayerStateMachine(seed: $0) } ?? PlayerStateMachine())
-        engine = PlaybackEngine(core: core, output: output, streams: streams, emit: hub.emit, finish: hub.finish)
-        let engine = self.engine
-        // A Foundation thread, not the cooperative pool: decoding and ao_play block.
-        thread = Thread { engine.run() }
+        self.core = core
+        // A Foundation thread, not the cooperative pool: decoding and ao_play block. The engine is made on
+        // it and never leaves it.
+        let thread = Thread { PlaybackEngine(core: core, output: output, streams: streams, hub: hub).run() }
         thread.name = "xzmusic-audio"
+        audioThread = ObjectIdentifier(thread)
         thread.start()
     }
 
@@ -51,13 +56,10 @@ public final class Player: @unchecked Sendable {
     /// Plays the queue item at `index`; false when there is none.
     @discardableResult
     public func playItem(at index: Int) -> Bool {
-        var found = false
-        command { machine in
-            let effects = machine.playItem(at: index)
-            found = effects != nil
-            return effects ?? []
+        transact(otherwise: false) { core in
+            let effects = core.machine.playItem(at: index)
+            return (effects != nil, effects ?? [])
         }
-        return found
     }
 
     /// Appends without starting; `togglePause()` starts a stopped queue.
@@ -68,13 +70,10 @@ public final class Player: @unchecked Sendable {
     /// False when there is no item at `index`. Removing the playing item skips to the next one.
     @discardableResult
     public func removeFromQueue(at index: Int) -> Bool {
-        var found = false
-        command { machine in
-            let effects = machine.remove(at: index)
-            found = effects != nil
-            return effects ?? []
+        transact(otherwise: false) { core in
+            let effects = core.machine.remove(at: index)
+            return (effects != nil, effects ?? [])
         }
-        return found
     }
 
     public func clearQueue() {
@@ -90,13 +89,10 @@ public final class Player: @unchecked Sendable {
     /// False when `range` is empty or reaches past the queue.
     @discardableResult
     public func removeFromQueue(range: Range<Int>) -> Bool {
-        var found = false
-        command { machine in
-            let effects = machine.remove(range: range)
-            found = effects != nil
-            return effects ?? []
+        transact(otherwise: false) { core in
+            let effects = core.machine.remove(range: range)
+            return (effects != nil, effects ?? [])
         }
-        return found
     }
 
     @discardableResult
@@ -131,11 +127,18 @@ public final class Player: @unchecked Sendable {
         edit(otherwise: ()) { $0.setConsume(on) }
     }
 
+    /// Sets MPD's `repeat` and `single` at once, as the prompt's word says.
+    public func setRepeat(_ mode: RepeatMode) {
+        edit(otherwise: ()) { $0.setRepeat(mode) }
+    }
+
+    public func setShuffle(_ on: Bool) {
+        edit(otherwise: ()) { $0.setShuffle(on) }
+    }
+
     /// Forgets the last track error (MPD's `clearerror`).
     public func clearError() {
-        core.condition.lock()
-        core.lastError = nil
-        core.condition.unlock()
+        core.withLock { $0.lastError = nil }
     }
 
     // MARK: Transport
@@ -146,10 +149,10 @@ public final class Player: @unchecked Sendable {
 
     /// Restarts the track when more than 3 s in, else goes to the previous one.
     public func previous() {
-        core.condition.lock()
-        let positionMs = core.positionMs()  // read before the machine is borrowed for the transition
-        core.condition.unlock()
-        command { $0.previous(positionMs: positionMs) }
+        transact(otherwise: ()) { core in
+            let positionMs = core.positionMs()
+            return ((), core.machine.previous(positionMs: positionMs))
+        }
     }
 
     /// playing <-> paused; a stopped queue starts again.
@@ -171,106 +174,62 @@ public final class Player: @unchecked Sendable {
 
     /// Ignored when nothing is loaded. The result comes as `.seeked` (or a `.notice` when impossible).
     public func seek(_ target: SeekTarget) {
-        core.condition.lock()
-        defer { core.condition.unlock() }
-        guard !core.shutdownRequested, core.machine.isActive else { return }
-        core.mailbox.append(.seek(target))
-        core.condition.broadcast()
+        send(.seek(target))
     }
 
     /// Shifts the playing track's lyrics (positive = sooner) at once; the line for the current
     /// position is sent again, as after a seek. Later plays take the item's own adjustment.
     public func setLyricsAdjustment(_ ms: Int) {
-        core.condition.lock()
-        defer { core.condition.unlock() }
-        guard !core.shutdownRequested, core.machine.isActive else { return }
-        core.mailbox.append(.lyricsAdjustment(ms))
-        core.condition.broadcast()
+        send(.lyricsAdjustment(ms))
     }
 
     /// Seconds of a stream's audio that must have arrived before it starts, or goes on after buffering.
     public var prebufferSeconds: Double {
-        get { core.condition.withLock { core.prebufferSeconds } }
-        set { core.condition.withLock { core.prebufferSeconds = min(max(newValue, 0), 60) } }
+        get { core.withLock { $0.prebufferSeconds } }
+        set { core.withLock { $0.prebufferSeconds = min(max(newValue, 0), 60) } }
     }
 
     /// 0...100 (clamped), linear software scaling; applies from the next chunk, the output is not reopened.
     public func setVolume(_ percent: Int) {
-        core.condition.lock()
-        core.volume = min(max(percent, 0), 100)
-        core.condition.unlock()
+        edit(otherwise: ()) { $0.setVolume(percent) }
     }
 
     /// Applies from the next track that starts, as in MPD.
     public var replayGain: ReplayGainSettings {
-        get { core.condition.withLock { core.replayGain } }
-        set { core.condition.withLock { core.replayGain = newValue } }
-    }
-
-    public func setRepeat(_ mode: RepeatMode) {
-        command { machine in
-            machine.setRepeat(mode)
-            return []
-        }
-    }
-
-    public func setShuffle(_ on: Bool) {
-        command { machine in
-            machine.setShuffle(on)
-            return []
-        }
+        get { core.withLock { $0.machine.replayGain } }
+        set { edit(otherwise: ()) { $0.setReplayGain(newValue) } }
     }
 
     // MARK: State
 
+    /// The whole state in one read under the lock; the queue's storage is shared, not copied.
     public func snapshot() -> PlayerSnapshot {
-        core.condition.lock()
-        defer { core.condition.unlock() }
-        let machine = core.machine
-        let status = core.status
-        let live = core.engineFiguresAreCurrent
-        return PlayerSnapshot(
-            state: machine.state, isBuffering: machine.isBuffering, currentIndex: machine.currentIndex, current: machine.current,
-            positionMs: live ? status.positionMs : 0,
-            durationMs: live ? status.durationMs : machine.current?.durationMs,
-            entries: machine.entries, volume: core.volume, repeatMode: machine.repeatMode, shuffle: machine.shuffle,
-            repeats: machine.repeats, single: machine.single, consume: machine.consume, queueVersion: machine.version,
-            nextIndex: machine.nextIndex,
-            lyricLineIndex: live ? status.lyricLineIndex : nil, lyricText: live ? status.lyricText : nil,
-            failedTracks: core.failedTracks, lastError: core.lastError, audioFormat: live ? status.audioFormat : nil)
-    }
-
-    /// The state without the queue, read under the lock without copying the state machine.
-    public func status() -> PlayerStatus {
-        core.condition.lock()
-        defer { core.condition.unlock() }
-        return core.machine.status(live: core.engineFiguresAreCurrent, positionMs: core.status.positionMs,
-                                   durationMs: core.status.durationMs, audioFormat: core.status.audioFormat,
-                                   volume: core.volume, lastError: core.lastError, replayGainMode: core.replayGain.mode)
+        core.withLock { core in
+            let live = core.engineFiguresAreCurrent
+            return PlayerSnapshot(
+                state: core.machine.state, isBuffering: core.machine.isBuffering, currentIndex: core.machine.currentIndex,
+                positionMs: live ? core.status.positionMs : 0,
+                durationMs: live ? core.status.durationMs : core.machine.currentIndex.flatMap { core.machine.entries[$0].item.durationMs },
+                entries: core.machine.entries, volume: core.machine.volume, shuffle: core.machine.shuffle,
+                repeats: core.machine.repeats, single: core.machine.single, consume: core.machine.consume,
+                replayGainMode: core.machine.replayGain.mode, queueVersion: core.machine.version,
+                nextIndex: core.machine.nextIndex,
+                lyricLineIndex: live ? core.status.lyricLineIndex : nil, lyricText: live ? core.status.lyricText : nil,
+                failedTracks: core.failedTracks, lastError: core.lastError, audioFormat: live ? core.status.audioFormat : nil)
+        }
     }
 
     /// Tracks that ended with `.error` so far (a one-shot CLI's exit status).
     public var failedTrackCount: Int {
-        core.condition.lock()
-        defer { core.condition.unlock() }
-        return core.failedTracks
+        core.withLock { $0.failedTracks }
     }
 
     /// Blocks until nothing is playing or paused and the audio thread has caught up with every command
     /// (queue finished, stopped, or shut down). Returns false when `timeout` passed first.
     @discardableResult
     public func waitUntilFinished(timeout: TimeInterval? = nil) -> Bool {
-        let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
-        core.condition.lock()
-        defer { core.condition.unlock() }
-        while !core.isFinished {
-            if let deadline {
-                if !core.condition.wait(until: deadline) { return core.isFinished }
-            } else {
-                core.condition.wait()
-            }
-        }
-        return true
+        let deadline = timeout.map { DispatchTime.now() + $0 }
+        return core.wait(until: deadline) { $0.isFinished ? true : nil } ?? false
     }
 
     /// `waitUntilFinished()` for async callers, waiting on a plain thread so the cooperative pool is not blocked.
@@ -288,46 +247,64 @@ public final class Player: @unchecked Sendable {
     /// the ending), closes the output, ends the thread and finishes `events`. Further commands are ignored.
     /// Called by deinit.
     public func shutdown() {
-        core.condition.lock()
-        defer { core.condition.unlock() }
-        if !core.shutdownRequested {
-            core.shutdownRequested = true
-            core.condition.broadcast()
-        }
+        core.change { $0.shutdownRequested = true }
         // From the audio thread itself (an onEvent handler) waiting would never end.
-        guard Thread.current !== thread else { return }
-        while !core.engineExited { core.condition.wait() }
+        guard ObjectIdentifier(Thread.current) != audioThread else { return }
+        _ = core.wait { $0.engineExited ? true : nil }
     }
 
-    /// A change of the queue or options that the audio thread need not act on; `fallback` after shutdown.
-    private func edit<Result>(otherwise fallback: Result, _ body: (inout PlayerStateMachine) -> Result) -> Result {
-        var result = fallback
-        command { machine in
-            result = body(&machine)
-            return []
+    /// A transition of the state machine alone; `fallback` after shutdown.
+    private func edit<Result: Sendable>(otherwise fallback: Result,
+                                        _ body: (inout PlayerStateMachine) -> Result) -> Result {
+        transact(otherwise: fallback) { (body(&$0.machine), []) }
+    }
+
+    /// A transition whose effects the audio thread carries out.
+    private func command(_ transition: (inout PlayerStateMachine) -> [PlayerStateMachine.Effect]) {
+        transact(otherwise: ()) { ((), transition(&$0.machine)) }
+    }
+
+    /// Runs a transition under the lock and hands what it changed and its effects to the audio thread.
+    @discardableResult
+    private func transact<Result: Sendable>(
+        otherwise fallback: Result, _ transition: (inout PlayerCore) -> (Result, [PlayerStateMachine.Effect])
+    ) -> Result {
+        let (result, queued) = core.withLock { core -> (Result, Bool) in
+            guard !core.shutdownRequested else { return (fallback, false) }
+            let (result, effects) = transition(&core)
+            return (result, core.enqueue(effects))
         }
+        if queued { core.wake() }
         return result
     }
 
-    private func command(_ transition: (inout PlayerStateMachine) -> [PlayerStateMachine.Effect]) {
-        core.condition.lock()
-        defer { core.condition.unlock() }
-        guard !core.shutdownRequested else { return }
-        let effects = transition(&core.machine)
-        guard !effects.isEmpty else { return }
-        core.mailbox += effects.map(EngineCommand.effect)
-        core.condition.broadcast()
+    /// A command for the loaded track; ignored when there is none.
+    private func send(_ command: EngineCommand) {
+        let queued = core.withLock { core -> Bool in
+            guard !core.shutdownRequested, core.machine.isActive else { return false }
+            core.mailbox.append(command)
+            return true
+        }
+        if queued { core.wake() }
     }
 }
 
-enum EngineCommand {
+enum EngineCommand: Sendable {
     case effect(PlayerStateMachine.Effect)
     case seek(SeekTarget)
     case lyricsAdjustment(Int)
+    /// Sent on as `.changed`, in order with the events of the effects that follow it.
+    case changed(PlayerChanges)
+
+    /// The changes of a report to pass on (which asks nothing of the loaded track); nil for a command.
+    var report: PlayerChanges? {
+        if case .changed(let changes) = self { return changes }
+        return nil
+    }
 }
 
 /// What the audio thread last reported, for snapshots.
-struct EngineStatus {
+struct EngineStatus: Sendable {
     var generation = 0
     var positionMs = 0
     var durationMs: Int?
@@ -336,31 +313,10 @@ struct EngineStatus {
     var audioFormat: AudioFormatSummary?
 }
 
-extension PlayerStateMachine {
-    /// For `Player.status()`. `mutating` only so that the core lends its machine in place: a plain method
-    /// call on the stored machine would copy it first, retaining every array it holds.
-    fileprivate mutating func status(live: Bool, positionMs: Int, durationMs: Int?,
-                                     audioFormat: AudioFormatSummary?, volume: Int, lastError: String?,
-                                     replayGainMode: ReplayGainMode) -> PlayerStatus {
-        let next = nextIndex
-        return PlayerStatus(
-            state: state, isBuffering: isBuffering, currentIndex: currentIndex,
-            currentId: currentIndex.map { entries[$0].id }, nextIndex: next, nextId: next.map { entries[$0].id },
-            positionMs: live ? positionMs : 0,
-            durationMs: live ? durationMs : currentIndex.flatMap { entries[$0].item.durationMs },
-            queueLength: entries.count, queueVersion: version, volume: volume, repeats: repeats, single: single,
-            consume: consume, shuffle: shuffle, lastError: lastError, audioFormat: live ? audioFormat : nil,
-            replayGainMode: replayGainMode)
-    }
-}
-
-/// State shared by the command side and the audio thread; every field is guarded by `condition`.
-final class PlayerCore: @unchecked Sendable {
-    let condition = NSCondition()
+/// State shared by the command side and the audio thread, behind the player's monitor.
+struct PlayerCore: Sendable {
     var machine: PlayerStateMachine
     var mailbox: [EngineCommand] = []
-    var volume = 100
-    var replayGain = ReplayGainSettings()
     var prebufferSeconds = 1.0
     var status = EngineStatus()
     var failedTracks = 0
@@ -375,57 +331,59 @@ final class PlayerCore: @unchecked Sendable {
     /// The engine's figures (position, duration, format) belong to the current track only once it has loaded it.
     var engineFiguresAreCurrent: Bool { machine.isActive && status.generation == machine.generation }
 
-    init(machine: PlayerStateMachine) {
-        self.machine = machine
-    }
-
-    /// Caller holds the lock.
     var isFinished: Bool {
         engineExited || (!machine.isActive && mailbox.isEmpty && engineIdle)
     }
 
-    /// Caller holds the lock.
     func positionMs() -> Int {
         status.generation == machine.generation ? status.positionMs : 0
+    }
+
+    /// Queues what the transition just made changed, then its effects; true when anything was queued.
+    mutating func enqueue(_ effects: [PlayerStateMachine.Effect]) -> Bool {
+        let changes = machine.takeChanges()
+        if !changes.isEmpty { mailbox.append(.changed(changes)) }
+        mailbox += effects.map(EngineCommand.effect)
+        return !changes.isEmpty || !effects.isEmpty
     }
 }
 
 /// Passes events to the handler and, once it has been asked for, to the stream.
-final class EventHub: @unchecked Sendable {
-    private let lock = NSLock()
+final class EventHub: Sendable {
+    private struct Streams: Sendable {
+        var made: AsyncStream<PlayerEvent>?
+        var continuation: AsyncStream<PlayerEvent>.Continuation?
+        var finished = false
+    }
+
+    private let streams = Mutex(Streams())
     private let handler: (@Sendable (PlayerEvent) -> Void)?
-    private var made: AsyncStream<PlayerEvent>?
-    private var continuation: AsyncStream<PlayerEvent>.Continuation?
-    private var finished = false
 
     init(handler: (@Sendable (PlayerEvent) -> Void)?) {
         self.handler = handler
     }
 
     func stream() -> AsyncStream<PlayerEvent> {
-        lock.lock()
-        defer { lock.unlock() }
-        if let made { return made }
-        let (stream, continuation) = AsyncStream<PlayerEvent>.makeStream(bufferingPolicy: .unbounded)
-        if finished { continuation.finish() } else { self.continuation = continuation }
-        made = stream
-        return stream
+        streams.withLock { streams in
+            if let made = streams.made { return made }
+            let (stream, continuation) = AsyncStream<PlayerEvent>.makeStream(bufferingPolicy: .unbounded)
+            if streams.finished { continuation.finish() } else { streams.continuation = continuation }
+            streams.made = stream
+            return stream
+        }
     }
 
     func emit(_ event: PlayerEvent) {
-        lock.lock()
-        let continuation = continuation
-        lock.unlock()
-        continuation?.yield(event)
+        streams.withLock { $0.continuation }?.yield(event)
         handler?(event)
     }
 
     func finish() {
-        lock.lock()
-        finished = true
-        let continuation = continuation
-        self.continuation = nil
-        lock.unlock()
+        let continuation = streams.withLock { streams in
+            streams.finished = true
+            defer { streams.continuation = nil }
+            return streams.continuation
+        }
         continuation?.finish()
     }
 }

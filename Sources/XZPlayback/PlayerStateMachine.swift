@@ -5,6 +5,9 @@
 /// States: idle (empty queue), stopped (queue, nothing loaded), playing, paused.
 /// Each `.start` carries a generation number; a track outcome reported for an older generation is stale
 /// (the user moved on meanwhile) and changes nothing.
+///
+/// Every transition also notes what it changed (`changes`, taken with `takeChanges()`), at the place it
+/// changes it: the player reports that instead of comparing states.
 public struct PlayerStateMachine: Sendable, Equatable {
     public struct TrackStart: Sendable, Equatable {
         public var index: Int
@@ -25,19 +28,46 @@ public struct PlayerStateMachine: Sendable, Equatable {
         case queueFinished
     }
 
-    public private(set) var state: PlayerState = .idle
+    /// Idle and stopped differ only in the queue (which `.queue` reports): between them playback is unchanged.
+    public private(set) var state: PlayerState = .idle {
+        didSet { if state != oldValue, state.isLoaded || oldValue.isLoaded { changes.insert(.playback) } }
+    }
     /// The queue with each entry's id, priority and the queue version that last moved it.
     public internal(set) var entries: [QueueEntry] = []
-    public private(set) var currentIndex: Int?
+    /// A move of the current entry keeps its song; only gaining or losing one is a change here (a new
+    /// song comes through `begin`).
+    public private(set) var currentIndex: Int? {
+        didSet { if (currentIndex == nil) != (oldValue == nil) { changes.insert(.playback) } }
+    }
     /// Plays the queue again from the top when it runs out (MPD's `repeat`).
-    public private(set) var repeats = false
+    public private(set) var repeats = false {
+        didSet { if repeats != oldValue { changes.insert(.options) } }
+    }
     /// Stop after the current track (`on`; with `repeats` it plays again), or do so once (`oneshot`).
-    public private(set) var single: SingleMode = .off
+    public private(set) var single: SingleMode = .off {
+        didSet { if single != oldValue { changes.insert(.options) } }
+    }
     /// Each track leaves the queue once it has played or was skipped.
-    public private(set) var consume = false
-    public private(set) var shuffle = false
+    public private(set) var consume = false {
+        didSet { if consume != oldValue { changes.insert(.options) } }
+    }
+    public private(set) var shuffle = false {
+        didSet { if shuffle != oldValue { changes.insert(.options) } }
+    }
+    /// 0...100, linear software scaling.
+    public private(set) var volume = 100 {
+        didSet { if volume != oldValue { changes.insert(.volume) } }
+    }
+    /// Applies from the next track that starts; only its mode is one of MPD's options.
+    public private(set) var replayGain = ReplayGainSettings() {
+        didSet { if replayGain.mode != oldValue.mode { changes.insert(.options) } }
+    }
     /// Changes with every change of the queue (MPD's playlist version).
-    public internal(set) var version = 1
+    public internal(set) var version = 1 {
+        didSet { changes.insert(.queue) }
+    }
+    /// What the transitions since the last `takeChanges()` changed.
+    public private(set) var changes: PlayerChanges = []
     private var nextId = 1
     /// Queue indices in play order: the identity without shuffle, a permutation with it.
     public internal(set) var order: [Int] = []
@@ -50,12 +80,14 @@ public struct PlayerStateMachine: Sendable, Equatable {
         random = SplitMix64(seed: seed)
     }
 
-    public var isActive: Bool { state == .playing || state == .paused }
+    public var isActive: Bool { state.isLoaded }
 
     /// The loaded track waits for bytes that have not arrived (a stream caught up with its download, or its
     /// first second is still coming): playing, but the clock stands still until they come.
     public var isBuffering: Bool { state == .playing && waitingForBytes }
-    private var waitingForBytes = false
+    private var waitingForBytes = false {
+        didSet { if waitingForBytes != oldValue { changes.insert(.playback) } }
+    }
 
     /// What our own output shows: `buffering` while playing and waiting for bytes, else the state's name.
     /// (MPD's `status` keeps saying `play`.)
@@ -71,10 +103,10 @@ public struct PlayerStateMachine: Sendable, Equatable {
     public var current: QueueItem? { currentIndex.map { entries[$0].item } }
     public var queue: [QueueItem] { entries.map(\.item) }
 
-    /// off / one / all, the way the prompt shows MPD's `repeat` and `single`.
-    public var repeatMode: RepeatMode {
-        guard repeats else { return .off }
-        return single == .on ? .one : .all
+    /// What changed since the last call, and starts noting afresh.
+    public mutating func takeChanges() -> PlayerChanges {
+        defer { changes = [] }
+        return changes
     }
 
     /// The queue index that plays after the current one, as far as it is known now.
@@ -260,14 +292,19 @@ public struct PlayerStateMachine: Sendable, Equatable {
         return [.end(.stopped), .release]
     }
 
+    /// Sets MPD's `repeat` and `single` as the prompt's word says.
     public mutating func setRepeat(_ mode: RepeatMode) {
-        repeats = mode != .off
-        single = mode == .one ? .on : .off
+        repeats = mode.repeats
+        single = mode.single
     }
 
     public mutating func setRepeats(_ on: Bool) { repeats = on }
     public mutating func setSingle(_ mode: SingleMode) { single = mode }
     public mutating func setConsume(_ on: Bool) { consume = on }
+
+    /// Clamped to 0...100.
+    public mutating func setVolume(_ percent: Int) { volume = min(max(percent, 0), 100) }
+    public mutating func setReplayGain(_ settings: ReplayGainSettings) { replayGain = settings }
 
     /// Turning shuffle on keeps the current item and shuffles the rest after it; off restores queue order.
     public mutating func setShuffle(_ on: Bool) {
@@ -314,6 +351,8 @@ public struct PlayerStateMachine: Sendable, Equatable {
     // MARK: Helpers
 
     private mutating func begin(_ index: Int) -> Effect {
+        // A new song, or the same one from its start again.
+        changes.insert(.playback)
         generation += 1
         waitingForBytes = false
         currentIndex = index

@@ -56,10 +56,24 @@ public typealias StreamOpener = @Sendable (QueueItem) throws -> GrowingFile
 /// idle: empty queue. stopped: a queue, nothing playing. playing / paused: a track is loaded.
 public enum PlayerState: String, Sendable, Equatable {
     case idle, playing, paused, stopped
+
+    /// Playing or paused: a track is loaded.
+    public var isLoaded: Bool { self == .playing || self == .paused }
 }
 
+/// The prompt's words for MPD's `repeat` and `single`, which are what the player stores: `off` is no
+/// repeat, `one` is repeat with single on (the same song again), `all` is repeat without it. A view only:
+/// `init(repeats:single:)` reads it from MPD's options, `repeats` and `single` give them back.
 public enum RepeatMode: String, Sendable, Equatable, CaseIterable {
     case off, one, all
+
+    /// Single `oneshot` with repeat reads as `all`: it stops after one song only once.
+    public init(repeats: Bool, single: SingleMode) {
+        self = !repeats ? .off : single == .on ? .one : .all
+    }
+
+    public var repeats: Bool { self != .off }
+    public var single: SingleMode { self == .one ? .on : .off }
 }
 
 public enum EndReason: String, Sendable, Equatable {
@@ -99,24 +113,45 @@ public enum PlayerEvent: Sendable, Equatable {
     case lyric(lineIndex: Int, timeMs: Int, positionMs: Int, text: String)
     /// The queue ran out (repeat off); playback has stopped and the output is closed.
     case queueFinished
+    /// What a command or a track's outcome changed in the player's state, sent as soon as it changed (before
+    /// the events of the audio it sets going): what MPD's `idle` reports.
+    case changed(PlayerChanges)
 }
 
+/// The parts of the player's state an action changed, in MPD's `idle` subsystems.
+public struct PlayerChanges: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// The queue's contents, order or priorities (MPD's `playlist`).
+    public static let queue = PlayerChanges(rawValue: 1 << 0)
+    /// Playing, paused or stopped, the current song, a seek, waiting for a stream's bytes (MPD's `player`).
+    public static let playback = PlayerChanges(rawValue: 1 << 1)
+    /// The volume (MPD's `mixer`).
+    public static let volume = PlayerChanges(rawValue: 1 << 2)
+    /// repeat, random, single, consume or the ReplayGain mode (MPD's `options`).
+    public static let options = PlayerChanges(rawValue: 1 << 3)
+}
+
+/// The player's state, read at once under its lock: what `status`, the queue listings and the prompt show.
 public struct PlayerSnapshot: Sendable, Equatable {
     public var state: PlayerState
     /// Playing and waiting for a stream's bytes (MPD still says `play`).
     public var isBuffering = false
     public var currentIndex: Int?
-    public var current: QueueItem?
     public var positionMs: Int
     public var durationMs: Int?
     public var entries: [QueueEntry]
     public var volume: Int
-    public var repeatMode: RepeatMode
     public var shuffle: Bool
-    /// MPD's view of the same options and queue.
+    /// MPD's options, the only repeat state the player keeps (`repeatMode` is a view of them).
     public var repeats: Bool
     public var single: SingleMode
     public var consume: Bool
+    public var replayGainMode: ReplayGainMode
     public var queueVersion: Int
     public var nextIndex: Int?
     public var lyricLineIndex: Int?
@@ -128,33 +163,15 @@ public struct PlayerSnapshot: Sendable, Equatable {
     /// Sample rate, bits and channels of the loaded track, and its nominal bitrate in kbit/s.
     public var audioFormat: AudioFormatSummary?
 
+    public var current: QueueItem? { currentIndex.map { entries[$0].item } }
+    public var currentId: Int? { currentIndex.map { entries[$0].id } }
+    public var nextId: Int? { nextIndex.map { entries[$0].id } }
     public var queue: [QueueItem] { entries.map(\.item) }
+    public var queueLength: Int { entries.count }
+    public var repeatMode: RepeatMode { RepeatMode(repeats: repeats, single: single) }
 
     /// What our own output shows as the state: `buffering` while a stream waits for bytes.
     public var stateText: String { isBuffering && state == .playing ? "buffering" : state.rawValue }
-}
-
-/// The scalar part of the player's state, without the queue: what a frequent poll (`status`) and change
-/// detection read, at the cost of a few copied integers instead of the whole queue and current item.
-public struct PlayerStatus: Sendable, Equatable {
-    public var state: PlayerState
-    public var isBuffering: Bool
-    public var currentIndex: Int?
-    public var currentId: Int?
-    public var nextIndex: Int?
-    public var nextId: Int?
-    public var positionMs: Int
-    public var durationMs: Int?
-    public var queueLength: Int
-    public var queueVersion: Int
-    public var volume: Int
-    public var repeats: Bool
-    public var single: SingleMode
-    public var consume: Bool
-    public var shuffle: Bool
-    public var lastError: String?
-    public var audioFormat: AudioFormatSummary?
-    public var replayGainMode: ReplayGainMode
 }
 
 /// What `status` reports as `audio` and `bitrate`.
@@ -181,24 +198,53 @@ public struct AudioFormatSummary: Sendable, Equatable {
     public var mpdFormat: String { "\(sampleRate):\(bits):\(channels)" }
 }
 
-/// Thrown by an output that is fine but cannot take this track's format (a WAV file already holding another);
-/// the player fails that track alone and goes on.
-public struct OutputFormatRefused: Error, CustomStringConvertible, Sendable, Equatable {
+/// Why the player, an output or a playback argument failed: a kind to match (`error == .outputFormatRefused`,
+/// `catch PlaybackError.outputFailed`) and the one line users see.
+public struct PlaybackError: Error, Hashable, CustomStringConvertible, Sendable {
+    private enum Code: Hashable, Sendable {
+        case outputFailed, outputFormatRefused, invalidOutput, invalidSeekTarget, streamFailed
+    }
+
+    private let code: Code
+    /// What went wrong, in one line.
     public let message: String
 
-    public init(_ message: String) {
+    private init(code: Code) {
+        self.code = code
+        message = ""
+    }
+
+    /// An error of `kind` saying `message`.
+    public init(_ kind: PlaybackError, _ message: String) {
+        code = kind.code
         self.message = message
     }
 
-    public var description: String { message }
-}
+    /// The output cannot be opened or stopped taking audio: every track would fail, so the queue stops.
+    public static let outputFailed = PlaybackError(code: .outputFailed)
+    /// An output that works cannot take this track's format (a WAV file already holding another): the
+    /// player fails that track alone and goes on.
+    public static let outputFormatRefused = PlaybackError(code: .outputFormatRefused)
+    /// An output spec that cannot be read.
+    public static let invalidOutput = PlaybackError(code: .invalidOutput)
+    /// A seek position that cannot be read.
+    public static let invalidSeekTarget = PlaybackError(code: .invalidSeekTarget)
+    /// A URL that cannot be played here, or whose download failed before its audio began.
+    public static let streamFailed = PlaybackError(code: .streamFailed)
 
-public struct PlaybackError: Error, CustomStringConvertible, Sendable, Equatable {
-    public let message: String
+    /// The kind alone, without the message.
+    public var kind: PlaybackError { PlaybackError(code: code) }
 
-    public init(_ message: String) {
-        self.message = message
+    /// Same kind: the message does not count.
+    public static func == (lhs: PlaybackError, rhs: PlaybackError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// Lets `catch PlaybackError.outputFailed` and `case PlaybackError.outputFailed` match any error of that kind.
+    public static func ~= (kind: PlaybackError, error: any Error) -> Bool {
+        (error as? PlaybackError)?.code == kind.code
     }
 
-    public var description: String { message }
+    /// The message, or the kind's name for a bare kind.
+    public var description: String { message.isEmpty ? "PlaybackError.\(code)" : message }
 }

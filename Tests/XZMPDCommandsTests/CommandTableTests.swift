@@ -54,7 +54,7 @@ final class CommandTableTests: XCTestCase {
             host.updates.wait()
         }
 
-        XCTAssertTrue(eventually { host.player.status().state == .paused })
+        XCTAssertTrue(eventually { host.player.snapshot().state == .paused })
         // The player's events about the setup reach observers off its thread; let them pass first.
         Thread.sleep(forTimeInterval: 0.5)
 
@@ -68,7 +68,7 @@ final class CommandTableTests: XCTestCase {
             var sticker: String?
         }
         func state() throws -> State {
-            let status = host.player.status()
+            let status = host.player.snapshot()
             let playlists = try host.playlists.list().map(\.name)
             return State(player: "\(status.state) \(status.currentId ?? -1) \(status.queueVersion) \(status.volume) "
                              + "\(status.repeats) \(status.single) \(status.shuffle) \(status.consume) \(host.isOutputEnabled)",

@@ -183,7 +183,7 @@ final class SessionTests: XCTestCase {
             .write(to: feed, atomically: true, encoding: .utf8)
         _ = try host.database.importFeed(at: feed)
         let streaming = PlayerHost(folder: host.folder, database: host.database, output: .null, seed: 7,
-                                   streams: { _ in throw PlaybackError("not in this test") }) { _ in }
+                                   streams: { _ in throw PlaybackError(.streamFailed, "not in this test") }) { _ in }
         defer { streaming.shutdown() }
         var session = ClientSession(peer: .network, passwordRequired: false)
         func run(_ line: String) -> String {
@@ -209,7 +209,7 @@ final class SessionTests: XCTestCase {
             .joined(separator: "\n").write(to: feed, atomically: true, encoding: .utf8)
         _ = try host.database.importFeed(at: feed)
         let streaming = PlayerHost(folder: host.folder, database: host.database, output: .null, seed: 7,
-                                   streams: { _ in throw PlaybackError("not in this test") }) { _ in }
+                                   streams: { _ in throw PlaybackError(.streamFailed, "not in this test") }) { _ in }
         defer { streaming.shutdown() }
         func run(_ line: String, on target: PlayerHost) -> String {
             var session = ClientSession(peer: .network, passwordRequired: false)

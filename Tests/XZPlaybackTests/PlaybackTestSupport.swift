@@ -139,6 +139,12 @@ struct Render {
         events.compactMap { if case .notice(let text) = $0 { return text } else { return nil } }
     }
 
+    /// The events of the audio itself, without the reports of what changed.
+    var audioEvents: [PlayerEvent] { events.filter { $0.reportedChanges == nil } }
+
+    /// The reports of what changed, in order.
+    var changes: [PlayerChanges] { events.compactMap(\.reportedChanges) }
+
     static func run(_ items: [QueueItem], volume: Int = 100, in folder: TemporaryFolder,
                     file: StaticString = #filePath, line: UInt = #line,
                     during: (Player, EventLog) -> Void = { _, _ in }) throws -> Render {
@@ -153,6 +159,14 @@ struct Render {
         player.shutdown()
         let pcm = (try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data()
         return Render(pcm: pcm, events: log.events, failed: failed)
+    }
+}
+
+extension PlayerEvent {
+    /// What a `.changed` event reports; nil for the others.
+    var reportedChanges: PlayerChanges? {
+        if case .changed(let changes) = self { return changes }
+        return nil
     }
 }
 

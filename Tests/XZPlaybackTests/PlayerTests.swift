@@ -36,6 +36,7 @@ final class PlayerTests: XCTestCase {
             XCTAssertThrowsError(try OutputSpec(parsing: bad), bad) { error in
                 let message = (error as? PlaybackError)?.message ?? ""
                 XCTAssertTrue(message.contains("\"\(bad)\""), message)
+                XCTAssertEqual(error as? PlaybackError, .invalidOutput)
             }
         }
     }

@@ -71,7 +71,7 @@ final class QueueEditingTests: XCTestCase {
         XCTAssertEqual(startedTitle(machine.trackEnded(generation: machine.generation)), "Song 1")
         machine.setSingle(.on)
         machine.setRepeats(true)
-        XCTAssertEqual(machine.repeatMode, .one)
+        XCTAssertEqual(RepeatMode(repeats: machine.repeats, single: machine.single), .one)
         XCTAssertEqual(startedTitle(machine.trackEnded(generation: machine.generation)), "Song 1", "single + repeat replays")
     }
 

@@ -21,12 +21,14 @@ final class RenderTests: XCTestCase {
             XCTAssertEqual(render.failed, 0, name)
             XCTAssertTrue(render.errors.isEmpty, "\(name): \(render.errors)")
             // started, positions..., ended(completed), queueFinished
-            guard case .started(let started, let durationMs)? = render.events.first else {
-                return XCTFail("\(name): first event \(String(describing: render.events.first))")
+            guard case .started(let started, let durationMs)? = render.audioEvents.first else {
+                return XCTFail("\(name): first event \(String(describing: render.audioEvents.first))")
             }
             XCTAssertEqual(started.path, path)
             XCTAssertNotNil(durationMs, name)
             XCTAssertEqual(render.events.last, .queueFinished, name)
+            // play: a new queue and a song; its end: playback stopped.
+            XCTAssertEqual(render.changes, [[.queue, .playback], .playback], name)
             XCTAssertEqual(render.endings.map(\.reason), [.completed], name)
         }
     }
@@ -38,8 +40,8 @@ final class RenderTests: XCTestCase {
         let frames = render.pcm.count / 4
         let totalMs = frames * 1000 / 44_100
         XCTAssertEqual(positions, Array(stride(from: 250, through: totalMs, by: 250)))
-        guard case .started(_, let durationMs)? = render.events.first,
-              case .ended(_, .completed, let endMs)? = render.events.dropLast().last else {
+        guard case .started(_, let durationMs)? = render.audioEvents.first,
+              case .ended(_, .completed, let endMs)? = render.audioEvents.dropLast().last else {
             return XCTFail("events: \(render.events)")
         }
         XCTAssertEqual(durationMs, totalMs)

@@ -22,7 +22,7 @@ final class StateMachineTests: XCTestCase {
         let machine = PlayerStateMachine(seed: 1)
         XCTAssertEqual(machine.state, .idle)
         XCTAssertNil(machine.currentIndex)
-        XCTAssertEqual(machine.repeatMode, .off)
+        XCTAssertEqual(RepeatMode(repeats: machine.repeats, single: machine.single), .off)
         XCTAssertFalse(machine.shuffle)
     }
 
