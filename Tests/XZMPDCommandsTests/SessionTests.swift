@@ -306,17 +306,33 @@ final class SessionTests: XCTestCase {
             defer { inbox.items = []; inbox.lock.unlock() }
             return inbox.items.reduce(into: HostChanges()) { $0.formUnion($1) }
         }
+        // The player tells what changed off its audio thread, a moment after the command.
+        func heardSoon() -> HostChanges {
+            var heard = HostChanges()
+            _ = eventually { heard.formUnion(drain()); return !heard.isEmpty }
+            return heard
+        }
         send("setvol 10", &actor)
-        let heard = drain()
+        let heard = heardSoon()
         XCTAssertEqual(heard, .volume)
         XCTAssertEqual(watcher.notify(heard).map { String(decoding: $0, as: UTF8.self) }, "changed: mixer\nOK\n")
         XCTAssertFalse(watcher.isIdle)
         send("random 1", &actor)
-        XCTAssertNil(watcher.notify(drain()))
+        XCTAssertNil(watcher.notify(heardSoon()))
         XCTAssertEqual(send("idle", &watcher), "changed: options\nOK\n", "a change while not idle is kept for the next idle")
         XCTAssertEqual(send("idle player", &watcher), "")
         XCTAssertEqual(send("noidle", &watcher), "OK\n")
         XCTAssertEqual(send("noidle", &watcher), "", "noidle outside idle has no answer")
         XCTAssertEqual(send("idle bogus", &watcher), "ACK [2@0] {idle} Unrecognized idle event: bogus\n")
+    }
+
+    /// As MPD's Client::IdleNotify: an idle that returns drops the changes it did not report.
+    func testIdleDropsTheChangesItDidNotReport() {
+        var watcher = ClientSession(peer: .network, passwordRequired: false)
+        XCTAssertEqual(send("idle playlist", &watcher), "")
+        XCTAssertNil(watcher.notify(.volume), "mixer is not waited for")
+        XCTAssertEqual(watcher.notify(.queue).map { String(decoding: $0, as: UTF8.self) }, "changed: playlist\nOK\n")
+        XCTAssertEqual(send("idle", &watcher), "", "the mixer change went with the idle that returned")
+        XCTAssertEqual(send("noidle", &watcher), "OK\n")
     }
 }
