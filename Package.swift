@@ -66,18 +66,19 @@ let package = Package(
         ]),
         // The application core: one library's player, catalogue, statistics and folder updates, and the
         // changes its observers hear.
-        .target(name: "XZHost", dependencies: ["XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"]),
+        .target(name: "XZHost", dependencies: ["XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
         // The MPD protocol's wire format as plain values: requests, arguments, responses, ACKs.
-        .target(name: "XZProtocol"),
+        .target(name: "XZProtocol", swiftSettings: [.swiftLanguageMode(.v6)]),
         // MPD's command table over the host, and one connection's protocol state.
         .target(name: "XZMPDCommands", dependencies: [
             "XZProtocol", "XZHost", "XZAudio", "XZCatalogue", "XZStats", "XZPlayback",
-        ]),
+        ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
         .target(name: "XZServer", dependencies: [
             "XZText", "XZCatalogue", "XZProtocol", "XZHost", "XZMPDCommands",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
-        ]),
+        ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
             "XZText", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",

@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
 import XZCatalogue
 import XZPlayback
 
 /// The process that owns a library's player: the player itself, play statistics, the names songs have
 /// for protocol clients, and the fan-out of changes to every client waiting in `idle`.
 /// Every frontend (protocol connections, the prompt hosting the player, one-shot `play`) drives it.
-public final class PlayerHost: @unchecked Sendable {
+public final class PlayerHost: Sendable {
     public let player: Player
     public let folder: LibraryFolder
     public let database: LibraryDatabase
@@ -20,12 +21,16 @@ public final class PlayerHost: @unchecked Sendable {
 
     private let recording: StatsRecording
     private let report: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var observers: [(PlayerEvent) -> Void] = []
-    private var idleListeners: [Int: (HostChanges) -> Void] = [:]
-    private var nextListener = 0
-    private var playedMs = 0
-    private var outputEnabled = true
+    private struct State {
+        var observers: [@Sendable (PlayerEvent) -> Void] = []
+        var changeObservers: [Int: @Sendable (HostChanges) -> Void] = [:]
+        var lastToken = 0
+        var playedMs = 0
+        var outputEnabled = true
+    }
+
+    private let state = Mutex(State())
+    /// Signalled when the player's events have all been handled, which `shutdown` waits for.
     private let drained = DispatchSemaphore(value: 0)
 
     /// `report` hears problems that are no command's failure (statistics that could not be saved).
@@ -49,10 +54,8 @@ public final class PlayerHost: @unchecked Sendable {
     }
 
     /// Hears every player event, in order, off the audio thread.
-    public func observe(_ observer: @escaping (PlayerEvent) -> Void) {
-        lock.lock()
-        observers.append(observer)
-        lock.unlock()
+    public func observe(_ observer: @escaping @Sendable (PlayerEvent) -> Void) {
+        state.withLock { $0.observers.append(observer) }
     }
 
     /// How the database commands name and choose songs: the music folder's names, and on a host that
@@ -75,54 +78,44 @@ public final class PlayerHost: @unchecked Sendable {
 
     /// Registers someone who hears every change (a client waiting in `idle`); returns the token to
     /// `stopObserving` with.
-    public func observeChanges(_ listener: @escaping (HostChanges) -> Void) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        nextListener += 1
-        idleListeners[nextListener] = listener
-        return nextListener
+    public func observeChanges(_ listener: @escaping @Sendable (HostChanges) -> Void) -> Int {
+        state.withLock { state in
+            state.lastToken += 1
+            state.changeObservers[state.lastToken] = listener
+            return state.lastToken
+        }
     }
 
     public func stopObserving(_ token: Int) {
-        lock.lock()
-        idleListeners[token] = nil
-        lock.unlock()
+        state.withLock { _ = $0.changeObservers.removeValue(forKey: token) }
     }
 
     public var clientCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return idleListeners.count
+        state.withLock { $0.changeObservers.count }
     }
 
     /// Tells every observer about `changes` (things the player's state does not show, e.g. outputs).
     public func announce(_ changes: HostChanges) {
         guard !changes.isEmpty else { return }
-        lock.lock()
-        let listeners = Array(idleListeners.values)
-        lock.unlock()
+        let listeners = state.withLock { Array($0.changeObservers.values) }
         for listener in listeners { listener(changes) }
     }
 
     /// Milliseconds of audio played since the host started (MPD's `playtime`).
     public var playTimeMs: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return playedMs
+        state.withLock { $0.playedMs }
     }
 
     /// Whether the output takes audio; a disabled output pauses playback, as MPD's only output would.
     public var isOutputEnabled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return outputEnabled
+        state.withLock { $0.outputEnabled }
     }
 
     public func setOutputEnabled(_ enabled: Bool) {
-        lock.lock()
-        let changed = outputEnabled != enabled
-        outputEnabled = enabled
-        lock.unlock()
+        let changed = state.withLock { state in
+            defer { state.outputEnabled = enabled }
+            return state.outputEnabled != enabled
+        }
         guard changed else { return }
         if !enabled { player.pause() }
         announce(.output)
@@ -157,10 +150,10 @@ public final class PlayerHost: @unchecked Sendable {
 
     private func handle(_ event: PlayerEvent) {
         recording.receive(event)
-        lock.lock()
-        let observers = self.observers
-        if case .position = event { playedMs += 250 }
-        lock.unlock()
+        let observers = state.withLock { state in
+            if case .position = event { state.playedMs += 250 }
+            return state.observers
+        }
         for observer in observers { observer(event) }
         switch event {
         case .changed(let changes):

@@ -1,15 +1,16 @@
 import Foundation
+import Synchronization
 import XZCatalogue
 import XZPlayback
 import XZStats
 
 /// Feeds a player's events to the play-session recorder, on one serial queue (never the audio thread).
 /// Songs played from a path are keyed "file:<path>", as a folder scan would key them.
-final class StatsRecording: @unchecked Sendable {
+final class StatsRecording: Sendable {
     private let recorder: PlaySessionRecorder
     private let queue = DispatchQueue(label: "xzmusic.stats")
     private let report: @Sendable (String) -> Void
-    private var reportedFailure = false
+    private let reportedFailure = Mutex(false)
 
     /// `report` hears, once, that statistics could not be saved.
     init(database: LibraryDatabase, report: @escaping @Sendable (String) -> Void) {
@@ -55,10 +56,11 @@ final class StatsRecording: @unchecked Sendable {
             }
         } catch {
             // Stats must never stop the music; say it once.
-            if !reportedFailure {
-                reportedFailure = true
-                report("play statistics not saved: \(error)")
+            let first = reportedFailure.withLock { reported in
+                defer { reported = true }
+                return !reported
             }
+            if first { report("play statistics not saved: \(error)") }
         }
     }
 }

@@ -2,8 +2,8 @@ import XZHost
 import XZProtocol
 
 /// One row of the command table: the name, how many arguments, who may run it, and what it does.
-struct MPDCommand {
-    enum Access: Equatable {
+struct MPDCommand: Sendable {
+    enum Access: Equatable, Sendable {
         /// Allowed before the `password` command; changes nothing of the host.
         case beforePassword
         /// Changes nothing of the host, so no observer hears of it.
@@ -13,7 +13,7 @@ struct MPDCommand {
     }
 
     /// Where it runs: SQLite and file work never on a connection's event loop.
-    enum Work: Equatable {
+    enum Work: Equatable, Sendable {
         /// Reads or sets the player's state in memory: on the event loop, answered at once.
         case quick
         /// Reads the catalogue or files: on a thread of the blocking pool, the connection's next
@@ -25,10 +25,10 @@ struct MPDCommand {
     let arguments: ClosedRange<Int>
     let access: Access
     let work: Work
-    let run: (inout MPDCommands.Invocation) throws(MPDError) -> Void
+    let run: @Sendable (inout MPDCommands.Invocation) throws(MPDError) -> Void
 
     init(_ name: String, _ arguments: ClosedRange<Int>, _ access: Access, _ work: Work = .quick,
-         _ run: @escaping (inout MPDCommands.Invocation) throws(MPDError) -> Void) {
+         _ run: @escaping @Sendable (inout MPDCommands.Invocation) throws(MPDError) -> Void) {
         self.name = name
         self.arguments = arguments
         self.access = access

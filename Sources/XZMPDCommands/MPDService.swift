@@ -3,7 +3,7 @@ import XZHost
 
 /// What every MPD connection to one host shares: the host, its password, and the song records listings
 /// reuse (MPD's database in memory).
-public final class MPDService: @unchecked Sendable {
+public final class MPDService: Sendable {
     public let host: PlayerHost
     /// Required before anything but the `beforePassword` commands; nil: every client may do everything.
     public let password: String?

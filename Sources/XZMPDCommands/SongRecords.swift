@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XZCatalogue
 import XZHost
 import XZProtocol
@@ -7,8 +8,8 @@ import XZProtocol
 /// record's bytes for a client's tag set, and its key in MPD's database order. A repeated listing then
 /// decodes only ids and copies bytes, as MPD answers from the database it keeps in memory; songs not
 /// kept yet cost what they did before anything was kept.
-final class SongRecords: @unchecked Sendable {
-    private struct Record {
+final class SongRecords: Sendable {
+    private struct Record: Sendable {
         /// Both slices of one buffer per listing: a record costs no allocation of its own, which keeps
         /// a whole catalogue's records (`warm`) at a few hundred bytes a song.
         var orderKey: ArraySlice<UInt8>
@@ -21,12 +22,19 @@ final class SongRecords: @unchecked Sendable {
     private static let tagSetLimit = 4
     /// Catalogues of up to this many songs have every record made before any listing asks (`warm`):
     /// a few MB, as MPD keeps its whole database in memory. Larger ones keep what listings made.
-    var warmLimit = 20_000
+    var warmLimit: Int {
+        get { state.withLock { $0.warmLimit } }
+        set { state.withLock { $0.warmLimit = newValue } }
+    }
 
-    private let lock = NSLock()
-    private var version: Int64?
-    private var records: [Set<SongTag>: [Int64: Record]] = [:]
-    private var size = 0
+    private struct State {
+        var warmLimit = 20_000
+        var version: Int64?
+        var records: [Set<SongTag>: [Int64: Record]] = [:]
+        var size = 0
+    }
+
+    private let state = Mutex(State())
 
     /// Appends the records of the songs `selection` selects, in MPD's database order, window applied:
     /// what `addCatalogueSong` writes for each with `tags`. Returns how many there were.
@@ -81,13 +89,13 @@ final class SongRecords: @unchecked Sendable {
 
     /// The records kept for `tags` under `version`; everything kept before is dropped when the version moved.
     private func kept(tags: Set<SongTag>, version: Int64) -> [Int64: Record] {
-        lock.withLock {
-            if version != self.version {
-                records = [:]
-                size = 0
-                self.version = version
+        state.withLock { state in
+            if version != state.version {
+                state.records = [:]
+                state.size = 0
+                state.version = version
             }
-            return records[tags] ?? [:]
+            return state.records[tags] ?? [:]
         }
     }
 
@@ -123,18 +131,18 @@ final class SongRecords: @unchecked Sendable {
 
     /// How many songs have their record kept for `tags`.
     func keptCount(tags: Set<SongTag>) -> Int {
-        lock.withLock { records[tags]?.count ?? 0 }
+        state.withLock { $0.records[tags]?.count ?? 0 }
     }
 
     /// Keeps `new` unless the version moved or there is no room; whether it was kept.
     @discardableResult
     private func keep(_ new: [Int64: Record], bytes: Int, tags: Set<SongTag>, version: Int64) -> Bool {
         guard !new.isEmpty else { return true }
-        return lock.withLock {
-            guard version == self.version, size + bytes <= Self.capacity,
-                  records[tags] != nil || records.count < Self.tagSetLimit else { return false }
-            records[tags, default: [:]].merge(new) { old, _ in old }
-            size += bytes
+        return state.withLock { state in
+            guard version == state.version, state.size + bytes <= Self.capacity,
+                  state.records[tags] != nil || state.records.count < Self.tagSetLimit else { return false }
+            state.records[tags, default: [:]].merge(new) { old, _ in old }
+            state.size += bytes
             return true
         }
     }

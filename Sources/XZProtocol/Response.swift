@@ -54,7 +54,7 @@ public struct MPDResponse: Sendable, Equatable {
     /// A number's digits, at least `digits` of them (zeros before): no string made per number.
     public mutating func appendNumber(_ value: Int, digits: Int = 1) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
+        let magnitude = value.magnitude
         var divisor: UInt = 1
         var width = 1
         while magnitude / divisor >= 10 || width < digits {

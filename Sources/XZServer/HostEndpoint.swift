@@ -39,7 +39,7 @@ public struct HostEndpoint: Sendable, Equatable {
 
 /// The lock that makes one host per library. Released by the kernel when the host dies, so a socket
 /// left behind by a killed host is known to be stale.
-public final class HostLock: @unchecked Sendable {
+public final class HostLock: Sendable {
     private let descriptor: Int32
 
     /// Takes the lock and records `description` (pid and addresses) for a second host to name; throws

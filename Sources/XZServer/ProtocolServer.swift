@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 import XZHost
 import XZMPDCommands
 import XZProtocol
@@ -21,7 +22,7 @@ public struct ServerLimits: Sendable {
 /// The transport: accepts protocol clients on a Unix socket and optionally TCP, splits their input into
 /// lines and hands each to the client's `ClientSession`; one event loop thread per core, each client
 /// staying on one.
-public final class ProtocolServer: @unchecked Sendable {
+public final class ProtocolServer: Sendable {
     /// The host and what its connections share.
     public let service: MPDService
     public var host: PlayerHost { service.host }
@@ -30,9 +31,7 @@ public final class ProtocolServer: @unchecked Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
     /// Threads for the requests that read the catalogue or files (`MPDCommand.Work.blocking`).
     let blockingPool = NIOThreadPool(numberOfThreads: System.coreCount)
-    private let lock = NSLock()
-    private var channels: [Channel] = []
-    private var connections = 0
+    private let state = Mutex<(channels: [Channel], connections: Int)>(([], 0))
 
     public init(host: PlayerHost, password: String?, limits: ServerLimits = ServerLimits()) {
         service = MPDService(host: host, password: password)
@@ -64,10 +63,10 @@ public final class ProtocolServer: @unchecked Sendable {
 
     /// Stops accepting and closes every connection.
     public func shutdown() {
-        lock.lock()
-        let open = channels
-        channels = []
-        lock.unlock()
+        let open = state.withLock { state in
+            defer { state.channels = [] }
+            return state.channels
+        }
         // Closing fails only for a channel already closed, and a second shutdown finds nothing to stop.
         for channel in open { try? channel.close().wait() }
         try? group.syncShutdownGracefully()
@@ -75,24 +74,20 @@ public final class ProtocolServer: @unchecked Sendable {
     }
 
     private func add(_ channel: Channel) {
-        lock.lock()
-        channels.append(channel)
-        lock.unlock()
+        state.withLock { $0.channels.append(channel) }
     }
 
     /// Counts a new connection; false when the host is full.
     fileprivate func admit() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard connections < limits.maxConnections else { return false }
-        connections += 1
-        return true
+        state.withLock { state in
+            guard state.connections < limits.maxConnections else { return false }
+            state.connections += 1
+            return true
+        }
     }
 
     fileprivate func release() {
-        lock.lock()
-        connections -= 1
-        lock.unlock()
+        state.withLock { $0.connections -= 1 }
     }
 
     private func bootstrap(peer: ClientSession.Peer) -> ServerBootstrap {
@@ -150,25 +145,28 @@ final class ConnectionHandler: ChannelInboundHandler {
         admitted = true
         let channel = context.channel
         let loop = context.eventLoop
-        listener = server.host.observeChanges { [weak self] changes in
+        // The handler is touched on its event loop only; the observer is removed when the channel closes.
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        listener = server.host.observeChanges { changes in
             loop.execute {
-                guard let self else { return }
-                guard !self.busy else {
-                    self.heardWhileBusy.formUnion(changes)
+                let handler = handler.value
+                guard !handler.busy else {
+                    handler.heardWhileBusy.formUnion(changes)
                     return
                 }
-                guard let bytes = self.session.notify(changes) else { return }
-                self.lastActivity = .now()
-                self.send(bytes, on: channel)
+                guard let bytes = handler.session.notify(changes) else { return }
+                handler.lastActivity = .now()
+                handler.send(bytes, on: channel)
             }
         }
         // A client waiting in idle may be silent for as long as it likes; any other is dropped after
         // the timeout (checked a few times per timeout, so it is exceeded by at most a quarter).
         let timeout = server.limits.connectionTimeout
         let period = TimeAmount.nanoseconds(max(timeout.nanoseconds / 4, 1_000_000))
-        timeoutCheck = loop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] _ in
-            guard let self, !self.busy, !self.session.isIdle, .now() - self.lastActivity >= timeout else { return }
-            self.close(channel)
+        timeoutCheck = loop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
+            let handler = handler.value
+            guard !handler.busy, !handler.session.isIdle, .now() - handler.lastActivity >= timeout else { return }
+            handler.close(channel)
         }
         send(Array(ClientSession.greeting.utf8), on: channel)
     }
@@ -243,34 +241,40 @@ final class ConnectionHandler: ChannelInboundHandler {
         busy = true
         let session = self.session
         let service = server.service
+        let handler = NIOLoopBound(self, eventLoop: channel.eventLoop)
         server.blockingPool.runIfActive(eventLoop: channel.eventLoop) { () -> (ClientSession, ClientSession.Output) in
             var session = session
             var output = ClientSession.Output()
             session.receive(utf8: line, service: service, into: &output)
             return (session, output)
-        }.whenComplete { [self] result in
-            busy = false
-            guard case .success(let (session, output)) = result else {
-                close(channel)
-                return
-            }
-            self.session = session
-            lastActivity = .now()
-            if !heardWhileBusy.isEmpty, let bytes = self.session.notify(heardWhileBusy) { send(bytes, on: channel, flush: false) }
-            heardWhileBusy = []
-            if !output.bytes.isEmpty { send(output.bytes, on: channel, flush: false) }
-            if output.close {
-                flushOutbound(channel)
-                close(channel)
-                return
-            }
-            if var waiting = partialLine {
-                partialLine = nil
-                answerLines(in: &waiting, on: channel)
-                if !closing, waiting.readableBytes > 0 { partialLine = waiting }
-            }
-            flushOutbound(channel)
+        }.whenComplete { result in
+            handler.value.answered(result, on: channel)
         }
+    }
+
+    /// On the event loop: a blocking answer is back with the session it changed.
+    private func answered(_ result: Result<(ClientSession, ClientSession.Output), any Error>, on channel: Channel) {
+        busy = false
+        guard case .success(let (session, output)) = result else {
+            close(channel)
+            return
+        }
+        self.session = session
+        lastActivity = .now()
+        if !heardWhileBusy.isEmpty, let bytes = self.session.notify(heardWhileBusy) { send(bytes, on: channel, flush: false) }
+        heardWhileBusy = []
+        if !output.bytes.isEmpty { send(output.bytes, on: channel, flush: false) }
+        if output.close {
+            flushOutbound(channel)
+            close(channel)
+            return
+        }
+        if var waiting = partialLine {
+            partialLine = nil
+            answerLines(in: &waiting, on: channel)
+            if !closing, waiting.readableBytes > 0 { partialLine = waiting }
+        }
+        flushOutbound(channel)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
