@@ -20,6 +20,13 @@ public struct SearchResult: Sendable, Equatable {
     public var singers: [SingerHit]
 }
 
+/// Why two engines: this is the search a person types (`xzmusic search`, the prompt): every word of a
+/// query over title, singer and album, folded through pinyin, initials and traditional/simplified,
+/// ranked, a page of the best. MPD's find/search (`songs(_:naming:)` in MPDSemantics/) is a filter:
+/// a tag, an operator and a value, every match, in MPD's database order, which clients rely on. Neither
+/// answers the other's question: a filter has no ranking, and ranking every filter match would cost
+/// what the bounded candidates below avoid.
+///
 /// Search ranks by tier (the query equals a folded key of the title or singer, begins one, or
 /// matches elsewhere), then popularity, then title. Ranking every FTS match costs time in
 /// proportion to the matches (tens of milliseconds for "love" or "周" at a million songs), so it

@@ -38,7 +38,8 @@ public struct SongSelection: Sendable {
 
 extension LibraryDatabase {
     /// The one filter engine: songs matching `selection`, for the protocol's find/search/list/count and
-    /// the catalogue's own command line. Filters become SQL with bound values only; substring matches
+    /// the catalogue's own command line (`xzmusic find`); ranked search by words is `search(_:limit:)`,
+    /// whose note says why the two differ. Filters become SQL with bound values only; substring matches
     /// of three characters or more find their candidates through the trigram index `song_text`.
     public func songs(_ selection: SongSelection, naming: SongNaming) throws -> [Song] {
         try pool.read { db in
