@@ -25,10 +25,10 @@ struct Import: LibraryCommand {
             let url = URL(fileURLWithPath: LibraryFolder.expandTilde(path))
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-                throw CommandError("\(path.safe): no such file or folder")
+                throw CommandError.noSuchFile("\(path.safe): no such file or folder")
             }
             guard isDirectory.boolValue || url.pathExtension.lowercased() == "jsonl" else {
-                throw CommandError("\(path.safe): not a folder or a .jsonl feed")
+                throw CommandError.noSuchFile("\(path.safe): not a folder or a .jsonl feed")
             }
             return (path, url, isDirectory.boolValue)
         }
@@ -97,7 +97,7 @@ struct Search: LibraryCommand {
             do {
                 filters = try FieldTerms.parse(text)
             } catch {
-                throw CommandError(error.message.safe)
+                throw CommandError.usage(error.message.safe)
             }
             let selection = SongSelection(filters: filters, window: 0..<limit, foldedExtras: true)
             try FilterListing.show(try context.database.songs(selection, naming: .paths), limit: limit, json: json,
@@ -149,7 +149,7 @@ struct Find: LibraryCommand {
         do {
             filters = try FilterParser.parse(filter, foldCase: false)
         } catch {
-            throw CommandError("bad filter: \(error.message.safe)")
+            throw CommandError.usage("bad filter: \(error.message.safe)")
         }
         let songs = try context.database.songs(SongSelection(filters: filters, window: 0..<limit), naming: .paths)
         try FilterListing.show(songs, limit: limit, json: json, in: context)
@@ -188,7 +188,7 @@ struct SingerCommand: LibraryCommand {
     func run(in context: CommandContext) throws {
         let text = name.joined(separator: " ")
         guard let singer = try context.database.singer(named: text) else {
-            throw CommandError("no singer matches \"\(text.safe)\"")
+            throw CommandError.noSuchSong("no singer matches \"\(text.safe)\"")
         }
         let songs = try context.database.songs(bySingerId: singer.id)
         context.lastListing = songs.map(\.id)
@@ -219,7 +219,8 @@ struct Info: LibraryCommand {
             try Format.printJSON(found, console: context.console)
             return
         }
-        // Likes, play counts and MPD clients' stickers (rating among them), as clients see them.
+        // Likes, play counts and MPD clients' stickers (rating among them), as clients see them; they are
+        // extras, so stickers that cannot be read leave their row out rather than fail the song's fields.
         let stickers = (try? StickerStore(database: context.database).all(songKey: found.songKey)) ?? []
         let rows: [(String, String)] = [
             ("id", "#\(found.id)"), ("title", found.title), ("singer", found.singer), ("album", found.album ?? ""),

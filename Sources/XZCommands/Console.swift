@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SystemPackage
 import XZPlayback
 import XZText
@@ -9,12 +10,12 @@ import Glibc
 /// All terminal output goes through here. Lines that arrive while the user types at the REPL prompt
 /// (lyrics, download progress, track changes) are handed to the line editor, which prints them above
 /// the prompt and redraws what was typed.
-public final class Console: @unchecked Sendable {
+public final class Console: Sendable {
     public static let shared = Console()
 
-    private let lock = NSLock()
-    /// Set while the line editor waits at the prompt; receives asynchronous lines.
-    private var promptSink: ((String) -> Void)?
+    /// The line editor's sink while it waits at the prompt, which receives asynchronous lines. Held
+    /// while writing, so that lines from different threads never interleave.
+    private let output = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     public let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
     public let stderrIsTTY = isatty(STDERR_FILENO) == 1
@@ -25,9 +26,7 @@ public final class Console: @unchecked Sendable {
     }
 
     public func line(_ text: String = "") {
-        lock.lock()
-        defer { lock.unlock() }
-        write(STDOUT_FILENO, text + "\n")
+        output.withLock { _ in write(STDOUT_FILENO, text + "\n") }
     }
 
     /// Several lines in one write, so that a line from a background activity cannot land among them.
@@ -37,50 +36,42 @@ public final class Console: @unchecked Sendable {
     }
 
     /// Text handed over piece by piece and written as it comes; no background line lands among the pieces.
-    public func stream(_ produce: (@escaping (String) -> Void) throws -> Void) rethrows {
-        lock.lock()
-        defer { lock.unlock() }
-        try produce { self.write(STDOUT_FILENO, $0) }
+    public func stream<Failure: Error>(_ produce: (@escaping (String) -> Void) throws(Failure) -> Void) throws(Failure) {
+        try output.withLock { (_) throws(Failure) in try produce { self.write(STDOUT_FILENO, $0) } }
     }
 
     public func error(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        // The player silences fd 2 for a moment while libao probes drivers.
-        StderrSilencer.outsideSilence { write(STDERR_FILENO, text + "\n") }
+        output.withLock { _ in
+            // The player silences fd 2 for a moment while libao probes drivers.
+            StderrSilencer.outsideSilence { write(STDERR_FILENO, text + "\n") }
+        }
     }
 
     /// Progress that redraws itself on one stderr line (TTY only).
     public func status(_ text: String) {
         guard stderrIsTTY else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        write(STDERR_FILENO, "\r\u{1B}[2K" + text)
+        output.withLock { _ in write(STDERR_FILENO, "\r\u{1B}[2K" + text) }
     }
 
     public func clearStatus() {
         guard stderrIsTTY else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        write(STDERR_FILENO, "\r\u{1B}[2K")
+        output.withLock { _ in write(STDERR_FILENO, "\r\u{1B}[2K") }
     }
 
     /// A line from a background activity: above the prompt when the user is typing, else plain.
     /// Above the prompt it is cut to the terminal's width: a wrapped line would garble the redraw.
     public func announce(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let sink = promptSink {
-            sink(DisplayWidth.truncate(text, to: width - 1))
-        } else {
-            write(STDOUT_FILENO, text + "\n")
+        output.withLock { sink in
+            if let sink {
+                sink(DisplayWidth.truncate(text, to: width - 1))
+            } else {
+                write(STDOUT_FILENO, text + "\n")
+            }
         }
     }
 
-    func setPromptSink(_ sink: ((String) -> Void)?) {
-        lock.lock()
-        promptSink = sink
-        lock.unlock()
+    func setPromptSink(_ sink: (@Sendable (String) -> Void)?) {
+        output.withLock { $0 = sink }
     }
 
     public func styled(_ text: String, _ code: String) -> String {
@@ -97,6 +88,7 @@ public final class Console: @unchecked Sendable {
     }
 
     private func write(_ fd: Int32, _ text: String) {
+        // A terminal or pipe that is gone leaves nowhere to report the failure to.
         _ = try? FileDescriptor(rawValue: fd).writeAll(text.utf8)
     }
 }

@@ -1,27 +1,10 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import XZCatalogue
 import XZDownloader
 import XZStats
 import XZText
-
-/// Runs async work from a synchronous command. Commands run on the main thread or the REPL's
-/// thread, never on the cooperative pool, so waiting here cannot starve it.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
-        done.signal()
-    }
-    done.wait()
-    guard let result = box.result else { throw CommandError("interrupted") }
-    return try result.get()
-}
-
-private final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, Error>?
-}
 
 /// Settings from the config file, then flags.
 struct DownloadOptions: ParsableArguments {
@@ -41,7 +24,7 @@ struct DownloadOptions: ParsableArguments {
 
     func settings() throws -> DownloadSettings {
         var settings: DownloadSettings
-        do { settings = try DownloadSettings.load() } catch { throw CommandError("\(error)") }
+        do { settings = try DownloadSettings.load() } catch { throw CommandError.failed(error) }
         if let concurrency { settings.concurrency = concurrency }
         if let retries { settings.retries = retries }
         if let timeout { settings.idleTimeout = timeout }
@@ -52,29 +35,52 @@ struct DownloadOptions: ParsableArguments {
 
 /// Where download commands' tasks run. The prompt keeps one queue working in the background for the
 /// whole session; a one-shot command has its own, runs it only with --wait, and stops it when it ends.
-protocol DownloadQueue: AnyObject {
+protocol DownloadQueue: AnyObject, Sendable {
     /// The manager to queue on for `context`'s library; `settings` nil reads the config file.
     func manager(in context: CommandContext, _ settings: DownloadSettings?) throws -> DownloadManager
     /// Lets the queued tasks run after a command queued or resumed some.
-    func start(_ manager: DownloadManager, progress: Download.Progress) throws
+    @MainActor func start(_ manager: DownloadManager, progress: Download.Progress) async throws
     /// Called when the command is done with the manager.
-    func release(_ manager: DownloadManager)
+    func release(_ manager: DownloadManager) async
+}
+
+extension DownloadQueue {
+    /// Runs `body` with the manager for `context`'s library, and releases it however `body` ends.
+    @MainActor func using<T>(_ context: CommandContext, _ settings: DownloadSettings?,
+                             _ body: (DownloadManager) async throws -> T) async throws -> T {
+        let manager = try manager(in: context, settings)
+        let result: T
+        do {
+            result = try await body(manager)
+        } catch {
+            await release(manager)
+            throw error
+        }
+        await release(manager)
+        return result
+    }
 }
 
 private func loadSettings(_ settings: DownloadSettings?) throws -> DownloadSettings {
-    do { return try settings ?? DownloadSettings.load() } catch { throw CommandError("\(error)") }
+    do { return try settings ?? DownloadSettings.load() } catch { throw CommandError.failed(error) }
 }
 
 /// The prompt's queue: created on first use, announcing progress above the prompt.
 final class BackgroundDownloads: DownloadQueue {
-    private var current: DownloadManager?
+    private let current = Mutex<DownloadManager?>(nil)
 
     func manager(in context: CommandContext, _ settings: DownloadSettings?) throws -> DownloadManager {
-        if let current { return current }
-        let manager = DownloadManager(database: try context.database, library: context.folder,
-                                      settings: try loadSettings(settings))
-        current = manager
-        let console = context.console
+        try current.withLock { current in
+            if let current { return current }
+            let manager = DownloadManager(database: try context.database, library: context.folder,
+                                          settings: try loadSettings(settings))
+            current = manager
+            Self.announceEvents(of: manager, on: context.console)
+            return manager
+        }
+    }
+
+    private static func announceEvents(of manager: DownloadManager, on console: Console) {
         let throttle = ProgressThrottle(interval: 3)
         Task.detached {
             for await event in manager.events {
@@ -88,7 +94,6 @@ final class BackgroundDownloads: DownloadQueue {
                 }
             }
         }
-        return manager
     }
 
     func start(_ manager: DownloadManager, progress: Download.Progress) {
@@ -99,9 +104,11 @@ final class BackgroundDownloads: DownloadQueue {
 
     /// Songs that were downloading when the program last stopped carry on in the background.
     func resumeInterrupted(in context: CommandContext) {
+        // A library or config file that cannot be opened here fails again, and says so, at the first download command.
         guard let manager = try? manager(in: context, nil) else { return }
         let console = context.console
         Task.detached {
+            // The same goes for a queue that cannot be read: nothing to resume now, the next command reports it.
             if let count = try? await manager.resumeInterrupted(), count > 0 {
                 console.announce("resuming \(count) interrupted download\(count == 1 ? "" : "s")")
                 await manager.run()
@@ -110,8 +117,8 @@ final class BackgroundDownloads: DownloadQueue {
     }
 
     /// Running tasks stop and stay queued with their .part.
-    func shutdown() {
-        if let current { try? blocking { await current.shutdown() } }
+    func shutdown() async {
+        if let manager = current.withLock({ $0 }) { await manager.shutdown() }
     }
 }
 
@@ -127,11 +134,11 @@ final class CommandDownloads: DownloadQueue {
         DownloadManager(database: try context.database, library: context.folder, settings: try loadSettings(settings))
     }
 
-    func release(_ manager: DownloadManager) {
-        try? blocking { await manager.shutdown() }
+    func release(_ manager: DownloadManager) async {
+        await manager.shutdown()
     }
 
-    func start(_ manager: DownloadManager, progress: Download.Progress) throws {
+    @MainActor func start(_ manager: DownloadManager, progress: Download.Progress) async throws {
         guard progress.wait else {
             console.line("run 'xzmusic download resume all --wait', or start xzmusic, to fetch them")
             return
@@ -165,29 +172,30 @@ final class CommandDownloads: DownloadQueue {
             Task { await manager.shutdown() }
         }
         defer { signals.cancel() }
-        try blocking {
-            await manager.run()
-            await manager.waitUntilIdle()
-        }
-        try blocking { await manager.shutdown() }
-        _ = try? blocking { await printer.value }
+        await manager.run()
+        await manager.waitUntilIdle()
+        // Shutting down ends the event stream, so the printer has printed every event once it is done.
+        await manager.shutdown()
+        await printer.value
         console.clearStatus()
         if let number = interrupted.signal { throw ExitCode(128 + number) }
         if failures.count > 0 { throw ExitCode.failure }
     }
 }
 
-final class ProgressThrottle: @unchecked Sendable {
+/// Lets a line through at most once per interval.
+final class ProgressThrottle: Sendable {
     private let interval: TimeInterval
-    private var last = Date.distantPast
-    private let lock = NSLock()
+    private let last = Mutex(Date.distantPast)
+
     init(interval: TimeInterval) { self.interval = interval }
+
     func ready() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard Date().timeIntervalSince(last) >= interval else { return false }
-        last = Date()
-        return true
+        last.withLock { last in
+            guard Date().timeIntervalSince(last) >= interval else { return false }
+            last = Date()
+            return true
+        }
     }
 }
 
@@ -254,7 +262,7 @@ struct Download: ParsableCommand {
         @Flag(help: "Print progress and completion events as JSON lines.") var json = false
     }
 
-    struct Songs: LibraryCommand {
+    struct Songs: AsyncLibraryCommand {
         static let configuration = CommandConfiguration(commandName: "get", abstract: "Queue songs for download.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: DownloadOptions
@@ -266,36 +274,35 @@ struct Download: ParsableCommand {
             if songs.isEmpty && !allLiked { throw ValidationError("name songs to download, or use --all-liked") }
         }
 
-        func run(in context: CommandContext) throws {
-            let manager = try context.downloads.manager(in: context, try options.settings())
-            defer { context.downloads.release(manager) }
-            var targets = try songs.map { try SongReference($0, listing: context.lastListing).resolve(in: context) }
-            if allLiked {
-                let liked = try context.stats.liked().compactMap(\.songId)
-                targets += try context.database.songs(ids: liked).filter { !$0.isLocal }
+        @MainActor func run(in context: CommandContext) async throws {
+            try await context.downloads.using(context, try options.settings()) { manager in
+                var targets = try songs.map { try SongReference($0, listing: context.lastListing).resolve(in: context) }
+                if allLiked {
+                    let liked = try context.stats.liked().compactMap(\.songId)
+                    targets += try context.database.songs(ids: liked).filter { !$0.isLocal }
+                }
+                let result = try await manager.enqueue(songs: targets)
+                // The result names songs by key.
+                let titles = Dictionary(targets.map { ($0.songKey, "\($0.title) — \($0.singer)") }, uniquingKeysWith: { a, _ in a })
+                for key in result.skipped { context.console.line("already offline: \((titles[key] ?? key).safe)") }
+                for key in result.noSource { context.console.error("no audio URL to download from: \((titles[key] ?? key).safe)") }
+                context.console.line("queued \(result.queued.count) download\(result.queued.count == 1 ? "" : "s")")
+                try await context.downloads.start(manager, progress: progress)
+                if !result.noSource.isEmpty { throw ExitCode.failure }
             }
-            let toQueue = targets
-            let result = try blocking { try await manager.enqueue(songs: toQueue) }
-            // The result names songs by key.
-            let titles = Dictionary(toQueue.map { ($0.songKey, "\($0.title) — \($0.singer)") }, uniquingKeysWith: { a, _ in a })
-            for key in result.skipped { context.console.line("already offline: \((titles[key] ?? key).safe)") }
-            for key in result.noSource { context.console.error("no audio URL to download from: \((titles[key] ?? key).safe)") }
-            context.console.line("queued \(result.queued.count) download\(result.queued.count == 1 ? "" : "s")")
-            try context.downloads.start(manager, progress: progress)
-            if !result.noSource.isEmpty { throw ExitCode.failure }
         }
     }
 
     /// pause and cancel: one task or all, no waiting.
-    struct Stop<Action: StopAction>: LibraryCommand {
+    struct Stop<Action: StopAction>: AsyncLibraryCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(commandName: Action.name, abstract: Action.abstract)
         }
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("A task id from 'downloads', or all.", valueName: "id")) var target: DownloadTarget
 
-        func run(in context: CommandContext) throws {
-            try Download.act(Action.name, on: target, context: context, settings: nil, progress: nil)
+        @MainActor func run(in context: CommandContext) async throws {
+            try await Download.act(Action.name, on: target, context: context, settings: nil, progress: nil)
         }
     }
 
@@ -309,47 +316,46 @@ struct Download: ParsableCommand {
         static let abstract = "Cancel a download and delete its .part."
     }
 
-    struct Resume: LibraryCommand {
+    struct Resume: AsyncLibraryCommand {
         static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume a download, and any an earlier run left.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var options: DownloadOptions
         @OptionGroup var progress: Progress
         @Argument(help: ArgumentHelp("A task id from 'downloads', or all.", valueName: "id")) var target: DownloadTarget
 
-        func run(in context: CommandContext) throws {
-            try Download.act("resume", on: target, context: context, settings: try options.settings(), progress: progress)
+        @MainActor func run(in context: CommandContext) async throws {
+            try await Download.act("resume", on: target, context: context, settings: try options.settings(),
+                                   progress: progress)
         }
     }
 
-    static func act(_ action: String, on target: DownloadTarget, context: CommandContext, settings: DownloadSettings?,
-                    progress: Progress?) throws {
-        let manager = try context.downloads.manager(in: context, settings)
-        defer { context.downloads.release(manager) }
-        let count: Int = try blocking {
+    @MainActor static func act(_ action: String, on target: DownloadTarget, context: CommandContext,
+                               settings: DownloadSettings?, progress: Progress?) async throws {
+        try await context.downloads.using(context, settings) { manager in
+            let count: Int
             switch action {
-            case "pause": return try await manager.pause(target)
-            case "cancel": return try await manager.cancel(target)
+            case "pause": count = try await manager.pause(target)
+            case "cancel": count = try await manager.cancel(target)
             default:
                 let interrupted = try await manager.resumeInterrupted()
-                return try await manager.resume(target) + interrupted
+                count = try await manager.resume(target) + interrupted
             }
-        }
-        if case .task(let id) = target, count == 0 {
-            guard try blocking({ try await manager.tasks() }).contains(where: { $0.id == id }) else {
-                throw CommandError("no download \(id) (see 'downloads')")
+            if case .task(let id) = target, count == 0 {
+                guard try await manager.tasks().contains(where: { $0.id == id }) else {
+                    throw CommandError.noSuchDownload(id)
+                }
             }
+            context.console.line("\(action): \(count) task\(count == 1 ? "" : "s")")
+            if let progress { try await context.downloads.start(manager, progress: progress) }
         }
-        context.console.line("\(action): \(count) task\(count == 1 ? "" : "s")")
-        if let progress { try context.downloads.start(manager, progress: progress) }
     }
 }
 
 /// Failed tasks seen in the event stream.
-private final class FailureCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func add() { lock.lock(); value += 1; lock.unlock() }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return value }
+private final class FailureCount: Sendable {
+    private let value = Mutex(0)
+    func add() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
 }
 
 enum DownloadJSON {
@@ -361,19 +367,18 @@ enum DownloadJSON {
         case .failed(let i): (name, info) = ("failed", i)
         }
         struct Line: Encodable { let event: String; let task: DownloadTaskInfo }
+        // Strings and numbers always encode; "{}" only keeps one line per event should that ever change.
         return (try? Format.json(Line(event: name, task: info))) ?? "{}"
     }
 }
 
-struct Downloads: LibraryCommand {
+struct Downloads: AsyncLibraryCommand {
     static let configuration = CommandConfiguration(commandName: "downloads", abstract: "List download tasks: state, bytes, rate, ETA, last error.")
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Print JSON.") var json = false
 
-    func run(in context: CommandContext) throws {
-        let manager = try context.downloads.manager(in: context, nil)
-        defer { context.downloads.release(manager) }
-        let tasks = try blocking { try await manager.tasks() }
+    @MainActor func run(in context: CommandContext) async throws {
+        let tasks = try await context.downloads.using(context, nil) { try await $0.tasks() }
         if json {
             try Format.printJSON(tasks, console: context.console)
             return

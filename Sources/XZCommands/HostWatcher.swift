@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XZCatalogue
 import XZLyrics
 import XZPlayback
@@ -9,53 +10,59 @@ import XZHost
 
 /// What a prompt attached to another host prints above itself: track changes and errors as the host
 /// announces them (`idle`), and synced lyric lines that follow the host's position between announcements.
-final class HostWatcher: LyricLinesSwitch, @unchecked Sendable {
-    private let client: MPDClient
+final class HostWatcher: LyricLinesSwitch {
+    private let connection: Connection
     private let database: LibraryDatabase
     private let uris: SongURIs
     private let console: Console
-    private let lock = NSLock()
-    private var lyricsShown: Bool
-    private var stopped = false
-    /// The host's state when last asked, and when.
-    private var songId: String?
-    private var playing = false
-    private var positionMs = 0
-    private var askedAt = Date()
-    private var lastError: String?
-    private var timeline: LyricTimeline?
-    private var lyricLine: Int?
+    private let state: Mutex<State>
+
+    private struct State {
+        var lyricsShown: Bool
+        var stopped = false
+        /// The host's state when last asked, and when.
+        var songId: String?
+        var playing = false
+        var positionMs = 0
+        var askedAt = Date()
+        var lastError: String?
+        var timeline: LyricTimeline?
+        var lyricLine: Int?
+    }
+
+    /// The socket to the host. Unchecked: only the follow thread talks over it; other threads only
+    /// disconnect, which MPDClient allows from any thread.
+    private struct Connection: @unchecked Sendable {
+        let client: MPDClient
+    }
 
     init(client: MPDClient, folder: LibraryFolder, database: LibraryDatabase, musicDirectory: URL, console: Console) {
-        self.client = client
+        connection = Connection(client: client)
         self.database = database
         uris = SongURIs(musicDirectory: musicDirectory, library: folder)
         self.console = console
-        lyricsShown = console.stdoutIsTTY
+        state = Mutex(State(lyricsShown: console.stdoutIsTTY))
         Thread.detachNewThread { [self] in follow() }
         Thread.detachNewThread { [self] in tick() }
     }
 
     var showsLyrics: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return lyricsShown }
-        set { lock.lock(); lyricsShown = newValue; lock.unlock() }
+        get { state.withLock { $0.lyricsShown } }
+        set { state.withLock { $0.lyricsShown = newValue } }
     }
 
     func stop() {
-        lock.lock()
-        stopped = true
-        lock.unlock()
-        client.disconnect()
+        state.withLock { $0.stopped = true }
+        connection.client.disconnect()
     }
 
     private var isStopped: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopped
+        state.withLock { $0.stopped }
     }
 
     /// Asks, announces, waits for the next change; until the host or this prompt goes.
     private func follow() {
+        let client = connection.client
         do {
             while !isStopped {
                 try refresh()
@@ -68,30 +75,36 @@ final class HostWatcher: LyricLinesSwitch, @unchecked Sendable {
     }
 
     private func refresh() throws {
+        let client = connection.client
         let status = Dictionary(try client.run("status").map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         let current = Dictionary(try client.run("currentsong").map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         let state = status["state"] ?? "stop"
         let active = state == "play" || state == "pause"
-        var announcements: [String] = []
-        lock.lock()
-        let newSong = active && (status["songid"] != songId || !playing && songId == nil)
-        if newSong, let file = current["file"] {
-            let path = (try? uris.path(forURI: file, allowAbsolute: true)) ?? file
-            var item = QueueItem(.file(path), database: database)
-            if let key = item.songKey { item.lyricsAdjustmentMs = (try? database.lyricsAdjustment(songKey: key)) ?? 0 }
-            let duration = status["duration"].flatMap(Double.init).map { Int($0 * 1000) }
-            if let line = PlaybackSession.text(.started(item, durationMs: duration), lyrics: false) { announcements.append(line) }
-            timeline = item.lyricsPath.flatMap { FileManager.default.contents(atPath: $0) }
-                .map { LyricTimeline(LRCParser.parse(bytes: [UInt8]($0)), adjustmentMs: item.lyricsAdjustmentMs) }
-            lyricLine = nil
+        let announcements = self.state.withLock { known in
+            var announcements: [String] = []
+            let newSong = active && (status["songid"] != known.songId || !known.playing && known.songId == nil)
+            if newSong, let file = current["file"] {
+                // A URI that names no file here (a stream's URL) is shown as the host names it.
+                let path = (try? uris.path(forURI: file, allowAbsolute: true)) ?? file
+                var item = QueueItem(.file(path), database: database)
+                // A shift that cannot be read leaves the lyric lines unshifted rather than unannounced.
+                if let key = item.songKey { item.lyricsAdjustmentMs = (try? database.lyricsAdjustment(songKey: key)) ?? 0 }
+                let duration = status["duration"].flatMap(Double.init).map { Int($0 * 1000) }
+                if let line = PlaybackSession.text(.started(item, durationMs: duration), lyrics: false) {
+                    announcements.append(line)
+                }
+                known.timeline = item.lyricsPath.flatMap { FileManager.default.contents(atPath: $0) }
+                    .map { LyricTimeline(LRCParser.parse(bytes: [UInt8]($0)), adjustmentMs: item.lyricsAdjustmentMs) }
+                known.lyricLine = nil
+            }
+            if let error = status["error"], error != known.lastError { announcements.append("error: \(error.safe)") }
+            known.lastError = status["error"]
+            known.songId = active ? status["songid"] : nil
+            known.playing = state == "play"
+            known.positionMs = status["elapsed"].flatMap(Double.init).map { Int(($0 * 1000).rounded()) } ?? 0
+            known.askedAt = Date()
+            return announcements
         }
-        if let error = status["error"], error != lastError { announcements.append("error: \(error.safe)") }
-        lastError = status["error"]
-        songId = active ? status["songid"] : nil
-        playing = state == "play"
-        positionMs = status["elapsed"].flatMap(Double.init).map { Int(($0 * 1000).rounded()) } ?? 0
-        askedAt = Date()
-        lock.unlock()
         announcements.forEach(console.announce)
     }
 
@@ -99,16 +112,14 @@ final class HostWatcher: LyricLinesSwitch, @unchecked Sendable {
     private func tick() {
         while !isStopped {
             Thread.sleep(forTimeInterval: 0.02)
-            lock.lock()
-            guard playing, lyricsShown, let timeline else {
-                lock.unlock()
-                continue
+            let text: String? = state.withLock { known in
+                guard known.playing, known.lyricsShown, let timeline = known.timeline else { return nil }
+                let position = known.positionMs + Int(Date().timeIntervalSince(known.askedAt) * 1000)
+                let index = timeline.lineIndex(at: position)
+                let text = index != known.lyricLine ? index.map { timeline.lines[$0].text } : nil
+                known.lyricLine = index
+                return text
             }
-            let position = positionMs + Int(Date().timeIntervalSince(askedAt) * 1000)
-            let index = timeline.lineIndex(at: position)
-            let text = index != lyricLine ? index.map { timeline.lines[$0].text } : nil
-            lyricLine = index
-            lock.unlock()
             if let text { console.announce("♪ \(text.safe)") }
         }
     }

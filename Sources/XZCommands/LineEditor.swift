@@ -1,17 +1,19 @@
 import CEditLine
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// libedit on a terminal, through its callback interface so that the loop can also wake for lines
-/// printed by background work and for Ctrl-C. One instance at a time; libedit's state is global.
-final class LineEditor {
+/// printed by background work and for Ctrl-C. One instance at a time; libedit's state is global, and
+/// only the main thread drives it (a signal handler resets it just before the program leaves); other
+/// threads only queue lines and wake the loop.
+final class LineEditor: Sendable {
     private let prompt: String
     private let historyPath: String
-    private var wakePipe: [Int32] = [-1, -1]
-    private let pendingLock = NSLock()
-    private var pendingAnnouncements: [String] = []
+    private let wakePipe: [Int32]
+    private let pendingAnnouncements = Mutex<[String]>([])
 
     nonisolated(unsafe) fileprivate static var completedLine: String?
     nonisolated(unsafe) fileprivate static var reachedEOF = false
@@ -24,7 +26,9 @@ final class LineEditor {
         self.prompt = prompt
         self.historyPath = historyPath
         LineEditor.completer = completer
-        _ = pipe(&wakePipe)
+        var fds: [Int32] = [-1, -1]
+        _ = pipe(&fds)
+        wakePipe = fds
         for fd in wakePipe { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         LineEditor.interruptFD = wakePipe[1]
 
@@ -61,15 +65,13 @@ final class LineEditor {
 
     /// Prints `text` above the prompt and redraws the line being typed. Called from any thread.
     func announce(_ text: String) {
-        pendingLock.lock()
-        pendingAnnouncements.append(text)
-        pendingLock.unlock()
+        pendingAnnouncements.withLock { $0.append(text) }
         var byte: UInt8 = 1
         _ = write(wakePipe[1], &byte, 1)
     }
 
     /// The next line, or nil at end of input (Ctrl-D).
-    func readLine() -> String? {
+    @MainActor func readLine() -> String? {
         LineEditor.completedLine = nil
         LineEditor.reachedEOF = false
         // The sink goes first: a line arriving while the prompt is drawn waits for the redraw below.
@@ -124,10 +126,10 @@ final class LineEditor {
     }
 
     private func flushAnnouncements() {
-        pendingLock.lock()
-        let lines = pendingAnnouncements
-        pendingAnnouncements.removeAll()
-        pendingLock.unlock()
+        let lines = pendingAnnouncements.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
         guard !lines.isEmpty else { return }
         // Clear the prompt line, print above it, then let libedit draw prompt and typed text again.
         var out = "\r\u{1B}[2K"

@@ -93,14 +93,14 @@ struct LoudnessScan: LibraryCommand {
         if case .file(let path) = reference {
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
             guard let found = try context.database.song(localPath: absolute) else {
-                throw CommandError("\(path.safe) is not in the library: import its folder first")
+                throw CommandError.noSuchSong("\(path.safe) is not in the library: import its folder first")
             }
             song = found
         } else {
             song = try reference.resolve(in: context)
         }
         guard song.isLocal else {
-            throw CommandError("\(song.title.safe) — \(song.singer.safe) has no local file to measure: download it first")
+            throw CommandError.notOffline("\(song.title.safe) — \(song.singer.safe) has no local file to measure: download it first")
         }
         return song
     }
@@ -196,6 +196,7 @@ final class LoudnessWorker {
         var anyNew = false
         for index in group {
             if !plan.current[index] {
+                // Tags that cannot be read carry no ReplayGain; decoding then tells whether the file measures.
                 let tags = try? AudioTags.read(path: plan.songs[index].localPath)
                 if let tags, !tags.replayGain.isEmpty {
                     events.put(.tagged(index))
@@ -229,6 +230,7 @@ final class LoudnessWorker {
                 events.put(.failed(index, LoudnessText.failure(error, path: path)))
             }
         }
+        // Without an album loudness the songs still get their track gains, which the player falls back to.
         let album = isAlbum && !meters.isEmpty ? try? LoudnessMeter.album(meters.map(\.meter)) : nil
         var results: [LoudnessEvent.Measurement] = []
         for (index, meter, file) in meters {
@@ -435,6 +437,7 @@ enum LoudnessJSON {
     }
 
     static func line(_ fields: [(String, Value)]) -> String {
+        // Strings and numbers always encode; "{}" only keeps one line per song should that ever change.
         (try? Format.json(Object(fields: fields))) ?? "{}"
     }
 }
@@ -454,6 +457,7 @@ enum LoudnessText {
 
     /// `info SONG`'s line: the measured gains, and whether the file changed since.
     static func info(for song: Song, database: LibraryDatabase) -> String {
+        // An extra of `info`: a record that cannot be read leaves the row out rather than fail the song's fields.
         guard let record = try? database.loudness(songKey: song.songKey) else { return "" }
         var text = String(format: "track %+.2f dB, peak %.6f", record.trackGain, record.trackPeak)
         if let gain = record.albumGain, let peak = record.albumPeak {

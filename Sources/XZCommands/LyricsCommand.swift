@@ -10,7 +10,7 @@ import XZHost
 extension SongLyrics {
     static func document(at path: String) throws -> LRCDocument {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandError("cannot read \(path.safe)")
+            throw CommandError.noSuchFile("cannot read \(path.safe)")
         }
         return LRCParser.parse(bytes: [UInt8](data))
     }
@@ -38,7 +38,7 @@ struct LyricsCommand: ParsableCommand {
     }
 
     static func switchLines(_ on: Bool, _ context: CommandContext) throws {
-        guard let lines = context.lyricLines else { throw CommandError("lyric lines show inside the prompt") }
+        guard let lines = context.lyricLines else { throw CommandError.usage("lyric lines show inside the prompt") }
         lines.showsLyrics = on
         context.console.line("lyrics \(on ? "on" : "off")")
     }
@@ -47,6 +47,7 @@ struct LyricsCommand: ParsableCommand {
     struct Shift: ExpressibleByArgument, Equatable {
         let milliseconds: Int
 
+        /// The argument's transform reports why a shift is bad; this form, which the protocol asks for, only says no.
         init?(argument: String) {
             try? self.init(parsing: argument)
         }
@@ -68,7 +69,7 @@ struct LyricsCommand: ParsableCommand {
 
         func run(on player: PlayerControl, context: CommandContext) throws {
             guard let item = try player.view().current, let key = item.songKey else {
-                throw CommandError("play a catalogue song first: the offset is kept per song")
+                throw CommandError.nothingPlaying("play a catalogue song first: the offset is kept per song")
             }
             if let shift {
                 try context.database.setLyricsAdjustment(songKey: key, offsetMs: shift.milliseconds)
@@ -112,7 +113,7 @@ struct ShowLyrics: LibraryCommand {
                 plain.split(separator: "\n", omittingEmptySubsequences: false).forEach { context.console.line(String($0).safe) }
             }
         case nil:
-            throw CommandError("no lyrics for \(song.title.safe) — \(song.singer.safe)")
+            throw CommandError.noLyrics("no lyrics for \(song.title.safe) — \(song.singer.safe)")
         }
     }
 
@@ -126,8 +127,8 @@ struct ShowLyrics: LibraryCommand {
             try show(SongLyrics.document(at: path), console: .shared)
             return true
         }
-        if exists, isDirectory.boolValue { throw CommandError("\(text.safe) is a folder, not a lyrics file") }
-        if !exists, path.lowercased().hasSuffix(".lrc") { throw CommandError("\(text.safe): no such file") }
+        if exists, isDirectory.boolValue { throw CommandError.noSuchFile("\(text.safe) is a folder, not a lyrics file") }
+        if !exists, path.lowercased().hasSuffix(".lrc") { throw CommandError.noSuchFile("\(text.safe): no such file") }
         return false
     }
 
@@ -135,9 +136,9 @@ struct ShowLyrics: LibraryCommand {
     private func showCurrent(_ context: CommandContext) throws {
         let snapshot = try context.playerControl().view()
         guard let item = snapshot.current, snapshot.isActive else {
-            throw CommandError("nothing is playing: use 'lyrics SONG'")
+            throw CommandError.nothingPlaying("nothing is playing: use 'lyrics SONG'")
         }
-        guard let path = item.lyricsPath else { throw CommandError("no synced lyrics for \(item.title.safe)") }
+        guard let path = item.lyricsPath else { throw CommandError.noLyrics("no synced lyrics for \(item.title.safe)") }
         let adjustment = try item.songKey.map { try context.database.lyricsAdjustment(songKey: $0) } ?? item.lyricsAdjustmentMs
         let timeline = LyricTimeline(try SongLyrics.document(at: path), adjustmentMs: adjustment)
         let current = timeline.lineIndex(at: snapshot.positionMs) ?? -1
@@ -152,7 +153,7 @@ struct ShowLyrics: LibraryCommand {
         if json {
             try Format.printJSON(document, console: console)
         } else if document.lines.isEmpty {
-            throw CommandError("no timed lyric lines found")
+            throw CommandError.noLyrics("no timed lyric lines found")
         } else {
             console.line(document.plainText())
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import XZLyrics
 import XZPlayback
 import XZProtocol
@@ -9,7 +10,7 @@ import XZHost
 import Glibc
 #endif
 
-struct Play: LibraryCommand {
+struct Play: AsyncLibraryCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
         abstract: "Play songs: replace the queue and start.",
@@ -35,11 +36,11 @@ struct Play: LibraryCommand {
     /// Options that only make sense for a player of this process.
     private var playsHere: Bool { output != nil || realtime || json || keep || replayGain != nil }
 
-    func run(in context: CommandContext) throws {
+    @MainActor func run(in context: CommandContext) async throws {
         if !playsHere, let control = try context.player ?? context.connectToHost() {
             if songs.isEmpty {
                 let view = try control.view()
-                guard !view.queue.isEmpty else { throw CommandError("the queue is empty: play SONG...") }
+                guard !view.queue.isEmpty else { throw CommandError.emptyQueue }
                 if view.state != .playing { try control.togglePause() }
                 return
             }
@@ -61,11 +62,12 @@ struct Play: LibraryCommand {
             interrupted.set(number) { session.player.stop() }
         }
         session.player.play(items)
+        // Waiting blocks the main thread, which is no thread of the cooperative pool.
         while !session.player.waitUntilFinished(timeout: 0.2) {
             if interrupted.signal != nil { break }
         }
         let failed = session.player.failedTrackCount
-        session.close()
+        await session.close()
         signals.cancel()
         if let number = interrupted.signal { throw ExitCode(128 + number) }
         if failed > 0 { throw ExitCode.failure }
@@ -73,17 +75,16 @@ struct Play: LibraryCommand {
 }
 
 /// The signal that asked the program to stop: set from a signal handler queue, read by the waiting thread.
-final class InterruptFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Int32?
+final class InterruptFlag: Sendable {
+    private let value = Mutex<Int32?>(nil)
     /// Runs `action` before the signal becomes visible to readers, so they never act ahead of it.
     func set(_ signal: Int32, after action: () -> Void = {}) {
-        lock.lock()
-        action()
-        value = value ?? signal
-        lock.unlock()
+        value.withLock { value in
+            action()
+            value = value ?? signal
+        }
     }
-    var signal: Int32? { lock.lock(); defer { lock.unlock() }; return value }
+    var signal: Int32? { value.withLock { $0 } }
 }
 
 /// Handles signals on a dispatch queue instead of letting them end the process at once.
@@ -144,7 +145,7 @@ struct Queue: ParsableCommand {
 
         func run(on player: PlayerControl, context: CommandContext) throws {
             guard try player.remove(at: number - 1) else {
-                throw CommandError("no entry \(number) in the queue (1-\(try player.queueCount()))")
+                throw CommandError.noSuchEntry(number, count: try player.queueCount())
             }
         }
     }
@@ -173,7 +174,7 @@ extension PlayerCommand {
 
     /// pause, next, prev and stop mean nothing without a queue; saying so beats a silent no-op.
     func requireQueue(_ player: PlayerControl) throws {
-        guard try player.queueCount() > 0 else { throw CommandError("the queue is empty: play SONG...") }
+        guard try player.queueCount() > 0 else { throw CommandError.emptyQueue }
     }
 }
 
@@ -215,6 +216,7 @@ struct Stop: PlayerCommand {
 }
 
 extension SeekTarget: ExpressibleByArgument {
+    /// The argument's transform reports why a position is bad; this form, which the protocol asks for, only says no.
     public init?(argument: String) {
         try? self.init(parsing: argument)
     }
@@ -227,7 +229,7 @@ struct Seek: PlayerCommand {
     var position: SeekTarget
 
     func run(on player: PlayerControl, context: CommandContext) throws {
-        guard try player.view().isActive else { throw CommandError("nothing is playing") }
+        guard try player.view().isActive else { throw CommandError.nothingPlaying("nothing is playing") }
         try player.seek(position)
     }
 }
@@ -236,6 +238,7 @@ struct Seek: PlayerCommand {
 enum VolumeChange: ExpressibleByArgument, Equatable {
     case to(Int), by(Int)
 
+    /// The argument's transform reports why a level is bad; this form, which the protocol asks for, only says no.
     init?(argument: String) {
         try? self.init(parsing: argument)
     }
@@ -308,7 +311,8 @@ struct Now: PlayerCommand {
             console.line(snapshot.queue.isEmpty ? "Nothing is playing." : "Stopped (\(snapshot.queue.count) in the queue).")
             return
         }
-        // The stored offset wins: 'lyrics offset' may have changed it since the song started.
+        // The stored offset wins: 'lyrics offset' may have changed it since the song started. One that
+        // cannot be read shows the lyrics unshifted rather than failing 'now'.
         if let key = item.songKey { item.lyricsAdjustmentMs = (try? context.database.lyricsAdjustment(songKey: key)) ?? 0 }
         console.lines(NowPlaying.lines(snapshot: snapshot, item: item, width: console.width, console: console))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XZAudio
 import XZCatalogue
 import XZDownloader
@@ -11,7 +12,7 @@ import XZHost
 
 /// A player host in this process plus the presentation of its events: inside the REPL events become
 /// lines above the prompt; one-shot `play --json` prints them as JSON lines.
-final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
+final class PlaybackSession: LyricLinesSwitch {
     enum Presentation { case interactive, text, json }
 
     let host: PlayerHost
@@ -20,8 +21,7 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     var player: Player { host.player }
     private let console: Console
     private let presentation: Presentation
-    private let lock = NSLock()
-    private var lyricsShown: Bool
+    private let lyricsShown: Mutex<Bool>
 
     /// `keepURLs`: plain URLs played here are kept in the library too (`play --keep`).
     convenience init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool,
@@ -50,25 +50,29 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
         self.downloads = downloads
         self.console = console
         self.presentation = presentation
-        lyricsShown = presentation == .interactive && console.stdoutIsTTY
+        lyricsShown = Mutex(presentation == .interactive && console.stdoutIsTTY)
         host.observe { [weak self] event in self?.handle(event) }
     }
 
     var showsLyrics: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return lyricsShown }
-        set { lock.lock(); lyricsShown = newValue; lock.unlock() }
+        get { lyricsShown.withLock { $0 } }
+        set { lyricsShown.withLock { $0 = newValue } }
     }
 
     /// Stops playback (the play session saved as ended by leaving) once every event has been handled.
-    func close() {
+    /// For a program about to leave at once; downloads the player started are left to the next run.
+    func stopPlaying() {
         host.shutdown()
-        if let downloads {
-            try? blocking {
-                await downloads.finishKeptStreams()
-                await downloads.finishWholeStreams()
-                await downloads.shutdown()
-            }
-        }
+    }
+
+    /// Stops playback, then lets streams worth keeping land in the library before the downloader stops.
+    /// On the main actor: the host's shutdown blocks until its events are handled.
+    @MainActor func close() async {
+        host.shutdown()
+        guard let downloads else { return }
+        await downloads.finishKeptStreams()
+        await downloads.finishWholeStreams()
+        await downloads.shutdown()
     }
 
     /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
@@ -76,6 +80,7 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     static func streamOpener(_ downloads: DownloadManager, database: LibraryDatabase, cache: OnlineCache,
                              keepURLs: Bool) -> StreamOpener {
         { item in
+            // A song the catalogue cannot look up now streams as a plain URL: played, not kept.
             if item.songKey != nil, let song = try? database.song(audioURL: item.path) {
                 return try downloads.openStream(song: song, cache: cache)
             }
@@ -84,9 +89,7 @@ final class PlaybackSession: LyricLinesSwitch, @unchecked Sendable {
     }
 
     private func handle(_ event: PlayerEvent) {
-        lock.lock()
-        let lyrics = lyricsShown
-        lock.unlock()
+        let lyrics = showsLyrics
         switch presentation {
         case .json:
             if let line = Self.json(event) { console.line(line) }
@@ -160,7 +163,7 @@ extension CommandContext {
             player = remote
             return remote
         }
-        throw CommandError("no xzmusic host runs for this library: start one with 'xzmusic serve' (or open the prompt)")
+        throw CommandError.noHost
     }
 
     /// The library's running host, if one answers on its socket.
@@ -179,7 +182,7 @@ extension CommandContext {
             let song = try reference.resolve(in: self)
             // Not offline: it plays from its URL as it downloads.
             guard song.isLocal || !song.audioURL.isEmpty else {
-                throw CommandError("\(song.title.safe) — \(song.singer.safe) is not offline and has no audio URL to play from")
+                throw CommandError.notOffline("\(song.title.safe) — \(song.singer.safe) is not offline and has no audio URL to play from")
             }
             return .song(song)
         }

@@ -132,9 +132,9 @@ final class RemotePlayerControl: PlayerControl {
         do {
             return try client.run(MPDRequest(name: name, arguments: arguments))
         } catch let error as MPDError {
-            throw CommandError("the host refused \(name): \(error.message)")
+            throw CommandError.refusedByHost(name, error.message)
         } catch {
-            throw CommandError("lost the connection to the host: \(error)")
+            throw CommandError.lostHost(error)
         }
     }
 
@@ -152,6 +152,7 @@ final class RemotePlayerControl: PlayerControl {
         let uris = try uris()
         let database = try database()
         for pair in try run("playlistinfo") where pair.key == "file" {
+            // A URI that names no file here (a stream's URL) is shown as the host names it.
             let path = (try? uris.path(forURI: pair.value, allowAbsolute: true)) ?? pair.value
             queue.append(QueueItem(.file(path), database: database))
         }

@@ -26,6 +26,7 @@ struct PlaylistCommand: ParsableCommand {
             let all = try playlists.store.list()
             if all.isEmpty { context.console.line("No playlists yet: 'playlist save NAME' keeps the queue.") }
             for (name, _) in all {
+                // One playlist that cannot be read is still listed, not the end of the listing.
                 let count = (try? playlists.store.read(name).count) ?? 0
                 context.console.line("\(name.safe)  (\(count) song\(count == 1 ? "" : "s"))")
             }
@@ -68,10 +69,10 @@ struct PlaylistCommand: ParsableCommand {
         func run(on player: PlayerControl, context: CommandContext) throws {
             let playlists = context.playlists
             let queue = try player.view().queue
-            guard !queue.isEmpty else { throw CommandError("the queue is empty: nothing to save") }
+            guard !queue.isEmpty else { throw CommandError.emptyQueue("the queue is empty: nothing to save") }
             let exists = try playlists.store.exists(name)
             if exists && !append && !replace {
-                throw CommandError("playlist \(name.safe) exists already: --append or --replace it")
+                throw CommandError.playlistExists("playlist \(name.safe) exists already: --append or --replace it")
             }
             let kept = try append && exists ? playlists.store.read(name) : []
             try playlists.store.write(name, kept + queue.map(playlists.entry))
@@ -162,12 +163,12 @@ struct PlaylistCommand: ParsableCommand {
         func run(in context: CommandContext) throws {
             let url = URL(fileURLWithPath: LibraryFolder.expandTilde(file)).standardizedFileURL
             guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw CommandError("cannot read \(file.safe)")
+                throw CommandError.noSuchFile("cannot read \(file.safe)")
             }
             let target = name ?? url.deletingPathExtension().lastPathComponent
             let playlists = context.playlists
             if try playlists.checked(target) {
-                throw CommandError("playlist \(target.safe) exists already: --name another, or 'playlist rm' it first")
+                throw CommandError.playlistExists("playlist \(target.safe) exists already: --name another, or 'playlist rm' it first")
             }
             let base = url.deletingLastPathComponent().path
             let database = try context.database
@@ -212,9 +213,9 @@ struct PlaylistFiles {
         } catch let error as PlaylistError {
             switch error.kind {
             case .badName:
-                throw CommandError("bad playlist name: not empty, no '/', no control characters, not starting with '.'")
-            case .noSuchList: throw CommandError("no such playlist")
-            default: throw CommandError(error.description)
+                throw CommandError.usage("bad playlist name: not empty, no '/', no control characters, not starting with '.'")
+            case .noSuchList: throw CommandError.noSuchPlaylist
+            default: throw CommandError.failed(error.description)
             }
         }
     }
@@ -227,8 +228,8 @@ struct PlaylistFiles {
     func read(_ name: String) throws -> [PlaylistEntry] {
         do {
             return try run { try $0.read(name) }
-        } catch let error as CommandError where error.description == "no such playlist" {
-            throw CommandError("no playlist named \(name.safe) ('playlist list' shows them)")
+        } catch CommandError.noSuchPlaylist {
+            throw CommandError.noSuchPlaylist(named: name)
         }
     }
 
@@ -242,6 +243,7 @@ struct PlaylistFiles {
 
     /// A catalogue song's file, or a file in the music or library folder (which the host plays by name).
     func isInLibrary(_ path: String, database: LibraryDatabase) -> Bool {
+        // A lookup that fails finds no catalogue song; the folders below still decide.
         if (try? database.song(localPath: path)) != nil { return true }
         return [musicDirectory, libraryDirectory].contains { path.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }
     }
@@ -253,8 +255,10 @@ extension CommandContext {
         if let local = player as? LocalPlayerControl {
             music = local.host.uris.musicDirectory
         } else if let remote = player as? RemotePlayerControl {
+            // A host that cannot say where its music is gets the default, as a host without a config would.
             music = ((try? remote.musicDirectory) ?? SongURIs.defaultMusicDirectory()).standardizedFileURL.path
         } else {
+            // Names relative to the music folder need no valid config: its default folder stands in.
             let settings = (try? ConfigFile.load()).flatMap { try? HostSettings(config: $0) } ?? HostSettings()
             music = settings.musicDirectory.standardizedFileURL.path
         }

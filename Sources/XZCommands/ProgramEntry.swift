@@ -2,12 +2,17 @@ import ArgumentParser
 import Foundation
 
 /// The whole program: parse the arguments, run the command, map failures to exit codes
-/// (0 success, 1 failure, 64 usage error).
+/// (0 success, 1 failure, 64 usage error). On the main actor, as every command runs: their blocking
+/// calls (SQLite, readline) must not hold a thread of the cooperative pool.
 public enum Main {
-    public static func run(_ arguments: [String]) -> Int32 {
+    @MainActor public static func run(_ arguments: [String]) async -> Int32 {
         do {
             var command = try XZMusic.parseAsRoot(CommandLineWords.markingNegativeNumbers(arguments))
-            try command.run()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
             return 0
         } catch let error as CommandError {
             Console.shared.error("xzmusic: \(error.description)")

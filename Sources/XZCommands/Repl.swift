@@ -9,33 +9,35 @@ import Glibc
 #endif
 
 /// The interactive prompt: each line is parsed by the same command table as the one-shot CLI.
-/// A bad line prints one error and the prompt comes back.
+/// A bad line prints one error and the prompt comes back. It runs on the main actor: readline and the
+/// commands' SQLite calls block, and the main thread is no thread of the cooperative pool.
 enum Repl {
     static let prompt = "xzmusic> "
 
-    static func run(options: GlobalOptions) throws {
+    @MainActor static func run(options: GlobalOptions) async throws {
         let downloads = BackgroundDownloads()
         let session = CommandContext.open(options, lastListing: [], downloads: downloads)
         let database = try session.database
         // The library's running host plays for this prompt; without one, this prompt becomes the host.
-        let (hosted, watcher) = try attachOrHost(session)
+        let (hosted, watcher) = try await attachOrHost(session)
         let interactive = isatty(STDIN_FILENO) == 1
         let editor = interactive
             ? LineEditor(prompt: prompt, historyPath: session.folder.historyPath) { text, isCommand in
                 completions(for: text, isCommand: isCommand, database: database)
             }
             : nil
-        // SIGTERM, or SIGHUP from a closed terminal, while the prompt waits for a line: the play
-        // session is saved and downloads stop (keeping their .part) from here, then the program leaves.
+        // SIGTERM, or SIGHUP from a closed terminal, whatever the prompt is doing: the play session is
+        // saved from here and the program leaves at once. Running downloads keep their .part and, left
+        // running by a process that is gone, resume at the next start.
         let terminate = SignalWatch([SIGTERM, SIGHUP]) { number in
-            hosted?.stop()
-            downloads.shutdown()
+            hosted?.stopForExit()
             editor?.restoreTerminal()
             exit(128 + number)
         }
         defer { terminate.cancel() }
         downloads.resumeInterrupted(in: session)
         if interactive {
+            // The count only greets: a library that cannot count its songs fails the first command instead.
             let count = (try? database.songCount()) ?? 0
             session.console.line("XZMusic \(XZMusicVersion.string) — \(count) songs in \(session.folder.url.path.safe). "
                 + "Type 'help' for commands, 'quit' to leave.")
@@ -57,20 +59,20 @@ enum Repl {
                 if interactive { session.console.line() }
                 break
             }
-            if execute(line, context: session) == .quit { break }
+            if await execute(line, context: session) == .quit { break }
         }
         watcher?.stop()
         if let hosted {
             let clients = hosted.session.host.clientCount
             if clients > 0 { session.console.line("note: stopping the music for \(clients) attached client\(clients == 1 ? "" : "s")") }
-            hosted.stop()
+            await hosted.stop()
         }
-        downloads.shutdown()
+        await downloads.shutdown()
     }
 
     /// Attaches `session` to the library's running host (following it for lines above the prompt), or
     /// makes this process the host.
-    private static func attachOrHost(_ session: CommandContext) throws -> (HostedPlayer?, HostWatcher?) {
+    @MainActor private static func attachOrHost(_ session: CommandContext) async throws -> (HostedPlayer?, HostWatcher?) {
         if let remote = try session.connectToHost() {
             session.player = remote
             let watcher = try HostEndpoint(library: session.folder).connect().map { client in
@@ -84,9 +86,9 @@ enum Repl {
         let settings = try HostSettings(config: ConfigFile.load())
         let host: HostedPlayer
         do {
-            host = try HostedPlayer.start(context: session, endpoint: HostEndpoint(library: session.folder),
-                                          settings: settings, output: output, tcp: false, presentation: .interactive,
-                                          recordsAhead: false)
+            host = try await HostedPlayer.start(context: session, endpoint: HostEndpoint(library: session.folder),
+                                                settings: settings, output: output, tcp: false,
+                                                presentation: .interactive, recordsAhead: false)
         } catch {
             // The prompt still plays when it cannot be the host (a host that does not answer, a socket
             // folder it may not write); other programs then cannot reach its player.
@@ -101,7 +103,7 @@ enum Repl {
     enum Outcome { case `continue`, quit }
 
     /// Runs one REPL line. Never throws: every failure becomes one line on stderr.
-    static func execute(_ line: String, context: CommandContext) -> Outcome {
+    @MainActor static func execute(_ line: String, context: CommandContext) async -> Outcome {
         let words: [String]
         do {
             words = try CommandLineWords.split(line)
@@ -133,11 +135,14 @@ enum Repl {
                 context.console.error("error: unknown command '\(first.safe)' (type 'help')")
                 return .continue
             }
-            if let command = command as? LibraryCommand {
-                guard command.global.library == nil else {
-                    throw CommandError("--library can only be given when xzmusic starts")
-                }
+            if let command = command as? AsyncLibraryCommand {
+                try refuseLibrary(command.global)
+                try await command.run(in: context)
+            } else if let command = command as? LibraryCommand {
+                try refuseLibrary(command.global)
                 try command.run(in: context)
+            } else if var command = command as? AsyncParsableCommand {
+                try await command.run()
             } else {
                 try command.run()
             }
@@ -155,6 +160,11 @@ enum Repl {
             }
         }
         return .continue
+    }
+
+    /// The prompt's library is the one it opened.
+    private static func refuseLibrary(_ options: GlobalOptions) throws {
+        guard options.library == nil else { throw CommandError.usage("--library can only be given when xzmusic starts") }
     }
 
     static func subcommand(named name: String) -> ParsableCommand.Type? {
@@ -178,6 +188,7 @@ enum Repl {
             return names.filter { $0.hasPrefix(text) }.sorted()
         }
         guard !text.isEmpty else { return [] }
+        // Completion is a convenience: a failed lookup offers nothing rather than interrupt the typing.
         let names = (try? database.names(startingWith: text)) ?? []
         return names.map { $0.safe }.map { $0.contains(" ") ? "\"\($0)\"" : $0 }
     }

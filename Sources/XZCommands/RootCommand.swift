@@ -10,7 +10,7 @@ struct GlobalOptions: ParsableArguments {
 }
 
 /// The one command table, shared by the one-shot CLI and the REPL.
-public struct XZMusic: ParsableCommand {
+public struct XZMusic: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "xzmusic",
         abstract: "A terminal music library and player with CJK-first search and synced lyrics.",
@@ -27,7 +27,7 @@ public struct XZMusic: ParsableCommand {
 
     public init() {}
 
-    public func run() throws {
-        try Repl.run(options: global)
+    @MainActor public func run() async throws {
+        try await Repl.run(options: global)
     }
 }

@@ -10,6 +10,7 @@ import Glibc
 #endif
 
 extension OutputSpec: ExpressibleByArgument {
+    /// The option's transform reports why a spec is bad; this form, which the protocol asks for, only says no.
     public init?(argument: String) {
         try? self.init(parsing: argument)
     }
@@ -17,7 +18,7 @@ extension OutputSpec: ExpressibleByArgument {
     public static var defaultCompletionKind: CompletionKind { .list(["default", "null", "wav:", "au:", "raw:"]) }
 }
 
-struct Serve: LibraryCommand {
+struct Serve: AsyncLibraryCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Host the player for MPD clients, prompts and one-shot commands (foreground).",
@@ -37,29 +38,29 @@ struct Serve: LibraryCommand {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
     }
 
-    func run(in context: CommandContext) throws {
+    @MainActor func run(in context: CommandContext) async throws {
         var settings = try HostSettings(config: ConfigFile.load())
         if let port { settings.port = port }
         if let bind { settings.bindAddress = bind }
         try settings.validate()
         let spec = try output ?? OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
         let endpoint = HostEndpoint(library: context.folder)
-        let hosting = try HostedPlayer.start(context: context, endpoint: endpoint, settings: settings, output: spec,
-                                             tcp: !noTcp, presentation: .text, recordsAhead: true)
+        let hosting = try await HostedPlayer.start(context: context, endpoint: endpoint, settings: settings,
+                                                   output: spec, tcp: !noTcp, presentation: .text, recordsAhead: true)
         var addresses = [endpoint.socketPath]
         if let tcpPort = hosting.tcpPort { addresses.append("\(settings.bindAddress):\(tcpPort)") }
         context.console.line("xzmusic: hosting \(context.folder.url.path.safe) on \(addresses.joined(separator: " and "))")
-        let stopped = DispatchSemaphore(value: 0)
-        let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { _ in stopped.signal() }
-        stopped.wait()
+        let (signalled, arrived) = AsyncStream.makeStream(of: Int32.self)
+        let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { arrived.yield($0) }
+        for await _ in signalled { break }
         signals.cancel()
-        hosting.stop()
+        await hosting.stop()
         context.console.line("xzmusic: host stopped")
     }
 }
 
 /// A player host of this process that serves the library's socket (and TCP for `serve`).
-final class HostedPlayer {
+final class HostedPlayer: Sendable {
     let session: PlaybackSession
     /// Nil for a player that serves no socket.
     let server: ProtocolServer?
@@ -78,8 +79,9 @@ final class HostedPlayer {
     /// Takes the library's host lock (failing with the running host's name), then listens and watches
     /// the catalogue. `recordsAhead`: a headless host, whose work is answering clients, makes every
     /// song's record before the first listing (`MPDService.watchCatalogue`); a prompt keeps its memory.
-    static func start(context: CommandContext, endpoint: HostEndpoint, settings: HostSettings, output: OutputSpec,
-                      tcp: Bool, presentation: PlaybackSession.Presentation, recordsAhead: Bool) throws -> HostedPlayer {
+    @MainActor static func start(context: CommandContext, endpoint: HostEndpoint, settings: HostSettings,
+                                 output: OutputSpec, tcp: Bool, presentation: PlaybackSession.Presentation,
+                                 recordsAhead: Bool) async throws -> HostedPlayer {
         let description = "pid \(getpid()), socket \(endpoint.socketPath)"
             + (tcp ? ", tcp \(settings.bindAddress):\(settings.port)" : "")
         // Opening the library first also makes its folder, where the lock lives.
@@ -96,8 +98,8 @@ final class HostedPlayer {
             return HostedPlayer(session: session, server: server, tcpPort: port, lock: lock, socketPath: endpoint.socketPath)
         } catch {
             server.shutdown()
-            session.close()
-            throw CommandError("cannot listen: \(error)")
+            await session.close()
+            throw CommandError.cannotListen(error)
         }
     }
 
@@ -110,10 +112,18 @@ final class HostedPlayer {
     }
 
     /// Closes every connection, stops the music (the play session saved) and removes the socket.
-    func stop() {
+    @MainActor func stop() async {
         server?.shutdown()
-        session.close()
+        await session.close()
         if let socketPath { unlink(socketPath) }
         _ = lock
+    }
+
+    /// As `stop()`, for a program that leaves right after, from any thread: the downloads the player
+    /// started are not waited for, and the next run resumes them from their .part.
+    func stopForExit() {
+        server?.shutdown()
+        session.stopPlaying()
+        if let socketPath { unlink(socketPath) }
     }
 }

@@ -34,24 +34,24 @@ enum SongReference: Equatable {
     func resolve(in context: CommandContext) throws -> Song {
         switch self {
         case .id(let id):
-            guard let song = try context.database.song(id: id) else { throw CommandError("no song #\(id)") }
+            guard let song = try context.database.song(id: id) else { throw CommandError.noSuchSong("no song #\(id)") }
             return song
         case .listing(let position):
             let listing = context.lastListing ?? []
             guard position <= listing.count else {
-                throw CommandError(listing.isEmpty
+                throw CommandError.noSuchSong(listing.isEmpty
                     ? "the last listing has no songs: search first, or use #ID"
                     : "no song \(position) in the last listing (1-\(listing.count))")
             }
             let id = listing[position - 1]
-            guard let song = try context.database.song(id: id) else { throw CommandError("song #\(id) is gone") }
+            guard let song = try context.database.song(id: id) else { throw CommandError.noSuchSong("song #\(id) is gone") }
             return song
         case .file(let path):
-            throw CommandError("\(path.safe) is a file, not a catalogue song")
+            throw CommandError.usage("\(path.safe) is a file, not a catalogue song")
         case .query(let text):
-            guard !text.isEmpty else { throw CommandError("empty song name") }
+            guard !text.isEmpty else { throw CommandError.usage("empty song name") }
             guard let song = try context.database.search(text, limit: 1).songs.first else {
-                throw CommandError("no song matches \"\(text.safe)\"")
+                throw CommandError.noSuchSong("no song matches \"\(text.safe)\"")
             }
             return song
         }

@@ -14,7 +14,7 @@ extension CommandContext {
     func songKeyAndTitle(_ words: [String]) throws -> (key: String, title: String) {
         if words.isEmpty {
             guard let item = try playerControl().view().current else {
-                throw CommandError("name a song, or play one first")
+                throw CommandError.nothingPlaying("name a song, or play one first")
             }
             return (item.songKey ?? "file:\(item.path)", item.title)
         }

@@ -1,4 +1,4 @@
 import Foundation
 import XZCommands
 
-exit(Main.run(Array(CommandLine.arguments.dropFirst())))
+exit(await Main.run(Array(CommandLine.arguments.dropFirst())))
