@@ -85,8 +85,8 @@ let package = Package(
             "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
-        ]),
-        .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
+        ], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(name: "xzmusic", dependencies: ["XZCommands"], swiftSettings: [.swiftLanguageMode(.v6)]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
             "XZCatalogue", "XZAudio", "XZPlayback", "XZDownloader", "XZTestSupport", product("GRDB", "GRDB.swift"),

@@ -35,13 +35,11 @@ final class LineEditor: Sendable {
         // libedit decodes multibyte input by the locale: without a UTF-8 one, CJK keystrokes are lost.
         setlocale(LC_ALL, "")
         if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }
-        rl_readline_name = UnsafePointer(strdup("xzmusic"))
-        rl_catch_signals = 0
         stifle_history(1000)
         _ = read_history(historyPath)
-        rl_attempted_completion_function = { text, start, _ in
+        xz_rl_configure(UnsafePointer(strdup("xzmusic"))) { text, start, _ in
             LineEditor.matches = LineEditor.completer?(text.map { String(cString: $0) } ?? "", start == 0) ?? []
-            rl_attempted_completion_over = 1
+            xz_rl_completion_done()
             return rl_completion_matches(text) { _, state in
                 if state == 0 { LineEditor.matchIndex = 0 }
                 guard LineEditor.matchIndex < LineEditor.matches.count else { return nil }
@@ -90,8 +88,7 @@ final class LineEditor: Sendable {
                 if LineEditor.interrupted != 0 {
                     LineEditor.interrupted = 0
                     // Ctrl-C drops the line being typed: a fresh handler starts with an empty buffer.
-                    fputs("^C\n", stdout)
-                    fflush(stdout)
+                    xz_print_now("^C\n")
                     rl_callback_handler_remove()
                     installHandler()
                 }
@@ -134,8 +131,7 @@ final class LineEditor: Sendable {
         // Clear the prompt line, print above it, then let libedit draw prompt and typed text again.
         var out = "\r\u{1B}[2K"
         for line in lines { out += line + "\n" }
-        fputs(out, stdout)
-        fflush(stdout)
+        xz_print_now(out)
         rl_forced_update_display()
     }
 }

@@ -46,7 +46,7 @@ struct LoudnessScan: LibraryCommand {
         if try scan(in: context, isInterrupted: { false }).failed > 0 { throw ExitCode.failure }
     }
 
-    private func scan(in context: CommandContext, isInterrupted: @escaping () -> Bool) throws -> LoudnessCounts {
+    private func scan(in context: CommandContext, isInterrupted: @escaping @Sendable () -> Bool) throws -> LoudnessCounts {
         let database = try context.database
         let targets = try all ? nil : songs.map { try Self.localSong($0, in: context) }
         let plan = try LoudnessPlan(targets: targets, database: database, force: force)
@@ -171,12 +171,12 @@ enum LoudnessEvent {
 typealias LoudnessEvents = ThreadHandOff<LoudnessEvent>
 
 /// Reads tags and decodes, album by album, on the scan's own thread; never touches the database.
-final class LoudnessWorker {
+final class LoudnessWorker: Sendable {
     private let plan: LoudnessPlan
     private let events: LoudnessEvents
-    private let isCancelled: () -> Bool
+    private let isCancelled: @Sendable () -> Bool
 
-    init(plan: LoudnessPlan, events: LoudnessEvents, isCancelled: @escaping () -> Bool) {
+    init(plan: LoudnessPlan, events: LoudnessEvents, isCancelled: @escaping @Sendable () -> Bool) {
         self.plan = plan
         self.events = events
         self.isCancelled = isCancelled

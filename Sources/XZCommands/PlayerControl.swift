@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XZCatalogue
 import XZPlayback
 import XZProtocol
@@ -28,7 +29,7 @@ struct PlayerView: Equatable {
 
 /// The one interface player commands run against: the host in this process, or the library's host over
 /// its socket. Songs are named by file path; both ends look them up in the same library.
-protocol PlayerControl: AnyObject {
+protocol PlayerControl: AnyObject, Sendable {
     func view() throws -> PlayerView
     /// Entries in the queue, without building the whole view.
     func queueCount() throws -> Int
@@ -53,7 +54,7 @@ protocol PlayerControl: AnyObject {
 }
 
 /// The player of this process's host.
-final class LocalPlayerControl: PlayerControl {
+final class LocalPlayerControl: PlayerControl, Sendable {
     let host: PlayerHost
 
     init(host: PlayerHost) {
@@ -99,26 +100,27 @@ final class LocalPlayerControl: PlayerControl {
 }
 
 /// The library's host over its Unix socket, spoken to in the MPD protocol.
-final class RemotePlayerControl: PlayerControl {
-    private let client: MPDClient
+final class RemotePlayerControl: PlayerControl, Sendable {
+    /// The connection, one request at a time.
+    private let client: Mutex<MPDClient>
     private let folder: LibraryFolder
     /// The library, for naming queued songs; a command that only sends `next` never opens it.
-    private let database: () throws -> LibraryDatabase
-    private var knownURIs: SongURIs?
+    private let database: @Sendable () throws -> LibraryDatabase
+    private let knownURIs = Mutex<SongURIs?>(nil)
 
-    init(client: MPDClient, folder: LibraryFolder, database: @escaping () throws -> LibraryDatabase) {
-        self.client = client
+    init(client: sending MPDClient, folder: LibraryFolder, database: @escaping @Sendable () throws -> LibraryDatabase) {
+        self.client = Mutex(client)
         self.folder = folder
         self.database = database
     }
 
     /// How the host names songs, asked once.
     private func uris() throws -> SongURIs {
-        if let knownURIs { return knownURIs }
+        if let known = knownURIs.withLock({ $0 }) { return known }
         let config = try run("config")
         let music = config.first { $0.key == "music_directory" }?.value ?? SongURIs.defaultMusicDirectory().path
         let uris = SongURIs(musicDirectory: URL(fileURLWithPath: music), library: folder)
-        knownURIs = uris
+        knownURIs.withLock { $0 = uris }
         return uris
     }
 
@@ -130,7 +132,7 @@ final class RemotePlayerControl: PlayerControl {
     @discardableResult
     private func run(_ name: String, _ arguments: [String] = []) throws -> [(key: String, value: String)] {
         do {
-            return try client.run(MPDRequest(name: name, arguments: arguments))
+            return try client.withLock { try $0.run(MPDRequest(name: name, arguments: arguments)) }
         } catch let error as MPDError {
             throw CommandError.refusedByHost(name, error.message)
         } catch {

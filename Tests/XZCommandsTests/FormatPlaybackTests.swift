@@ -270,7 +270,7 @@ final class FormatPlaybackTests: LibraryProcessTestCase {
         let junk = temp.path("junk.ogg")
         try Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }).write(to: URL(fileURLWithPath: junk))
         let empty = temp.path("empty.m4a")
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
         let ogg = try encode(wav, as: "ogg", name: "header")
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: ogg)))
         // Inside the first page's identification header: the channel count and rate become zero.

@@ -101,7 +101,7 @@ final class HostCommandTests: LibraryProcessTestCase {
 
     func testThePromptPlaysWhenItCannotServe() throws {
         // A runtime folder that is a file: no socket can be made under it.
-        FileManager.default.createFile(atPath: temp.path("run"), contents: Data())
+        _ = FileManager.default.createFile(atPath: temp.path("run"), contents: Data())
         let prompt = try xzmusic([], input: "play 晴天小调\nnow\nquit\n")
         XCTAssertEqual(prompt.status, 0, prompt.stderr)
         XCTAssertTrue(prompt.stderr.contains("serves no other program"), prompt.stderr)
