@@ -256,3 +256,15 @@ CREATE TABLE loudness (
 -- Tags are read through TagLib now (every value of repeated frames, every format): read every file
 -- again on the next rescan.
 UPDATE song SET file_mtime = NULL WHERE song_key LIKE 'file:%';
+
+-- migration: v11-sticker-version
+-- A number that moves with every sticker and like written, whoever writes it: a host tells its clients
+-- waiting in `idle sticker` without being asked to by the process that wrote.
+CREATE TABLE sticker_version (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+INSERT INTO sticker_version (id, value) VALUES (1, 0);
+CREATE TRIGGER sticker_inserted AFTER INSERT ON sticker BEGIN UPDATE sticker_version SET value = value + 1; END;
+CREATE TRIGGER sticker_updated AFTER UPDATE ON sticker BEGIN UPDATE sticker_version SET value = value + 1; END;
+CREATE TRIGGER sticker_deleted AFTER DELETE ON sticker BEGIN UPDATE sticker_version SET value = value + 1; END;
+CREATE TRIGGER song_like_inserted AFTER INSERT ON song_like BEGIN UPDATE sticker_version SET value = value + 1; END;
+CREATE TRIGGER song_like_updated AFTER UPDATE ON song_like BEGIN UPDATE sticker_version SET value = value + 1; END;
+CREATE TRIGGER song_like_deleted AFTER DELETE ON song_like BEGIN UPDATE sticker_version SET value = value + 1; END;

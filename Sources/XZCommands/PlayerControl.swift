@@ -49,8 +49,6 @@ protocol PlayerControl: AnyObject, Sendable {
     func clearQueue() throws
     /// The playing track's lyrics shift, already stored in the library, takes effect now.
     func applyLyricsAdjustment(_ ms: Int) throws
-    /// Stickers or stored playlists changed in the library: the host tells its waiting clients.
-    func announce(_ changes: HostChanges) throws
 }
 
 /// The player of this process's host.
@@ -92,7 +90,6 @@ final class LocalPlayerControl: PlayerControl, Sendable {
     func setShuffle(_ on: Bool) { player.setShuffle(on) }
     func clearQueue() { player.clearQueue() }
     func applyLyricsAdjustment(_ ms: Int) { player.setLyricsAdjustment(ms) }
-    func announce(_ changes: HostChanges) { host.announce(changes) }
 
     func remove(at index: Int) -> Bool {
         player.removeFromQueue(at: index)
@@ -230,5 +227,4 @@ final class RemotePlayerControl: PlayerControl, Sendable {
 
     func clearQueue() throws { try run("clear") }
     func applyLyricsAdjustment(_ ms: Int) throws { try run("xzmusic_lyrics_offset", [String(ms)]) }
-    func announce(_ changes: HostChanges) throws { try run("xzmusic_changed", changes.idleSubsystems.map(\.rawValue).sorted()) }
 }

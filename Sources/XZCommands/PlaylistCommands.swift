@@ -77,7 +77,6 @@ struct PlaylistCommand: ParsableCommand {
             let kept = try append && exists ? playlists.store.read(name) : []
             try playlists.store.write(name, kept + queue.map(playlists.entry))
             context.console.line("saved \(queue.count) song\(queue.count == 1 ? "" : "s") as \(name.safe)")
-            context.announce(.storedPlaylists)
         }
     }
 
@@ -120,7 +119,6 @@ struct PlaylistCommand: ParsableCommand {
                 count = list.count
             }
             context.console.line("added \(entries.count) to \(name.safe) (\(count) in all)")
-            context.announce(.storedPlaylists)
         }
     }
 
@@ -132,7 +130,6 @@ struct PlaylistCommand: ParsableCommand {
         func run(in context: CommandContext) throws {
             try context.playlists.run { try $0.remove(name) }
             context.console.line("removed playlist \(name.safe)")
-            context.announce(.storedPlaylists)
         }
     }
 
@@ -145,7 +142,6 @@ struct PlaylistCommand: ParsableCommand {
         func run(in context: CommandContext) throws {
             try context.playlists.run { try $0.rename(name, to: newName) }
             context.console.line("renamed \(name.safe) to \(newName.safe)")
-            context.announce(.storedPlaylists)
         }
     }
 
@@ -194,7 +190,6 @@ struct PlaylistCommand: ParsableCommand {
             try playlists.store.write(target, entries)
             context.console.line("imported \(entries.count) song\(entries.count == 1 ? "" : "s") as \(target.safe)"
                 + (left > 0 ? " (\(left) left out)" : ""))
-            context.announce(.storedPlaylists)
         }
     }
 }
@@ -263,13 +258,5 @@ extension CommandContext {
             music = settings.musicDirectory.standardizedFileURL.path
         }
         return PlaylistFiles(store: StoredPlaylists(library: folder), musicDirectory: music, libraryDirectory: folder.url.path)
-    }
-
-    /// Tells the library's host, when one runs, that this process changed stickers or playlists, so its
-    /// clients waiting in `idle` hear of it.
-    func announce(_ changes: HostChanges) {
-        // With no host running there is nobody to tell; a host that cannot be told only misses a wake-up.
-        guard let control = try? playerControl() else { return }
-        try? control.announce(changes)
     }
 }

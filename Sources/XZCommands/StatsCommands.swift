@@ -32,7 +32,6 @@ struct Like: LibraryCommand {
         let (key, title) = try context.songKeyAndTitle(song)
         let changed = try context.stats.like(songKey: key)
         context.console.line(changed ? "♥ liked \(title.safe)" : "\(title.safe) was already liked")
-        if changed { context.announce(.stickers) }
     }
 }
 
@@ -45,7 +44,6 @@ struct Unlike: LibraryCommand {
         let (key, title) = try context.songKeyAndTitle(song)
         let changed = try context.stats.unlike(songKey: key)
         context.console.line(changed ? "unliked \(title.safe)" : "\(title.safe) was not liked")
-        if changed { context.announce(.stickers) }
     }
 }
 

@@ -8,6 +8,7 @@ extension LibraryDatabase {
     /// `rereadingUnchanged` (MPD's `rescan`), files that vanished since the last scan of this folder are
     /// removed, and a sibling NAME.lrc is recorded as the song's lyrics. Tags are read before the write
     /// transaction opens, so readers never wait.
+    @discardableResult
     public func importFolder(at url: URL, rereadingUnchanged: Bool = false,
                              progress: ((Double) -> Void)? = nil) throws -> ImportSummary {
         let root = url.standardizedFileURL.resolvingSymlinksInPath().path

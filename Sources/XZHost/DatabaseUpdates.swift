@@ -10,11 +10,21 @@ public final class DatabaseUpdates: Sendable {
     private struct State {
         var lastId = 0
         var pending: [Int] = []
-        /// The catalogue's version as the watch last saw it; nil before its first check.
-        var seenVersion: Int64?
-        var catalogueChanged: (@Sendable (_ byOtherProcess: Bool) -> Void)?
+        /// What the watch last saw; nil before its first check.
+        var seen: Seen?
+        var changed: (@Sendable (_ changes: HostChanges, _ byOtherProcess: Bool) -> Void)?
         var timer: WatchTimer?
         var lastSummary: ImportSummary?
+    }
+
+    /// The catalogue's change numbers and the stored playlists folder's time.
+    private struct Seen: Equatable {
+        var versions: LibraryDatabase.ChangeVersions
+        var playlists: timespec?
+
+        static func == (a: Seen, b: Seen) -> Bool {
+            a.versions == b.versions && a.playlists?.tv_sec == b.playlists?.tv_sec && a.playlists?.tv_nsec == b.playlists?.tv_nsec
+        }
     }
 
     private let state = Mutex(State())
@@ -36,7 +46,7 @@ public final class DatabaseUpdates: Sendable {
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
     /// `announce` hears `update` when the job starts and ends, and `database` when it changed songs;
     /// `report` hears why a job failed.
-    func start(folder: URL, rescan: Bool, database: LibraryDatabase,
+    func start(folder: URL, rescan: Bool, database: LibraryDatabase, playlists: URL,
                announce: @escaping @Sendable (HostChanges) -> Void, report: @escaping @Sendable (String) -> Void) -> Int {
         let id = state.withLock { state in
             state.lastId = state.lastId % Int(Int32.max) + 1
@@ -52,7 +62,7 @@ public final class DatabaseUpdates: Sendable {
                 report("update of \(folder.path) failed: \(error)")
             }
             // This job's change is announced below, not again by the watch.
-            noticeVersion(of: database, byOtherProcess: false)
+            check(database, playlists: playlists, byOtherProcess: false)
             state.withLock { state in
                 state.pending.removeAll { $0 == id }
                 state.lastSummary = summary
@@ -68,23 +78,31 @@ public final class DatabaseUpdates: Sendable {
         queue.sync {}
     }
 
-    /// Checks the catalogue's version now and every `interval`: `changed` hears each move, and whether
-    /// another process made it (an `xzmusic import`, a download) rather than this host's own job. The
-    /// first check counts as a change of this host's. Checks run between jobs, never during one.
-    func watch(_ database: LibraryDatabase, every interval: DispatchTimeInterval,
-               changed: @escaping @Sendable (_ byOtherProcess: Bool) -> Void) {
+    /// Checks the catalogue's change numbers and the stored playlists folder now and every `interval`:
+    /// `changed` hears what moved (`database`, `stickers`, `storedPlaylists`), and whether another
+    /// process moved it (an `xzmusic import`, a download, a playlist saved at another prompt) rather
+    /// than this host's own job. The first check only sets where things stand. Checks run between
+    /// jobs, never during one.
+    func watch(_ database: LibraryDatabase, playlists: URL, every interval: DispatchTimeInterval,
+               changed: @escaping @Sendable (_ changes: HostChanges, _ byOtherProcess: Bool) -> Void) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now(), repeating: interval, leeway: .milliseconds(100))
-        timer.setEventHandler { [weak self] in self?.noticeVersion(of: database, byOtherProcess: true) }
+        timer.setEventHandler { [weak self] in self?.check(database, playlists: playlists, byOtherProcess: true) }
         let watchTimer = WatchTimer(source: timer)
         state.withLock { state in
             state.timer?.source.cancel()
             state.timer = watchTimer
-            state.catalogueChanged = changed
+            state.changed = changed
         }
         // Queued before the timer's first check, which then counts as this watch's first.
-        queue.async { self.state.withLock { $0.seenVersion = nil } }
+        queue.async { self.state.withLock { $0.seen = nil } }
         timer.resume()
+    }
+
+    /// The host wrote stickers or a stored playlist itself and told its observers: the watch takes
+    /// the new numbers as seen, so it does not tell them again.
+    func takeAsSeen(_ database: LibraryDatabase, playlists: URL) {
+        queue.sync { check(database, playlists: playlists, byOtherProcess: false, telling: false) }
     }
 
     /// Stops `watch`; a job or check under way is not waited for.
@@ -92,24 +110,32 @@ public final class DatabaseUpdates: Sendable {
         state.withLock { state in
             state.timer?.source.cancel()
             state.timer = nil
-            state.catalogueChanged = nil
+            state.changed = nil
         }
     }
 
-    /// On `queue`: tells the watcher when the version moved since it was last seen.
-    private func noticeVersion(of database: LibraryDatabase, byOtherProcess: Bool) {
-        guard state.withLock({ $0.catalogueChanged }) != nil,
-              // Unreadable now, the version is asked again at the next check.
-              let version = try? database.catalogueVersion() else { return }
-        let moved = state.withLock { state -> (changed: @Sendable (Bool) -> Void, first: Bool)? in
-            guard version != state.seenVersion, let changed = state.catalogueChanged else { return nil }
-            defer { state.seenVersion = version }
-            return (changed, state.seenVersion == nil)
+    /// On `queue`: tells the watcher what moved since it last looked.
+    private func check(_ database: LibraryDatabase, playlists: URL, byOtherProcess: Bool, telling: Bool = true) {
+        guard state.withLock({ $0.changed }) != nil,
+              // Unreadable now, the numbers are asked again at the next check.
+              let versions = try? database.changeVersions() else { return }
+        var info = stat()
+        let now = Seen(versions: versions, playlists: stat(playlists.path, &info) == 0 ? info.st_mtim : nil)
+        let moved = state.withLock { state -> (changed: @Sendable (HostChanges, Bool) -> Void, changes: HostChanges)? in
+            guard let changed = state.changed, now != state.seen else { return nil }
+            defer { state.seen = now }
+            guard let before = state.seen else { return (changed, []) }
+            var changes: HostChanges = []
+            if before.versions.catalogue != now.versions.catalogue { changes.insert(.database) }
+            if before.versions.stickers != now.versions.stickers { changes.insert(.stickers) }
+            if before.playlists?.tv_sec != now.playlists?.tv_sec || before.playlists?.tv_nsec != now.playlists?.tv_nsec {
+                changes.insert(.storedPlaylists)
+            }
+            return (changed, changes)
         }
-        if let moved { moved.changed(byOtherProcess && !moved.first) }
+        if telling, let moved { moved.changed(moved.changes, byOtherProcess) }
     }
 }
-
 /// The watch's libdispatch timer. A dispatch source may be cancelled from any thread (libdispatch
 /// synchronises its handles), so sharing this handle is safe.
 private struct WatchTimer: @unchecked Sendable {

@@ -124,20 +124,30 @@ public final class PlayerHost: Sendable {
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
     /// Observers hear `update` when it starts and ends, and `database` when it changed songs.
     public func startUpdate(of folder: URL, rescan: Bool) -> Int {
-        updates.start(folder: folder, rescan: rescan, database: database,
+        updates.start(folder: folder, rescan: rescan, database: database, playlists: playlistsFolder,
                       announce: { [weak self] changes in self?.announce(changes) }, report: report)
     }
 
-    /// Watches the catalogue while clients may list it: a change made by another process is announced
-    /// (`database`, as after `update`); `afterEachChange` then runs on the watch's thread.
+    /// Watches the library while clients may list it: songs, stickers and stored playlists changed by
+    /// another process are announced (`database` as after `update`, `stickers`, `storedPlaylists`);
+    /// `afterSongsChange` runs on the watch's thread at its first check and after every change of songs.
     public func watchCatalogue(every interval: DispatchTimeInterval = .seconds(1),
-                               afterEachChange: (@Sendable () -> Void)? = nil) {
-        updates.watch(database, every: interval) { [weak self] byOtherProcess in
+                               afterSongsChange: (@Sendable () -> Void)? = nil) {
+        updates.watch(database, playlists: playlistsFolder, every: interval) { [weak self] changes, byOtherProcess in
             guard let self else { return }
-            if byOtherProcess { announce(.database) }
-            afterEachChange?()
+            if byOtherProcess { announce(changes) }
+            if changes.isEmpty || changes.contains(.database) { afterSongsChange?() }
         }
     }
+
+    /// A client changed stickers or stored playlists through this host: observers hear it now, and the
+    /// watch does not tell them again.
+    public func wrote(_ changes: HostChanges) {
+        updates.takeAsSeen(database, playlists: playlistsFolder)
+        announce(changes)
+    }
+
+    private var playlistsFolder: URL { StoredPlaylists(library: folder).folder }
 
     /// Stops the music (the play session saved as ended by leaving), closes the output and writes statistics.
     public func shutdown() {

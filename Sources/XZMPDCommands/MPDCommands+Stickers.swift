@@ -32,11 +32,11 @@ extension MPDCommands {
                     try store.set(songKey: song.key, name: arguments[3], value: arguments[4], title: song.title,
                                   singer: song.singer)
                 }
-                call.host.announce(.stickers)
+                call.host.wrote(.stickers)
             case ("delete", 3), ("delete", 4):
                 let song = try stickerSong(uri, call)
                 try stickerCall { try store.delete(songKey: song.key, name: arguments.count > 3 ? arguments[3] : nil) }
-                call.host.announce(.stickers)
+                call.host.wrote(.stickers)
             case ("find", 4), ("find", 6):
                 let name = arguments[3]
                 var comparison: (StickerStore.Comparison, String)?
@@ -60,18 +60,6 @@ extension MPDCommands {
             default:
                 throw MPDError(.arg, "bad request")
             }
-        },
-        // XZMusic's own: another process of this library changed stickers or stored playlists (the files
-        // and the database are shared); the host tells its observers.
-        MPDCommand("xzmusic_changed", 1...2, .changesState) { call throws(MPDError) in
-            var changes: Set<IdleSubsystem> = []
-            for word in call.arguments {
-                guard let subsystem = IdleSubsystem(rawValue: word), [.sticker, .storedPlaylist].contains(subsystem) else {
-                    throw MPDError(.arg, "Unrecognized idle event: \(word)")
-                }
-                changes.insert(subsystem)
-            }
-            call.host.announce(HostChanges(changes))
         },
     ]
 

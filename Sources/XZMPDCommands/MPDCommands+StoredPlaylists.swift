@@ -56,15 +56,15 @@ extension MPDCommands {
                 let kept = try mode == "append" ? playlists.read(name) : []
                 try playlists.write(name, kept + queue)
             }
-            call.host.announce(.storedPlaylists)
+            call.host.wrote(.storedPlaylists)
         },
         MPDCommand("rm", 1...1, .changesState, .blocking) { call throws(MPDError) in
             try playlistCall { try call.host.playlists.remove(call.arguments[0]) }
-            call.host.announce(.storedPlaylists)
+            call.host.wrote(.storedPlaylists)
         },
         MPDCommand("rename", 2...2, .changesState, .blocking) { call throws(MPDError) in
             try playlistCall { try call.host.playlists.rename(call.arguments[0], to: call.arguments[1]) }
-            call.host.announce(.storedPlaylists)
+            call.host.wrote(.storedPlaylists)
         },
         MPDCommand("playlistadd", 2...3, .changesState, .blocking) { call throws(MPDError) in
             let name = call.arguments[0]
@@ -76,7 +76,7 @@ extension MPDCommands {
         },
         MPDCommand("playlistclear", 1...1, .changesState, .blocking) { call throws(MPDError) in
             try playlistCall { try call.host.playlists.edit(call.arguments[0]) { $0.removeAll() } }
-            call.host.announce(.storedPlaylists)
+            call.host.wrote(.storedPlaylists)
         },
         MPDCommand("playlistdelete", 2...2, .changesState, .blocking) { call throws(MPDError) in
             let text = call.arguments[1]
@@ -89,7 +89,7 @@ extension MPDCommands {
                     entries.removeSubrange(range)
                 }
             }
-            call.host.announce(.storedPlaylists)
+            call.host.wrote(.storedPlaylists)
         },
         MPDCommand("playlistmove", 3...3, .changesState, .blocking) { call throws(MPDError) in
             let from = try MPDArgument.integer(call.arguments[1])
@@ -103,7 +103,7 @@ extension MPDCommands {
                     entries.insert(moved, at: to)
                 }
             }
-            call.host.announce(.storedPlaylists)
+            call.host.wrote(.storedPlaylists)
         },
     ]
 
@@ -116,7 +116,7 @@ extension MPDCommands {
                 entries.insert(contentsOf: added, at: at)
             }
         }
-        host.announce(.storedPlaylists)
+        host.wrote(.storedPlaylists)
     }
 
     /// Runs playlist file work, its failures as MPD's ACKs.

@@ -89,6 +89,7 @@ public final class MPDClient {
         return try readResponse()
     }
 
+    @discardableResult
     public func run(_ name: String, _ arguments: String...) throws -> [(key: String, value: String)] {
         try run(MPDRequest(name: name, arguments: arguments))
     }

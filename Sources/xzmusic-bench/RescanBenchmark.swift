@@ -73,7 +73,7 @@ struct RescanBenchmark {
                 }
             }
         }
-        FileManager.default.createFile(atPath: done.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: done.path, contents: nil)
     }
 
     /// An ID3v2.4 tag of UTF-8 text frames.

@@ -93,9 +93,13 @@ final class StickerTests: MusicFolderHostTestCase {
             XCTAssertEqual(try actor.readResponse().count, 0, line)
             XCTAssertEqual(try watcher.readResponse().map(\.value), ["sticker"], line)
         }
+        // Reads announce nothing; a like another process writes is noticed by the watch.
+        server.service.watchCatalogue(every: .milliseconds(50), makingRecordsAhead: false)
+        Thread.sleep(forTimeInterval: 0.2)
         try watcher.sendLine("idle sticker")
         XCTAssertEqual(ack(actor, "sticker get song album/1.mp3 mood"), "ACK 50 {sticker} no such sticker")
-        _ = try actor.run("xzmusic_changed", "sticker")
-        XCTAssertEqual(try watcher.readResponse().map(\.value), ["sticker"], "reads announce nothing")
+        let otherProcess = StatsStore(database: try LibraryDatabase(path: host.database.path))
+        _ = try otherProcess.like(songKey: "file:" + folder.path("music/album/2.mp3"), fallbackTitle: "Two")
+        XCTAssertEqual(try watcher.readResponse().map(\.value), ["sticker"])
     }
 }
