@@ -1,3 +1,4 @@
+import XZCatalogue
 import XZHost
 import XZProtocol
 
@@ -29,7 +30,7 @@ public struct ClientSession: Sendable {
 
     public let peer: Peer
     public internal(set) var authenticated: Bool
-    public internal(set) var tagTypes: Set<SongTag> = Set(SongTag.allCases)
+    public internal(set) var tagTypes: SongTags = SongTags.held
     public internal(set) var binaryLimit = 8192
     /// Subsystems the client waits for (all when empty), while in `idle`.
     public private(set) var idleMask: Set<IdleSubsystem>?

@@ -44,7 +44,7 @@ extension MPDCommands {
             if descending { name = name.dropFirst() }
             if name.caseInsensitiveCompare("Last-Modified") == .orderedSame {
                 order = .lastModified(descending: descending)
-            } else if let tag = FilterTag(String(name)) {
+            } else if let tag = SongTag(String(name)) {
                 order = .tag(tag, descending: descending)
             } else {
                 throw MPDError(.arg, "Unknown sort tag")
@@ -160,11 +160,11 @@ extension MPDCommands {
     // MARK: count and list
 
     /// `group TAG` pairs at the end, the last one first, as MPD reads them.
-    static func groups(_ arguments: inout [String], excluding tag: FilterTag?) throws(MPDError) -> [FilterTag] {
-        var groups: [FilterTag] = []
+    static func groups(_ arguments: inout [String], excluding tag: SongTag?) throws(MPDError) -> [SongTag] {
+        var groups: [SongTag] = []
         while arguments.count >= 2, arguments[arguments.count - 2] == "group" {
             let name = arguments[arguments.count - 1]
-            guard let group = FilterTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+            guard let group = SongTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
             guard group != tag, !groups.contains(group) else { throw MPDError(.arg, "Conflicting group") }
             groups.append(group)
             arguments.removeLast(2)
@@ -173,7 +173,7 @@ extension MPDCommands {
     }
 
     /// Tag values and durations of the songs `filters` select (list, count).
-    static func tagValues(_ call: Invocation, _ filters: [SongFilter], _ tags: [FilterTag]) throws(MPDError)
+    static func tagValues(_ call: Invocation, _ filters: [SongFilter], _ tags: [SongTag]) throws(MPDError)
         -> [(values: [[String]], durationMs: Int)] {
         do {
             return try call.host.database.tagValues(filters, tags: tags, naming: call.host.naming)
@@ -184,10 +184,10 @@ extension MPDCommands {
 
     static func count(_ call: inout Invocation) throws(MPDError) {
         var arguments = call.arguments
-        var group: FilterTag?
+        var group: SongTag?
         if arguments.count >= 2, arguments[arguments.count - 2] == "group" {
             let name = arguments[arguments.count - 1]
-            guard let tag = FilterTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+            guard let tag = SongTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
             group = tag
             arguments.removeLast(2)
         }
@@ -216,7 +216,7 @@ extension MPDCommands {
             for song in try songs(call, SongSelection(filters: filters)) { call.response.add("file", uri(call, song)) }
             return
         }
-        guard let tag = FilterTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+        guard let tag = SongTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
         var filters: [SongFilter] = []
         if arguments.count == 1, !arguments[0].hasPrefix("(") {
             // The pre-0.12 form `list album ARTIST`.
@@ -230,7 +230,7 @@ extension MPDCommands {
     }
 
     /// Values of one level, each followed by the unique values of the next levels among its songs.
-    static func printUnique(_ response: inout MPDResponse, _ levels: [FilterTag], level: Int, _ songs: [[[String]]]) {
+    static func printUnique(_ response: inout MPDResponse, _ levels: [SongTag], level: Int, _ songs: [[[String]]]) {
         guard level < levels.count else { return }
         var byValue: [String: [[[String]]]] = [:]
         for song in songs {

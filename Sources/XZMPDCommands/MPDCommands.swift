@@ -76,18 +76,20 @@ public enum MPDCommands {
         },
         MPDCommand("tagtypes", 0...Int.max, .readOnly) { call throws(MPDError) in
             guard let verb = call.arguments.first else {
-                for tag in SongTag.allCases where call.session.tagTypes.contains(tag) { call.response.add("tagtype", tag.rawValue) }
+                for tag in SongTags.listed where call.session.tagTypes.contains(tag) { call.response.add("tagtype", tag.name) }
                 return
             }
             let names = call.arguments.dropFirst()
-            var tags: [SongTag] = []
+            var tags = SongTags()
             for name in names {
-                guard SongTag.protocolNames.contains(name.lowercased()) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
-                if let tag = SongTag(name: name) { tags.append(tag) }
+                guard let tag = SongTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+                tags.insert(tag)
             }
+            // Only tags the catalogue holds are kept: a client's set then names the records it shares.
+            tags.formIntersection(.held)
             switch verb {
             case "clear" where names.isEmpty: call.session.tagTypes = []
-            case "all" where names.isEmpty: call.session.tagTypes = Set(SongTag.allCases)
+            case "all" where names.isEmpty: call.session.tagTypes = .held
             case "enable" where !names.isEmpty: call.session.tagTypes.formUnion(tags)
             case "disable" where !names.isEmpty: call.session.tagTypes.subtract(tags)
             default: throw MPDError(.arg, "Unknown sub command")

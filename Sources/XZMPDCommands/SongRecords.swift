@@ -30,7 +30,7 @@ final class SongRecords: Sendable {
     private struct State {
         var warmLimit = 20_000
         var version: Int64?
-        var records: [Set<SongTag>: [Int64: Record]] = [:]
+        var records: [SongTags: [Int64: Record]] = [:]
         var size = 0
     }
 
@@ -38,7 +38,7 @@ final class SongRecords: Sendable {
 
     /// Appends the records of the songs `selection` selects, in MPD's database order, window applied:
     /// what `addCatalogueSong` writes for each with `tags`. Returns how many there were.
-    func list(_ selection: SongSelection, tags: Set<SongTag>, host: PlayerHost, into response: inout MPDResponse) throws -> Int {
+    func list(_ selection: SongSelection, tags: SongTags, host: PlayerHost, into response: inout MPDResponse) throws -> Int {
         // Read before the songs: a change after this read moves the version, so nothing older is kept under it.
         let version = try host.database.catalogueVersion()
         let ordered: [Record]
@@ -70,7 +70,7 @@ final class SongRecords: Sendable {
     func warm(host: PlayerHost) throws {
         guard try host.database.songCount() <= warmLimit else { return }
         let version = try host.database.catalogueVersion()
-        let tags = Set(SongTag.allCases)
+        let tags = SongTags.held
         let missing: [Int64]
         do {
             let known = kept(tags: tags, version: version)
@@ -88,7 +88,7 @@ final class SongRecords: Sendable {
     private static let warmBatch = 1_000
 
     /// The records kept for `tags` under `version`; everything kept before is dropped when the version moved.
-    private func kept(tags: Set<SongTag>, version: Int64) -> [Int64: Record] {
+    private func kept(tags: SongTags, version: Int64) -> [Int64: Record] {
         state.withLock { state in
             if version != state.version {
                 state.records = [:]
@@ -101,7 +101,7 @@ final class SongRecords: Sendable {
 
     /// Records of the songs read (those with a song), rendered with their order keys into one buffer,
     /// and the bytes these hold.
-    private func render<Songs: Sequence<(id: Int64, song: Song?)>>(_ songs: Songs, tags: Set<SongTag>, host: PlayerHost)
+    private func render<Songs: Sequence<(id: Int64, song: Song?)>>(_ songs: Songs, tags: SongTags, host: PlayerHost)
         -> (records: [Int64: Record], bytes: Int) {
         var rendered = MPDResponse()
         var keys: [UInt8] = []
@@ -130,13 +130,13 @@ final class SongRecords: Sendable {
     }
 
     /// How many songs have their record kept for `tags`.
-    func keptCount(tags: Set<SongTag>) -> Int {
+    func keptCount(tags: SongTags) -> Int {
         state.withLock { $0.records[tags]?.count ?? 0 }
     }
 
     /// Keeps `new` unless the version moved or there is no room; whether it was kept.
     @discardableResult
-    private func keep(_ new: [Int64: Record], bytes: Int, tags: Set<SongTag>, version: Int64) -> Bool {
+    private func keep(_ new: [Int64: Record], bytes: Int, tags: SongTags, version: Int64) -> Bool {
         guard !new.isEmpty else { return true }
         return state.withLock { state in
             guard version == state.version, state.size + bytes <= Self.capacity,

@@ -90,7 +90,7 @@ final class SongFilterQueryTests: XCTestCase {
     func testShortNeedlesFindWhatAScanFinds() throws {
         let library = try feedLibrary()
         let songs = try library.database.songs(SongSelection(filters: []), naming: .paths)
-        let tags: [FilterTag] = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
+        let tags: [SongTag] = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
         var needles: Set<String> = ["Z", "语", "\u{1F}"]
         for song in songs {
             for value in tags.flatMap({ $0.values(of: song) }) {

@@ -41,7 +41,7 @@ public enum FilterParser {
     }
 
     enum FilterType: Equatable {
-        case tag(FilterTag), any, file, base, modifiedSince, addedSince, audioFormat
+        case tag(SongTag), any, file, base, modifiedSince, addedSince, audioFormat
     }
 
     static func filterType(_ name: String) -> FilterType? {
@@ -52,7 +52,7 @@ public enum FilterParser {
         if name == "modified-since" { return .modifiedSince }
         if name == "added-since" { return .addedSince }
         if lower == "audioformat" { return .audioFormat }
-        return FilterTag(name).map(FilterType.tag)
+        return SongTag(name).map(FilterType.tag)
     }
 
     static func pair(_ name: String, _ value: String, foldCase: Bool) throws(FilterError) -> SongFilter {

@@ -1,27 +1,27 @@
 import Foundation
 
-/// A tag name as MPD spells it. The catalogue holds some of them; a filter on the others sees an absent tag.
-public struct FilterTag: Hashable, Sendable, CustomStringConvertible {
-    public let name: String
+/// A tag as MPD names it (its `TagType`), in MPD 0.23's order. The catalogue holds some of them (`SongTags.held`);
+/// on the others every song is untagged, so a filter on one sees an absent tag.
+public enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
+    case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, track, name, genre, date
+    case originalDate, composer, performer, conductor, work, ensemble, movement, movementNumber, location
+    case grouping, comment, disc, label, musicBrainzArtistID, musicBrainzAlbumID, musicBrainzAlbumArtistID
+    case musicBrainzTrackID, musicBrainzReleaseTrackID, musicBrainzWorkID
 
-    /// MPD 0.23's tag names, in its order.
-    public static let all = [
+    private static let names = [
         "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "Track", "Name",
         "Genre", "Date", "OriginalDate", "Composer", "Performer", "Conductor", "Work", "Ensemble", "Movement",
         "MovementNumber", "Location", "Grouping", "Comment", "Disc", "Label", "MUSICBRAINZ_ARTISTID",
         "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_TRACKID", "MUSICBRAINZ_RELEASETRACKID",
         "MUSICBRAINZ_WORKID",
-    ].map(FilterTag.init(canonical:))
+    ]
 
-    public static let artist = FilterTag(canonical: "Artist"), albumArtist = FilterTag(canonical: "AlbumArtist")
-    public static let album = FilterTag(canonical: "Album"), title = FilterTag(canonical: "Title")
-    public static let track = FilterTag(canonical: "Track"), date = FilterTag(canonical: "Date")
-    public static let genre = FilterTag(canonical: "Genre"), disc = FilterTag(canonical: "Disc")
-    public static let composer = FilterTag(canonical: "Composer")
+    /// MPD's name of the tag.
+    public var name: String { Self.names[rawValue] }
 
-    private init(canonical: String) { name = canonical }
+    public var description: String { name }
 
-    private static let byLowercasedName = Dictionary(uniqueKeysWithValues: all.map { ($0.name.lowercased(), $0) })
+    private static let byLowercasedName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name.lowercased(), $0) })
 
     /// A tag by name in any case, as MPD's tag_name_parse_i reads it.
     public init?(_ text: String) {
@@ -29,14 +29,12 @@ public struct FilterTag: Hashable, Sendable, CustomStringConvertible {
         self = tag
     }
 
-    public var description: String { name }
-
     /// The tag MPD reads instead when a song lacks this one.
-    var fallback: [FilterTag] {
-        switch name {
-        case "AlbumArtist", "ArtistSort": return [.artist]
-        case "AlbumSort": return [.album]
-        case "AlbumArtistSort": return [.albumArtist, .artist]
+    var fallback: [SongTag] {
+        switch self {
+        case .albumArtist, .artistSort: return [.artist]
+        case .albumSort: return [.album]
+        case .albumArtistSort: return [.albumArtist, .artist]
         default: return []
         }
     }
@@ -60,7 +58,7 @@ public struct FilterTag: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The tags MPD's `any` reads.
-    static let anyTags: [FilterTag] = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
+    static let anyTags: [SongTag] = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
 
     /// Values with MPD's fallback applied (AlbumArtist → Artist ...).
     public func valuesWithFallback(of song: Song) -> [String] {
@@ -72,6 +70,26 @@ public struct FilterTag: Hashable, Sendable, CustomStringConvertible {
         }
         return []
     }
+}
+
+/// A set of tags, as MPD's `TagMask`: the tags a client asked to see (`tagtypes`), or a record was made for.
+public struct SongTags: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt32
+
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public init(_ tags: some Sequence<SongTag>) {
+        self.init(rawValue: tags.reduce(0) { $0 | 1 << UInt32($1.rawValue) })
+    }
+
+    public func contains(_ tag: SongTag) -> Bool { rawValue & 1 << UInt32(tag.rawValue) != 0 }
+
+    public mutating func insert(_ tag: SongTag) { formUnion(SongTags([tag])) }
+
+    /// The tags the catalogue holds, in the order MPD lists a song's tags (the order its ID3 scanner reads them).
+    public static let listed: [SongTag] = [.artist, .albumArtist, .title, .album, .track, .date, .genre, .disc]
+    public static let held = SongTags(listed)
+    public static let all = SongTags(SongTag.allCases)
 }
 
 /// How one string is compared, as MPD's StringFilter does.
@@ -137,7 +155,7 @@ public struct StringMatch: Equatable, Sendable {
 /// One condition of a filter: MPD's filter expression language, plus `starts_with` and `added-since`.
 public indirect enum SongFilter: Equatable, Sendable {
     /// A tag's values (nil: any tag).
-    case tag(FilterTag?, StringMatch)
+    case tag(SongTag?, StringMatch)
     case uri(StringMatch)
     /// Songs in this folder (a URI prefix) or below.
     case base(String)
@@ -164,7 +182,7 @@ public struct AudioFormatMask: Equatable, Sendable {
 /// when it holds spaces), `year:` and `plays:` (N, N..M, N.., ..M), `liked:` (yes/no); other words are
 /// searched everywhere. Each becomes a filter of the one engine; the words fold as XZMusic's search does.
 public enum FieldTerms {
-    public static let textFields: [String: FilterTag] = [
+    public static let textFields: [String: SongTag] = [
         "title": .title, "singer": .artist, "album": .album, "albumartist": .albumArtist, "genre": .genre,
     ]
 
@@ -255,7 +273,7 @@ extension SongFilter {
                 let values = tag.valuesWithFallback(of: song).filter { !$0.isEmpty }
                 positive = values.isEmpty ? match.value.isEmpty : values.contains(where: match.matchesWithoutNegation)
             } else {
-                positive = FilterTag.anyTags.flatMap { $0.values(of: song) }
+                positive = SongTag.anyTags.flatMap { $0.values(of: song) }
                     .contains { !$0.isEmpty && match.matchesWithoutNegation($0) }
             }
             return positive != match.negated

@@ -6,7 +6,7 @@ public struct SongSelection: Sendable {
     public enum Order: Sendable, Equatable {
         /// MPD's database order: by folder, a folder's files before its subfolders.
         case path
-        case tag(FilterTag, descending: Bool)
+        case tag(SongTag, descending: Bool)
         case lastModified(descending: Bool)
     }
 
@@ -104,7 +104,7 @@ extension LibraryDatabase {
 
     /// For each selected song, the values of `tags` as MPD groups by them (the tag, else its fallback,
     /// else the empty string) and its duration: what `list` and `count` read, without whole songs.
-    public func tagValues(_ filters: [SongFilter], tags: [FilterTag], naming: SongNaming) throws
+    public func tagValues(_ filters: [SongFilter], tags: [SongTag], naming: SongNaming) throws
         -> [(values: [[String]], durationMs: Int)] {
         try pool.read { db in
             let (condition, arguments) = FilterSQL.whereClause(filters, naming: naming)
@@ -153,7 +153,7 @@ extension LibraryDatabase {
     /// other condition as MPD reads it; nil when there is no such condition to fold.
     static func foldedExtras(_ db: Database, _ filters: [SongFilter], naming: SongNaming,
                              excluding: Set<Int64>) throws -> [Song]? {
-        var needles: [(FilterTag?, String)] = []
+        var needles: [(SongTag?, String)] = []
         var rest: [SongFilter] = []
         for filter in filters {
             if case .tag(let tag, let match) = filter, !match.negated, match.op == .contains || match.op == .equal,
@@ -190,7 +190,7 @@ extension LibraryDatabase {
 /// Filters as SQL over `song JOIN singer LEFT JOIN album`, with the xz_match function (FilterFunctions).
 enum FilterSQL {
     /// A tag's values, several joined by U+001F; '' when the song has none.
-    static func valuesSQL(_ tag: FilterTag) -> String? {
+    static func valuesSQL(_ tag: SongTag) -> String? {
         switch tag {
         case .artist: return "(CASE WHEN song.artists <> '' THEN song.artists ELSE singer.name END)"
         case .albumArtist: return "song.album_artist"
@@ -215,7 +215,7 @@ enum FilterSQL {
     }
 
     /// Every tag value of the song (MPD's `any`).
-    static let allValuesSQL = FilterTag.anyTags.compactMap(valuesSQL).joined(separator: " || char(31) || ")
+    static let allValuesSQL = SongTag.anyTags.compactMap(valuesSQL).joined(separator: " || char(31) || ")
 
     static func matchSQL(_ values: String, _ match: StringMatch, _ arguments: inout [DatabaseValueConvertible?]) -> String {
         let op: Int

@@ -4,49 +4,8 @@ import XZHost
 import XZPlayback
 import XZProtocol
 
-/// The tags this host knows, under MPD's names (what `tagtypes` lists).
-public enum SongTag: String, Sendable, CaseIterable {
-    // In the order MPD lists a song's tags (the order its ID3 scanner reads them).
-    case artist = "Artist", albumArtist = "AlbumArtist", title = "Title", album = "Album", track = "Track"
-    case date = "Date", genre = "Genre", disc = "Disc"
-
-    public init?(name: String) {
-        guard let tag = SongTag.byLowercasedName[name.lowercased()] else { return nil }
-        self = tag
-    }
-
-    private static let byLowercasedName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue.lowercased(), $0) })
-
-    /// The catalogue's name for the tag, for reading its values from a song.
-    var filterTag: FilterTag {
-        switch self {
-        case .artist: return .artist
-        case .albumArtist: return .albumArtist
-        case .title: return .title
-        case .album: return .album
-        case .track: return .track
-        case .date: return .date
-        case .genre: return .genre
-        case .disc: return .disc
-        }
-    }
-
-    // By case rather than by name: sets of tags are asked once per tag of every song listed.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(SongTag.inOrder.firstIndex(of: self))
-    }
-
-    private static let inOrder = allCases
-
-    /// Every tag name MPD 0.23 knows; clients may enable or disable any of them, held or not.
-    static let protocolNames: Set<String> = [
-        "artist", "artistsort", "album", "albumsort", "albumartist", "albumartistsort", "title", "track", "name",
-        "genre", "date", "originaldate", "composer", "performer", "conductor", "work", "ensemble", "movement",
-        "movementnumber", "location", "grouping", "comment", "disc", "label", "musicbrainz_artistid",
-        "musicbrainz_albumid", "musicbrainz_albumartistid", "musicbrainz_trackid", "musicbrainz_releasetrackid",
-        "musicbrainz_workid",
-    ]
-
+extension SongTag {
+    /// The tag's value in what the queue keeps of a song that is not in the catalogue.
     func value(of item: QueueItem) -> String? {
         let text: String?
         switch self {
@@ -55,8 +14,8 @@ public enum SongTag: String, Sendable, CaseIterable {
         case .title: text = item.title
         case .track: text = item.track.map(String.init)
         case .date: text = item.year.map(String.init)
-        // The queue keeps what playing needs; catalogue answers (find, lsinfo) carry these.
-        case .albumArtist, .genre, .disc: text = nil
+        // The queue keeps what playing needs; catalogue answers (find, lsinfo) carry the others.
+        default: text = nil
         }
         return text.flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -65,7 +24,7 @@ public enum SongTag: String, Sendable, CaseIterable {
 extension MPDResponse {
     /// A song as MPD lists it: `file`, `Last-Modified`, its tags, `Time`, `duration`, then queue fields.
     /// The catalogue's entry, when the item has one, gives every value of every tag it holds.
-    mutating func addSong(_ item: QueueItem, uri: String, tags: Set<SongTag>, durationMs: Int?, catalogue: Song? = nil) {
+    mutating func addSong(_ item: QueueItem, uri: String, tags: SongTags, durationMs: Int?, catalogue: Song? = nil) {
         add("file", uri)
         // The catalogue's time is the file's as last scanned, as MPD answers from its database; other
         // files are asked. A file that cannot be asked has no time to give.
@@ -76,11 +35,11 @@ extension MPDResponse {
             add("Last-Modified", timestamp: modified)
         }
         if let catalogue { addFormat(of: catalogue) }
-        for tag in SongTag.allCases where tags.contains(tag) {
+        for tag in SongTags.listed where tags.contains(tag) {
             if let song = catalogue {
-                for value in tag.filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
+                for value in tag.values(of: song) where !value.isEmpty { add(tag.name, value) }
             } else if let value = tag.value(of: item) {
-                add(tag.rawValue, value)
+                add(tag.name, value)
             }
         }
         if let ms = durationMs ?? item.durationMs {
@@ -90,7 +49,7 @@ extension MPDResponse {
     }
 
     /// A catalogue song as find, search and lsinfo list it: every value of a tag on a line of its own.
-    mutating func addCatalogueSong(_ song: Song, uri: String, tags: Set<SongTag>) {
+    mutating func addCatalogueSong(_ song: Song, uri: String, tags: SongTags) {
         add("file", uri)
         if let mtime = song.fileMtime {
             add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
@@ -99,8 +58,8 @@ extension MPDResponse {
             add("Last-Modified", timestamp: modified)
         }
         addFormat(of: song)
-        for tag in SongTag.allCases where tags.contains(tag) {
-            for value in tag.filterTag.values(of: song) where !value.isEmpty { add(tag.rawValue, value) }
+        for tag in SongTags.listed where tags.contains(tag) {
+            for value in tag.values(of: song) where !value.isEmpty { add(tag.name, value) }
         }
         if let ms = song.durationMs {
             add("Time", (ms + 500) / 1000)
@@ -116,7 +75,7 @@ extension MPDResponse {
     }
 
     /// `catalogue`: the entry's catalogue song, read by the caller (`catalogueSongs`) with the others listed.
-    mutating func addQueueEntry(_ entry: QueueEntry, position: Int, host: PlayerHost, tags: Set<SongTag>,
+    mutating func addQueueEntry(_ entry: QueueEntry, position: Int, host: PlayerHost, tags: SongTags,
                                 durationMs: Int? = nil, catalogue: Song?) {
         addSong(entry.item, uri: host.uri(of: entry.item), tags: tags, durationMs: durationMs, catalogue: catalogue)
         add("Pos", position)
