@@ -46,13 +46,13 @@ public final class HostLock: Sendable {
     /// naming the running host when it is taken.
     public init(path: String, description: String) throws {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ServerError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ServerError.cannotOpen("cannot open \(path): \(String(cString: strerror(errno)))") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             // The lock file only names the running host for the message; unreadable, it names none.
             let running = (try? String(contentsOfFile: path, encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             close(fd)
-            throw ServerError("another xzmusic already hosts this library (\(running.isEmpty ? "starting" : running))")
+            throw ServerError.hostRunning("another xzmusic already hosts this library (\(running.isEmpty ? "starting" : running))")
         }
         _ = ftruncate(fd, 0)
         let text = description + "\n"
@@ -66,7 +66,3 @@ public final class HostLock: Sendable {
     }
 }
 
-public struct ServerError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}

@@ -41,7 +41,7 @@ public struct HostSettings: Sendable, Equatable {
     public func validate() throws {
         let loopback = ["127.0.0.1", "::1", "localhost"].contains(bindAddress) || bindAddress.hasPrefix("127.")
         if !loopback, password == nil {
-            throw ServerError("refusing to listen on \(bindAddress) without a password: set 'password = …' in the config")
+            throw ServerError.refusedAddress("refusing to listen on \(bindAddress) without a password: set 'password = …' in the config")
         }
     }
 }

@@ -14,13 +14,13 @@ public final class MPDClient {
     /// Connects to a Unix socket; nil when nothing listens there (no host, or a dead host's socket).
     public static func connect(unixPath: String) throws -> MPDClient? {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ServerError.cannotConnect("socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(unixPath.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
             close(fd)
-            throw ServerError("socket path too long: \(unixPath)")
+            throw ServerError.cannotConnect("socket path too long: \(unixPath)")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
@@ -34,7 +34,7 @@ public final class MPDClient {
             close(fd)
             // Nothing listens there: no socket, a dead host's socket, or no such folder at all.
             if code == ENOENT || code == ECONNREFUSED || code == ENOTDIR { return nil }
-            throw ServerError("cannot connect to \(unixPath): \(String(cString: strerror(code)))")
+            throw ServerError.cannotConnect("cannot connect to \(unixPath): \(String(cString: strerror(code)))")
         }
         return try MPDClient(fd: fd)
     }
@@ -45,14 +45,14 @@ public final class MPDClient {
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &list) == 0, let info = list else {
-            throw ServerError("cannot resolve \(host)")
+            throw ServerError.cannotConnect("cannot resolve \(host)")
         }
         defer { freeaddrinfo(list) }
         let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
         guard fd >= 0, Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let message = String(cString: strerror(errno))
             if fd >= 0 { close(fd) }
-            throw ServerError("cannot connect to \(host):\(port): \(message)")
+            throw ServerError.cannotConnect("cannot connect to \(host):\(port): \(message)")
         }
         return try MPDClient(fd: fd)
     }
@@ -68,7 +68,7 @@ public final class MPDClient {
         }
         guard line.hasPrefix("OK MPD ") else {
             close(fd)
-            throw ServerError("not a protocol host: \(line.prefix(80))")
+            throw ServerError.notAHost("not a protocol host: \(line.prefix(80))")
         }
         self.fd = fd
         buffer = pending
@@ -101,7 +101,7 @@ public final class MPDClient {
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw ServerError("the host closed the connection") }
+            guard count > 0 else { throw ServerError.connectionClosed }
             sent += count
         }
     }
@@ -139,7 +139,7 @@ public final class MPDClient {
                 var chunk = [UInt8](repeating: 0, count: 16 * 1024)
                 let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 if got < 0, errno == EINTR { continue }
-                guard got > 0 else { throw ServerError("the host closed the connection") }
+                guard got > 0 else { throw ServerError.connectionClosed }
                 buffer += chunk[..<got]
             }
             data += buffer[..<count]
@@ -157,7 +157,7 @@ public final class MPDClient {
             var chunk = [UInt8](repeating: 0, count: 16 * 1024)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw ServerError("the host closed the connection") }
+            guard count > 0 else { throw ServerError.connectionClosed }
             buffer += chunk[..<count]
         }
     }
