@@ -74,14 +74,9 @@ extension LibraryDatabase {
     public func loudnessRecords(songKeys: [String]) throws -> [String: LoudnessRecord] {
         try pool.read { db in
             var records: [String: LoudnessRecord] = [:]
-            for chunk in songKeys.chunked(into: LibraryDatabase.keysPerStatement) {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchCursor(db, sql: "SELECT * FROM loudness WHERE song_key IN (\(marks))",
-                                               arguments: StatementArguments(chunk))
-                while let row = try rows.next() {
-                    let record = LoudnessRecord(row: row)
-                    records[record.songKey] = record
-                }
+            try Self.forEachRow(db, "SELECT * FROM loudness WHERE song_key IN", keys: songKeys) { row in
+                let record = LoudnessRecord(row: row)
+                records[record.songKey] = record
             }
             return records
         }

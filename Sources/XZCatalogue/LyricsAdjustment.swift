@@ -12,11 +12,8 @@ extension LibraryDatabase {
     public func lyricsAdjustments(songKeys: [String]) throws -> [String: Int] {
         try pool.read { db in
             var shifts: [String: Int] = [:]
-            for chunk in songKeys.chunked(into: LibraryDatabase.keysPerStatement) {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchCursor(db, sql: "SELECT song_key, offset_ms FROM lyrics_adjustment WHERE song_key IN (\(marks))",
-                                               arguments: StatementArguments(chunk))
-                while let row = try rows.next() { shifts[row[0]] = row[1] }
+            try Self.forEachRow(db, "SELECT song_key, offset_ms FROM lyrics_adjustment WHERE song_key IN", keys: songKeys) {
+                shifts[$0[0]] = $0[1]
             }
             return shifts
         }
@@ -37,12 +34,14 @@ extension LibraryDatabase {
 }
 
 extension LibraryDatabase {
-    /// Keys bound in one `IN (…)`, well under SQLite's limit on host parameters.
-    static let keysPerStatement = 500
-}
-
-extension Array {
-    func chunked(into size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    /// Runs `select`, which ends in `… IN`, for every key, a few hundred bound at a time (well under
+    /// SQLite's limit on host parameters), handing each row to `body`.
+    static func forEachRow(_ db: Database, _ select: String, keys: [String], _ body: (Row) throws -> Void) throws {
+        for start in stride(from: 0, to: keys.count, by: 500) {
+            let chunk = keys[start..<min(start + 500, keys.count)]
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            let rows = try Row.fetchCursor(db, sql: "\(select) (\(marks))", arguments: StatementArguments(Array(chunk)))
+            while let row = try rows.next() { try body(row) }
+        }
     }
 }

@@ -36,15 +36,7 @@ final class CommandTableTests: XCTestCase {
 
     func testReadOnlyCommandsChangeNothing() throws {
         let folder = try TemporaryFolder("command-table")
-        let music = folder.url.appendingPathComponent("music")
-        try FileManager.default.createDirectory(at: music.appendingPathComponent("album"), withIntermediateDirectories: true)
-        for (index, title) in ["One", "Two", "Three"].enumerated() {
-            try AudioFixtures.makeMP3(at: music.appendingPathComponent("album/\(index + 1).mp3").path, seconds: 2,
-                                      tags: .init(title: title, artist: "Band", album: "LP", track: index + 1))
-        }
-        let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
-        let host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
-                              musicDirectory: music, seed: 7) { _ in }
+        let host = try makeAlbumHost(in: folder)
         defer { host.shutdown() }
         let service = MPDService(host: host)
         var setup = ClientSession(peer: .local, passwordRequired: false)

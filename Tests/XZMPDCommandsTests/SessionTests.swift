@@ -16,15 +16,7 @@ final class SessionTests: XCTestCase {
 
     override func setUpWithError() throws {
         folder = try TemporaryFolder("protocol")
-        let music = folder.url.appendingPathComponent("music")
-        try FileManager.default.createDirectory(at: music.appendingPathComponent("album"), withIntermediateDirectories: true)
-        for (index, title) in ["One", "Two", "Three"].enumerated() {
-            try AudioFixtures.makeMP3(at: music.appendingPathComponent("album/\(index + 1).mp3").path, seconds: 3,
-                                      tags: .init(title: title, artist: "Band\nOK", album: "LP", track: index + 1))
-        }
-        let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
-        let database = try library.open(seedingDemoFrom: nil)
-        host = PlayerHost(folder: library, database: database, output: .null, musicDirectory: music, seed: 7) { _ in }
+        host = try makeAlbumHost(in: folder, artist: "Band\nOK")
         service = MPDService(host: host)
     }
 
