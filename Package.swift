@@ -7,7 +7,8 @@ func product(_ name: String, _ package: String) -> Target.Dependency { .product(
 // Layers, lowest first. A target may depend only on targets listed above it.
 let package = Package(
     name: "XZMusic",
-    platforms: [.macOS(.v13)],
+    // macOS 15 for the Synchronization module (Mutex, Atomic).
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "xzmusic", targets: ["xzmusic"]),
     ],
@@ -35,31 +36,34 @@ let package = Package(
         // TagLib's C++ API behind a plain C header, so no Swift target needs C++ interop.
         .target(name: "CTagLibShim", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("z"), .linkedLibrary("stdc++")]),
 
-        // Terminal-safe text, display width, legacy encodings.
-        .target(name: "XZText"),
+        // Terminal-safe text, display width, legacy encodings, duration text, the program's version.
+        .target(name: "XZText", swiftSettings: [.swiftLanguageMode(.v6)]),
+        // What the program needs from the operating system: files written whole, the config file, work
+        // handed to a thread of its own.
+        .target(name: "XZSystem", swiftSettings: [.swiftLanguageMode(.v6)]),
         // The decoder seam: every format's decoder chosen by content, tags through TagLib, loudness.
         .target(name: "XZAudio", dependencies: [
             "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CTagLibShim", "XZText",
         ]),
         // The SQLite catalogue: schema, import, search.
         .target(name: "XZCatalogue", dependencies: [
-            "XZText", "XZAudio", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
-        ]),
+            "XZSystem", "XZAudio", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
+        ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // Likes, play sessions and counts.
         .target(name: "XZStats", dependencies: [
-            "XZText", "XZCatalogue", product("GRDB", "GRDB.swift"),
-        ]),
+            "XZText", "XZSystem", "XZCatalogue", product("GRDB", "GRDB.swift"),
+        ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // LRC parsing and the lyric timeline.
         .target(name: "XZLyrics", dependencies: ["XZText"]),
         // libao output and the player.
         .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics", product("SystemPackage", "swift-system")]),
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [
-            "XZText", "XZCatalogue", "XZAudio",
+            "XZText", "XZSystem", "XZCatalogue", "XZAudio",
             product("AsyncHTTPClient", "async-http-client"), product("NIOCore", "swift-nio"),
             product("NIOHTTP1", "swift-nio"), product("Crypto", "swift-crypto"), product("GRDB", "GRDB.swift"),
             product("SystemPackage", "swift-system"),
-        ]),
+        ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // The MPD protocol as plain values: requests, responses, sessions, the command table, and the host
         // that owns a library's player.
         .target(name: "XZProtocol", dependencies: [
@@ -67,12 +71,12 @@ let package = Package(
         ]),
         // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
         .target(name: "XZServer", dependencies: [
-            "XZText", "XZCatalogue", "XZProtocol",
+            "XZSystem", "XZCatalogue", "XZProtocol",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
-            "XZText", "XZAudio", "XZCatalogue", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
+            "XZText", "XZSystem", "XZAudio", "XZCatalogue", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
             "XZProtocol", "XZServer",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
@@ -80,8 +84,8 @@ let package = Package(
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
-            "XZCatalogue", "XZAudio", "XZPlayback", "XZDownloader", "XZTestSupport", product("GRDB", "GRDB.swift"),
-            product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
+            "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZDownloader", "XZCommands", "XZTestSupport",
+            product("GRDB", "GRDB.swift"), product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // The bench's floor for a one-shot client: swift-argument-parser and one request, nothing else.
         .executableTarget(name: "xzmusic-floor-client", dependencies: [product("ArgumentParser", "swift-argument-parser")]),
@@ -91,12 +95,12 @@ let package = Package(
         .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "XZTestSupport"]),
         .testTarget(name: "XZCatalogueTests", dependencies: ["XZCatalogue", "XZTestSupport", product("GRDB", "GRDB.swift")]),
         .testTarget(name: "XZStatsTests", dependencies: [
-            "XZStats", "XZCatalogue", "XZText", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZStats", "XZCatalogue", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
         .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZAudio", "XZLyrics", "XZTestSupport"]),
         .testTarget(name: "XZDownloaderTests", dependencies: [
-            "XZDownloader", "XZCatalogue", "XZText", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZProtocolTests", dependencies: [
             "XZProtocol", "XZPlayback", "XZAudio", "XZCatalogue", "XZTestSupport",
@@ -105,7 +109,7 @@ let package = Package(
             "XZServer", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
-            "XZCommands", "XZTestSupport", product("ArgumentParser", "swift-argument-parser"),
+            "XZCommands", "XZStats", "XZDownloader", "XZTestSupport", product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],
     swiftLanguageModes: [.v5],

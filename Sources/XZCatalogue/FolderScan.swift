@@ -13,7 +13,7 @@ extension LibraryDatabase {
         let root = url.standardizedFileURL.resolvingSymlinksInPath().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CatalogueError("\(url.path): no such folder")
+            throw CatalogueError.io("\(url.path): no such folder")
         }
         let prefix = "file:" + (root.hasSuffix("/") ? root : root + "/")
         let known = try pool.read { db in try CatalogueWriter.fileStamps(db, keyPrefix: prefix) }

@@ -85,6 +85,7 @@ extension LibraryDatabase {
 
     /// The gains measured for `song`'s file as it is now; nil when it was never measured or has changed since.
     public func measuredReplayGain(for song: Song) -> ReplayGainTags? {
+        // A library that cannot be read now plays the file as an unmeasured one, which is what nil means.
         guard song.isLocal, let record = try? loudness(songKey: song.songKey), record.measures(path: song.localPath) else {
             return nil
         }

@@ -4,6 +4,7 @@ import XZCatalogue
 import XZPlayback
 import XZProtocol
 import XZServer
+import XZSystem
 import XZText
 
 struct PlaylistCommand: ParsableCommand {
@@ -208,11 +209,11 @@ struct PlaylistFiles {
     func run<T>(_ body: (StoredPlaylists) throws -> T) throws -> T {
         do {
             return try body(store)
-        } catch let error as PlaylistError {
-            switch error.kind {
-            case .badName:
+        } catch let error as CatalogueError {
+            switch error {
+            case .badPlaylistName:
                 throw CommandError("bad playlist name: not empty, no '/', no control characters, not starting with '.'")
-            case .noSuchList: throw CommandError("no such playlist")
+            case .noSuchPlaylist: throw CommandError("no such playlist")
             default: throw CommandError(error.description)
             }
         }
