@@ -36,7 +36,10 @@ let package = Package(
         .target(name: "CTagLibShim", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("z"), .linkedLibrary("stdc++")]),
 
         // Terminal-safe text, display width, legacy encodings.
-        .target(name: "XZText"),
+        .target(name: "XZText", swiftSettings: [.swiftLanguageMode(.v6)]),
+        // What the program needs from the operating system: files written whole, the config file, work
+        // handed to a thread of its own.
+        .target(name: "XZSystem", swiftSettings: [.swiftLanguageMode(.v6)]),
         // The decoder seam: every format's decoder chosen by content, tags through TagLib, loudness.
         .target(name: "XZAudio", dependencies: [
             "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CTagLibShim", "XZText",
@@ -44,14 +47,14 @@ let package = Package(
         // The SQLite catalogue: schema, feed import, search; MPD's filter, order, naming and stored
         // playlists in MPDSemantics/.
         .target(name: "XZCatalogue", dependencies: [
-            "XZText", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
-        ]),
+            "XZSystem", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
+        ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // A music folder's files into the catalogue, their tags read through the decoders.
-        .target(name: "XZFolderScan", dependencies: ["XZAudio", "XZCatalogue"]),
+        .target(name: "XZFolderScan", dependencies: ["XZAudio", "XZCatalogue"], swiftSettings: [.swiftLanguageMode(.v6)]),
         // Likes, play sessions and counts.
         .target(name: "XZStats", dependencies: [
-            "XZText", "XZCatalogue", product("GRDB", "GRDB.swift"),
-        ]),
+            "XZText", "XZSystem", "XZCatalogue", product("GRDB", "GRDB.swift"),
+        ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // LRC parsing and the lyric timeline.
         .target(name: "XZLyrics", dependencies: ["XZText"], swiftSettings: [.swiftLanguageMode(.v6)]),
         // libao output and the player.
@@ -59,11 +62,11 @@ let package = Package(
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [
-            "XZText", "XZCatalogue", "XZAudio", "XZFolderScan",
+            "XZText", "XZSystem", "XZCatalogue", "XZAudio", "XZFolderScan",
             product("AsyncHTTPClient", "async-http-client"), product("NIOCore", "swift-nio"),
             product("NIOHTTP1", "swift-nio"), product("Crypto", "swift-crypto"), product("GRDB", "GRDB.swift"),
             product("SystemPackage", "swift-system"),
-        ]),
+        ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // The application core: one library's player, catalogue, statistics and folder updates, and the
         // changes its observers hear.
         .target(name: "XZHost", dependencies: ["XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"],
@@ -76,12 +79,12 @@ let package = Package(
         ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
         .target(name: "XZServer", dependencies: [
-            "XZText", "XZCatalogue", "XZProtocol", "XZHost", "XZMPDCommands",
+            "XZSystem", "XZCatalogue", "XZProtocol", "XZHost", "XZMPDCommands",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ], swiftSettings: [.swiftLanguageMode(.v6)]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
-            "XZText", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
+            "XZText", "XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
             "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
@@ -89,8 +92,8 @@ let package = Package(
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"], swiftSettings: [.swiftLanguageMode(.v6)]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
-            "XZCatalogue", "XZAudio", "XZPlayback", "XZDownloader", "XZTestSupport", product("GRDB", "GRDB.swift"),
-            product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
+            "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZDownloader", "XZCommands", "XZTestSupport",
+            product("GRDB", "GRDB.swift"), product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // The bench's floor for a one-shot client: swift-argument-parser and one request, nothing else.
         .executableTarget(name: "xzmusic-floor-client", dependencies: [product("ArgumentParser", "swift-argument-parser")]),
@@ -107,12 +110,12 @@ let package = Package(
             "XZFolderScan", "XZCatalogue", "XZCatalogueTestSupport", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZStatsTests", dependencies: [
-            "XZStats", "XZCatalogue", "XZFolderScan", "XZText", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZStats", "XZCatalogue", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
         .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZAudio", "XZLyrics", "XZTestSupport"]),
         .testTarget(name: "XZDownloaderTests", dependencies: [
-            "XZDownloader", "XZCatalogue", "XZText", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol"]),
         .testTarget(name: "XZMPDCommandsTests", dependencies: [
@@ -122,7 +125,7 @@ let package = Package(
             "XZServer", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
-            "XZCommands", "XZTestSupport", product("ArgumentParser", "swift-argument-parser"),
+            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],
     swiftLanguageModes: [.v5],

@@ -77,6 +77,7 @@ final class CatalogueWriter {
 
     deinit {
         // An import that failed mid-load: the transaction rolls back, the connection keeps its cache.
+        // A failure to shrink it back costs only memory, and a deinit has no one to tell.
         if let load = bulk { try? db.execute(sql: "PRAGMA cache_size = \(load.cacheSize)") }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import XZText
+import XZSystem
 
 extension LibraryDatabase {
     /// Imports a catalogue feed in one transaction: bad lines are reported and skipped, and an
@@ -14,7 +14,7 @@ extension LibraryDatabase {
         do {
             data = try Data(contentsOf: url, options: .alwaysMapped)
         } catch {
-            throw CatalogueError("cannot read \(url.path): \((error as NSError).localizedDescription)")
+            throw CatalogueError.io("cannot read \(url.path): \((error as NSError).localizedDescription)")
         }
         let parser = FeedLine(baseDirectory: resolveBundledFiles ? url.deletingLastPathComponent() : nil)
         return try pool.write { db in
@@ -23,7 +23,7 @@ extension LibraryDatabase {
             var lastReport = 0
             try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
                 let bytes = raw.bindMemory(to: UInt8.self)
-                let feed = FeedBatches(bytes: bytes, parser: parser)
+                var feed = FeedBatches(bytes: bytes, parser: parser)
                 func apply(_ batch: FeedBatch) throws {
                     try batch.withSongs { song, arena in
                         summary.count(try writer.upsert(song, arena: arena))
@@ -62,31 +62,28 @@ extension ImportSummary {
 }
 
 /// Lines of a feed cut into batches of parsed, folded songs.
-struct FeedBatches: @unchecked Sendable {
+struct FeedBatches: Sendable {
     static let batchLines = 512
     /// Below this many bytes a second thread costs more than it saves.
     static let parallelThreshold = 1 << 20
 
-    let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: FeedBytes
     let parser: FeedLine
-    private let cursor = Cursor()
+    private var start = 0
+    private var lineNumber = 0
 
     init(bytes: UnsafeBufferPointer<UInt8>, parser: FeedLine) {
-        self.bytes = bytes
+        self.bytes = FeedBytes(buffer: bytes)
         self.parser = parser
     }
 
-    private final class Cursor: @unchecked Sendable {
-        var start = 0
-        var lineNumber = 0
-    }
-
-    /// The next batch; only one thread calls this.
-    func next(_ folder: inout SongFolder) -> FeedBatch? {
-        guard cursor.start < bytes.count else { return nil }
+    /// The next batch.
+    mutating func next(_ folder: inout SongFolder) -> FeedBatch? {
+        let bytes = bytes.buffer
+        guard start < bytes.count else { return nil }
         var batch = FeedBatch()
-        var start = cursor.start
-        var lineNumber = cursor.lineNumber
+        var start = start
+        var lineNumber = lineNumber
         let base = bytes.baseAddress!
         while start < bytes.count && batch.count < Self.batchLines {
             let rest = bytes.count - start
@@ -108,8 +105,8 @@ struct FeedBatches: @unchecked Sendable {
             }
             start = end + 1
         }
-        cursor.start = start
-        cursor.lineNumber = lineNumber
+        self.start = start
+        self.lineNumber = lineNumber
         batch.end = min(start, bytes.count)
         return batch
     }
@@ -117,19 +114,18 @@ struct FeedBatches: @unchecked Sendable {
     /// Parses on a second thread, a few batches ahead of `consume` on this one.
     func pipelined(_ consume: (FeedBatch) throws -> Void) throws {
         let queue = ThreadHandOff<FeedBatch>(capacity: 4)
-        let done = DispatchSemaphore(value: 0)
-        let feed = self
-        Thread.detachNewThread {
+        Thread.detachNewThread { [self] in
+            var feed = self
             var folder = SongFolder()
             while !queue.isCancelled, let batch = feed.next(&folder) {
                 queue.put(batch)
             }
             queue.finish()
-            done.signal()
         }
+        // The parsing thread reads the feed's bytes until it finishes, so it must finish before they go.
         defer {
             queue.cancel()
-            done.wait()
+            queue.waitUntilFinished()
         }
         while let batch = queue.take() {
             try consume(batch)
@@ -137,8 +133,14 @@ struct FeedBatches: @unchecked Sendable {
     }
 }
 
+/// The mapped feed, read by the parsing thread.
+// Unchecked: a pointer to bytes nothing writes, which `pipelined` keeps alive until the thread is done.
+struct FeedBytes: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<UInt8>
+}
+
 /// Parsed songs and failures of consecutive lines, in line order.
-struct FeedBatch: @unchecked Sendable {
+struct FeedBatch: Sendable {
     enum Entry {
         case song(PreparedSong)
         case failure(line: Int, CatalogueError)

@@ -7,7 +7,7 @@ import GRDB
 /// the same messages: lenient structure (trailing commas, any run of number characters in values
 /// nobody reads), values checked only where a key is read, the first of duplicate keys winning.
 /// FeedLineEquivalenceTests hold the two to the same answers; `make bench-search` measures both.
-public struct FeedLine {
+public struct FeedLine: Sendable {
     private let baseDirectory: URL?
 
     /// `baseDirectory` resolves the optional `audio_file` / `lyrics_file` keys of bundled feeds such
@@ -32,11 +32,11 @@ public struct FeedLine {
         } catch let error as CatalogueError {
             return .failure(error)
         } catch {
-            return .failure(CatalogueError("\(error)"))
+            return .failure(CatalogueError.badFeedLine("\(error)"))
         }
         do {
-            guard let title = record.title, !title.isEmpty else { throw CatalogueError("missing \"title\"") }
-            guard let singer = record.singer, !singer.isEmpty else { throw CatalogueError("missing \"singer\"") }
+            guard let title = record.title, !title.isEmpty else { throw CatalogueError.badFeedLine("missing \"title\"") }
+            guard let singer = record.singer, !singer.isEmpty else { throw CatalogueError.badFeedLine("missing \"singer\"") }
             try record.validate()
             let album = record.album.flatMap { $0.isEmpty ? nil : $0 }
             let sourceId = record.sourceId ?? ""
@@ -61,7 +61,7 @@ public struct FeedLine {
         } catch let error as CatalogueError {
             return .failure(error)
         } catch {
-            return .failure(CatalogueError("\(error)"))
+            return .failure(CatalogueError.badFeedLine("\(error)"))
         }
     }
 
@@ -104,9 +104,9 @@ public struct FeedLine {
             for (key, value) in zip(Self.textKeys, texts) {
                 guard let value else { continue }
                 // SQLite would keep the text only up to a NUL.
-                if value.utf8.contains(0) { throw CatalogueError("\"\(key)\" contains a NUL character") }
+                if value.utf8.contains(0) { throw CatalogueError.badFeedLine("\"\(key)\" contains a NUL character") }
                 let limit = key.hasSuffix("_url") ? 8192 : 4096
-                if value.utf8.count > limit { throw CatalogueError("\"\(key)\" is longer than \(limit) bytes") }
+                if value.utf8.count > limit { throw CatalogueError.badFeedLine("\"\(key)\" is longer than \(limit) bytes") }
             }
             let ranges: [(String, Int64?, ClosedRange<Int64>)] = [
                 ("track", track, 0...9999), ("year", year, 0...9999), ("disc", disc, 0...9999),
@@ -114,19 +114,19 @@ public struct FeedLine {
             ]
             for (key, value, range) in ranges {
                 if let value, !range.contains(value) {
-                    throw CatalogueError("\"\(key)\" must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
+                    throw CatalogueError.badFeedLine("\"\(key)\" must be between \(range.lowerBound) and \(range.upperBound), not \(value)")
                 }
             }
             for (key, value) in [("audio_url", audioURL), ("lyrics_url", lyricsURL)] {
                 guard let value, !value.isEmpty else { continue }
                 let lower = value.lowercased()
                 guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-                    throw CatalogueError("\"\(key)\" must be an http:// or https:// URL")
+                    throw CatalogueError.badFeedLine("\"\(key)\" must be an http:// or https:// URL")
                 }
             }
             if let sha256, !sha256.isEmpty,
                sha256.utf8.count != 64 || !sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 102) }) {
-                throw CatalogueError("\"sha256\" must be 64 hexadecimal digits")
+                throw CatalogueError.badFeedLine("\"sha256\" must be 64 hexadecimal digits")
             }
         }
 
@@ -145,7 +145,7 @@ public struct FeedLine {
         let resolved = base.appendingPathComponent(relative).standardizedFileURL.path
         let root = base.standardizedFileURL.path
         guard resolved.hasPrefix(root + "/") else {
-            throw CatalogueError("file \"\(relative)\" is outside the feed's folder")
+            throw CatalogueError.badFeedLine("file \"\(relative)\" is outside the feed's folder")
         }
         return FileManager.default.fileExists(atPath: resolved) ? resolved : nil
     }
@@ -171,7 +171,7 @@ extension FeedLine.Record {
         } catch let error as CatalogueError {
             throw error
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
-            throw CatalogueError("not a JSON object")
+            throw CatalogueError.badFeedLine("not a JSON object")
         } catch {
             throw FeedObject.invalid
         }
@@ -193,17 +193,19 @@ extension FeedLine.Record {
             func text(_ name: String) throws -> String? {
                 let key = Key(stringValue: name)
                 guard c.contains(key), try !c.decodeNil(forKey: key) else { return nil }
+                // Any other type is refused below in the scanner's words, not the decoder's.
                 guard let value = try? c.decode(String.self, forKey: key) else {
-                    throw CatalogueError("\"\(name)\" must be a string")
+                    throw CatalogueError.badFeedLine("\"\(name)\" must be a string")
                 }
                 return value.trimmingCharacters(in: .whitespacesAndNewlines)
             }
             func number(_ name: String) throws -> Int64? {
                 let key = Key(stringValue: name)
                 guard c.contains(key), try !c.decodeNil(forKey: key) else { return nil }
+                // A number, else a number in a string; anything else is refused below in the scanner's words.
                 if let value = try? c.decode(Int64.self, forKey: key) { return value }
                 if let value = try? c.decode(String.self, forKey: key), let parsed = Int64(value) { return parsed }
-                throw CatalogueError("\"\(name)\" must be a whole number")
+                throw CatalogueError.badFeedLine("\"\(name)\" must be a whole number")
             }
             let texts = try FeedLine.Record.textKeys.map(text)
             let numbers = try FeedLine.Record.numberKeys.map(number)

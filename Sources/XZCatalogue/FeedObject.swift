@@ -13,7 +13,7 @@ struct FeedObject {
     /// By slot of `FeedLine.Record.keys`; the first occurrence of a key wins.
     var values: [Value?]
 
-    static let invalid = CatalogueError("not valid JSON")
+    static let invalid = CatalogueError.badFeedLine("not valid JSON")
 
     /// Scans a whole line; throws "not valid JSON" or "not a JSON object" where JSONDecoder fails.
     static func scan(_ bytes: UnsafeBufferPointer<UInt8>) throws -> FeedObject {
@@ -30,7 +30,7 @@ struct FeedObject {
             let isNull = first == UInt8(ascii: "n")
             try scanner.skipValue()
             guard scanner.skipWhitespace() == nil else { throw invalid }
-            throw isNull ? invalid : CatalogueError("not a JSON object")
+            throw isNull ? invalid : CatalogueError.badFeedLine("not a JSON object")
         }
         guard scanner.skipWhitespace() == nil else { throw invalid }
         return object
@@ -65,11 +65,11 @@ struct FeedObject {
             return nil
         case .string(let range, let simple):
             guard let s = JSONText.string(bytes, range, simple: simple) else {
-                throw CatalogueError("\"\(name)\" must be a string")
+                throw CatalogueError.badFeedLine("\"\(name)\" must be a string")
             }
             return JSONText.trimmed(s)
         case .number, .other:
-            throw CatalogueError("\"\(name)\" must be a string")
+            throw CatalogueError.badFeedLine("\"\(name)\" must be a string")
         }
     }
 
@@ -85,7 +85,7 @@ struct FeedObject {
         case .other:
             break
         }
-        throw CatalogueError("\"\(name)\" must be a whole number")
+        throw CatalogueError.badFeedLine("\"\(name)\" must be a whole number")
     }
 }
 

@@ -25,7 +25,7 @@ public struct LibraryDatabase: Sendable {
             pool = try DatabasePool(path: path, configuration: config)
             try Schema.migrator.migrate(pool)
         } catch let error as DatabaseError {
-            throw CatalogueError("cannot open library database \(path): \(error.message ?? "\(error)")")
+            throw CatalogueError.database("cannot open library database \(path): \(error.message ?? "\(error)")")
         }
         self.path = path
     }
@@ -35,10 +35,4 @@ public struct LibraryDatabase: Sendable {
     public func catalogueVersion() throws -> Int64 {
         try pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM catalogue_version") ?? 0 }
     }
-}
-
-/// A catalogue failure with a message meant for the user.
-public struct CatalogueError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

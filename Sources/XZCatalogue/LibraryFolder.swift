@@ -34,7 +34,7 @@ public struct LibraryFolder: Sendable, Equatable {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
-            throw CatalogueError("cannot create library folder \(url.path): \((error as NSError).localizedDescription)")
+            throw CatalogueError.io("cannot create library folder \(url.path): \((error as NSError).localizedDescription)")
         }
     }
 
@@ -57,7 +57,7 @@ public struct LibraryFolder: Sendable, Equatable {
             if manager.fileExists(atPath: demoFolder.path) { try manager.removeItem(at: demoFolder) }
             try manager.copyItem(at: source, to: demoFolder)
         } catch {
-            throw CatalogueError("cannot copy the demo library: \((error as NSError).localizedDescription)")
+            throw CatalogueError.io("cannot copy the demo library: \((error as NSError).localizedDescription)")
         }
         return try database.importFeed(at: demoFolder.appendingPathComponent("catalogue.jsonl"),
                                        resolveBundledFiles: true)

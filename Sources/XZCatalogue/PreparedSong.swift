@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A string compared and hashed by its UTF-8 bytes, as SQLite's unique indexes compare text
 /// (String's own == treats canonically equivalent spellings as equal, and hashes slowly for them).
@@ -14,7 +15,7 @@ struct ByteKey: Hashable {
 }
 
 /// A singer name with its search forms, folded once however many songs name the singer.
-final class SingerForms: @unchecked Sendable {
+final class SingerForms: Sendable {
     let name: String
     let key: String
     let pinyin: String
@@ -23,9 +24,18 @@ final class SingerForms: @unchecked Sendable {
     /// The name's search terms, which every one of the singer's song documents repeats.
     let document: [UInt8]
     /// Set by the writer thread only (the folding thread never reads them): the singer's row id
-    /// once known, and how many songs the bulk load gave the singer.
-    var rowId: Int64 = 0
-    var bulkSongs = 0
+    /// once known, and how many songs the bulk load gave the singer. Relaxed atomics, which cost what
+    /// plain fields do: one thread uses them, and the hand-off between the threads orders the rest.
+    private let row = Atomic<Int64>(0)
+    private let songs = Atomic<Int>(0)
+    var rowId: Int64 {
+        get { row.load(ordering: .relaxed) }
+        set { row.store(newValue, ordering: .relaxed) }
+    }
+    var bulkSongs: Int {
+        get { songs.load(ordering: .relaxed) }
+        set { songs.store(newValue, ordering: .relaxed) }
+    }
 
     init(name: String, field: inout FoldedField) {
         self.name = name
@@ -41,10 +51,14 @@ final class SingerForms: @unchecked Sendable {
 }
 
 /// One album of one singer, shared by the songs that name it.
-final class AlbumForms: @unchecked Sendable {
+final class AlbumForms: Sendable {
     let title: String
-    /// Set by the writer thread only.
-    var rowId: Int64 = 0
+    /// Set by the writer thread only; relaxed, as in `SingerForms`.
+    private let row = Atomic<Int64>(0)
+    var rowId: Int64 {
+        get { row.load(ordering: .relaxed) }
+        set { row.store(newValue, ordering: .relaxed) }
+    }
 
     init(title: String) { self.title = title }
 }

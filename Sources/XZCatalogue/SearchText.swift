@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Folds names for search: lower case, no diacritics, half width, simplified Chinese, katakana as
 /// hiragana; Han characters also carry toneless pinyin. The same folding builds the index and the
@@ -191,42 +192,39 @@ public enum SearchText {
         }
     }
 
-    private static let tableLock = NSLock()
-    nonisolated(unsafe) private static var sharedTable = FoldTable()
+    private static let sharedTable = Mutex(FoldTable())
 
     static func tableSnapshot() -> FoldTable {
-        tableLock.lock()
-        defer { tableLock.unlock() }
-        return sharedTable
+        sharedTable.withLock { $0 }
     }
 
     /// Folds `v` and stores it in the shared table; returns its entry index.
     static func learn(_ v: UInt32) -> Int32 {
         let folded = Unicode.Scalar(v).map(foldUncached) ?? .separator
-        tableLock.lock()
-        defer { tableLock.unlock() }
-        let known = sharedTable.index(v)
-        if known >= 0 { return known }
-        var entry = FoldEntry(kind: FoldEntry.separator, textStart: Int32(sharedTable.bytes.count),
-                              textEnd: Int32(sharedTable.bytes.count), pinyinEnd: Int32(sharedTable.bytes.count))
-        switch folded {
-        case .separator:
-            break
-        case .letters(let s):
-            entry.kind = FoldEntry.letters
-            sharedTable.bytes.append(contentsOf: s.utf8)
-        case .ideograph(let c, let pinyin):
-            entry.kind = FoldEntry.ideograph
-            sharedTable.bytes.append(contentsOf: c.utf8)
-            entry.textEnd = Int32(sharedTable.bytes.count)
-            sharedTable.bytes.append(contentsOf: (pinyin ?? "").utf8)
+        return sharedTable.withLock { table in
+            let known = table.index(v)
+            if known >= 0 { return known }
+            var entry = FoldEntry(kind: FoldEntry.separator, textStart: Int32(table.bytes.count),
+                                  textEnd: Int32(table.bytes.count), pinyinEnd: Int32(table.bytes.count))
+            switch folded {
+            case .separator:
+                break
+            case .letters(let s):
+                entry.kind = FoldEntry.letters
+                table.bytes.append(contentsOf: s.utf8)
+            case .ideograph(let c, let pinyin):
+                entry.kind = FoldEntry.ideograph
+                table.bytes.append(contentsOf: c.utf8)
+                entry.textEnd = Int32(table.bytes.count)
+                table.bytes.append(contentsOf: (pinyin ?? "").utf8)
+            }
+            if entry.kind == FoldEntry.letters { entry.textEnd = Int32(table.bytes.count) }
+            entry.pinyinEnd = Int32(table.bytes.count)
+            let index = Int32(table.entries.count)
+            table.entries.append(entry)
+            if v < 0x10000 { table.bmp[Int(v)] = index } else { table.astral[v] = index }
+            return index
         }
-        if entry.kind == FoldEntry.letters { entry.textEnd = Int32(sharedTable.bytes.count) }
-        entry.pinyinEnd = Int32(sharedTable.bytes.count)
-        let index = Int32(sharedTable.entries.count)
-        sharedTable.entries.append(entry)
-        if v < 0x10000 { sharedTable.bmp[Int(v)] = index } else { sharedTable.astral[v] = index }
-        return index
     }
 }
 

@@ -97,7 +97,7 @@ struct Search: LibraryCommand {
             do {
                 filters = try FieldTerms.parse(text)
             } catch {
-                throw CommandError.usage(error.message.safe)
+                throw CommandError.usage(error.description.safe)
             }
             let selection = SongSelection(filters: filters, window: 0..<limit, foldedExtras: true)
             try FilterListing.show(try context.database.songs(selection, naming: .paths), limit: limit, json: json,
@@ -149,7 +149,7 @@ struct Find: LibraryCommand {
         do {
             filters = try FilterParser.parse(filter, foldCase: false)
         } catch {
-            throw CommandError.usage("bad filter: \(error.message.safe)")
+            throw CommandError.usage("bad filter: \(error.description.safe)")
         }
         let songs = try context.database.songs(SongSelection(filters: filters, window: 0..<limit), naming: .paths)
         try FilterListing.show(songs, limit: limit, json: json, in: context)

@@ -36,16 +36,16 @@ enum Format {
 
     /// One JSON value as one line of text, for small values such as events.
     static func json<T: Encodable>(_ value: T) throws -> String {
-        try JSONWriter.text(value)
+        try StreamingJSONEncoder.text(value)
     }
 
     /// A JSON value and a newline on standard output, written piece by piece as it is produced, so a
     /// large result neither waits nor sits in memory as one string.
     static func printJSON<T: Encodable>(_ value: T, console: Console) throws {
         try console.stream { write in
-            let writer = JSONWriter(sink: write)
-            try writer.encode(value)
-            writer.finish()
+            let encoder = StreamingJSONEncoder(sink: write)
+            try encoder.encode(value)
+            encoder.finish()
             write("\n")
         }
     }

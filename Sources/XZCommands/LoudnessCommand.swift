@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import XZAudio
 import XZCatalogue
+import XZSystem
 import XZText
 
 struct LoudnessCommand: ParsableCommand {

@@ -7,6 +7,7 @@ import XZLyrics
 import XZPlayback
 import XZProtocol
 import XZServer
+import XZSystem
 import XZText
 import XZHost
 
@@ -123,7 +124,7 @@ final class PlaybackSession: LyricLinesSwitch {
 
     static func json(_ event: PlayerEvent) -> String? {
         var line = ""
-        let json = JSONWriter(chunkSize: .max) { line += $0 }
+        let json = StreamingJSONEncoder(chunkSize: .max) { line += $0 }
         func put(_ key: String, _ value: String) { json.key(key); json.string(value) }
         func put<N: BinaryInteger>(_ key: String, _ value: N?) {
             json.key(key)

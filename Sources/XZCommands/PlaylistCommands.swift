@@ -4,6 +4,7 @@ import XZCatalogue
 import XZPlayback
 import XZProtocol
 import XZServer
+import XZSystem
 import XZText
 import XZHost
 
@@ -205,11 +206,11 @@ struct PlaylistFiles {
     func run<T>(_ body: (StoredPlaylists) throws -> T) throws -> T {
         do {
             return try body(store)
-        } catch let error as PlaylistError {
-            switch error.kind {
-            case .badName:
+        } catch let error as CatalogueError {
+            switch error {
+            case .badPlaylistName:
                 throw CommandError.usage("bad playlist name: not empty, no '/', no control characters, not starting with '.'")
-            case .noSuchList: throw CommandError.noSuchPlaylist
+            case .noSuchPlaylist: throw CommandError.noSuchPlaylist
             default: throw CommandError.failed(error.description)
             }
         }

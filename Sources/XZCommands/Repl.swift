@@ -3,6 +3,7 @@ import Foundation
 import XZCatalogue
 import XZPlayback
 import XZServer
+import XZSystem
 import XZText
 #if canImport(Glibc)
 import Glibc

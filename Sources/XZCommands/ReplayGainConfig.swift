@@ -1,6 +1,6 @@
 import ArgumentParser
 import XZPlayback
-import XZText
+import XZSystem
 
 extension ReplayGainMode: ExpressibleByArgument {}
 

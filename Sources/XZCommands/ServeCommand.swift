@@ -3,6 +3,7 @@ import Foundation
 import XZPlayback
 import XZProtocol
 import XZServer
+import XZSystem
 import XZText
 import XZHost
 #if canImport(Glibc)

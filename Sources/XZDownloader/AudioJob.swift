@@ -36,7 +36,7 @@ struct JobOutcome: Sendable, Equatable {
 enum AudioJob {
     static func run(_ task: TaskRecord, env: JobEnvironment, live: LiveProgress) async throws -> JobOutcome {
         guard let song = try env.store.song(key: task.songKey) else {
-            throw DownloadError(.database, "the song \(task.songKey) is no longer in the library")
+            throw DownloadError.database("the song \(task.songKey) is no longer in the library")
         }
         if song.isLocal { return JobOutcome(path: song.localPath, note: "already offline") }
         let partPath = try env.partPath(for: task)
@@ -54,10 +54,11 @@ enum AudioJob {
                 // Only the gapless start of a `.part` filled out of order is safe to resume from.
                 let prefix = growing.heldRanges.contiguous(from: 0)
                 truncate(partPath, off_t(prefix))
+                // A row left behind only makes the resume check the `.part` against the server again.
                 try? env.store.saveProgress(id: task.id, bytesDone: prefix, bytesTotal: growing.size)
             }
             growing.fail(Task.isCancelled ? "the download of \(song.title) was stopped"
-                : (error as? DownloadError)?.message ?? "\(error)")
+                : (error as? DownloadError)?.description ?? "\(error)")
             throw error
         }
     }
@@ -70,7 +71,8 @@ enum AudioJob {
         let fetcher = env.fetcher
         let streams = env.streams
         let total = try await fetcher.withRetries(live, url: url, onFailure: { error in
-            try? store.noteAttempt(id: id, error: error.message)
+            // The note is for `downloads` to show; the retries go on without it.
+            try? store.noteAttempt(id: id, error: error.description)
         }, playing: { streams.isPlayed(song.songKey) }, {
             // Each attempt starts from what is really on disk and the version the row says it is;
             // bytes fetched from another URL (the feed changed it) belong to some other file.
@@ -91,7 +93,7 @@ enum AudioJob {
             } catch is JumpedAway {
                 // A seek past the arrived bytes: from here on the gaps are filled, the wanted one first.
                 let row = try store.task(id)
-                guard let total = row?.bytesTotal else { throw DownloadError(.network, "cannot seek in a file of unknown size") }
+                guard let total = row?.bytesTotal else { throw DownloadError.network("cannot seek in a file of unknown size") }
                 return try await fetcher.fetchGaps(url, partPath: partPath, growing: growing, jumps: jumps,
                                                    validator: row?.validator ?? "", total: total, live: live)
             }
@@ -106,6 +108,7 @@ enum AudioJob {
         } catch {
             // A .part that failed its check would only fail again on resume.
             unlink(partPath)
+            // The error thrown is the one to tell; a stale count is corrected by the next attempt's start.
             try? store.saveProgress(id: id, bytesDone: 0, bytesTotal: nil)
             throw error
         }
@@ -118,16 +121,16 @@ enum AudioJob {
     static func verify(_ path: String, total: Int64, song: Song) throws -> String {
         let size = PartFile.size(ofFile: path)
         guard size == total else {
-            throw DownloadError(.verification, "downloaded \(size) bytes, expected \(total)")
+            throw DownloadError.verification("downloaded \(size) bytes, expected \(total)")
         }
         if let expected = song.size, expected > 0, expected != size {
-            throw DownloadError(.verification, "downloaded \(size) bytes, but the catalogue says \(expected); the file was not kept")
+            throw DownloadError.verification("downloaded \(size) bytes, but the catalogue says \(expected); the file was not kept")
         }
         let wanted = song.sha256.trimmingCharacters(in: .whitespaces).lowercased()
         if !wanted.isEmpty {
             let actual = try Checksum.sha256Hex(ofFile: path)
             guard actual == wanted else {
-                throw DownloadError(.verification, "SHA-256 \(actual) does not match the catalogue's \(wanted); the file was not kept")
+                throw DownloadError.verification("SHA-256 \(actual) does not match the catalogue's \(wanted); the file was not kept")
             }
         }
         return try checkDecodes(path)
@@ -138,7 +141,7 @@ enum AudioJob {
         do {
             return try AudioDecoders.checkDecodes(path: path)
         } catch let error as AudioError {
-            throw DownloadError(.notAudio, "the download is not playable audio (\(error.message)); the file was not kept")
+            throw DownloadError.notAudio("the download is not playable audio (\(error.message)); the file was not kept")
         }
     }
 
@@ -149,26 +152,22 @@ enum AudioJob {
         let parts = FileNaming.songStem(title: song.title, singer: song.singer, album: song.album, track: song.track)
         let folder = try FileNaming.makeFolder(Array(parts.dropLast()), in: env.library)
         let root = env.libraryRoot
-        let placed = PlacedFile()
+        // Where the file went inside the transaction, to move it back if the transaction fails.
+        var placed: String?
         do {
             try env.store.wrap {
                 try env.store.database.pool.write { db in
                     let target = try FileNaming.moveNoClobber(partPath, folder: folder, stem: parts[parts.count - 1],
                                                               ext: suffix, libraryRoot: root)
-                    placed.path = target
+                    placed = target
                     try db.execute(sql: "UPDATE song SET local_path = ? WHERE song_key = ?", arguments: [target, song.songKey])
                     try env.store.finish(id: task.id, state: .done, path: target, bytes: PartFile.size(ofFile: target), in: db)
                 }
             }
         } catch {
-            if let path = placed.path { rename(path, partPath) }
+            if let placed { rename(placed, partPath) }
             throw error
         }
-        return placed.path ?? ""
+        return placed ?? ""
     }
-}
-
-/// The path a file was moved to inside a transaction, for undoing the move if the transaction fails.
-final class PlacedFile: @unchecked Sendable {
-    var path: String?
 }

@@ -22,7 +22,7 @@ enum Checksum {
                 return hex(hasher.finalize())
             }
         } catch let error as Errno {
-            throw DownloadError(.io, "cannot read \(path): \(String(cString: strerror(error.rawValue)))")
+            throw DownloadError.io("cannot read \(path): \(String(cString: strerror(error.rawValue)))")
         }
     }
 

@@ -195,6 +195,7 @@ public actor DownloadManager {
         for worker in running.values { await worker.task.value }
         wakeIdleWaiters()
         continuation.finish()
+        // Every request has ended above; a client that fails to close has nothing left to lose.
         if ownsClient { try? await client.shutdown() }
     }
 
@@ -218,6 +219,7 @@ public actor DownloadManager {
     func startNow(_ record: TaskRecord, growing: GrowingFile) {
         guard workers[record.id] == nil else { return }
         guard !isShutDown else {
+            // A task left claimed is taken back when its pid is gone; the player hears the failure below.
             try? env.store.finish(id: record.id, state: .queued)
             return growing.fail("the downloader has stopped")
         }
@@ -246,6 +248,7 @@ public actor DownloadManager {
             info.state = .running
             Self.apply(snapshot, to: &info)
             continuation.yield(.progress(info))
+            // Progress is saved again at the next report and at the end; a resume reads the `.part` itself.
             try? store.saveProgress(id: info.id, bytesDone: snapshot.done, bytesTotal: snapshot.total)
         }
         let env = self.env
@@ -292,7 +295,7 @@ public actor DownloadManager {
                         try cancelLyrics(ofAudio: record.id)
                     }
                 } else {
-                    let message = (error as? DownloadError)?.message ?? "\(error)"
+                    let message = (error as? DownloadError)?.description ?? "\(error)"
                     try env.store.finish(id: record.id, state: .failed, error: message)
                     info.state = .failed
                     info.lastError = message

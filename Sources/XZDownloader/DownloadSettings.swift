@@ -1,4 +1,5 @@
 import Foundation
+import XZSystem
 import XZText
 
 /// How downloads behave. The command layer starts from `load()` (the config file) and lets flags override.
@@ -27,22 +28,20 @@ public struct DownloadSettings: Sendable, Equatable {
     public init() {}
 
     /// The defaults with the config file's values applied; a missing file is no error.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> DownloadSettings {
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SystemError) -> DownloadSettings {
         try DownloadSettings(config: ConfigFile.load(environment: environment))
     }
 
     /// Reads the download keys; a bad value is an error naming its line.
-    public static func parse(_ text: String, source: String = "config", base: DownloadSettings = DownloadSettings()) throws -> DownloadSettings {
+    public static func parse(_ text: String, source: String = "config", base: DownloadSettings = DownloadSettings()) throws(SystemError) -> DownloadSettings {
         try DownloadSettings(config: ConfigFile(parsing: text, source: source), base: base)
     }
 
-    public init(config: ConfigFile, base: DownloadSettings = DownloadSettings()) throws {
+    public init(config: ConfigFile, base: DownloadSettings = DownloadSettings()) throws(SystemError) {
         var settings = base
         for entry in config.entries {
             let value = entry.value
-            func fail(_ why: String) -> DownloadError {
-                DownloadError(.io, config.error(entry, why).description)
-            }
+            func fail(_ why: String) -> SystemError { config.error(entry, why) }
             switch entry.key {
             case "concurrency":
                 guard let n = Int(value), (1 ... 32).contains(n) else { throw fail("concurrency must be a whole number from 1 to 32") }

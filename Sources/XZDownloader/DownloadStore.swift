@@ -54,7 +54,7 @@ struct DownloadStore: Sendable {
         do {
             return try body()
         } catch let error as DatabaseError {
-            throw DownloadError(.database, "download database: \(error.message ?? "\(error)")")
+            throw DownloadError.database("download database: \(error.message ?? "\(error)")")
         }
     }
 

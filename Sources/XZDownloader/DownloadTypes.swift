@@ -18,7 +18,7 @@ public enum DownloadTarget: Sendable, Equatable {
     case all
 }
 
-/// A task as `downloads` shows it; the JSON keys are those of `downloads --json`, where JSONWriter
+/// A task as `downloads` shows it; the JSON keys are those of `downloads --json`, which
 /// writes unknown values as null so that every task has every key.
 public struct DownloadTaskInfo: Encodable, Sendable, Equatable {
     public var id: Int64
@@ -83,26 +83,60 @@ public struct EnqueueResult: Sendable, Equatable {
     public init() {}
 }
 
-/// A download failure with a message meant for the user.
-public struct DownloadError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Code: Sendable, Equatable {
-        /// An HTTP status that is not retried (or retries ran out on it).
+/// A download failure, told apart by kind (`error == .diskFull`, `error == .http(404)`); the message is
+/// the line shown to the user and takes no part in equality.
+public struct DownloadError: Error, Hashable, CustomStringConvertible, Sendable {
+    private enum Code: Hashable, Sendable {
         case http(Int)
-        case network, timeout, diskFull, io, unsupportedURL, redirect
-        /// Byte count, size or checksum does not match.
-        case verification
-        /// The body is not audio that decodes.
-        case notAudio
-        case unsafePath, database, lyrics
+        case network, timeout, diskFull, io, unsupportedURL, redirect, verification, notAudio, unsafePath, database, lyrics
     }
 
-    public let code: Code
-    public let message: String
+    private let code: Code
+    public let description: String
 
-    public init(_ code: Code, _ message: String) {
+    private init(_ code: Code, _ description: String) {
         self.code = code
-        self.message = message
+        self.description = description
     }
 
-    public var description: String { message }
+    public static func == (a: DownloadError, b: DownloadError) -> Bool { a.code == b.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// The same kind of failure, told in other words.
+    func with(message: String) -> DownloadError { DownloadError(code, message) }
+
+    /// The HTTP status of an `.http` failure.
+    public var httpStatus: Int? {
+        if case .http(let status) = code { return status }
+        return nil
+    }
+
+    /// An HTTP status that is not retried (or retries ran out on it).
+    public static func http(_ status: Int) -> DownloadError { DownloadError(.http(status), "HTTP \(status)") }
+    public static let network = DownloadError(.network, "network failure")
+    public static let timeout = DownloadError(.timeout, "timed out")
+    public static let diskFull = DownloadError(.diskFull, "disk full")
+    public static let io = DownloadError(.io, "cannot read or write a file")
+    public static let unsupportedURL = DownloadError(.unsupportedURL, "unsupported URL")
+    public static let redirect = DownloadError(.redirect, "redirect not followed")
+    /// Byte count, size or checksum does not match.
+    public static let verification = DownloadError(.verification, "the download does not match")
+    /// The body is not audio that decodes.
+    public static let notAudio = DownloadError(.notAudio, "not playable audio")
+    public static let unsafePath = DownloadError(.unsafePath, "refusing to write outside the library folder")
+    public static let database = DownloadError(.database, "download database failure")
+    public static let lyrics = DownloadError(.lyrics, "lyrics failure")
+
+    public static func http(_ status: Int, _ message: String) -> DownloadError { DownloadError(.http(status), message) }
+    public static func network(_ message: String) -> DownloadError { DownloadError(.network, message) }
+    public static func timeout(_ message: String) -> DownloadError { DownloadError(.timeout, message) }
+    public static func diskFull(_ message: String) -> DownloadError { DownloadError(.diskFull, message) }
+    public static func io(_ message: String) -> DownloadError { DownloadError(.io, message) }
+    public static func unsupportedURL(_ message: String) -> DownloadError { DownloadError(.unsupportedURL, message) }
+    public static func redirect(_ message: String) -> DownloadError { DownloadError(.redirect, message) }
+    public static func verification(_ message: String) -> DownloadError { DownloadError(.verification, message) }
+    public static func notAudio(_ message: String) -> DownloadError { DownloadError(.notAudio, message) }
+    public static func unsafePath(_ message: String) -> DownloadError { DownloadError(.unsafePath, message) }
+    public static func database(_ message: String) -> DownloadError { DownloadError(.database, message) }
+    public static func lyrics(_ message: String) -> DownloadError { DownloadError(.lyrics, message) }
 }

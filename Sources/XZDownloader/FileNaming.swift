@@ -99,11 +99,11 @@ public enum FileNaming {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw DownloadError(.io, "cannot create \(folder.path): \((error as NSError).localizedDescription)")
+            throw DownloadError.io("cannot create \(folder.path): \((error as NSError).localizedDescription)")
         }
         let real = realPath(folder)
         guard isInside(real, root: root) else {
-            throw DownloadError(.unsafePath, "refusing to write to \(real): outside the library folder \(root)")
+            throw DownloadError.unsafePath("refusing to write to \(real): outside the library folder \(root)")
         }
         return URL(fileURLWithPath: real, isDirectory: true)
     }
@@ -120,7 +120,7 @@ public enum FileNaming {
         for attempt in 1 ... 1000 {
             let target = folder.appendingPathComponent(candidateName(stem: stem, ext: ext, attempt: attempt)).path
             guard isInside(target, root: libraryRoot) else {
-                throw DownloadError(.unsafePath, "refusing to write to \(target): outside the library folder")
+                throw DownloadError.unsafePath("refusing to write to \(target): outside the library folder")
             }
             if link(source, target) == 0 {
                 unlink(source)
@@ -133,8 +133,8 @@ public enum FileNaming {
                 if FileManager.default.fileExists(atPath: target) { continue }
                 if rename(source, target) == 0 { return target }
             }
-            throw DownloadError(.io, "cannot move the download to \(target): \(String(cString: strerror(code)))")
+            throw DownloadError.io("cannot move the download to \(target): \(String(cString: strerror(code)))")
         }
-        throw DownloadError(.io, "too many files named \(stem).\(ext) in \(folder.path)")
+        throw DownloadError.io("too many files named \(stem).\(ext) in \(folder.path)")
     }
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 import XZAudio
 #if canImport(Glibc)
 import Glibc
@@ -11,19 +12,22 @@ import Darwin
 
 /// A player seeking past what has arrived: the download leaves its place in line and fetches from the seek
 /// point with a Range request at once, then fills the gaps it left, one request at a time.
-final class SeekJumps: @unchecked Sendable {
+final class SeekJumps: Sendable {
     /// A want this far past the bytes arriving is a seek, not playback catching up.
     static let window: Int64 = 128 * 1024
 
-    private let lock = NSLock()
     private let growing: GrowingFile
-    private var target: Int64?
-    /// Where the running request writes next, and where it started.
-    private var writing: Int64 = 0
-    private var jumping = false
+    private let state = Mutex(State())
+
+    private struct State {
+        var target: Int64?
+        /// Where the running request writes next, and where it started.
+        var writing: Int64 = 0
+        var jumping = false
+    }
 
     /// A seek has left the sequential transfer; gaps are filled from now on.
-    var isJumping: Bool { lock.withLock { jumping } }
+    var isJumping: Bool { state.withLock { $0.jumping } }
 
     init(growing: GrowingFile) {
         self.growing = growing
@@ -34,34 +38,34 @@ final class SeekJumps: @unchecked Sendable {
     func want(_ offset: Int64) {
         // Without a known size there is no Range to ask for: the reader waits for the bytes in line.
         guard growing.size != nil else { return }
-        lock.withLock {
-            let front = writing
+        state.withLock { state in
+            let front = state.writing
             guard offset < front || offset > front + Self.window else { return }
-            target = offset
-            jumping = true
+            state.target = offset
+            state.jumping = true
         }
     }
 
     /// The running request has written up to `offset`; true when it should stop for a jump.
     func wrote(upTo offset: Int64) -> Bool {
-        lock.withLock {
-            writing = offset
-            return target != nil
+        state.withLock { state in
+            state.writing = offset
+            return state.target != nil
         }
     }
 
     /// Where the next request starts: the wanted place when it is still missing, else the first gap.
     func nextStart(total: Int64) -> Int64? {
         let held = growing.heldRanges
-        return lock.withLock {
-            defer { target = nil }
+        return state.withLock { state in
+            defer { state.target = nil }
             let start: Int64?
-            if let wanted = target, held.contiguous(from: wanted) == 0, wanted < total {
+            if let wanted = state.target, held.contiguous(from: wanted) == 0, wanted < total {
                 start = wanted
             } else {
                 start = held.firstGap(from: 0, before: total)
             }
-            if let start { writing = start }
+            if let start { state.writing = start }
             return start
         }
     }
@@ -106,7 +110,7 @@ extension Fetcher {
                 case .retry(let error, let after): throw RetryableFailure(error: error, retryAfter: after)
                 case .fail(let error): throw error
                 default:
-                    throw DownloadError(.verification, "the server's answer to a Range request for \(url.absoluteString) cannot be spliced")
+                    throw DownloadError.verification("the server's answer to a Range request for \(url.absoluteString) cannot be spliced")
                 }
             } catch {
                 throw classify(error, url: url)
@@ -122,7 +126,7 @@ private func openForWriting(_ path: String) -> Int32 {
 }
 
 /// Writes one Range answer at its place in the `.part`, stopping at bytes already held.
-private final class GapWriter: HTTPClientResponseDelegate, @unchecked Sendable {
+private final class GapWriter: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
 
     private let fd: Int32
@@ -134,9 +138,14 @@ private final class GapWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     private let growing: GrowingFile
     private let jumps: SeekJumps
     private let live: LiveProgress
-    private var position: Int64 = 0
-    /// A server that ignored Range sends the file from its start: bytes before `start` are skipped.
-    private var skip: Int64 = 0
+    /// Used from the one event loop the request runs on, so its lock is never contended.
+    private let cursor = Mutex(Cursor())
+
+    private struct Cursor {
+        var position: Int64 = 0
+        /// A server that ignored Range sends the file from its start: bytes before `start` are skipped.
+        var skip: Int64 = 0
+    }
 
     init(fd: Int32, url: String, path: String, start: Int64, total: Int64, validator: String, growing: GrowingFile, jumps: SeekJumps,
          live: LiveProgress) {
@@ -159,14 +168,13 @@ private final class GapWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         let partial = PartialDownload(bytesOnDisk: start, validator: validator, expectedTotal: total)
         switch ResumePlan.decide(response, partial: partial, url: url) {
         case .append(let offset, _):
-            position = offset
+            cursor.withLock { $0 = Cursor(position: offset) }
         case .writeFromStart(let size) where size == nil || size == total:
             // Range ignored: the whole file comes again; only what is missing is written.
             if !validator.isEmpty, !response.validator.isEmpty, response.validator != validator {
-                return task.eventLoop.makeFailedFuture(DownloadError(.verification, "the file changed on the server while it played"))
+                return task.eventLoop.makeFailedFuture(DownloadError.verification("the file changed on the server while it played"))
             }
-            position = 0
-            skip = start
+            cursor.withLock { $0 = Cursor(position: 0, skip: start) }
         case let other:
             return task.eventLoop.makeFailedFuture(PartWriter.Unused(decision: other))
         }
@@ -174,27 +182,31 @@ private final class GapWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        cursor.withLock { writeBody(buffer, task: task, at: &$0) }
+    }
+
+    private func writeBody(_ buffer: ByteBuffer, task: HTTPClient.Task<Void>, at cursor: inout Cursor) -> EventLoopFuture<Void> {
         var bytes = buffer
-        if skip > 0 {
-            let dropped = Int(min(Int64(bytes.readableBytes), skip))
+        if cursor.skip > 0 {
+            let dropped = Int(min(Int64(bytes.readableBytes), cursor.skip))
             bytes.moveReaderIndex(forwardBy: dropped)
-            skip -= Int64(dropped)
-            position += Int64(dropped)
+            cursor.skip -= Int64(dropped)
+            cursor.position += Int64(dropped)
             // Still before the gap: nothing to write or check yet.
-            if skip > 0 || bytes.readableBytes == 0 { return task.eventLoop.makeSucceededVoidFuture() }
+            if cursor.skip > 0 || bytes.readableBytes == 0 { return task.eventLoop.makeSucceededVoidFuture() }
         }
         // Up to the next byte already held: what lies there came another way.
         let held = growing.heldRanges
-        let next = held.ranges.first { $0.lowerBound > position }?.lowerBound ?? total
-        let room = Int(max(0, min(Int64(bytes.readableBytes), next - position)))
-        if held.contiguous(from: position) > 0 {
+        let next = held.ranges.first { $0.lowerBound > cursor.position }?.lowerBound ?? total
+        let room = Int(max(0, min(Int64(bytes.readableBytes), next - cursor.position)))
+        if held.contiguous(from: cursor.position) > 0 {
             return task.eventLoop.makeFailedFuture(GapFilled())
         }
         if room > 0 {
             let written = bytes.withUnsafeReadableBytes { raw -> Int in
                 var done = 0
                 while done < room {
-                    let n = pwrite(fd, raw.baseAddress! + done, room - done, off_t(position + Int64(done)))
+                    let n = pwrite(fd, raw.baseAddress! + done, room - done, off_t(cursor.position + Int64(done)))
                     if n < 0 {
                         if errno == EINTR { continue }
                         return -Int(errno)
@@ -204,13 +216,13 @@ private final class GapWriter: HTTPClientResponseDelegate, @unchecked Sendable {
                 return done
             }
             if written < 0 {
-                return task.eventLoop.makeFailedFuture(PartFile.error(Int32(-written), action: "write", path: path, size: position))
+                return task.eventLoop.makeFailedFuture(PartFile.error(Int32(-written), action: "write", path: path, size: cursor.position))
             }
-            growing.didWrite(at: position, count: room)
+            growing.didWrite(at: cursor.position, count: room)
             live.add(room)
-            position += Int64(room)
+            cursor.position += Int64(room)
         }
-        if room < bytes.readableBytes || position >= total || jumps.wrote(upTo: position) {
+        if room < bytes.readableBytes || cursor.position >= total || jumps.wrote(upTo: cursor.position) {
             return task.eventLoop.makeFailedFuture(GapFilled())
         }
         return task.eventLoop.makeSucceededVoidFuture()
@@ -218,8 +230,9 @@ private final class GapWriter: HTTPClientResponseDelegate, @unchecked Sendable {
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
         // A body that ended before its gap was filled: the next round asks again from there.
+        let (position, skip) = cursor.withLock { ($0.position, $0.skip) }
         if position < total, growing.heldRanges.contiguous(from: position) == 0, skip == 0 {
-            throw RetryableFailure(error: DownloadError(.network, "connection closed at byte \(position) of \(total)"), retryAfter: nil)
+            throw RetryableFailure(error: DownloadError.network("connection closed at byte \(position) of \(total)"), retryAfter: nil)
         }
     }
 }

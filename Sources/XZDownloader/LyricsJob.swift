@@ -78,11 +78,11 @@ public enum LyricsChoice {
 enum LyricsJob {
     static func run(_ task: TaskRecord, env: JobEnvironment, live: LiveProgress) async throws -> JobOutcome {
         guard let song = try env.store.song(key: task.songKey) else {
-            throw DownloadError(.database, "the song \(task.songKey) is no longer in the library")
+            throw DownloadError.database("the song \(task.songKey) is no longer in the library")
         }
         if !song.lyricsPath.isEmpty { return JobOutcome(path: song.lyricsPath, note: "already has lyrics") }
         guard song.isLocal else {
-            throw DownloadError(.lyrics, "\(song.title) is not downloaded, so its lyrics have nowhere to go")
+            throw DownloadError.lyrics("\(song.title) is not downloaded, so its lyrics have nowhere to go")
         }
         let text: String
         if !song.lyricsURL.isEmpty {
@@ -143,7 +143,7 @@ enum LyricsJob {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {
-            throw DownloadError(.lyrics, "unexpected answer from the lyrics server \(url.host ?? ""): \(error)")
+            throw DownloadError.lyrics("unexpected answer from the lyrics server \(url.host ?? ""): \(error)")
         }
     }
 
@@ -151,7 +151,8 @@ enum LyricsJob {
     private static func fetchJSON(_ url: URL, task: TaskRecord, env: JobEnvironment, live: LiveProgress) async throws -> Data? {
         let fetcher = env.fetcher
         let store = env.store
-        return try await fetcher.withRetries(live, url: url, onFailure: { try? store.noteAttempt(id: task.id, error: $0.message) }) {
+        // The note is for `downloads` to show; the retries go on without it.
+        return try await fetcher.withRetries(live, url: url, onFailure: { try? store.noteAttempt(id: task.id, error: $0.description) }) {
             let (head, data) = try await fetcher.fetchSmall(url, live: live)
             if head.status == 404 { return nil }
             try check(head, url: url)
@@ -162,7 +163,8 @@ enum LyricsJob {
     private static func fetchText(_ url: URL, task: TaskRecord, env: JobEnvironment, live: LiveProgress) async throws -> String {
         let fetcher = env.fetcher
         let store = env.store
-        let data = try await fetcher.withRetries(live, url: url, onFailure: { try? store.noteAttempt(id: task.id, error: $0.message) }) {
+        // The note is for `downloads` to show; the retries go on without it.
+        let data = try await fetcher.withRetries(live, url: url, onFailure: { try? store.noteAttempt(id: task.id, error: $0.description) }) {
             let (head, data) = try await fetcher.fetchSmall(url, live: live)
             try check(head, url: url)
             return data
@@ -178,7 +180,7 @@ enum LyricsJob {
         case .writeFromStart: return
         case .retry(let error, let after): throw RetryableFailure(error: error, retryAfter: after)
         case .fail(let error): throw error
-        default: throw DownloadError(.http(head.status), "unexpected HTTP \(head.status) from \(url.absoluteString)")
+        default: throw DownloadError.http(head.status, "unexpected HTTP \(head.status) from \(url.absoluteString)")
         }
     }
 
@@ -200,25 +202,26 @@ enum LyricsJob {
         }
         let target = folder.appendingPathComponent(stem + ".lrc").path
         guard FileNaming.isInside(target, root: root) else {
-            throw DownloadError(.unsafePath, "refusing to write to \(target): outside the library folder")
+            throw DownloadError.unsafePath("refusing to write to \(target): outside the library folder")
         }
         let temporary = try env.partPath(for: task)
         let file = try PartFile(path: temporary, offset: 0)
         try Array(text.utf8).withUnsafeBytes { try file.write($0) }
-        let placed = PlacedFile()
+        // Where the file went inside the transaction, to remove it if the transaction fails.
+        var placed: String?
         do {
             try env.store.wrap {
                 try env.store.database.pool.write { db in
                     guard rename(temporary, target) == 0 else {
-                        throw DownloadError(.io, "cannot write \(target): \(String(cString: strerror(errno)))")
+                        throw DownloadError.io("cannot write \(target): \(String(cString: strerror(errno)))")
                     }
-                    placed.path = target
+                    placed = target
                     try db.execute(sql: "UPDATE song SET lyrics_path = ? WHERE song_key = ?", arguments: [target, song.songKey])
                     try env.store.finish(id: task.id, state: .done, path: target, bytes: Int64(text.utf8.count), in: db)
                 }
             }
         } catch {
-            if let path = placed.path { unlink(path) }
+            if let placed { unlink(placed) }
             unlink(temporary)
             throw error
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XZAudio
 import XZCatalogue
 import XZFolderScan
@@ -16,46 +17,49 @@ public enum OnlineCache: String, Sendable, CaseIterable {
 
 /// The `.part` files of running audio tasks as players read them, by song key: a song that is downloading
 /// plays from that download instead of fetching again.
-public final class StreamRegistry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var files: [String: GrowingFile] = [:]
-    /// Songs a player reads as they download.
-    private var played: Set<String> = []
-    /// Fetches of kept URLs, which go on after the player let go.
-    private var kept: [Task<Void, Never>] = []
+public final class StreamRegistry: Sendable {
+    private struct State {
+        var files: [String: GrowingFile] = [:]
+        /// Songs a player reads as they download.
+        var played: Set<String> = []
+        /// Fetches of kept URLs, which go on after the player let go.
+        var kept: [Task<Void, Never>] = []
+    }
 
-    func keep(_ task: Task<Void, Never>) { lock.withLock { kept.append(task) } }
+    private let state = Mutex(State())
+
+    func keep(_ task: Task<Void, Never>) { state.withLock { $0.kept.append(task) } }
 
     func takeKept() -> [Task<Void, Never>] {
-        lock.withLock {
-            defer { kept.removeAll() }
-            return kept
+        state.withLock { state in
+            defer { state.kept.removeAll() }
+            return state.kept
         }
     }
 
     /// The song's growing file, made now when there is none.
     func file(for songKey: String, path: String) -> GrowingFile {
-        lock.withLock {
-            if let file = files[songKey] { return file }
+        state.withLock { state in
+            if let file = state.files[songKey] { return file }
             let file = GrowingFile(path: path)
-            files[songKey] = file
+            state.files[songKey] = file
             return file
         }
     }
 
-    func existing(_ songKey: String) -> GrowingFile? { lock.withLock { files[songKey] } }
+    func existing(_ songKey: String) -> GrowingFile? { state.withLock { $0.files[songKey] } }
 
     func remove(_ songKey: String, _ file: GrowingFile) {
-        lock.withLock {
-            if files[songKey] === file {
-                files[songKey] = nil
-                played.remove(songKey)
+        state.withLock { state in
+            if state.files[songKey] === file {
+                state.files[songKey] = nil
+                state.played.remove(songKey)
             }
         }
     }
 
-    func markPlayed(_ songKey: String) { _ = lock.withLock { played.insert(songKey) } }
-    func isPlayed(_ songKey: String) -> Bool { lock.withLock { played.contains(songKey) } }
+    func markPlayed(_ songKey: String) { _ = state.withLock { $0.played.insert(songKey) } }
+    func isPlayed(_ songKey: String) -> Bool { state.withLock { $0.played.contains(songKey) } }
 }
 
 extension DownloadManager {
@@ -71,7 +75,7 @@ extension DownloadManager {
             return running
         }
         guard !song.audioURL.isEmpty else {
-            throw DownloadError(.unsupportedURL, "\(song.title) — \(song.singer) has no audio URL to play from")
+            throw DownloadError.unsupportedURL("\(song.title) — \(song.singer) has no audio URL to play from")
         }
         if cache == .none { return try openStream(url: song.audioURL) }
         let env = environment
@@ -83,6 +87,7 @@ extension DownloadManager {
         do {
             path = try env.partPath(for: record)
         } catch {
+            // The first error is the one to tell; a task left claimed is taken back when its pid is gone.
             try? env.store.finish(id: record.id, state: .queued)
             throw error
         }
@@ -123,7 +128,7 @@ extension DownloadManager {
                     unlink(path)
                 }
             } catch {
-                growing.fail(Task.isCancelled ? "stopped" : (error as? DownloadError)?.message ?? "\(error)")
+                growing.fail(Task.isCancelled ? "stopped" : (error as? DownloadError)?.description ?? "\(error)")
                 if keep { unlink(path) }
             }
         }
@@ -150,6 +155,7 @@ extension DownloadManager {
 /// name as title without them) and imports its folder, so it is a local song like any scanned file.
 private func keepStream(_ path: String, name: String, env: JobEnvironment) throws {
     let suffix = try AudioJob.checkDecodes(path)
+    // A file with no readable tags is named from the stream instead.
     let tags = try? AudioTags.read(path: path)
     func named(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
     let parts = FileNaming.songStem(title: named(tags?.title) ?? named(name) ?? "Stream", singer: named(tags?.artist) ?? "",
@@ -160,19 +166,14 @@ private func keepStream(_ path: String, name: String, env: JobEnvironment) throw
 }
 
 /// Which version of a stream's file its `.part` holds, for resuming after a dropped connection.
-private final class StreamSource: @unchecked Sendable {
-    private let lock = NSLock()
-    private var validator = ""
-    private var total: Int64?
+private final class StreamSource: Sendable {
+    private let version = Mutex<(validator: String, total: Int64?)>(("", nil))
 
     func remember(validator: String, total: Int64?) {
-        lock.withLock {
-            self.validator = validator
-            self.total = total
-        }
+        version.withLock { $0 = (validator, total) }
     }
 
     func partial(bytesOnDisk: Int64) -> PartialDownload {
-        lock.withLock { PartialDownload(bytesOnDisk: bytesOnDisk, validator: validator, expectedTotal: total) }
+        version.withLock { PartialDownload(bytesOnDisk: bytesOnDisk, validator: $0.validator, expectedTotal: $0.total) }
     }
 }

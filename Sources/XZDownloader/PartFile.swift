@@ -59,9 +59,9 @@ final class PartFile {
     static func error(_ code: Int32, action: String, path: String, size: Int64) -> DownloadError {
         let reason = String(cString: strerror(code))
         if code == ENOSPC || code == EDQUOT {
-            return DownloadError(.diskFull, "disk full while writing \(path) (\(reason)); the \(size) bytes already downloaded are kept: free some space and resume")
+            return DownloadError.diskFull("disk full while writing \(path) (\(reason)); the \(size) bytes already downloaded are kept: free some space and resume")
         }
-        return DownloadError(.io, "cannot \(action) \(path): \(reason)")
+        return DownloadError.io("cannot \(action) \(path): \(reason)")
     }
 }
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 import XZAudio
 
 /// Writes one response's body into the `.part` file from the client's event loop.
@@ -11,9 +12,9 @@ import XZAudio
 /// body stream drops what it reads after the consumer's last demand when a connection ends early:
 /// up to a whole socket buffer, megabytes, that a resume would fetch again.)
 ///
-/// Runs on one event loop (`.delegateAndChannel`), so only the final URL, read from outside
-/// once the request is over, needs the lock.
-final class PartWriter: HTTPClientResponseDelegate, @unchecked Sendable {
+/// Runs on one event loop (`.delegateAndChannel`), so its lock is never contended; the final URL is
+/// read from outside once the request is over.
+final class PartWriter: HTTPClientResponseDelegate, Sendable {
     typealias Response = Written
 
     struct Written: Sendable {
@@ -34,10 +35,13 @@ final class PartWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     private let growing: GrowingFile?
     /// A seek past the arrived bytes stops this request (see SeekJumps).
     private let jumps: SeekJumps?
-    private var file: PartFile?
-    private var total: Int64?
-    private let lock = NSLock()
-    private var visited: URL
+    private let state: Mutex<State>
+
+    private struct State {
+        var file: PartFile?
+        var total: Int64?
+        var visited: URL
+    }
 
     init(url: URL, partPath: String, partial: PartialDownload, live: LiveProgress, growing: GrowingFile? = nil,
          jumps: SeekJumps? = nil, onSource: @escaping @Sendable (URL, String, Int64?, Int64) throws -> Void) {
@@ -47,14 +51,14 @@ final class PartWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         self.partial = partial
         self.live = live
         self.onSource = onSource
-        visited = url
+        state = Mutex(State(visited: url))
     }
 
     /// Where the redirects led; read after the request ends.
-    var finalURL: URL { lock.withLock { visited } }
+    var finalURL: URL { state.withLock { $0.visited } }
 
     func didVisitURL(task: HTTPClient.Task<Written>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
-        lock.withLock { visited = request.url }
+        state.withLock { $0.visited = request.url }
     }
 
     func didReceiveHead(task: HTTPClient.Task<Written>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
@@ -64,6 +68,7 @@ final class PartWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         let response = ResponseHead(status: Int(head.status.code), headers: fields)
         let url = finalURL
         let offset: Int64
+        let total: Int64?
         switch ResumePlan.decide(response, partial: partial, url: url.absoluteString) {
         case .writeFromStart(let t):
             offset = 0
@@ -77,7 +82,10 @@ final class PartWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         }
         do {
             try onSource(url, response.validator, total, offset)
-            file = try PartFile(path: partPath, offset: offset)
+            try state.withLock { state throws in
+                state.file = try PartFile(path: partPath, offset: offset)
+                state.total = total
+            }
         } catch {
             return task.eventLoop.makeFailedFuture(error)
         }
@@ -91,20 +99,25 @@ final class PartWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Written>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        guard let file else { return task.eventLoop.makeSucceededVoidFuture() }
-        let at = file.size
+        let written: (at: Int64, end: Int64)?
         do {
-            try buffer.withUnsafeReadableBytes { try file.write($0) }
+            written = try state.withLock { state throws -> (at: Int64, end: Int64)? in
+                guard let file = state.file else { return nil }
+                let at = file.size
+                try buffer.withUnsafeReadableBytes { try file.write($0) }
+                return (at, file.size)
+            }
         } catch {
             return task.eventLoop.makeFailedFuture(error)
         }
-        growing?.didWrite(at: at, count: buffer.readableBytes)
-        if let jumps, jumps.wrote(upTo: file.size) { return task.eventLoop.makeFailedFuture(JumpedAway()) }
+        guard let written else { return task.eventLoop.makeSucceededVoidFuture() }
+        growing?.didWrite(at: written.at, count: buffer.readableBytes)
+        if let jumps, jumps.wrote(upTo: written.end) { return task.eventLoop.makeFailedFuture(JumpedAway()) }
         live.add(buffer.readableBytes)
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didFinishRequest(task: HTTPClient.Task<Written>) throws -> Written {
-        Written(size: file?.size ?? 0, total: total)
+        state.withLock { Written(size: $0.file?.size ?? 0, total: $0.total) }
     }
 }

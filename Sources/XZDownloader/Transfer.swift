@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Synchronization
 import XZAudio
 
 /// Seconds on a clock that never jumps.
@@ -14,14 +15,17 @@ struct ProgressSnapshot: Sendable, Equatable {
 }
 
 /// A running task's counters, shared by its worker (writes) and the manager (reads).
-final class LiveProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done: Int64 = 0
-    private var most: Int64 = 0
-    private var total: Int64?
-    private var lastActivity = monotonicSeconds()
-    private var samples: [(time: Double, bytes: Int64)] = []
-    private var lastReport = 0.0
+final class LiveProgress: Sendable {
+    private struct State {
+        var done: Int64 = 0
+        var most: Int64 = 0
+        var total: Int64?
+        var lastActivity = monotonicSeconds()
+        var samples: [(time: Double, bytes: Int64)] = []
+        var lastReport = 0.0
+    }
+
+    private let state = Mutex(State())
     private let interval: Double
     /// Called at most every `interval` seconds, outside the lock.
     private let report: @Sendable (ProgressSnapshot) -> Void
@@ -32,45 +36,48 @@ final class LiveProgress: @unchecked Sendable {
     }
 
     /// Something arrived (a connection, headers, bytes): the idle clock starts again.
-    func touch() { lock.withLock { lastActivity = monotonicSeconds() } }
+    func touch() { state.withLock { $0.lastActivity = monotonicSeconds() } }
 
-    var idleSeconds: Double { lock.withLock { monotonicSeconds() - lastActivity } }
+    var idleSeconds: Double { state.withLock { monotonicSeconds() - $0.lastActivity } }
 
-    var bytesDone: Int64 { lock.withLock { done } }
+    var bytesDone: Int64 { state.withLock { $0.done } }
     /// The most bytes the `.part` has held: only passing it counts as progress for retries.
-    var highWater: Int64 { lock.withLock { most } }
+    var highWater: Int64 { state.withLock { $0.most } }
 
     /// A new response: counting starts at what is already on disk.
     func reset(done: Int64, total: Int64?) {
-        lock.withLock {
-            self.done = done
-            most = max(most, done)
-            self.total = total
-            samples = [(monotonicSeconds(), done)]
-            lastActivity = monotonicSeconds()
+        state.withLock { state in
+            state.done = done
+            state.most = max(state.most, done)
+            state.total = total
+            state.samples = [(monotonicSeconds(), done)]
+            state.lastActivity = monotonicSeconds()
         }
         report(snapshot())
     }
 
     func add(_ count: Int) {
         let now = monotonicSeconds()
-        let due: Bool = lock.withLock {
-            done += Int64(count)
-            most = max(most, done)
-            lastActivity = now
-            guard now - lastReport >= interval else { return false }
-            lastReport = now
-            samples.append((now, done))
+        let interval = interval
+        let due: Bool = state.withLock { state in
+            state.done += Int64(count)
+            state.most = max(state.most, state.done)
+            state.lastActivity = now
+            guard now - state.lastReport >= interval else { return false }
+            state.lastReport = now
+            state.samples.append((now, state.done))
             // Rate over the last five seconds: steady enough to read, quick to follow a change.
-            while samples.count > 2, let first = samples.first, now - first.time > 5 { samples.removeFirst() }
+            while state.samples.count > 2, let first = state.samples.first, now - first.time > 5 { state.samples.removeFirst() }
             return true
         }
         if due { report(snapshot()) }
     }
 
     func snapshot() -> ProgressSnapshot {
-        lock.withLock {
-            guard let first = samples.first, let last = samples.last, last.time - first.time > 0.2 else {
+        state.withLock { state in
+            let done = state.done
+            let total = state.total
+            guard let first = state.samples.first, let last = state.samples.last, last.time - first.time > 0.2 else {
                 return ProgressSnapshot(done: done, total: total)
             }
             let rate = Double(last.bytes - first.bytes) / (last.time - first.time)
@@ -128,10 +135,10 @@ struct Fetcher: Sendable {
         if let http = error as? HTTPClientError {
             if http == .cancelled { return CancellationError() }
             if http == .redirectCycleDetected {
-                return DownloadError(.redirect, "a redirect loop, starting at \((start ?? url).absoluteString)")
+                return DownloadError.redirect("a redirect loop, starting at \((start ?? url).absoluteString)")
             }
             if http == .redirectLimitReached {
-                return DownloadError(.redirect, "too many redirects: gave up after \(Self.maxRedirects), starting at \((start ?? url).absoluteString)")
+                return DownloadError.redirect("too many redirects: gave up after \(Self.maxRedirects), starting at \((start ?? url).absoluteString)")
             }
             if http == .readTimeout || http == .connectTimeout || http == .deadlineExceeded {
                 return timeout(url)
@@ -139,7 +146,7 @@ struct Fetcher: Sendable {
         }
         if Task.isCancelled { return CancellationError() }
         let message = "connection to \(url.host ?? url.absoluteString) failed: \(error)"
-        return RetryableFailure(error: DownloadError(.network, message), retryAfter: nil)
+        return RetryableFailure(error: DownloadError.network(message), retryAfter: nil)
     }
 
     /// One attempt at the file: resumes the `.part` when the server allows it, else starts it over.
@@ -160,7 +167,7 @@ struct Fetcher: Sendable {
                 switch stop.decision {
                 case .restartWithoutRange(let reason):
                     // Once: a server that cannot give a usable range even to a plain GET is broken.
-                    guard !restarted else { throw DownloadError(.verification, "\(reason) from \(writer.finalURL.absoluteString)") }
+                    guard !restarted else { throw DownloadError.verification("\(reason) from \(writer.finalURL.absoluteString)") }
                     restarted = true
                     partial = PartialDownload()
                     continue
@@ -174,17 +181,17 @@ struct Fetcher: Sendable {
                     live.reset(done: size, total: size)
                     return size
                 case .writeFromStart, .append:
-                    throw DownloadError(.io, "response for \(writer.finalURL.absoluteString) was not written")
+                    throw DownloadError.io("response for \(writer.finalURL.absoluteString) was not written")
                 }
             } catch {
                 throw classify(error, url: writer.finalURL, start: url)
             }
             guard let total = written.total else { return written.size }
             if written.size < total {
-                throw RetryableFailure(error: DownloadError(.network, "connection closed after \(written.size) of \(total) bytes from \(writer.finalURL.absoluteString)"), retryAfter: nil)
+                throw RetryableFailure(error: DownloadError.network("connection closed after \(written.size) of \(total) bytes from \(writer.finalURL.absoluteString)"), retryAfter: nil)
             }
             if written.size > total {
-                throw DownloadError(.verification, "received \(written.size) bytes, but the server announced \(total)")
+                throw DownloadError.verification("received \(written.size) bytes, but the server announced \(total)")
             }
             return total
         }
@@ -209,10 +216,10 @@ struct Fetcher: Sendable {
     /// The error for a redirect the client did not follow.
     private func unfollowedRedirect(_ location: String, from finalURL: URL) throws -> DownloadError {
         guard let next = URL(string: location, relativeTo: finalURL)?.absoluteURL else {
-            return DownloadError(.redirect, "unreadable redirect Location \"\(location)\" from \(finalURL.absoluteString)")
+            return DownloadError.redirect("unreadable redirect Location \"\(location)\" from \(finalURL.absoluteString)")
         }
         _ = try DownloadURL.checked(next.absoluteString)
-        return DownloadError(.redirect, "redirect to \(next.absoluteString) not followed, from \(finalURL.absoluteString)")
+        return DownloadError.redirect("redirect to \(next.absoluteString) not followed, from \(finalURL.absoluteString)")
     }
 
     /// A small body (lyrics, a JSON answer) in memory, at most `limit` bytes.
@@ -222,7 +229,7 @@ struct Fetcher: Sendable {
         do {
             for try await buffer in response.body {
                 guard data.count + buffer.readableBytes <= limit else {
-                    throw DownloadError(.verification, "answer from \(finalURL.absoluteString) is larger than \(limit) bytes")
+                    throw DownloadError.verification("answer from \(finalURL.absoluteString) is larger than \(limit) bytes")
                 }
                 buffer.withUnsafeReadableBytes { data.append(contentsOf: $0) }
                 // Only the idle clock: answers kept in memory are no progress that earns more retries.
@@ -232,7 +239,7 @@ struct Fetcher: Sendable {
             throw classify(error, url: finalURL)
         }
         if let length = head.contentLength, length != Int64(data.count) {
-            throw RetryableFailure(error: DownloadError(.network, "connection closed after \(data.count) of \(length) bytes from \(finalURL.absoluteString)"), retryAfter: nil)
+            throw RetryableFailure(error: DownloadError.network("connection closed after \(data.count) of \(length) bytes from \(finalURL.absoluteString)"), retryAfter: nil)
         }
         return (head, data)
     }
@@ -258,7 +265,7 @@ struct Fetcher: Sendable {
 
     func timeout(_ url: URL) -> RetryableFailure {
         let host = url.host ?? url.absoluteString
-        return RetryableFailure(error: DownloadError(.timeout, "no data from \(host) for \(Self.seconds(settings.idleTimeout))"), retryAfter: nil)
+        return RetryableFailure(error: DownloadError.timeout("no data from \(host) for \(Self.seconds(settings.idleTimeout))"), retryAfter: nil)
     }
 
     static func seconds(_ value: Double) -> String {
@@ -284,14 +291,14 @@ struct Fetcher: Sendable {
                 if live.highWater > before { failures = 0 }
                 failures += 1
                 onFailure(failure.error)
-                let unreachable = live.highWater == 0 && (failure.error.code == .network || failure.error.code == .timeout)
+                let unreachable = live.highWater == 0 && (failure.error == .network || failure.error == .timeout)
                 if unreachable, playing() {
-                    throw DownloadError(failure.error.code, failure.error.message)
+                    throw failure.error
                 }
                 guard let delay = policy.delay(failures: failures, retryAfter: failure.retryAfter,
                                                jitter: Double.random(in: 0 ..< 1)) else {
                     let tries = failures == 1 ? "1 attempt" : "\(failures) attempts"
-                    throw DownloadError(failure.error.code, "\(failure.error.message) (gave up after \(tries))")
+                    throw failure.error.with(message: "\(failure.error.description) (gave up after \(tries))")
                 }
                 try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
             }

@@ -135,16 +135,16 @@ public enum ResumePlan {
             return .writeFromStart(total: head.contentLength)
         case 301, 302, 303, 307, 308:
             guard let location = head["location"], !location.isEmpty else {
-                return .fail(DownloadError(.redirect, "HTTP \(status) without a Location for \(url)"))
+                return .fail(DownloadError.redirect("HTTP \(status) without a Location for \(url)"))
             }
             return .redirect(location: location)
         case 429, 503:
             let after = head["retry-after"].flatMap { RetryPolicy.parseRetryAfter($0, now: now) }
-            return .retry(DownloadError(.http(status), "HTTP \(status) \(reason(status)) from \(url)"), retryAfter: after)
+            return .retry(DownloadError.http(status, "HTTP \(status) \(reason(status)) from \(url)"), retryAfter: after)
         case 500 ..< 600:
-            return .retry(DownloadError(.http(status), "HTTP \(status) \(reason(status)) from \(url)"), retryAfter: nil)
+            return .retry(DownloadError.http(status, "HTTP \(status) \(reason(status)) from \(url)"), retryAfter: nil)
         default:
-            return .fail(DownloadError(.http(status), "HTTP \(status) \(reason(status)) from \(url)"))
+            return .fail(DownloadError.http(status, "HTTP \(status) \(reason(status)) from \(url)"))
         }
     }
 
@@ -214,12 +214,12 @@ public enum DownloadURL {
     public static func checked(_ text: String) throws -> URL {
         guard let url = URL(string: text.trimmingCharacters(in: .whitespaces)),
               let scheme = url.scheme?.lowercased() else {
-            throw DownloadError(.unsupportedURL, "not a URL: \(text)")
+            throw DownloadError.unsupportedURL("not a URL: \(text)")
         }
         guard scheme == "http" || scheme == "https" else {
-            throw DownloadError(.unsupportedURL, "only http and https can be downloaded, not \(scheme): \(text)")
+            throw DownloadError.unsupportedURL("only http and https can be downloaded, not \(scheme): \(text)")
         }
-        guard let host = url.host, !host.isEmpty else { throw DownloadError(.unsupportedURL, "URL without a host: \(text)") }
+        guard let host = url.host, !host.isEmpty else { throw DownloadError.unsupportedURL("URL without a host: \(text)") }
         return url
     }
 }

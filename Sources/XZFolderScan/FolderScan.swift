@@ -14,7 +14,7 @@ extension LibraryDatabase {
         let root = url.standardizedFileURL.resolvingSymlinksInPath().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CatalogueError("\(url.path): no such folder")
+            throw CatalogueError.io("\(url.path): no such folder")
         }
         let prefix = "file:" + (root.hasSuffix("/") ? root : root + "/")
         let known = try fileStamps(keyPrefix: prefix)

@@ -47,7 +47,7 @@ extension LyricLine {
     }
 }
 
-// The same JSON shape through Codable, as `lyrics --json` writes it with JSONWriter.
+// The same JSON shape through Codable, as `lyrics --json` writes it with StreamingJSONEncoder.
 extension LRCDocument: Encodable {
     private enum CodingKeys: String, CodingKey { case tags, lines }
 

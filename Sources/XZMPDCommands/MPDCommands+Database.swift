@@ -58,7 +58,7 @@ extension MPDCommands {
         do {
             return try FilterParser.parse(arguments, foldCase: foldCase)
         } catch {
-            throw MPDError(.arg, error.message)
+            throw MPDError(.arg, error.description)
         }
     }
 

@@ -88,11 +88,10 @@ extension MPDCommands {
     static func stickerCall<T>(_ body: () throws -> T) throws(MPDError) -> T {
         do {
             return try body()
-        } catch let error as StickerError {
-            switch error.kind {
-            case .noSuchSticker: throw MPDError(.noExist, "no such sticker")
-            case .refused: throw MPDError(.arg, error.description)
-            }
+        } catch let error as StatsError where error == .noSuchSticker {
+            throw MPDError(.noExist, "no such sticker")
+        } catch let error as StatsError where error == .stickerRefused {
+            throw MPDError(.arg, error.description)
         } catch {
             throw MPDError(failure: error)
         }

@@ -51,8 +51,8 @@ extension MPDCommands {
             try playlistCall {
                 let playlists = call.host.playlists
                 let exists = try playlists.exists(name)
-                if mode == "create", exists { throw PlaylistError(.exists, "Playlist already exists") }
-                if mode != "create", !exists { throw PlaylistError(.noSuchList, "No such playlist") }
+                if mode == "create", exists { throw CatalogueError.playlistExists("Playlist already exists") }
+                if mode != "create", !exists { throw CatalogueError.noSuchPlaylist }
                 let kept = try mode == "append" ? playlists.read(name) : []
                 try playlists.write(name, kept + queue)
             }
@@ -84,7 +84,7 @@ extension MPDCommands {
                 try call.host.playlists.edit(call.arguments[0]) { entries in
                     let range = try rangeArgument(text, count: entries.count)
                     guard range.lowerBound < entries.count, range.upperBound <= entries.count else {
-                        throw PlaylistError(.badPosition, "Bad song index")
+                        throw CatalogueError.badPosition("Bad song index")
                     }
                     entries.removeSubrange(range)
                 }
@@ -97,7 +97,7 @@ extension MPDCommands {
             try playlistCall {
                 try call.host.playlists.edit(call.arguments[0]) { entries in
                     guard entries.indices.contains(from), entries.indices.contains(to) else {
-                        throw PlaylistError(.badPosition, "Bad range")
+                        throw CatalogueError.badPosition("Bad range")
                     }
                     let moved = entries.remove(at: from)
                     entries.insert(moved, at: to)
@@ -112,7 +112,7 @@ extension MPDCommands {
         try playlistCall {
             try host.playlists.edit(name, create: true) { entries in
                 let at = position ?? entries.count
-                guard (0...entries.count).contains(at) else { throw PlaylistError(.badPosition, "Bad position") }
+                guard (0...entries.count).contains(at) else { throw CatalogueError.badPosition("Bad position") }
                 entries.insert(contentsOf: added, at: at)
             }
         }
@@ -126,13 +126,13 @@ extension MPDCommands {
             return try body()
         } catch let error as MPDError {
             throw error
-        } catch let error as PlaylistError {
-            switch error.kind {
-            case .badName: throw MPDError(.arg, "Bad playlist name")
-            case .noSuchList: throw MPDError(.noExist, "No such playlist")
-            case .exists: throw MPDError(.exist, error.description)
+        } catch let error as CatalogueError {
+            switch error {
+            case .badPlaylistName: throw MPDError(.arg, "Bad playlist name")
+            case .noSuchPlaylist: throw MPDError(.noExist, "No such playlist")
+            case .playlistExists: throw MPDError(.exist, error.description)
             case .badPosition: throw MPDError(.arg, error.description)
-            case .io: throw MPDError(.system, error.description)
+            default: throw MPDError(.system, error.description)
             }
         } catch {
             throw MPDError(failure: error)

@@ -1,6 +1,6 @@
 import Foundation
 import XZHost
-import XZText
+import XZSystem
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password` and `music_directory`
 /// (MPD's names); flags override them.

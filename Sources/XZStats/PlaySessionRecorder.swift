@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import XZCatalogue
 
 /// Records play sessions as they happen: a row when a session begins, an update every
@@ -11,20 +12,23 @@ import XZCatalogue
 /// transaction). A write then waits at most `writeWait`; the session stays in memory and is written
 /// at a later input, at least every `retryInterval`, so the player neither stalls nor sees
 /// "database is locked". Calls are serialised by a lock; keep them off a real-time audio thread.
-public final class PlaySessionRecorder: @unchecked Sendable {
+public final class PlaySessionRecorder: Sendable {
     public let database: LibraryDatabase
     public let rule: PlayCountRule
-    /// How long one write may wait for another process's write transaction.
-    public var writeWait: TimeInterval = 0.25
-    /// While writes are behind, how often inputs try again.
-    public var retryInterval: TimeInterval = 2
     private let clock: @Sendable () -> Date
-    private let lock = NSLock()
-    private var open: Session?
-    /// Ended sessions whose last write has not gone through yet, oldest first.
-    private var unsaved: [Session] = []
-    /// Uptime of the last write that found the database busy; nil when writes are up to date.
-    private var behindSince: TimeInterval?
+    private let state = Mutex(State())
+
+    private struct State {
+        var writeWait: TimeInterval = 0.25
+        var retryInterval: TimeInterval = 2
+        var open: Session?
+        /// Ended sessions whose last write has not gone through yet, oldest first.
+        var unsaved: [Session] = []
+        /// Uptime of the last write that found the database busy; nil when writes are up to date.
+        var behindSince: TimeInterval?
+
+        var isDirty: Bool { !unsaved.isEmpty || open?.dirty == true }
+    }
 
     private struct Session {
         var id: Int64?
@@ -44,14 +48,26 @@ public final class PlaySessionRecorder: @unchecked Sendable {
         self.clock = clock
     }
 
+    /// How long one write may wait for another process's write transaction.
+    public var writeWait: TimeInterval {
+        get { state.withLock { $0.writeWait } }
+        set { state.withLock { $0.writeWait = newValue } }
+    }
+
+    /// While writes are behind, how often inputs try again.
+    public var retryInterval: TimeInterval {
+        get { state.withLock { $0.retryInterval } }
+        set { state.withLock { $0.retryInterval = newValue } }
+    }
+
     /// The running session's row id; nil when none runs or its first write is still waiting.
-    public var currentSessionId: Int64? { lock.withLock { open?.tracker.isEnded == false ? open?.id : nil } }
+    public var currentSessionId: Int64? { state.withLock { $0.open?.tracker.isEnded == false ? $0.open?.id : nil } }
 
     /// The running (or just ended) session's tracker: played time, count state, position.
-    public var currentTracker: SessionTracker? { lock.withLock { open?.tracker } }
+    public var currentTracker: SessionTracker? { state.withLock { $0.open?.tracker } }
 
     /// True while some session state is only in memory because the database was busy.
-    public var hasUnsavedChanges: Bool { lock.withLock { isDirty } }
+    public var hasUnsavedChanges: Bool { state.withLock { $0.isDirty } }
 
     /// Starts a session at position 0 and writes it; returns its row id, or nil when the database is
     /// busy and the row will be written later. A session still open is first ended as `stopped`
@@ -63,29 +79,29 @@ public final class PlaySessionRecorder: @unchecked Sendable {
 
     @discardableResult
     public func begin(songKey: String, title: String, singer: String, durationMs: Int?) throws -> Int64? {
-        try lock.withLock {
-            if var previous = open {
+        try state.withLock { state in
+            if var previous = state.open {
                 if !previous.tracker.isEnded {
                     apply(.ended(reason: .stopped, positionMs: previous.tracker.positionMs), to: &previous)
                 }
-                if previous.dirty { unsaved.append(previous) }
+                if previous.dirty { state.unsaved.append(previous) }
             }
             var tracker = SessionTracker(rule: rule)
             tracker.handle(.started(durationMs: durationMs))
-            open = Session(id: nil, songKey: songKey, title: title, singer: singer,
-                           startedAt: UTCTime.truncated(clock()), tracker: tracker)
-            try save(now: true)
-            return open?.id
+            state.open = Session(id: nil, songKey: songKey, title: title, singer: singer,
+                                 startedAt: UTCTime.truncated(clock()), tracker: tracker)
+            try save(&state, now: true)
+            return state.open?.id
         }
     }
 
     /// Feeds a player input to the running session; ignored when none runs.
     public func handle(_ input: PlayerInput) throws {
-        try lock.withLock {
-            guard var session = open else { return }
+        try state.withLock { state in
+            guard var session = state.open else { return }
             let changed = apply(input, to: &session)
-            open = session
-            try save(now: changed)
+            state.open = session
+            try save(&state, now: changed)
         }
     }
 
@@ -97,13 +113,11 @@ public final class PlaySessionRecorder: @unchecked Sendable {
     /// Returns false when something is still unsaved.
     @discardableResult
     public func flush(timeout: TimeInterval = 15) throws -> Bool {
-        try lock.withLock {
-            try save(now: true, wait: timeout)
-            return !isDirty
+        try state.withLock { state in
+            try save(&state, now: true, wait: timeout)
+            return !state.isDirty
         }
     }
-
-    private var isDirty: Bool { !unsaved.isEmpty || open?.dirty == true }
 
     /// Feeds the tracker; true when the session has something new to write.
     @discardableResult
@@ -119,18 +133,20 @@ public final class PlaySessionRecorder: @unchecked Sendable {
 
     /// Writes dirty sessions in one transaction. While behind, only tries when `now` is set (a new
     /// event) or `retryInterval` has passed; a busy database leaves everything dirty for later.
-    private func save(now: Bool, wait: TimeInterval? = nil) throws {
-        guard isDirty else { return }
+    private func save(_ state: inout State, now: Bool, wait: TimeInterval? = nil) throws {
+        guard state.isDirty else { return }
         let uptime = ProcessInfo.processInfo.systemUptime
-        if !now, let since = behindSince, uptime - since < retryInterval { return }
-        var pending = unsaved
-        var current = open
+        if !now, let since = state.behindSince, uptime - since < state.retryInterval { return }
+        var pending = state.unsaved
+        var current = state.open
+        let writeWait = state.writeWait
         do {
             try database.pool.writeWithoutTransaction { db in
                 // The pool's writer is ours alone inside this closure, so its busy timeout can be
                 // shortened for this one transaction and restored after.
                 let previous = try Int.fetchOne(db, sql: "PRAGMA busy_timeout") ?? 15_000
                 try db.execute(sql: "PRAGMA busy_timeout = \(Int((wait ?? writeWait) * 1000))")
+                // Fails only on a broken connection, which the transaction below reports.
                 defer { try? db.execute(sql: "PRAGMA busy_timeout = \(previous)") }
                 try db.inTransaction(.immediate) {
                     for index in pending.indices { try write(&pending[index], db) }
@@ -142,14 +158,14 @@ public final class PlaySessionRecorder: @unchecked Sendable {
                 }
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-            behindSince = uptime
+            state.behindSince = uptime
             return
         }
         // Ids and clean flags only after the commit: a rolled-back insert must be inserted again.
-        unsaved = []
-        open?.id = current?.id
-        open?.dirty = false
-        behindSince = nil
+        state.unsaved = []
+        state.open?.id = current?.id
+        state.open?.dirty = false
+        state.behindSince = nil
     }
 
     private func write(_ session: inout Session, _ db: Database) throws {

@@ -1,11 +1,5 @@
 import Foundation
 
-/// A stats failure with a message meant for the user.
-public struct StatsError: Error, CustomStringConvertible, Sendable, Equatable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
 /// Stored times are UTC ISO 8601 to the second ("2026-11-21T18:03:00Z"), like song.added_at, so
 /// they sort as text and an export round-trips them exactly.
 enum UTCTime {
@@ -17,7 +11,7 @@ enum UTCTime {
         do {
             return try Date.ISO8601FormatStyle().parse(text)
         } catch {
-            throw StatsError("not a UTC time: \(text)")
+            throw StatsError.badArchive("not a UTC time: \(text)")
         }
     }
 

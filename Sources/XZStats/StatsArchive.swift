@@ -33,7 +33,7 @@ public struct StatsArchive: Codable, Sendable, Equatable {
             } catch let error as StatsError {
                 throw error
             } catch {
-                throw StatsError("not a stats export: \(error)")
+                throw StatsError.badArchive("not a stats export: \(error)")
             }
         case .csv:
             return try StatsArchive(csv: String(decoding: data, as: UTF8.self))
@@ -68,25 +68,25 @@ public struct StatsArchive: Codable, Sendable, Equatable {
     public init(csv text: String) throws {
         let rows = try CSV.parse(text)
         guard let header = rows.first, header == Self.columns else {
-            throw StatsError("not a stats export: the first line must be \(Self.columns.joined(separator: ","))")
+            throw StatsError.badArchive("not a stats export: the first line must be \(Self.columns.joined(separator: ","))")
         }
         sessions = []
         likes = []
         for (index, row) in rows.dropFirst().enumerated() {
             let line = index + 2
             guard row.count == Self.columns.count else {
-                throw StatsError("line \(line): \(row.count) fields, expected \(Self.columns.count)")
+                throw StatsError.badArchive("line \(line): \(row.count) fields, expected \(Self.columns.count)")
             }
             let field = Dictionary(uniqueKeysWithValues: zip(Self.columns, row))
             func text(_ name: String) -> String { field[name] ?? "" }
             func int(_ name: String) throws -> Int? {
                 let value = text(name)
                 if value.isEmpty { return nil }
-                guard let number = Int(value) else { throw StatsError("line \(line): \(name) is not a number") }
+                guard let number = Int(value) else { throw StatsError.badArchive("line \(line): \(name) is not a number") }
                 return number
             }
             func required(_ name: String) throws -> Int {
-                guard let value = try int(name) else { throw StatsError("line \(line): \(name) is missing") }
+                guard let value = try int(name) else { throw StatsError.badArchive("line \(line): \(name) is missing") }
                 return value
             }
             do {
@@ -94,7 +94,7 @@ public struct StatsArchive: Codable, Sendable, Equatable {
                 case "session":
                     let reason = text("end_reason")
                     guard reason.isEmpty || PlayEndReason(rawValue: reason) != nil else {
-                        throw StatsError("line \(line): unknown end_reason \(reason)")
+                        throw StatsError.badArchive("line \(line): unknown end_reason \(reason)")
                     }
                     sessions.append(PlaySessionRecord(
                         id: Int64(try required("id")), songKey: text("song_key"),
@@ -109,10 +109,10 @@ public struct StatsArchive: Codable, Sendable, Equatable {
                                            title: text("title"), singer: text("singer"),
                                            likedAt: try UTCTime.date(text("time"))))
                 default:
-                    throw StatsError("line \(line): record must be session or like")
+                    throw StatsError.badArchive("line \(line): record must be session or like")
                 }
             } catch let error as StatsError where !error.description.hasPrefix("line ") {
-                throw StatsError("line \(line): \(error.description)")
+                throw StatsError.badArchive("line \(line): \(error.description)")
             }
         }
     }
@@ -164,7 +164,7 @@ enum CSV {
                 field.append(c)
             }
         }
-        if quoted { throw StatsError("a quoted field is not closed") }
+        if quoted { throw StatsError.badArchive("a quoted field is not closed") }
         if !field.isEmpty || !row.isEmpty {
             endField()
             rows.append(row)

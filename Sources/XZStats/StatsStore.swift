@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import XZCatalogue
-import XZText
+import XZSystem
 
 /// Likes, play history and statistics over the library database. Everything is keyed by song_key,
 /// so it outlives re-imports and rescans that drop a song. Every write is one short transaction.
@@ -33,7 +33,7 @@ public struct StatsStore: Sendable {
             } else if let fallbackTitle {
                 names = (fallbackTitle, fallbackSinger)
             } else {
-                throw StatsError("no song with key \(songKey)")
+                throw StatsError.noSuchSong("no song with key \(songKey)")
             }
             try db.execute(sql: """
                 INSERT INTO song_like (song_key, title, singer, liked_at) VALUES (?, ?, ?, ?)
@@ -127,8 +127,8 @@ public struct StatsStore: Sendable {
         let data = try exportData(format: format)
         do {
             try AtomicFile.write(data, toPath: url.path)
-        } catch let failure as AtomicFile.Failure {
-            throw StatsError(failure.description)
+        } catch {
+            throw StatsError.io(error.description)
         }
     }
 
@@ -143,7 +143,7 @@ public struct StatsStore: Sendable {
     /// day in `calendar`'s time zone).
     public static func parseSince(_ text: String, now: Date = Date(), calendar: Calendar = .current) throws -> Date {
         let text = text.trimmingCharacters(in: .whitespaces)
-        let usage = StatsError("--since takes a number of days (7d, 30d) or a date (2026-11-01), not \"\(text)\"")
+        let usage = StatsError.badSince("--since takes a number of days (7d, 30d) or a date (2026-11-01), not \"\(text)\"")
         if text.hasSuffix("d"), let days = Int(text.dropLast()), days > 0, days <= 100_000 {
             return now.addingTimeInterval(-Double(days) * 86_400)
         }

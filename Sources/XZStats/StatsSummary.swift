@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import XZCatalogue
 
-/// The `stats` view. Through `JSONWriter` (which writes an unknown value as null) it encodes exactly as
+/// The `stats` view. Through `stats --json` (which writes an unknown value as null) it encodes exactly as
 /// `{"plays","listened_ms","songs","singers","top_songs","top_singers","per_day","liked"}`;
 /// `mostSkipped` and `skips` are for the terminal view and are not part of that JSON shape.
 public struct StatsSummary: Encodable, Sendable, Equatable {

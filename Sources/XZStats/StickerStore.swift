@@ -2,24 +2,6 @@ import Foundation
 import GRDB
 import XZCatalogue
 
-/// Why a sticker request was refused.
-public struct StickerError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
-        /// The song has no sticker of that name.
-        case noSuchSticker
-        /// A statistic XZMusic keeps itself, or a value the sticker does not take.
-        case refused
-    }
-
-    public let kind: Kind
-    public let description: String
-
-    public init(_ kind: Kind, _ description: String) {
-        self.kind = kind
-        self.description = description
-    }
-}
-
 /// MPD's song stickers (name = value), keyed by song_key so they outlive re-imports. XZMusic's own
 /// statistics read as stickers too, so MPD clients can show and sort by them: `like` (settable: 1 likes,
 /// 0 unlikes), and the read-only `playcount`, `skipcount` and `lastplayed` (Unix seconds of the latest
@@ -68,7 +50,7 @@ public struct StickerStore: Sendable {
             switch value {
             case "1": try StatsStore(database: database).like(songKey: songKey, fallbackTitle: title, fallbackSinger: singer)
             case "0": try StatsStore(database: database).unlike(songKey: songKey)
-            default: throw StickerError(.refused, "like takes 1 (liked) or 0 (not liked), not \"\(value)\"")
+            default: throw StatsError.stickerRefused("like takes 1 (liked) or 0 (not liked), not \"\(value)\"")
             }
             return
         }
@@ -76,7 +58,7 @@ public struct StickerStore: Sendable {
         if name == Self.rating {
             guard !value.isEmpty, value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber), let number = Int(value),
                   (0...10).contains(number) else {
-                throw StickerError(.refused, "rating takes a whole number from 0 to 10, not \"\(value)\"")
+                throw StatsError.stickerRefused("rating takes a whole number from 0 to 10, not \"\(value)\"")
             }
             stored = String(number)
         }
@@ -105,7 +87,7 @@ public struct StickerStore: Sendable {
                 return db.changesCount > 0
             }
         }
-        guard removed else { throw StickerError(.noSuchSticker, "no such sticker") }
+        guard removed else { throw StatsError.noSuchSticker }
     }
 
     /// How `find` compares values: as text, as MPD 0.23 does.
@@ -141,8 +123,8 @@ public struct StickerStore: Sendable {
         }
     }
 
-    private static func readOnlyError(_ name: String) -> StickerError {
-        StickerError(.refused, "\(name) is read-only: XZMusic keeps it from what was played")
+    private static func readOnlyError(_ name: String) -> StatsError {
+        .stickerRefused("\(name) is read-only: XZMusic keeps it from what was played")
     }
 
     /// (song_key, value) rows of one sticker name, values as text.

@@ -85,7 +85,7 @@ struct SearchBenchmark {
             for line in lines where (try? decoder.decode(DecodedFeedLine.self, from: line)) != nil { decoded += 1 }
         }
         guard scanned == lines.count, decoded == lines.count else {
-            throw CatalogueError("feed parsers disagree: \(scanned) and \(decoded) of \(lines.count) lines read")
+            throw NSError(domain: "bench", code: 1, userInfo: [NSLocalizedDescriptionKey: "feed parsers disagree: \(scanned) and \(decoded) of \(lines.count) lines read"])
         }
         func rate(_ seconds: Double) -> String {
             String(format: "%.0f lines/s (%.0f MB/s)", Double(lines.count) / seconds, Double(bytes) / seconds / 1e6)

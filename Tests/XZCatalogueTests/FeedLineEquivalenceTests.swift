@@ -144,12 +144,12 @@ enum DecoderFeedLine {
         } catch let error as CatalogueError {
             return .failure(error)
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
-            return .failure(CatalogueError("not a JSON object"))
+            return .failure(CatalogueError.badFeedLine("not a JSON object"))
         } catch {
-            return .failure(CatalogueError("not valid JSON"))
+            return .failure(CatalogueError.badFeedLine("not valid JSON"))
         }
-        guard let title = record.title, !title.isEmpty else { return .failure(CatalogueError("missing \"title\"")) }
-        guard let singer = record.singer, !singer.isEmpty else { return .failure(CatalogueError("missing \"singer\"")) }
+        guard let title = record.title, !title.isEmpty else { return .failure(CatalogueError.badFeedLine("missing \"title\"")) }
+        guard let singer = record.singer, !singer.isEmpty else { return .failure(CatalogueError.badFeedLine("missing \"singer\"")) }
         // The range and form checks are shared: this reference is about reading the JSON.
         let texts = [record.sourceId, record.title, record.singer, record.album, record.audioURL, record.lyricsURL,
                      record.sha256, record.audioFile, record.lyricsFile, record.albumArtist, record.genre]
@@ -157,7 +157,7 @@ enum DecoderFeedLine {
             try FeedLine.Record(texts: texts, numbers: [record.track, record.year, record.durationMs, record.size,
                                                         record.disc]).validate()
         } catch {
-            return .failure(error as? CatalogueError ?? CatalogueError("\(error)"))
+            return .failure(error as? CatalogueError ?? CatalogueError.badFeedLine("\(error)"))
         }
         let album = record.album.flatMap { $0.isEmpty ? nil : $0 }
         let sourceId = record.sourceId ?? ""
@@ -192,7 +192,7 @@ enum DecoderFeedLine {
             func text(_ key: Key) throws -> String? {
                 guard c.contains(key), try !c.decodeNil(forKey: key) else { return nil }
                 guard let value = try? c.decode(String.self, forKey: key) else {
-                    throw CatalogueError("\"\(key.rawValue)\" must be a string")
+                    throw CatalogueError.badFeedLine("\"\(key.rawValue)\" must be a string")
                 }
                 return value.trimmingCharacters(in: .whitespacesAndNewlines)
             }
@@ -200,7 +200,7 @@ enum DecoderFeedLine {
                 guard c.contains(key), try !c.decodeNil(forKey: key) else { return nil }
                 if let value = try? c.decode(Int64.self, forKey: key) { return value }
                 if let value = try? c.decode(String.self, forKey: key), let parsed = Int64(value) { return parsed }
-                throw CatalogueError("\"\(key.rawValue)\" must be a whole number")
+                throw CatalogueError.badFeedLine("\"\(key.rawValue)\" must be a whole number")
             }
             sourceId = try text(.sourceId)
             title = try text(.title)

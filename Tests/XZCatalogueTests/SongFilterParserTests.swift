@@ -12,7 +12,7 @@ final class SongFilterParserTests: XCTestCase {
             _ = try FilterParser.parse(arguments, foldCase: foldCase)
             return nil
         } catch {
-            return error.message
+            return error.description
         }
     }
 

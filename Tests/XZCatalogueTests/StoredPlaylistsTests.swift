@@ -12,7 +12,7 @@ final class StoredPlaylistsTests: XCTestCase {
         for bad in ["", "../x", "..", ".", ".hidden", "a/b", "/abs", "a\0b", "a\nb", "tab\there", "bell\u{7}",
                     "esc\u{1B}[31m", "del\u{7F}", String(repeating: "é", count: 126)] {
             XCTAssertThrowsError(try StoredPlaylists.validate(bad), bad.debugDescription) { error in
-                XCTAssertEqual((error as? PlaylistError)?.kind, .badName)
+                XCTAssertEqual(error as? CatalogueError, .badPlaylistName)
             }
         }
     }
@@ -85,7 +85,7 @@ final class StoredPlaylistsTests: XCTestCase {
         XCTAssertEqual(try store.read("mix").map(\.location), ["a.mp3", "c.mp3", "b.mp3"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store.folder.path), ["mix.m3u"],
                        "no temporary file is left behind")
-        XCTAssertThrowsError(try store.edit("new") { _ in }) { XCTAssertEqual(($0 as? PlaylistError)?.kind, .noSuchList) }
+        XCTAssertThrowsError(try store.edit("new") { _ in }) { XCTAssertEqual($0 as? CatalogueError, .noSuchPlaylist) }
         try store.edit("new", create: true) { $0.append(PlaylistEntry(location: "z.mp3")) }
 
         // A failing edit leaves the file as it was.
@@ -96,12 +96,12 @@ final class StoredPlaylistsTests: XCTestCase {
         })
         XCTAssertEqual(try store.read("mix").count, 3)
 
-        XCTAssertThrowsError(try store.rename("mix", to: "new")) { XCTAssertEqual(($0 as? PlaylistError)?.kind, .exists) }
-        XCTAssertThrowsError(try store.rename("mix", to: "../mix")) { XCTAssertEqual(($0 as? PlaylistError)?.kind, .badName) }
-        XCTAssertThrowsError(try store.rename("gone", to: "other")) { XCTAssertEqual(($0 as? PlaylistError)?.kind, .noSuchList) }
+        XCTAssertThrowsError(try store.rename("mix", to: "new")) { XCTAssertEqual($0 as? CatalogueError, .playlistExists) }
+        XCTAssertThrowsError(try store.rename("mix", to: "../mix")) { XCTAssertEqual($0 as? CatalogueError, .badPlaylistName) }
+        XCTAssertThrowsError(try store.rename("gone", to: "other")) { XCTAssertEqual($0 as? CatalogueError, .noSuchPlaylist) }
         try store.rename("mix", to: "混音")
         try store.remove("new")
-        XCTAssertThrowsError(try store.remove("new")) { XCTAssertEqual(($0 as? PlaylistError)?.kind, .noSuchList) }
+        XCTAssertThrowsError(try store.remove("new")) { XCTAssertEqual($0 as? CatalogueError, .noSuchPlaylist) }
         // Files that are no playlist are not listed.
         try Data().write(to: store.folder.appendingPathComponent("notes.txt"))
         try Data().write(to: store.folder.appendingPathComponent(".hidden.m3u"))

@@ -69,14 +69,17 @@ final class TransferPlanTests: XCTestCase {
     func testStatusClasses() {
         let none = PartialDownload()
         let now = Date(timeIntervalSince1970: 1_000_000)
-        XCTAssertEqual(ResumePlan.decide(ResponseHead(status: 429, headers: ["Retry-After": "7"]), partial: none, url: url, now: now),
-                       .retry(DownloadError(.http(429), "HTTP 429 Too Many Requests from \(url)"), retryAfter: 7))
+        let tooMany = ResumePlan.decide(ResponseHead(status: 429, headers: ["Retry-After": "7"]), partial: none, url: url, now: now)
+        XCTAssertEqual(tooMany, .retry(.http(429), retryAfter: 7))
+        guard case .retry(let limited, _) = tooMany else { return XCTFail() }
+        XCTAssertEqual(limited.description, "HTTP 429 Too Many Requests from \(url)")
         guard case .retry(_, nil) = ResumePlan.decide(ResponseHead(status: 500), partial: none, url: url) else { return XCTFail() }
         guard case .retry(_, 3) = ResumePlan.decide(ResponseHead(status: 503, headers: ["retry-after": "3"]), partial: none, url: url)
         else { return XCTFail() }
         guard case .fail(let error) = ResumePlan.decide(ResponseHead(status: 404), partial: none, url: url) else { return XCTFail() }
-        XCTAssertEqual(error.code, .http(404))
-        XCTAssertTrue(error.message.contains("404"))
+        XCTAssertEqual(error, .http(404))
+        XCTAssertEqual(error.httpStatus, 404)
+        XCTAssertTrue(error.description.contains("404"))
         guard case .fail = ResumePlan.decide(ResponseHead(status: 403), partial: none, url: url) else { return XCTFail() }
         XCTAssertEqual(ResumePlan.decide(ResponseHead(status: 301, headers: ["Location": "/b"]), partial: none, url: url),
                        .redirect(location: "/b"))
@@ -120,7 +123,7 @@ final class TransferPlanTests: XCTestCase {
         XCTAssertNoThrow(try DownloadURL.checked("https://a.test/x"))
         for bad in ["ftp://a.test/x", "file:///etc/passwd", "javascript:alert(1)", "/relative", "http:///nohost"] {
             XCTAssertThrowsError(try DownloadURL.checked(bad), bad) { error in
-                XCTAssertEqual((error as? DownloadError)?.code, .unsupportedURL, bad)
+                XCTAssertEqual(error as? DownloadError, .unsupportedURL, bad)
             }
         }
     }

@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 import XZCatalogue
 @testable import XZDownloader
+import XZSystem
 import XZTestSupport
-import XZText
 
 final class ChecksumTests: XCTestCase {
     /// Files around the 1 MiB read size (empty, one short, exact, one over, several chunks) against
@@ -30,7 +30,7 @@ final class ChecksumTests: XCTestCase {
 
     func testUnreadableFileIsNamed() {
         XCTAssertThrowsError(try Checksum.sha256Hex(ofFile: "/nonexistent/x.part")) { error in
-            XCTAssertEqual((error as? DownloadError)?.message, "cannot read /nonexistent/x.part: No such file or directory")
+            XCTAssertEqual((error as? DownloadError)?.description, "cannot read /nonexistent/x.part: No such file or directory")
         }
     }
 }
@@ -76,7 +76,7 @@ final class FileNamingTests: XCTestCase {
         try FileManager.default.createDirectory(at: library.url.appendingPathComponent("songs"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: library.url.appendingPathComponent("songs/evil"), withDestinationURL: outside)
         XCTAssertThrowsError(try FileNaming.makeFolder(["songs", "evil", "x"], in: library)) { error in
-            XCTAssertEqual((error as? DownloadError)?.code, .unsafePath)
+            XCTAssertEqual(error as? DownloadError, .unsafePath)
         }
         XCTAssertNoThrow(try FileNaming.makeFolder(["songs", "fine"], in: library))
     }
@@ -129,8 +129,8 @@ final class PartFileTests: XCTestCase {
         let bytes = [UInt8](repeating: 1, count: 4096)
         XCTAssertThrowsError(try bytes.withUnsafeBytes { try file.write($0) }) { error in
             let error = error as? DownloadError
-            XCTAssertEqual(error?.code, .diskFull)
-            XCTAssertTrue(error?.message.contains("disk full") == true, error?.message ?? "")
+            XCTAssertEqual(error, .diskFull)
+            XCTAssertTrue(error?.description.contains("disk full") == true, error?.description ?? "")
         }
     }
 

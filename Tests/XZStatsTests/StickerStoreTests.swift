@@ -20,19 +20,19 @@ final class StickerStoreTests: XCTestCase {
         XCTAssertEqual(try stickers.value(songKey: "src:1", name: "rating"), "8")
         for bad in ["11", "-1", "4.5", "", "ten", "+3", "٣"] {
             XCTAssertThrowsError(try stickers.set(songKey: "src:1", name: "rating", value: bad, title: "", singer: ""), bad) {
-                XCTAssertEqual(($0 as? StickerError)?.kind, .refused)
+                XCTAssertEqual($0 as? StatsError, .stickerRefused)
             }
         }
         XCTAssertEqual(try stickers.all(songKey: "src:1").map { "\($0.name)=\($0.value)" }, ["a=b=c", "mood=rain", "rating=8"])
 
         try stickers.delete(songKey: "src:1", name: "mood")
         XCTAssertThrowsError(try stickers.delete(songKey: "src:1", name: "mood")) {
-            XCTAssertEqual(($0 as? StickerError)?.kind, .noSuchSticker)
+            XCTAssertEqual($0 as? StatsError, .noSuchSticker)
         }
         try stickers.delete(songKey: "src:1", name: nil)
         XCTAssertEqual(try stickers.all(songKey: "src:1").count, 0)
         XCTAssertThrowsError(try stickers.delete(songKey: "src:2", name: nil), "nothing to delete") {
-            XCTAssertEqual(($0 as? StickerError)?.kind, .noSuchSticker)
+            XCTAssertEqual($0 as? StatsError, .noSuchSticker)
         }
     }
 
@@ -55,7 +55,7 @@ final class StickerStoreTests: XCTestCase {
         XCTAssertNil(try stickers.value(songKey: "src:2", name: "playcount"))
         for name in ["playcount", "skipcount", "lastplayed"] {
             XCTAssertThrowsError(try stickers.set(songKey: "src:1", name: name, value: "99", title: "", singer: ""), name) {
-                XCTAssertEqual(($0 as? StickerError)?.kind, .refused)
+                XCTAssertEqual($0 as? StatsError, .stickerRefused)
             }
             XCTAssertThrowsError(try stickers.delete(songKey: "src:1", name: name), name)
         }

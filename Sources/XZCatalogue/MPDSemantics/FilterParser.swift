@@ -1,18 +1,12 @@
 import Foundation
-
-/// A malformed filter; the message is MPD's.
-public struct FilterError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
+import Synchronization
 
 /// Parses filters exactly as MPD 0.23's SongFilter does (src/song/Filter.cxx), with its error messages.
 public enum FilterParser {
     /// Arguments of find/search/count/list: expressions in parentheses and old-style `TAG VALUE` pairs,
     /// all of which must hold. `foldCase`: `search` (case-insensitive, and old pairs match substrings).
-    public static func parse(_ arguments: [String], foldCase: Bool) throws(FilterError) -> [SongFilter] {
-        guard !arguments.isEmpty else { throw FilterError("Incorrect number of filter arguments") }
+    public static func parse(_ arguments: [String], foldCase: Bool) throws(CatalogueError) -> [SongFilter] {
+        guard !arguments.isEmpty else { throw .badFilter("Incorrect number of filter arguments") }
         var filters: [SongFilter] = []
         var rest = arguments[...]
         while let first = rest.first {
@@ -20,11 +14,11 @@ public enum FilterParser {
                 rest = rest.dropFirst()
                 var scanner = Scanner(first)
                 let filter = try scanner.expression(foldCase: foldCase)
-                guard scanner.atEnd else { throw FilterError("Unparsed garbage after expression") }
+                guard scanner.atEnd else { throw .badFilter("Unparsed garbage after expression") }
                 filters.append(filter)
                 continue
             }
-            guard rest.count >= 2 else { throw FilterError("Incorrect number of filter arguments") }
+            guard rest.count >= 2 else { throw .badFilter("Incorrect number of filter arguments") }
             let name = rest.removeFirst(), value = rest.removeFirst()
             filters.append(try pair(name, value, foldCase: foldCase))
         }
@@ -32,11 +26,11 @@ public enum FilterParser {
     }
 
     /// One expression, e.g. `(Artist == 'x')`, for the catalogue's own `find`.
-    public static func parseExpression(_ text: String, foldCase: Bool = false) throws(FilterError) -> SongFilter {
-        guard text.hasPrefix("(") else { throw FilterError("'(' expected") }
+    public static func parseExpression(_ text: String, foldCase: Bool = false) throws(CatalogueError) -> SongFilter {
+        guard text.hasPrefix("(") else { throw .badFilter("'(' expected") }
         var scanner = Scanner(text)
         let filter = try scanner.expression(foldCase: foldCase)
-        guard scanner.atEnd else { throw FilterError("Unparsed garbage after expression") }
+        guard scanner.atEnd else { throw .badFilter("Unparsed garbage after expression") }
         return filter
     }
 
@@ -55,13 +49,13 @@ public enum FilterParser {
         return SongTag(name).map(FilterType.tag)
     }
 
-    static func pair(_ name: String, _ value: String, foldCase: Bool) throws(FilterError) -> SongFilter {
-        guard let type = filterType(name) else { throw FilterError("Unknown filter type") }
+    static func pair(_ name: String, _ value: String, foldCase: Bool) throws(CatalogueError) -> SongFilter {
+        guard let type = filterType(name) else { throw .badFilter("Unknown filter type") }
         // MPD 0.20 compatibility: case folding also means substring matching.
         let match = StringMatch(foldCase ? .contains : .equal, value, foldCase: foldCase)
         switch type {
         case .base:
-            guard isSafeLocalURI(value) else { throw FilterError("Bad URI") }
+            guard isSafeLocalURI(value) else { throw .badFilter("Bad URI") }
             return .base(value)
         case .modifiedSince: return .modifiedSince(try timestamp(value))
         case .addedSince: return .addedSince(try timestamp(value))
@@ -80,10 +74,10 @@ public enum FilterParser {
     }
 
     /// ISO 8601 (a date, or a date and time in UTC or with an offset), else a whole number of Unix seconds.
-    static func timestamp(_ text: String) throws(FilterError) -> Int64 {
+    static func timestamp(_ text: String) throws(CatalogueError) -> Int64 {
         if let date = iso8601(text) { return Int64(date.timeIntervalSince1970.rounded(.down)) }
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text) { return value }
-        throw FilterError("Failed to parse time stamp")
+        throw .badFilter("Failed to parse time stamp")
     }
 
     private static func iso8601(_ text: String) -> Date? {
@@ -99,18 +93,18 @@ public enum FilterParser {
         return nil
     }
 
-    static func audioFormat(_ text: String, mask: Bool) throws(FilterError) -> AudioFormatMask {
+    static func audioFormat(_ text: String, mask: Bool) throws(CatalogueError) -> AudioFormatMask {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3 else { throw FilterError("Failed to parse audio format: \(text)") }
-        func number(_ part: String, _ what: String) throws(FilterError) -> Int? {
+        guard parts.count == 3 else { throw .badFilter("Failed to parse audio format: \(text)") }
+        func number(_ part: String, _ what: String) throws(CatalogueError) -> Int? {
             if mask && part == "*" { return nil }
-            guard let value = Int(part), value > 0 else { throw FilterError("Failed to parse \(what): \(text)") }
+            guard let value = Int(part), value > 0 else { throw .badFilter("Failed to parse \(what): \(text)") }
             return value
         }
         let rate = try number(parts[0], "sample rate")
         let bits: String? = mask && parts[1] == "*" ? nil : parts[1]
         guard bits == nil || ["8", "16", "24", "32", "f", "dsd"].contains(bits!) else {
-            throw FilterError("Failed to parse sample format: \(text)")
+            throw .badFilter("Failed to parse sample format: \(text)")
         }
         let channels = try number(parts[2], "channel count")
         return AudioFormatMask(sampleRate: rate, bits: bits, channels: channels)
@@ -137,35 +131,35 @@ public enum FilterParser {
             (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2D
         }
 
-        mutating func word() throws(FilterError) -> String {
+        mutating func word() throws(CatalogueError) -> String {
             let start = position
             while Self.isWordByte(current) { position += 1 }
-            guard position > start else { throw FilterError("Word expected") }
+            guard position > start else { throw .badFilter("Word expected") }
             let text = String(decoding: bytes[start..<position], as: UTF8.self)
             stripLeft()
             return text
         }
 
-        mutating func quoted() throws(FilterError) -> String {
+        mutating func quoted() throws(CatalogueError) -> String {
             let quote = current
-            guard quote == 0x22 || quote == 0x27 else { throw FilterError("Quoted string expected") }
+            guard quote == 0x22 || quote == 0x27 else { throw .badFilter("Quoted string expected") }
             position += 1
             var value: [UInt8] = []
             while current != quote {
                 // A backslash escapes the next character.
                 if current == 0x5C { position += 1 }
-                guard !atEnd else { throw FilterError("Closing quote not found") }
+                guard !atEnd else { throw .badFilter("Closing quote not found") }
                 value.append(current)
                 position += 1
-                guard value.count < 4096 else { throw FilterError("Quoted value is too long") }
+                guard value.count < 4096 else { throw .badFilter("Quoted value is too long") }
             }
             position += 1
             stripLeft()
             return String(decoding: value, as: UTF8.self)
         }
 
-        mutating func closing() throws(FilterError) {
-            guard current == 0x29 else { throw FilterError("')' expected") }
+        mutating func closing() throws(CatalogueError) {
+            guard current == 0x29 else { throw .badFilter("')' expected") }
             position += 1
             stripLeft()
         }
@@ -180,7 +174,7 @@ public enum FilterParser {
             return true
         }
 
-        mutating func stringMatch(foldCase: Bool) throws(FilterError) -> StringMatch {
+        mutating func stringMatch(foldCase: Bool) throws(CatalogueError) -> StringMatch {
             if take("contains ") { return StringMatch(.contains, try quoted(), foldCase: foldCase) }
             if take("!contains ") { return StringMatch(.contains, try quoted(), foldCase: foldCase, negated: true) }
             if take("starts_with ") { return StringMatch(.startsWith, try quoted(), foldCase: foldCase) }
@@ -191,7 +185,7 @@ public enum FilterParser {
                 stripLeft()
                 let pattern = try quoted()
                 guard FilterRegex.compiled(pattern, foldCase: foldCase) != nil else {
-                    throw FilterError("Failed to compile regex: \(pattern)")
+                    throw .badFilter("Failed to compile regex: \(pattern)")
                 }
                 return StringMatch(.regex, pattern, foldCase: foldCase, negated: negated)
             }
@@ -201,15 +195,15 @@ public enum FilterParser {
             } else if current == 0x3D && peek(1) == 0x3D {
                 negated = false
             } else {
-                throw FilterError("'==' or '!=' expected")
+                throw .badFilter("'==' or '!=' expected")
             }
             position += 2
             stripLeft()
             return StringMatch(.equal, try quoted(), foldCase: foldCase, negated: negated)
         }
 
-        mutating func expression(foldCase: Bool) throws(FilterError) -> SongFilter {
-            guard current == 0x28 else { throw FilterError("'(' expected") }
+        mutating func expression(foldCase: Bool) throws(CatalogueError) -> SongFilter {
+            guard current == 0x28 else { throw .badFilter("'(' expected") }
             position += 1
             stripLeft()
             if current == 0x28 {
@@ -218,7 +212,7 @@ public enum FilterParser {
                     position += 1
                     return first
                 }
-                guard try word() == "AND" else { throw FilterError("'AND' expected") }
+                guard try word() == "AND" else { throw .badFilter("'AND' expected") }
                 var items = [first]
                 while true {
                     items.append(try expression(foldCase: foldCase))
@@ -226,19 +220,19 @@ public enum FilterParser {
                         position += 1
                         return .and(items)
                     }
-                    guard try word() == "AND" else { throw FilterError("'AND' expected") }
+                    guard try word() == "AND" else { throw .badFilter("'AND' expected") }
                 }
             }
             if current == 0x21 {
                 position += 1
                 stripLeft()
-                guard current == 0x28 else { throw FilterError("'(' expected") }
+                guard current == 0x28 else { throw .badFilter("'(' expected") }
                 let inner = try expression(foldCase: foldCase)
                 try closing()
                 return .not(inner)
             }
             let name = try word()
-            guard let type = FilterParser.filterType(name) else { throw FilterError("Unknown filter type: \(name)") }
+            guard let type = FilterParser.filterType(name) else { throw .badFilter("Unknown filter type: \(name)") }
             switch type {
             case .modifiedSince, .addedSince:
                 let value = try FilterParser.timestamp(try quoted())
@@ -255,7 +249,7 @@ public enum FilterParser {
                 } else if current == 0x3D && peek(1) == 0x7E {
                     mask = true
                 } else {
-                    throw FilterError("'==' or '=~' expected")
+                    throw .badFilter("'==' or '=~' expected")
                 }
                 position += 2
                 stripLeft()
@@ -281,19 +275,19 @@ public enum FilterParser {
 
 /// Compiled patterns, shared by every query thread.
 enum FilterRegex {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var cache: [String: NSRegularExpression] = [:]
+    private static let cache = Mutex<[String: NSRegularExpression]>([:])
 
     static func compiled(_ pattern: String, foldCase: Bool) -> NSRegularExpression? {
         let key = (foldCase ? "i" : "c") + pattern
-        lock.lock()
-        defer { lock.unlock() }
-        if let known = cache[key] { return known }
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: foldCase ? [.caseInsensitive] : []) else {
-            return nil
+        return cache.withLock { cache in
+            if let known = cache[key] { return known }
+            // A pattern that does not compile is no regex: the caller reports it as MPD does.
+            guard let regex = try? NSRegularExpression(pattern: pattern, options: foldCase ? [.caseInsensitive] : []) else {
+                return nil
+            }
+            if cache.count > 256 { cache.removeAll() }
+            cache[key] = regex
+            return regex
         }
-        if cache.count > 256 { cache.removeAll() }
-        cache[key] = regex
-        return regex
     }
 }

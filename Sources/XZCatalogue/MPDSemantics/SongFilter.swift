@@ -191,26 +191,26 @@ public enum FieldTerms {
         words(text).contains { field(of: $0) != nil }
     }
 
-    public static func parse(_ text: String) throws(FilterError) -> [SongFilter] {
+    public static func parse(_ text: String) throws(CatalogueError) -> [SongFilter] {
         var filters: [SongFilter] = []
         for word in words(text) {
             guard let (name, value) = field(of: word) else {
                 filters.append(.tag(nil, StringMatch(.contains, word, foldCase: true)))
                 continue
             }
-            guard !value.isEmpty else { throw FilterError("\(name): give a value after the colon") }
+            guard !value.isEmpty else { throw .badFilter("\(name): give a value after the colon") }
             if let tag = textFields[name] {
                 filters.append(.tag(tag, StringMatch(.contains, value, foldCase: true)))
             } else if name == "liked" {
                 switch value.lowercased() {
                 case "yes", "true", "1": filters.append(.liked(true))
                 case "no", "false", "0": filters.append(.liked(false))
-                default: throw FilterError("liked: expected yes or no, not \"\(value)\"")
+                default: throw .badFilter("liked: expected yes or no, not \"\(value)\"")
                 }
             } else {
                 let field = NumberField(rawValue: name)!
                 guard let (lower, upper) = range(value) else {
-                    throw FilterError("\(name): expected a number or a range like 2003..2005, not \"\(value)\"")
+                    throw .badFilter("\(name): expected a number or a range like 2003..2005, not \"\(value)\"")
                 }
                 filters.append(.number(field, lower: lower, upper: upper))
             }

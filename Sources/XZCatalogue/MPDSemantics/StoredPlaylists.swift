@@ -1,23 +1,8 @@
 import Foundation
-import XZText
+import XZSystem
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A stored playlist's failure, of the kinds MPD tells apart (bad name, none such, already there, disk).
-public struct PlaylistError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
-        case badName, noSuchList, exists, badPosition, io
-    }
-
-    public let kind: Kind
-    public let description: String
-
-    public init(_ kind: Kind, _ description: String) {
-        self.kind = kind
-        self.description = description
-    }
-}
 
 /// One line of a playlist: where the song is, as written in the file (a path relative to the music
 /// folder, as MPD writes it, or an absolute path), and what `#EXTINF` said of it.
@@ -98,7 +83,7 @@ public struct StoredPlaylists: Sendable, Equatable {
         let valid = !name.isEmpty && !name.hasPrefix(".") && !name.contains("/")
             && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
             && name.utf8.count + suffix.utf8.count <= 255
-        guard valid else { throw PlaylistError(.badName, "Bad playlist name") }
+        guard valid else { throw CatalogueError.badPlaylistName }
         return name
     }
 
@@ -113,10 +98,12 @@ public struct StoredPlaylists: Sendable, Equatable {
     /// Every playlist with its file's modification time, by name.
     public func list() throws -> [(name: String, modified: Date)] {
         let manager = FileManager.default
+        // No folder means none saved yet; an unreadable one lists as empty rather than failing every client.
         guard let files = try? manager.contentsOfDirectory(atPath: folder.path) else { return [] }
         return files.compactMap { file -> (name: String, modified: Date)? in
             guard file.hasSuffix(Self.suffix), !file.hasPrefix(".") else { return nil }
             let name = String(file.dropLast(Self.suffix.count))
+            // Files no playlist name could give, and files gone since the listing, are no playlists.
             guard (try? Self.validate(name)) != nil else { return nil }
             let attributes = try? manager.attributesOfItem(atPath: folder.appendingPathComponent(file).path)
             guard attributes?[.type] as? FileAttributeType == .typeRegular else { return nil }
@@ -127,7 +114,7 @@ public struct StoredPlaylists: Sendable, Equatable {
     public func read(_ name: String) throws -> [PlaylistEntry] {
         let path = try path(of: name)
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw PlaylistError(.noSuchList, "No such playlist")
+            throw CatalogueError.noSuchPlaylist
         }
         return M3U.parse(data)
     }
@@ -138,10 +125,10 @@ public struct StoredPlaylists: Sendable, Equatable {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try AtomicFile.write(Data(M3U.render(entries).utf8), toPath: path)
-        } catch let failure as AtomicFile.Failure {
-            throw PlaylistError(.io, failure.description)
+        } catch let failure as SystemError {
+            throw CatalogueError.io(failure.description)
         } catch {
-            throw PlaylistError(.io, "cannot create \(folder.path): \((error as NSError).localizedDescription)")
+            throw CatalogueError.io("cannot create \(folder.path): \((error as NSError).localizedDescription)")
         }
     }
 
@@ -150,7 +137,7 @@ public struct StoredPlaylists: Sendable, Equatable {
         var entries: [PlaylistEntry] = []
         do {
             entries = try read(name)
-        } catch let error as PlaylistError where error.kind == .noSuchList && create {}
+        } catch let error as CatalogueError where error == .noSuchPlaylist && create {}
         try change(&entries)
         try write(name, entries)
     }
@@ -158,8 +145,8 @@ public struct StoredPlaylists: Sendable, Equatable {
     public func remove(_ name: String) throws {
         let path = try path(of: name)
         guard unlink(path) == 0 else {
-            if errno == ENOENT { throw PlaylistError(.noSuchList, "No such playlist") }
-            throw PlaylistError(.io, "cannot remove \(path): \(String(cString: strerror(errno)))")
+            if errno == ENOENT { throw CatalogueError.noSuchPlaylist }
+            throw CatalogueError.io("cannot remove \(path): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -167,10 +154,10 @@ public struct StoredPlaylists: Sendable, Equatable {
         let from = try path(of: name)
         let to = try path(of: newName)
         let manager = FileManager.default
-        guard manager.fileExists(atPath: from) else { throw PlaylistError(.noSuchList, "No such playlist") }
-        guard !manager.fileExists(atPath: to) else { throw PlaylistError(.exists, "Playlist exists already") }
+        guard manager.fileExists(atPath: from) else { throw CatalogueError.noSuchPlaylist }
+        guard !manager.fileExists(atPath: to) else { throw CatalogueError.playlistExists }
         guard Glibc.rename(from, to) == 0 else {
-            throw PlaylistError(.io, "cannot rename \(from): \(String(cString: strerror(errno)))")
+            throw CatalogueError.io("cannot rename \(from): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -23,7 +23,7 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     /// The config file's entries; a missing file has none.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ConfigFile {
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SystemError) -> ConfigFile {
         let url = location(environment: environment)
         guard let data = FileManager.default.contents(atPath: url.path) else { return ConfigFile(source: url.path, entries: []) }
         return try ConfigFile(parsing: String(decoding: data, as: UTF8.self), source: url.path)
@@ -34,13 +34,13 @@ public struct ConfigFile: Sendable, Equatable {
         self.entries = entries
     }
 
-    public init(parsing text: String, source: String = "config") throws {
+    public init(parsing text: String, source: String = "config") throws(SystemError) {
         var entries: [Entry] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let equals = line.firstIndex(of: "=") else {
-                throw ConfigError("\(source) line \(index + 1): expected key = value")
+                throw .config("\(source) line \(index + 1): expected key = value")
             }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
             var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
@@ -54,12 +54,7 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     /// An error naming the file and line of `entry`.
-    public func error(_ entry: Entry, _ why: String) -> ConfigError {
-        ConfigError("\(source) line \(entry.line): \(why)")
+    public func error(_ entry: Entry, _ why: String) -> SystemError {
+        .config("\(source) line \(entry.line): \(why)")
     }
-}
-
-public struct ConfigError: Error, CustomStringConvertible, Sendable, Equatable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

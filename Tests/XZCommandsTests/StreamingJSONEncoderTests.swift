@@ -1,8 +1,10 @@
 import Foundation
 import XCTest
-import XZText
+@testable import XZCommands
+import XZDownloader
+import XZStats
 
-final class JSONWriterTests: XCTestCase {
+final class StreamingJSONEncoderTests: XCTestCase {
     private struct Record: Encodable {
         var id: Int64
         var title: String
@@ -18,7 +20,7 @@ final class JSONWriterTests: XCTestCase {
     func testTextReadsBackToTheSameValues() throws {
         let record = Record(id: 7, title: awkward, album: nil, seconds: 1.5, liked: true,
                             tags: ["b": "2", "a": "1", "c": awkward], plays: [1, -2, 3])
-        let text = try JSONWriter.text(record)
+        let text = try StreamingJSONEncoder.text(record)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         XCTAssertEqual(object["id"] as? Int, 7)
         XCTAssertEqual(object["title"] as? String, awkward)
@@ -34,7 +36,7 @@ final class JSONWriterTests: XCTestCase {
 
     func testKeysFollowTheRecordAndEveryOneIsPresent() throws {
         let record = Record(id: 1, title: "t", album: nil, seconds: nil, liked: false, tags: [:], plays: [])
-        XCTAssertEqual(try JSONWriter.text(record),
+        XCTAssertEqual(try StreamingJSONEncoder.text(record),
                        #"{"id":1,"title":"t","album":null,"seconds":null,"liked":false,"tags":{},"plays":[]}"#)
     }
 
@@ -42,19 +44,30 @@ final class JSONWriterTests: XCTestCase {
         let records = (0..<500).map { Record(id: Int64($0), title: "\(awkward) \($0)", album: $0 % 2 == 0 ? "专辑" : nil,
                                                seconds: Double($0) / 4, liked: $0 % 3 == 0, tags: ["k": "\($0)"], plays: [$0]) }
         var chunks: [String] = []
-        let writer = JSONWriter(chunkSize: 100) { chunks.append($0) }
-        try writer.encode(records)
-        writer.finish()
+        let encoder = StreamingJSONEncoder(chunkSize: 100) { chunks.append($0) }
+        try encoder.encode(records)
+        encoder.finish()
         XCTAssertGreaterThan(chunks.count, 100)
         XCTAssertFalse(chunks.contains { $0.contains("\u{FFFD}") })
-        XCTAssertEqual(chunks.joined(), try JSONWriter.text(records))
+        XCTAssertEqual(chunks.joined(), try StreamingJSONEncoder.text(records))
         let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(chunks.joined().utf8)) as? [[String: Any]])
         XCTAssertEqual(parsed.count, 500)
         XCTAssertEqual(parsed[499]["title"] as? String, "\(awkward) 499")
     }
 
     func testNumbersJSONCanHold() throws {
-        XCTAssertEqual(try JSONWriter.text([0.25, 100, -3e300, .infinity, .nan]), "[0.25,100,-3e+300,null,null]")
-        XCTAssertEqual(try JSONWriter.text([Int64.min, Int64.max]), "[-9223372036854775808,9223372036854775807]")
+        XCTAssertEqual(try StreamingJSONEncoder.text([0.25, 100, -3e300, .infinity, .nan]), "[0.25,100,-3e+300,null,null]")
+        XCTAssertEqual(try StreamingJSONEncoder.text([Int64.min, Int64.max]), "[-9223372036854775808,9223372036854775807]")
+    }
+
+    /// Records of the layers below print every key, an unknown value as null.
+    func testLowerLayersRecordsPrintEveryKey() throws {
+        let removed = TopSong(id: nil, songKey: "file:/x.mp3", title: "X", singer: "Y", plays: 3)
+        XCTAssertEqual(try StreamingJSONEncoder.text(removed), #"{"id":null,"title":"X","singer":"Y","plays":3}"#)
+        let task = DownloadTaskInfo(id: 1, songKey: "src:1", title: "T", singer: "S", kind: .audio, state: .queued)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try StreamingJSONEncoder.text(task).utf8)) as? [String: Any])
+        XCTAssertEqual(Set(object.keys), ["id", "song_key", "title", "singer", "kind", "state", "bytes_done", "bytes_total",
+                                          "bytes_per_second", "eta_seconds", "last_error", "note", "path"])
+        XCTAssertTrue(object["path"] is NSNull)
     }
 }

@@ -6,18 +6,14 @@ import Glibc
 /// Writes a whole file or nothing: the bytes go to a temporary file in the same folder, are flushed to
 /// disk, and are renamed over the target, so a crash or a full disk never leaves half a file there.
 public enum AtomicFile {
-    /// A failure, in words that name the file and the system's reason.
-    public struct Failure: Error, CustomStringConvertible, Sendable, Equatable {
-        public let description: String
-    }
-
-    public static func write(_ data: Data, toPath path: String) throws {
-        func failure(_ what: String, _ code: Int32 = errno) -> Failure {
-            Failure(description: "cannot write \(path): \(what)\(String(cString: strerror(code)))")
+    /// Throws `SystemError.fileWrite`, in words that name the file and the system's reason.
+    public static func write(_ data: Data, toPath path: String) throws(SystemError) {
+        func failure(_ what: String, _ code: Int32 = errno) -> SystemError {
+            .fileWrite("cannot write \(path): \(what)\(String(cString: strerror(code)))")
         }
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-            throw Failure(description: "cannot write \(path): it is a folder")
+            throw .fileWrite("cannot write \(path): it is a folder")
         }
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
