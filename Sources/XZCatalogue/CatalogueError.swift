@@ -3,6 +3,7 @@
 public struct CatalogueError: Error, Hashable, CustomStringConvertible, Sendable {
     private enum Code: Hashable, Sendable {
         case database, io, badFeedLine, badFilter, badPlaylistName, noSuchPlaylist, playlistExists, badPosition
+        case malformedURI, climbsOut, accessDenied, unsupportedScheme
     }
 
     private let code: Code
@@ -29,6 +30,14 @@ public struct CatalogueError: Error, Hashable, CustomStringConvertible, Sendable
     public static let playlistExists = CatalogueError(.playlistExists, "Playlist exists already")
     /// A position or range outside a playlist.
     public static let badPosition = CatalogueError(.badPosition, "Bad position")
+
+    /// A song URI that is empty or holds a NUL.
+    public static let malformedURI = CatalogueError(.malformedURI, "Malformed URI")
+    /// A song URI with a `..` or `.` component, which could name a file outside its folder.
+    public static let climbsOut = CatalogueError(.climbsOut, "Malformed URI")
+    /// An absolute path from a client that may not name files by path.
+    public static let accessDenied = CatalogueError(.accessDenied, "Access denied")
+    public static let unsupportedScheme = CatalogueError(.unsupportedScheme, "Unsupported URI scheme: only files play on this host")
 
     public static func database(_ message: String) -> CatalogueError { CatalogueError(.database, message) }
     public static func io(_ message: String) -> CatalogueError { CatalogueError(.io, message) }

@@ -13,7 +13,7 @@ import XZHost
 final class HostWatcher: LyricLinesSwitch {
     private let connection: Connection
     private let database: LibraryDatabase
-    private let uris: SongURIs
+    private let uris: SongNaming
     private let console: Console
     private let state: Mutex<State>
 
@@ -39,7 +39,7 @@ final class HostWatcher: LyricLinesSwitch {
     init(client: MPDClient, folder: LibraryFolder, database: LibraryDatabase, musicDirectory: URL, console: Console) {
         connection = Connection(client: client)
         self.database = database
-        uris = SongURIs(musicDirectory: musicDirectory, library: folder)
+        uris = SongNaming(musicDirectory: musicDirectory, library: folder)
         self.console = console
         state = Mutex(State(lyricsShown: console.stdoutIsTTY))
         Thread.detachNewThread { [self] in follow() }

@@ -26,7 +26,7 @@ final class PlaybackSession: LyricLinesSwitch {
 
     /// `keepURLs`: plain URLs played here are kept in the library too (`play --keep`).
     convenience init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool,
-                     musicDirectory: URL = SongURIs.defaultMusicDirectory(), console: Console, presentation: Presentation,
+                     musicDirectory: URL = SongNaming.defaultMusicDirectory(), console: Console, presentation: Presentation,
                      keepURLs: Bool = false) {
         // A config file the downloader cannot read must not stop playing files: its defaults stream.
         let settings = (try? DownloadSettings.load()) ?? DownloadSettings()

@@ -103,7 +103,7 @@ final class RemotePlayerControl: PlayerControl, Sendable {
     private let folder: LibraryFolder
     /// The library, for naming queued songs; a command that only sends `next` never opens it.
     private let database: @Sendable () throws -> LibraryDatabase
-    private let knownURIs = Mutex<SongURIs?>(nil)
+    private let knownURIs = Mutex<SongNaming?>(nil)
 
     init(client: sending MPDClient, folder: LibraryFolder, database: @escaping @Sendable () throws -> LibraryDatabase) {
         self.client = Mutex(client)
@@ -112,11 +112,11 @@ final class RemotePlayerControl: PlayerControl, Sendable {
     }
 
     /// How the host names songs, asked once.
-    private func uris() throws -> SongURIs {
+    private func uris() throws -> SongNaming {
         if let known = knownURIs.withLock({ $0 }) { return known }
         let config = try run("config")
-        let music = config.first { $0.key == "music_directory" }?.value ?? SongURIs.defaultMusicDirectory().path
-        let uris = SongURIs(musicDirectory: URL(fileURLWithPath: music), library: folder)
+        let music = config.first { $0.key == "music_directory" }?.value ?? SongNaming.defaultMusicDirectory().path
+        let uris = SongNaming(musicDirectory: URL(fileURLWithPath: music), library: folder)
         knownURIs.withLock { $0 = uris }
         return uris
     }
@@ -184,7 +184,7 @@ final class RemotePlayerControl: PlayerControl, Sendable {
         let uris = try uris()
         for playable in playables {
             switch playable {
-            case .song(let song): try run("add", [song.isLocal ? uris.uri(forPath: song.localPath, inCatalogue: true) : song.audioURL])
+            case .song(let song): try run("add", [song.isLocal ? uris.uri(ofFile: song.localPath, inCatalogue: true) : song.audioURL])
             case .file(let path): try run("add", [path])
             case .stream(let url): try run("add", [url])
             }

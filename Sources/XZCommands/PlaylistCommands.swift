@@ -207,10 +207,11 @@ struct PlaylistFiles {
         do {
             return try body(store)
         } catch let error as CatalogueError {
+            // Named in full: a bare `.noSuchPlaylist` would match CommandError's kind of that name.
             switch error {
-            case .badPlaylistName:
+            case CatalogueError.badPlaylistName:
                 throw CommandError.usage("bad playlist name: not empty, no '/', no control characters, not starting with '.'")
-            case .noSuchPlaylist: throw CommandError.noSuchPlaylist
+            case CatalogueError.noSuchPlaylist: throw CommandError.noSuchPlaylist
             default: throw CommandError.failed(error.description)
             }
         }
@@ -249,10 +250,10 @@ extension CommandContext {
     var playlists: PlaylistFiles {
         let music: String
         if let local = player as? LocalPlayerControl {
-            music = local.host.uris.musicDirectory
+            music = local.host.naming.musicDirectory
         } else if let remote = player as? RemotePlayerControl {
             // A host that cannot say where its music is gets the default, as a host without a config would.
-            music = ((try? remote.musicDirectory) ?? SongURIs.defaultMusicDirectory()).standardizedFileURL.path
+            music = ((try? remote.musicDirectory) ?? SongNaming.defaultMusicDirectory()).standardizedFileURL.path
         } else {
             // Names relative to the music folder need no valid config: its default folder stands in.
             let settings = (try? ConfigFile.load()).flatMap { try? HostSettings(config: $0) } ?? HostSettings()

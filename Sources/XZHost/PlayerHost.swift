@@ -10,7 +10,9 @@ public final class PlayerHost: Sendable {
     public let player: Player
     public let folder: LibraryFolder
     public let database: LibraryDatabase
-    public let uris: SongURIs
+    /// How clients know its songs: the music folder's names, and on a host that streams, the catalogue
+    /// songs that are not offline by their audio URL.
+    public let naming: SongNaming
     public let startedAt = Date()
     /// Audio output as configured, for `outputs`.
     public let output: OutputSpec
@@ -35,12 +37,12 @@ public final class PlayerHost: Sendable {
 
     /// `report` hears problems that are no command's failure (statistics that could not be saved).
     public init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool = false,
-                musicDirectory: URL = SongURIs.defaultMusicDirectory(), seed: UInt64? = nil,
+                musicDirectory: URL = SongNaming.defaultMusicDirectory(), seed: UInt64? = nil,
                 streams: StreamOpener? = nil, report: @escaping @Sendable (String) -> Void) {
         self.folder = folder
         self.database = database
         self.output = output
-        uris = SongURIs(musicDirectory: musicDirectory, library: folder)
+        naming = SongNaming(musicDirectory: musicDirectory, library: folder, onlineByURL: streams != nil)
         player = Player(output: output, realtime: realtime, seed: seed, streams: streams)
         canStream = streams != nil
         recording = StatsRecording(database: database, report: report)
@@ -58,22 +60,9 @@ public final class PlayerHost: Sendable {
         state.withLock { $0.observers.append(observer) }
     }
 
-    /// How the database commands name and choose songs: the music folder's names, and on a host that
-    /// streams, the catalogue songs that are not offline by their audio URL.
-    public var naming: SongNaming {
-        var naming = uris.naming
-        naming.onlineByURL = canStream
-        return naming
-    }
-
-    /// The name protocol clients know a catalogue song by.
-    public func uri(of song: Song) -> String {
-        song.isLocal ? uris.uri(forPath: song.localPath, inCatalogue: true) : naming.uri(of: song)
-    }
-
     /// The name protocol clients know a queue item by.
     public func uri(of item: QueueItem) -> String {
-        uris.uri(forPath: item.path, inCatalogue: item.songKey != nil)
+        naming.uri(ofFile: item.path, inCatalogue: item.songKey != nil)
     }
 
     /// Registers someone who hears every change (a client waiting in `idle`); returns the token to

@@ -1,3 +1,4 @@
+import XZCatalogue
 import XZHost
 
 import XZProtocol
@@ -21,23 +22,24 @@ extension HostChanges {
 }
 
 extension MPDError {
-    /// A host's refusal as MPD answers the same: a bad name is an argument error, a name that cannot
+    /// A refused song URI as MPD answers the same: a bad name is an argument error, a name that cannot
     /// be followed is no such thing.
-    init(_ error: HostError) {
+    init(uri error: CatalogueError) {
         switch error {
         case .malformedURI: self.init(.arg, error.description)
         case .accessDenied: self.init(.permission, error.description)
-        default: self.init(.noExist, error.description)
+        case .climbsOut, .unsupportedScheme: self.init(.noExist, error.description)
+        default: self.init(.system, error.description)
         }
     }
 }
 
 extension MPDError {
-    /// A failure below a command (the catalogue, a file, the host), as MPD reports its own: the host's
-    /// refusals by kind, anything else as a system error carrying its message.
+    /// A failure below a command (the catalogue, a file, the host), as MPD reports its own: a refused
+    /// URI by kind, anything else as a system error carrying its message.
     init(failure error: any Error) {
-        if let refusal = error as? HostError {
-            self.init(refusal)
+        if let refusal = error as? CatalogueError {
+            self.init(uri: refusal)
         } else {
             self.init(.system, "\(error)")
         }

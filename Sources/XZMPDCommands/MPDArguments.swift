@@ -108,11 +108,11 @@ extension MPDCommands {
         }
         let path: String
         if text.isEmpty || text == "/" {
-            path = call.host.uris.musicDirectory
+            path = call.host.naming.musicDirectory
         } else {
             path = try call.filePath(forURI: text, allowAbsolute: call.session.peer == .local)
             // A catalogue name the catalogue cannot confirm names no song.
-            if text.hasPrefix(SongURIs.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
+            if text.hasPrefix(SongNaming.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
                 throw MPDError(.noExist, "No such song")
             }
         }

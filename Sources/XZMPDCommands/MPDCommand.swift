@@ -41,9 +41,9 @@ extension MPDCommands.Invocation {
     /// The file a URI names, as the host resolves it, its refusal as MPD's.
     func filePath(forURI uri: String, allowAbsolute: Bool) throws(MPDError) -> String {
         do {
-            return try host.uris.path(forURI: uri, allowAbsolute: allowAbsolute)
+            return try host.naming.path(forURI: uri, allowAbsolute: allowAbsolute)
         } catch {
-            throw MPDError(error)
+            throw MPDError(uri: error)
         }
     }
 }

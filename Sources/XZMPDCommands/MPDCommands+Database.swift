@@ -90,7 +90,7 @@ extension MPDCommands {
     }
 
     static func uri(_ call: Invocation, _ song: Song) -> String {
-        call.host.uri(of: song)
+        call.host.naming.uri(of: song)
     }
 
     /// find/search's songs; a `base` folder the database does not hold is MPD's "No such directory".
@@ -300,7 +300,7 @@ extension MPDCommands {
     static func listOneFolder(_ call: inout Invocation) throws(MPDError) {
         let folder = try folderURI(call.arguments.first)
         let filters: [SongFilter] = folder.isEmpty ? [] : [.base(folder)]
-        let database = call.host.database, naming = call.host.uris.naming
+        let database = call.host.database, naming = call.host.naming.offlineOnly
         let named: [(id: Int64, uri: String)]
         do {
             named = try database.songURIs(filters, naming: naming)
@@ -361,7 +361,7 @@ extension MPDCommands {
     /// The files in a folder of the music directory, as they are on disk (MPD's storage listing).
     static func listFiles(_ call: inout Invocation) throws(MPDError) {
         let folder = try folderURI(call.arguments.first)
-        let path = folder.isEmpty ? call.host.uris.musicDirectory
+        let path = folder.isEmpty ? call.host.naming.musicDirectory
             : try call.filePath(forURI: folder, allowAbsolute: false)
         // An unreadable folder is no folder to the client, as MPD answers.
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
@@ -393,7 +393,7 @@ extension MPDCommands {
         while folder.hasSuffix("/") { folder.removeLast() }
         guard FilterParser.isSafeLocalURI(folder) else { throw MPDError(.arg, "Malformed path") }
         // As in MPD, a folder that is not there still makes a job, which finds nothing.
-        let path = folder.isEmpty ? call.host.uris.musicDirectory
+        let path = folder.isEmpty ? call.host.naming.musicDirectory
             : try call.filePath(forURI: folder, allowAbsolute: false)
         call.response.add("updating_db", call.host.startUpdate(of: URL(fileURLWithPath: path), rescan: rescan))
     }
@@ -410,7 +410,7 @@ extension MPDCommands {
         let text = call.arguments[0]
         let path = try call.filePath(forURI: text, allowAbsolute: call.session.peer == .local)
         // A catalogue name the catalogue cannot confirm names no song.
-        if text.hasPrefix(SongURIs.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
+        if text.hasPrefix(SongNaming.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
             throw MPDError(.noExist, "No such song")
         }
         guard FileManager.default.fileExists(atPath: path) else { throw MPDError(.noExist, "No file exists") }

@@ -50,7 +50,7 @@ extension MPDCommands {
                 let folder = uri.isEmpty || uri == "/" ? "" : (uri.hasSuffix("/") ? uri : uri + "/")
                 let found = try stickerCall { try store.find(name: name, comparison) }.compactMap { match -> (String, String)? in
                     guard let path = match.path else { return nil }
-                    let songURI = call.host.uris.uri(forPath: path, inCatalogue: !match.songKey.hasPrefix("file:"))
+                    let songURI = call.host.naming.uri(ofFile: path, inCatalogue: !match.songKey.hasPrefix("file:"))
                     return songURI.hasPrefix(folder) ? (songURI, match.value) : nil
                 }
                 for (songURI, value) in found.sorted(by: { $0.0 < $1.0 }) {
@@ -76,7 +76,7 @@ extension MPDCommands {
         // Not readable from the catalogue, the file is keyed as any file outside it.
         if let song = try? call.host.database.song(localPath: path) { return (song.songKey, song.title, song.singer) }
         var isFolder: ObjCBool = false
-        guard !text.hasPrefix(SongURIs.cataloguePrefix),
+        guard !text.hasPrefix(SongNaming.cataloguePrefix),
               FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
             throw MPDError(.noExist, "No such song")
         }

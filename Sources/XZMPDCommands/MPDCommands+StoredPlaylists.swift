@@ -175,14 +175,14 @@ extension PlayerHost {
 
     /// The file a stored playlist entry names (relative entries are in the music folder).
     public func playlistPath(_ entry: PlaylistEntry) -> String? {
-        StoredPlaylists.path(forLocation: entry.location, base: uris.musicDirectory)
+        StoredPlaylists.path(forLocation: entry.location, base: naming.musicDirectory)
     }
 
     /// The name clients know an entry by: its song's URI, or the line as written when it names no file here.
     public func playlistURI(_ entry: PlaylistEntry) -> String {
         guard let path = playlistPath(entry) else { return entry.location }
         // Unreadable, the entry is named as a file outside the catalogue (by path), which it may be.
-        return uris.uri(forPath: path, inCatalogue: (try? database.song(localPath: path)) != nil)
+        return naming.uri(ofFile: path, inCatalogue: (try? database.song(localPath: path)) != nil)
     }
 
     /// The entry as a queue item, or nil when its file is gone (it is then skipped).
@@ -192,7 +192,7 @@ extension PlayerHost {
     }
 
     public func playlistEntry(_ item: QueueItem) -> PlaylistEntry {
-        PlaylistEntry(item: item, musicDirectory: uris.musicDirectory)
+        PlaylistEntry(item: item, musicDirectory: naming.musicDirectory)
     }
 }
 

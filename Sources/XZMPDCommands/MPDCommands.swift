@@ -107,7 +107,7 @@ public enum MPDCommands {
         },
         MPDCommand("config", 0...0, .readOnly) { call throws(MPDError) in
             guard call.session.peer == .local else { throw MPDError(.permission, "Command only permitted to local clients") }
-            call.response.add("music_directory", call.host.uris.musicDirectory)
+            call.response.add("music_directory", call.host.naming.musicDirectory)
         },
         // XZMusic's own: the playing song's lyrics shift changed (already stored by the client).
         MPDCommand("xzmusic_lyrics_offset", 1...1, .changesState) { call throws(MPDError) in

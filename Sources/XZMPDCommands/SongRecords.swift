@@ -110,7 +110,7 @@ final class SongRecords: Sendable {
             let start = rendered.bytes.count
             let keyStart = keys.count
             // Ordered by the name the client sees, `naming`'s for every song a host lists.
-            let uri = host.uri(of: song)
+            let uri = host.naming.uri(of: song)
             rendered.addCatalogueSong(song, uri: uri, tags: tags)
             DatabaseOrder.appendKey(of: song, uri: uri, to: &keys)
             made.append((id, keyStart..<keys.count, start..<rendered.bytes.count))

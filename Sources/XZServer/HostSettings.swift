@@ -1,5 +1,5 @@
 import Foundation
-import XZHost
+import XZCatalogue
 import XZSystem
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password` and `music_directory`
@@ -10,7 +10,7 @@ public struct HostSettings: Sendable, Equatable {
     public var password: String?
     public var musicDirectory: URL
 
-    public init(musicDirectory: URL = SongURIs.defaultMusicDirectory()) {
+    public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
     }
 

@@ -1,9 +1,13 @@
 import Foundation
 import GRDB
 
-/// How songs are named by URI where filters and ordering need one: a file under one of `roots` by its
-/// path inside it after the root's prefix, anything else by `otherPrefix` and its absolute path.
+/// How songs are named by URI, the one rule for protocol clients, filters and ordering (`uriSQL` is the
+/// same rule in SQL): a file under one of `roots` by its path inside it after the root's prefix,
+/// anything else by `otherPrefix` and its absolute path.
 public struct SongNaming: Sendable {
+    public static let libraryPrefix = "xzmusic/"
+    public static let cataloguePrefix = "xzmusic-catalogue/"
+
     public struct Root: Sendable, Equatable {
         public var folder: String
         public var uriPrefix: String
@@ -15,6 +19,10 @@ public struct SongNaming: Sendable {
 
     public var roots: [Root]
     public var otherPrefix: String
+    /// The music folder (no trailing "/"), which names without a prefix are relative to.
+    public private(set) var musicDirectory = "/"
+    /// The library folder, which `xzmusic/` names are relative to.
+    public private(set) var libraryDirectory = "/"
     /// Only songs with a local file (what a player can add).
     public var localOnly: Bool
     /// With `localOnly`: catalogue songs that are not offline are listed too, named by their audio URL
@@ -29,6 +37,63 @@ public struct SongNaming: Sendable {
 
     /// Absolute paths as they are: the catalogue's own command line.
     public static let paths = SongNaming(roots: [], otherPrefix: "/", localOnly: false)
+
+    /// How a host names songs to protocol clients, as MPD names them: a file in the music folder by its
+    /// path relative to it; a file in the library folder (demo songs, downloads) under the fixed folder
+    /// `xzmusic/`; a catalogue song anywhere else under `xzmusic-catalogue/` and its absolute path (so a
+    /// network client can add every song the library holds); any other file by its absolute path, which
+    /// only local clients may use. Only songs with a local file are listed, and with `onlineByURL` the
+    /// catalogue songs that are not offline, by their audio URL.
+    public init(musicDirectory: URL, library: LibraryFolder, onlineByURL: Bool = false) {
+        let music = musicDirectory.standardizedFileURL.path
+        self.init(roots: [Root(folder: library.url.path, uriPrefix: Self.libraryPrefix), Root(folder: music, uriPrefix: "")],
+                  otherPrefix: Self.cataloguePrefix, localOnly: true)
+        self.onlineByURL = onlineByURL
+        self.musicDirectory = music
+        libraryDirectory = library.url.path
+    }
+
+    /// The same names without the songs that are not offline: what folder listings hold.
+    public var offlineOnly: SongNaming {
+        var naming = self
+        naming.onlineByURL = false
+        return naming
+    }
+
+    /// The music folder: config `music_directory`, else `$XDG_MUSIC_DIR`, else `~/Music`.
+    public static func defaultMusicDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let dir = environment["XDG_MUSIC_DIR"], dir.hasPrefix("/") { return URL(fileURLWithPath: dir) }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home).appendingPathComponent("Music")
+    }
+
+    /// The name of any file or stream: a stream URL as it is; `inCatalogue`, the file is a catalogue
+    /// song's (it then has a name any client may use), else outside the roots it is named by its path.
+    public func uri(ofFile path: String, inCatalogue: Bool) -> String {
+        if path.hasPrefix("http://") || path.hasPrefix("https://") { return path }
+        return inCatalogue || roots.contains(where: { Self.relative(path, insideFolder: $0.folder) != nil }) ? uri(ofPath: path) : path
+    }
+
+    /// The file a URI names. Absolute paths only when `allowAbsolute` (local clients); nothing may
+    /// climb out of its folder with `..`. A `xzmusic-catalogue/` name must still be checked against the
+    /// catalogue by the caller.
+    public func path(forURI uri: String, allowAbsolute: Bool) throws(CatalogueError) -> String {
+        guard !uri.isEmpty, !uri.utf8.contains(0) else { throw .malformedURI }
+        if uri.hasPrefix("/") {
+            guard allowAbsolute else { throw .accessDenied }
+            return URL(fileURLWithPath: uri).standardizedFileURL.path
+        }
+        if uri.contains("://") { throw .unsupportedScheme }
+        let components = uri.split(separator: "/", omittingEmptySubsequences: true)
+        guard !components.contains(where: { $0 == ".." || $0 == "." }) else { throw .climbsOut }
+        if uri.hasPrefix(Self.cataloguePrefix) {
+            return "/" + components.dropFirst().joined(separator: "/")
+        }
+        if uri.hasPrefix(Self.libraryPrefix) {
+            return libraryDirectory + "/" + components.dropFirst().joined(separator: "/")
+        }
+        return musicDirectory + "/" + components.joined(separator: "/")
+    }
 
     /// The name of a catalogue song: its file's, else its audio URL (`onlineByURL`), else its key's.
     public func uri(of song: Song) -> String {
