@@ -36,60 +36,58 @@ let package = Package(
         .target(name: "CTagLibShim", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("z"), .linkedLibrary("stdc++")]),
 
         // Terminal-safe text, display width, legacy encodings.
-        .target(name: "XZText", swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "XZText"),
         // What the program needs from the operating system: files written whole, the config file, work
         // handed to a thread of its own.
-        .target(name: "XZSystem", swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "XZSystem"),
         // The decoder seam: every format's decoder chosen by content, tags through TagLib, loudness.
         .target(name: "XZAudio", dependencies: [
-            "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CTagLibShim", "XZText",
-        ], swiftSettings: [.swiftLanguageMode(.v6)]),
+            "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CTagLibShim", "XZText", "XZSystem",
+        ]),
         // The SQLite catalogue: schema, feed import, search; MPD's filter, order, naming and stored
         // playlists in MPDSemantics/.
         .target(name: "XZCatalogue", dependencies: [
             "XZSystem", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
-        ], swiftSettings: [.swiftLanguageMode(.v6)]),
+        ]),
         // A music folder's files into the catalogue, their tags read through the decoders.
-        .target(name: "XZFolderScan", dependencies: ["XZAudio", "XZCatalogue"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "XZFolderScan", dependencies: ["XZAudio", "XZCatalogue"]),
         // Likes, play sessions and counts.
         .target(name: "XZStats", dependencies: [
             "XZText", "XZSystem", "XZCatalogue", product("GRDB", "GRDB.swift"),
-        ], swiftSettings: [.swiftLanguageMode(.v6)]),
+        ]),
         // LRC parsing and the lyric timeline.
-        .target(name: "XZLyrics", dependencies: ["XZText"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "XZLyrics", dependencies: ["XZText"]),
         // libao output and the player.
-        .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics", product("SystemPackage", "swift-system")],
-                swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics", "XZSystem", product("SystemPackage", "swift-system")]),
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [
             "XZText", "XZSystem", "XZCatalogue", "XZAudio", "XZFolderScan",
             product("AsyncHTTPClient", "async-http-client"), product("NIOCore", "swift-nio"),
             product("NIOHTTP1", "swift-nio"), product("Crypto", "swift-crypto"), product("GRDB", "GRDB.swift"),
             product("SystemPackage", "swift-system"),
-        ], swiftSettings: [.swiftLanguageMode(.v6)]),
+        ]),
         // The application core: one library's player, catalogue, statistics and folder updates, and the
         // changes its observers hear.
-        .target(name: "XZHost", dependencies: ["XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"],
-                swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "XZHost", dependencies: ["XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"]),
         // The MPD protocol's wire format as plain values: requests, arguments, responses, ACKs.
-        .target(name: "XZProtocol", swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "XZProtocol"),
         // MPD's command table over the host, and one connection's protocol state.
         .target(name: "XZMPDCommands", dependencies: [
             "XZProtocol", "XZHost", "XZAudio", "XZCatalogue", "XZStats", "XZPlayback",
-        ], swiftSettings: [.swiftLanguageMode(.v6)]),
+        ]),
         // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
         .target(name: "XZServer", dependencies: [
             "XZSystem", "XZCatalogue", "XZProtocol", "XZHost", "XZMPDCommands",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
-        ], swiftSettings: [.swiftLanguageMode(.v6)]),
+        ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
             "XZText", "XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
             "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
-        ], swiftSettings: [.swiftLanguageMode(.v6)]),
-        .executableTarget(name: "xzmusic", dependencies: ["XZCommands"], swiftSettings: [.swiftLanguageMode(.v6)]),
+        ]),
+        .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
             "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZDownloader", "XZCommands", "XZTestSupport",
@@ -128,6 +126,6 @@ let package = Package(
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],
-    swiftLanguageModes: [.v5],
+    swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17
 )

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import XZAudio
+import XZSystem
 import XZLyrics
 
 /// The audio thread: decodes the loaded track in small frame-aligned chunks, writes them to the output,

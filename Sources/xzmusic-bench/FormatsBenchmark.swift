@@ -11,12 +11,12 @@ struct FormatsBenchmark {
     let xzmusic: String
 
     /// One format: how its files are made from the WAV source, and its reference command-line decoder.
-    struct Format {
+    struct Format: Sendable {
         let name: String
         /// What its files' names end in, after "bench-5min" or "bench-1s".
         let suffix: String
-        let encode: (_ wav: String, _ output: String) -> [String]
-        let reference: (_ file: String) -> [String]
+        let encode: @Sendable (_ wav: String, _ output: String) -> [String]
+        let reference: @Sendable (_ file: String) -> [String]
     }
 
     static let formats: [Format] = [
@@ -53,8 +53,6 @@ struct FormatsBenchmark {
             let packages = Set(missing.compactMap { Self.tools[$0] }).sorted().joined(separator: " ")
             throw benchFailure("missing \(missing.joined(separator: ", ")): apt-get install \(packages) python3-mutagen")
         }
-        // Line by line, so that the figures show as they come when piped.
-        setvbuf(stdout, nil, _IOLBF, 0)
         // The demo songs would otherwise be imported into the benchmark's empty libraries.
         setenv("XZMUSIC_DEMO", "", 1)
         let render = folder.appendingPathComponent("render")
@@ -492,4 +490,10 @@ final class LoopbackMPD {
         stopServer()
         try? FileManager.default.removeItem(at: home)
     }
+}
+
+/// Line by line, so that the figures show as they come when piped.
+private func print(_ line: String = "") {
+    Swift.print(line)
+    fflush(nil)
 }

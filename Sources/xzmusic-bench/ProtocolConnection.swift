@@ -5,7 +5,8 @@ import Glibc
 
 /// A bare MPD protocol connection over loopback TCP: writes request lines and reads up to the final
 /// `OK` without parsing, so the figures measure the server rather than the client.
-final class ProtocolConnection {
+/// Sendable as a socket is: each connection is used by one thread at a time (the one measuring it).
+final class ProtocolConnection: @unchecked Sendable {
     private(set) var greeting = ""
     private let fd: Int32
     private var response: [UInt8] = []

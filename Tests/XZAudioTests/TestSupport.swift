@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import XZAudio
 import XZTestSupport
@@ -117,7 +118,7 @@ extension ID3Builder {
 }
 
 /// MP3s made at test time with sox and lame, once per test run, in a temp folder removed at exit.
-final class Fixtures {
+final class Fixtures: Sendable {
     private static let made: Result<Fixtures, Error> = Result {
         let fixtures = try Fixtures()
         atexit { Fixtures.cleanUp() }
@@ -131,7 +132,7 @@ final class Fixtures {
     }
 
     private let folder: TemporaryFolder
-    private(set) var files: [String: String] = [:]
+    private let files = Mutex<[String: String]>([:])
 
     init() throws {
         folder = try TemporaryFolder("audio-fixtures")
@@ -153,7 +154,7 @@ final class Fixtures {
     }
 
     func path(_ name: String) throws -> String {
-        guard let p = files[name] else { throw TestFailure("no fixture \(name)") }
+        guard let p = files.withLock({ $0[name] }) else { throw TestFailure("no fixture \(name)") }
         return p
     }
 
@@ -186,6 +187,6 @@ final class Fixtures {
     private func encode(_ name: String, _ wav: String, _ options: [String]) throws {
         let mp3 = folder.path(name + ".mp3")
         try TestProcess.runChecked("lame", ["--quiet"] + options + [wav, mp3])
-        files[name] = mp3
+        files.withLock { $0[name] = mp3 }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import XZCatalogue
 
 /// A library database in a fresh temporary folder, removed when the test ends.
-public final class TestLibrary {
+public final class TestLibrary: Sendable {
     public let folder: URL
     public let database: LibraryDatabase
 

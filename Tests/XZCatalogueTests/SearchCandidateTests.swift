@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import XCTest
 @testable import XZCatalogue
@@ -7,11 +8,11 @@ import XZCatalogueTestSupport
 /// Search ranks a bounded set of candidates. Checked here against ranking every FTS match, the
 /// way search used to, on a library big enough that the bounds bite.
 final class SearchCandidateTests: XCTestCase {
-    private static var shared: TestLibrary?
+    private static let shared = Mutex<TestLibrary?>(nil)
 
     /// 6,000 songs whose names repeat a small vocabulary, so broad queries match thousands.
     private func library() throws -> TestLibrary {
-        if let library = Self.shared { return library }
+        if let library = Self.shared.withLock({ $0 }) { return library }
         let library = try TestLibrary()
         var random = SplitMix(seed: 5)
         let han = Array("周杰伦陈奕迅王菲晴天七里香十年东风破青花瓷")
@@ -38,7 +39,7 @@ final class SearchCandidateTests: XCTestCase {
                                arguments: ["src:\(i)", i % 5, i % 2])
             }
         }
-        Self.shared = library
+        Self.shared.withLock { $0 = library }
         return library
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import XCTest
 import XZCatalogue
@@ -7,17 +8,16 @@ import XZTestSupport
 
 /// MP3 bodies made once per test run with sox and lame, kept in memory.
 enum MP3Bodies {
-    private static let lock = NSLock()
-    private static var cache: [String: Data] = [:]
+    private static let cache = Mutex<[String: Data]>([:])
 
     static func make(seconds: Double, frequency: Int, bitrate: Int = 128) throws -> Data {
         let name = "tone-\(seconds)-\(frequency)-\(bitrate).mp3"
-        if let data = lock.withLock({ cache[name] }) { return data }
+        if let data = cache.withLock({ $0[name] }) { return data }
         let folder = try TemporaryFolder("download-fixture")
         let path = folder.path(name)
         try AudioFixtures.makeMP3(at: path, seconds: seconds, frequency: frequency, lameOptions: ["-b", "\(bitrate)"])
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        lock.withLock { cache[name] = data }
+        cache.withLock { $0[name] = data }
         return data
     }
 

@@ -7,7 +7,7 @@ import XZTestSupport
 
 /// Lyrics lookups against a local server answering in LRCLIB's JSON shape.
 final class LyricsTests: XCTestCase {
-    static let notFound: [String: Any] = ["message": "Failed to find specified track", "name": "TrackNotFound", "statusCode": 404]
+    static var notFound: [String: Any] { ["message": "Failed to find specified track", "name": "TrackNotFound", "statusCode": 404] }
 
     static func record(_ id: Int, duration: Double, synced: String? = nil, plain: String? = nil, instrumental: Bool = false) -> [String: Any] {
         ["id": id, "trackName": "Song", "artistName": "Singer", "albumName": "Album", "duration": duration,

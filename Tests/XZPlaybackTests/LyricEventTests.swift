@@ -43,14 +43,14 @@ final class LyricEventTests: XCTestCase {
         let out = folder.path("lyrics.raw")
         let log = EventLog()
         let sizes = Locked<[Int]>([])
-        let player = Player(output: .raw(out)) { event in
+        let player = Player(output: .raw(out), onEvent: { event in
             log.append(event)
             if case .lyric = event {
                 // Emitted on the audio thread right after the write that crossed the stamp.
                 let size = (try? FileManager.default.attributesOfItem(atPath: out))?[.size] as? Int
                 sizes.update { $0.append(size ?? -1) }
             }
-        }
+        })
         player.play([item(try fixtures.path("long6"), lyrics: try lyricFile())])
         XCTAssertTrue(player.waitUntilFinished(timeout: 60))
         player.shutdown()

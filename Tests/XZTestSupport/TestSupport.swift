@@ -32,7 +32,7 @@ public struct TestFailure: Error, CustomStringConvertible {
 }
 
 /// A fresh folder under the system temporary directory, removed on deinit.
-public final class TemporaryFolder {
+public final class TemporaryFolder: Sendable {
     public let url: URL
 
     public init(_ label: String = "test") throws {

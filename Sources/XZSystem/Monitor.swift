@@ -4,7 +4,7 @@ import Synchronization
 /// State behind a `Mutex` that a thread can also sleep on until another one changes it: a condition
 /// variable without a lock taken and released by hand. Sleeping blocks the thread, so it is for dedicated
 /// threads (the audio thread, a decoder reading a growing file), never the cooperative pool.
-package final class Monitor<State: Sendable>: Sendable {
+public final class Monitor<State: Sendable>: Sendable {
     private struct Guarded: Sendable {
         var state: State
         /// One semaphore per sleeping thread, signalled once by the change that wakes it.
@@ -13,17 +13,17 @@ package final class Monitor<State: Sendable>: Sendable {
 
     private let guarded: Mutex<Guarded>
 
-    package init(_ state: State) {
+    public init(_ state: State) {
         guarded = Mutex(Guarded(state: state))
     }
 
     /// Reads or changes the state; sleeping threads are not woken.
-    package func withLock<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+    public func withLock<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
         guarded.withLock { body(&$0.state) }
     }
 
     /// Changes the state and wakes every sleeping thread to look at it again.
-    package func change<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
+    public func change<Result: Sendable>(_ body: (inout State) -> Result) -> Result {
         guarded.withLock { guarded in
             let result = body(&guarded.state)
             Self.wake(&guarded)
@@ -32,13 +32,13 @@ package final class Monitor<State: Sendable>: Sendable {
     }
 
     /// Wakes every sleeping thread, for a change made earlier through `withLock`.
-    package func wake() {
+    public func wake() {
         guarded.withLock { Self.wake(&$0) }
     }
 
     /// Runs `body` until it returns a value, sleeping in between until a `change` or `wake` (or `deadline`).
     /// Nil when the deadline passed with `body` still returning nil.
-    package func wait<Result: Sendable>(until deadline: DispatchTime? = nil,
+    public func wait<Result: Sendable>(until deadline: DispatchTime? = nil,
                                         _ body: (inout State) -> Result?) -> Result? {
         while true {
             // A fresh semaphore each time: one signalled after a timeout must not cut the next sleep short.
