@@ -27,11 +27,10 @@ extension MPDResponse {
     mutating func addSong(_ item: QueueItem, uri: String, tags: SongTags, durationMs: Int?, catalogue: Song? = nil) {
         add("file", uri)
         // The catalogue's time is the file's as last scanned, as MPD answers from its database; other
-        // files are asked. A file that cannot be asked has no time to give.
+        // files are asked; one that cannot be asked, or a stream, has no time to give: the line is left out.
         if let mtime = catalogue?.fileMtime {
             add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
         } else if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
-            // (A file that cannot be asked, or a stream, has no time to give: the line is left out.)
             add("Last-Modified", timestamp: modified)
         }
         if let catalogue { addFormat(of: catalogue) }
@@ -51,10 +50,10 @@ extension MPDResponse {
     /// A catalogue song as find, search and lsinfo list it: every value of a tag on a line of its own.
     mutating func addCatalogueSong(_ song: Song, uri: String, tags: SongTags) {
         add("file", uri)
+        // A file that cannot be asked has no time to give: the line is left out.
         if let mtime = song.fileMtime {
             add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
         } else if let modified = (try? FileManager.default.attributesOfItem(atPath: song.localPath))?[.modificationDate] as? Date {
-            // (A file that cannot be asked has no time to give: the line is left out.)
             add("Last-Modified", timestamp: modified)
         }
         addFormat(of: song)
