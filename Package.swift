@@ -115,6 +115,9 @@ let package = Package(
         .testTarget(name: "XZDownloaderTests", dependencies: [
             "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
+        .testTarget(name: "XZHostTests", dependencies: [
+            "XZHost", "XZCatalogue", "XZFolderScan", "XZPlayback", "XZStats", "XZTestSupport",
+        ]),
         .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol"]),
         .testTarget(name: "XZMPDCommandsTests", dependencies: [
             "XZMPDCommands", "XZHost", "XZProtocol", "XZPlayback", "XZAudio", "XZCatalogue", "XZTestSupport",
