@@ -252,6 +252,25 @@ struct ServerBenchmark {
         }
     }
 
+    /// Only the `status` throughput row, for an empty library: best of three runs of 60 clients x 300.
+    func statusThroughputOnly() throws {
+        let state = folder.appendingPathComponent("throughput")
+        try? FileManager.default.removeItem(at: state)
+        let runtime = state.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let environment = ProcessInfo.processInfo.environment.merging(
+            ["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": state.path, "XZMUSIC_DEMO": ""]) { $1 }
+        let port = try freeLoopbackPort()
+        let host = try RunningProcess(xzmusic, ["serve", "--output", "null", "--port", "\(port)", "--library",
+                                                state.appendingPathComponent("library").path], environment: environment)
+        defer { stop(host) }
+        guard host.waitForOutput("xzmusic: hosting", timeout: 30) else { throw benchFailure("xzmusic serve did not start") }
+        var best = 0.0
+        for _ in 0..<3 { best = max(best, try statusThroughput(port: port, clients: 60, requests: 300)) }
+        print(String(format: "status/s, 60 clients x 300, best of 3: %.0f  (%@)", best, xzmusic))
+    }
+
     /// `status` round trips on one connection while two others (as many as the host has event loops)
     /// list the whole library (`listallinfo`) again and again.
     private func statusDuringListings(port: Int, count: Int = 300) throws -> Latencies {

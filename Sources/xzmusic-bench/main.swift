@@ -58,6 +58,9 @@ case "online":
 case "server":
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary,
                                          library1M: folder.appendingPathComponent("library-1m")).run() }
+case "server-throughput":
+    // Only the `status` throughput row, against XZMUSIC_BENCH_BINARY (builds compared one after another).
+    benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary).statusThroughputOnly() }
 case "server-scale":
     // Only the million-song `search any` part of `server`, for the queries given if any.
     let queries = arguments.count > 1 ? Array(arguments.dropFirst()) : SyntheticCatalogue.queries
