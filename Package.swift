@@ -68,12 +68,12 @@ let package = Package(
         ]),
         // The application core: one library's player, catalogue, statistics and folder updates, and the
         // changes its observers hear.
-        .target(name: "XZHost", dependencies: ["XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"]),
+        .target(name: "XZHost", dependencies: ["XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"]),
         // The MPD protocol's wire format as plain values: requests, arguments, responses, ACKs.
         .target(name: "XZProtocol"),
         // MPD's command table over the host, and one connection's protocol state.
         .target(name: "XZMPDCommands", dependencies: [
-            "XZProtocol", "XZHost", "XZAudio", "XZCatalogue", "XZStats", "XZPlayback",
+            "XZSystem", "XZProtocol", "XZHost", "XZAudio", "XZCatalogue", "XZStats", "XZPlayback",
         ]),
         // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
         .target(name: "XZServer", dependencies: [
@@ -90,7 +90,7 @@ let package = Package(
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
-            "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZDownloader", "XZCommands", "XZTestSupport",
+            "XZSystem", "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZDownloader", "XZCommands", "XZTestSupport",
             product("GRDB", "GRDB.swift"), product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // The bench's floor for a one-shot client: swift-argument-parser and one request, nothing else.
@@ -100,9 +100,9 @@ let package = Package(
         // A catalogue in a temporary folder, for the tests of the catalogue and of what fills it.
         .target(name: "XZCatalogueTestSupport", dependencies: ["XZCatalogue"], path: "Tests/XZCatalogueTestSupport"),
         .testTarget(name: "XZTextTests", dependencies: ["XZText"]),
-        .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "XZTestSupport"]),
+        .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "XZSystem", "XZTestSupport"]),
         .testTarget(name: "XZCatalogueTests", dependencies: [
-            "XZCatalogue", "XZCatalogueTestSupport", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZCatalogue", "XZCatalogueTestSupport", "XZFolderScan", "XZSystem", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZFolderScanTests", dependencies: [
             "XZFolderScan", "XZCatalogue", "XZCatalogueTestSupport", "XZTestSupport", product("GRDB", "GRDB.swift"),
@@ -116,7 +116,7 @@ let package = Package(
             "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZHostTests", dependencies: [
-            "XZHost", "XZCatalogue", "XZFolderScan", "XZPlayback", "XZStats", "XZTestSupport",
+            "XZHost", "XZCatalogue", "XZFolderScan", "XZPlayback", "XZStats", "XZSystem", "XZTestSupport",
         ]),
         .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol"]),
         .testTarget(name: "XZMPDCommandsTests", dependencies: [

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import XZSystem
 
 /// A string compared and hashed by its UTF-8 bytes, as SQLite's unique indexes compare text
 /// (String's own == treats canonically equivalent spellings as equal, and hashes slowly for them).

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import XZSystem
 
 /// Folds names for search: lower case, no diacritics, half width, simplified Chinese, katakana as
 /// hiragana; Han characters also carry toneless pinyin. The same folding builds the index and the

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Synchronization
+import XZSystem
 import XZCatalogue
 import XZDownloader
 

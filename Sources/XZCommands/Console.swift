@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import XZSystem
 import SystemPackage
 import XZPlayback
 import XZText

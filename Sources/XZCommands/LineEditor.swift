@@ -1,6 +1,6 @@
 import CEditLine
 import Foundation
-import Synchronization
+import XZSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Synchronization
+import XZSystem
 import XZLyrics
 import XZPlayback
 import XZProtocol

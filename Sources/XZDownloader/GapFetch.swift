@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
+import XZSystem
 import XZAudio
 #if canImport(Glibc)
 import Glibc

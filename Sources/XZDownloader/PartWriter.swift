@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
+import XZSystem
 import XZAudio
 
 /// Writes one response's body into the `.part` file from the client's event loop.

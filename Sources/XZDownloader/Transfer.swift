@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import Synchronization
+import XZSystem
 import XZAudio
 
 /// Seconds on a clock that never jumps.

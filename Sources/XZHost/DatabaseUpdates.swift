@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import XZSystem
 import XZCatalogue
 import XZFolderScan
 

@@ -1,6 +1,6 @@
 import CAO
 import Foundation
-import Synchronization
+import XZSystem
 import XZAudio
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import XZAudio
 import XZLyrics
 import XZSystem

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import Synchronization
+import XZSystem
 import XZHost
 import XZMPDCommands
 import XZProtocol

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Synchronization
+import XZSystem
 import XZCatalogue
 
 /// Records play sessions as they happen: a row when a session begins, an update every

@@ -1,4 +1,5 @@
 import Foundation
+import XZSystem
 import XZAudio
 import XZPlayback
 
@@ -51,25 +52,29 @@ struct LyricSyncBenchmark {
     }
 }
 
-final class ArrivalLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var entries: [(Int, UInt64)] = []
-    func add(timeMs: Int, at time: UInt64) { lock.lock(); entries.append((timeMs, time)); lock.unlock() }
+final class ArrivalLog: Sendable {
+    private let list = Mutex<[(Int, UInt64)]>([])
+    var entries: [(Int, UInt64)] { list.withLock { $0 } }
+    func add(timeMs: Int, at time: UInt64) { list.withLock { $0.append((timeMs, time)) } }
 }
 
 /// A paced null output that remembers when each frame range was written.
-final class TimestampingOutput: AudioOutput, @unchecked Sendable {
-    private let lock = NSLock()
-    private var writes: [(firstFrame: Int, frames: Int, time: UInt64)] = []
-    private var framesWritten = 0
-    private var bytesPerFrame = 4
-    private(set) var sampleRate = 44_100
+final class TimestampingOutput: AudioOutput, Sendable {
+    private struct State {
+        var writes: [(firstFrame: Int, frames: Int, time: UInt64)] = []
+        var framesWritten = 0
+        var bytesPerFrame = 4
+        var sampleRate = 44_100
+    }
+
+    private let state = Mutex(State())
+    var sampleRate: Int { state.withLock { $0.sampleRate } }
 
     func open(format: AudioFormat) throws {
-        lock.lock()
-        bytesPerFrame = format.bytesPerFrame
-        sampleRate = format.sampleRate
-        lock.unlock()
+        state.withLock {
+            $0.bytesPerFrame = format.bytesPerFrame
+            $0.sampleRate = format.sampleRate
+        }
     }
     func close() {}
     var needsPacing: Bool { true }
@@ -77,17 +82,17 @@ final class TimestampingOutput: AudioOutput, @unchecked Sendable {
 
     func write(_ pcm: UnsafeRawBufferPointer) throws {
         let now = DispatchTime.now().uptimeNanoseconds
-        lock.lock()
-        let frames = pcm.count / bytesPerFrame
-        writes.append((framesWritten, frames, now))
-        framesWritten += frames
-        lock.unlock()
+        state.withLock {
+            let frames = pcm.count / $0.bytesPerFrame
+            $0.writes.append(($0.framesWritten, frames, now))
+            $0.framesWritten += frames
+        }
     }
 
     /// When the write holding `frame` was handed over.
     func time(ofFrame frame: Int) -> UInt64? {
-        lock.lock()
-        defer { lock.unlock() }
-        return writes.first { frame >= $0.firstFrame && frame < $0.firstFrame + $0.frames }?.time
+        state.withLock { state in
+            state.writes.first { frame >= $0.firstFrame && frame < $0.firstFrame + $0.frames }?.time
+        }
     }
 }

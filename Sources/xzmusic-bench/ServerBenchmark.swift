@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import XZSystem
 import GRDB
 import XZCatalogue
 import XZTestSupport
@@ -486,21 +486,12 @@ enum ID3v23 {
 }
 
 /// Errors from client threads, the first kept.
-private final class FailureList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var errors: [Error] = []
+private final class FailureList: Sendable {
+    private let errors = Mutex<[any Error]>([])
 
-    func add(_ error: Error) {
-        lock.lock()
-        errors.append(error)
-        lock.unlock()
-    }
+    func add(_ error: any Error) { errors.withLock { $0.append(error) } }
 
-    var first: Error? {
-        lock.lock()
-        defer { lock.unlock() }
-        return errors.first
-    }
+    var first: (any Error)? { errors.withLock { $0.first } }
 }
 
 /// A flag one thread sets and others read.

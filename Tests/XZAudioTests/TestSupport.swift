@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import XZSystem
 import XCTest
 @testable import XZAudio
 import XZTestSupport

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import XZSystem
 import GRDB
 import XCTest
 @testable import XZCatalogue

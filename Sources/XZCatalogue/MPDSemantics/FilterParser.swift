@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import XZSystem
 
 /// Parses filters exactly as MPD 0.23's SongFilter does (src/song/Filter.cxx), with its error messages.
 public enum FilterParser {
