@@ -62,7 +62,7 @@ let package = Package(
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [
             "XZText", "XZSystem", "XZCatalogue", "XZAudio", "XZFolderScan",
-            product("AsyncHTTPClient", "async-http-client"), product("NIOCore", "swift-nio"),
+            product("AsyncHTTPClient", "async-http-client"), product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
             product("NIOHTTP1", "swift-nio"), product("Crypto", "swift-crypto"), product("GRDB", "GRDB.swift"),
             product("SystemPackage", "swift-system"),
         ]),

@@ -17,6 +17,7 @@ public final class CommandContext: Sendable {
         var lastListing: [Int64]?
         var player: PlayerControl?
         var lyricLines: LyricLinesSwitch?
+        var hostsHere = false
     }
 
     init(folder: LibraryFolder, console: Console, lastListing: [Int64]?, downloads: DownloadQueue) {
@@ -37,6 +38,12 @@ public final class CommandContext: Sendable {
     var player: PlayerControl? {
         get { state.withLock { $0.player } }
         set { state.withLock { $0.player = newValue } }
+    }
+
+    /// This prompt is the library's host: other programs reach its player on the library's socket.
+    var hostsHere: Bool {
+        get { state.withLock { $0.hostsHere } }
+        set { state.withLock { $0.hostsHere = newValue } }
     }
 
     /// Whether lyric lines print above the prompt.

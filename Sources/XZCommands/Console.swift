@@ -59,11 +59,12 @@ public final class Console: Sendable {
     }
 
     /// A line from a background activity: above the prompt when the user is typing, else plain.
-    /// Above the prompt it is cut to the terminal's width: a wrapped line would garble the redraw.
+    /// Above the prompt it is broken into lines that fit the terminal: a line the terminal wraps itself
+    /// would garble the redraw, and a cut one would lose the end of an error.
     public func announce(_ text: String) {
         output.withLock { sink in
             if let sink {
-                sink(DisplayWidth.truncate(text, to: width - 1))
+                Format.wrap(text, width: width - 1).forEach(sink)
             } else {
                 write(STDOUT_FILENO, text + "\n")
             }

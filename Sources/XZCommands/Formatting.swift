@@ -29,6 +29,34 @@ enum Format {
         return lines
     }
 
+    /// `text` in lines of at most `width` columns, broken after a space where one is near enough, else
+    /// inside a word; following lines are indented by two columns.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        let width = max(width, 10)
+        var lines: [String] = []
+        var rest = Substring(text)
+        while DisplayWidth.of(String(rest)) > width - (lines.isEmpty ? 0 : 2) {
+            let room = width - (lines.isEmpty ? 0 : 2)
+            var used = 0
+            var end = rest.startIndex
+            var lastSpace: String.Index?
+            for index in rest.indices {
+                let columns = DisplayWidth.of(String(rest[index]))
+                if used + columns > room { break }
+                used += columns
+                if rest[index] == " " { lastSpace = index }
+                end = rest.index(after: index)
+            }
+            // A break at a space in the line's last third; a long word is cut where the line ends.
+            if let space = lastSpace, rest.distance(from: rest.startIndex, to: space) > room / 3 { end = space }
+            guard end > rest.startIndex else { break }
+            lines.append((lines.isEmpty ? "" : "  ") + rest[..<end])
+            rest = rest[end...].drop { $0 == " " }
+        }
+        if !rest.isEmpty || lines.isEmpty { lines.append((lines.isEmpty ? "" : "  ") + rest) }
+        return lines
+    }
+
     static func songJSON(_ song: Song) -> SongJSON {
         SongJSON(id: song.id, title: song.title, singer: song.singer, album: song.album,
                  duration_ms: song.durationMs, local: song.isLocal)

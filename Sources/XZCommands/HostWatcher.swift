@@ -10,6 +10,8 @@ import XZHost
 
 /// What a prompt attached to another host prints above itself: track changes and errors as the host
 /// announces them (`idle`), and synced lyric lines that follow the host's position between announcements.
+/// Only what happens while attached: the song playing and the error standing when it attaches are known,
+/// not announced.
 final class HostWatcher: LyricLinesSwitch {
     private let connection: Connection
     private let database: LibraryDatabase
@@ -20,6 +22,10 @@ final class HostWatcher: LyricLinesSwitch {
     private struct State {
         var lyricsShown: Bool
         var stopped = false
+        /// The host went away (not by `stop()`).
+        var hostLeft = false
+        /// The first answer only sets what is known.
+        var attached = false
         /// The host's state when last asked, and when.
         var songId: String?
         var playing = false
@@ -60,6 +66,11 @@ final class HostWatcher: LyricLinesSwitch {
         state.withLock { $0.stopped }
     }
 
+    /// The host quit or its connection broke: the prompt needs another.
+    var hostLeft: Bool {
+        state.withLock { $0.hostLeft }
+    }
+
     /// Asks, announces, waits for the next change; until the host or this prompt goes.
     private func follow() {
         let client = connection.client
@@ -70,7 +81,11 @@ final class HostWatcher: LyricLinesSwitch {
                 _ = try client.readResponse()
             }
         } catch {
-            if !isStopped { console.announce("note: the xzmusic host has stopped") }
+            let left = state.withLock { state in
+                if !state.stopped { state.hostLeft = true }
+                return state.hostLeft
+            }
+            if left { console.announce("note: the xzmusic host has stopped; the next command attaches to a new host or plays here") }
         }
     }
 
@@ -82,6 +97,8 @@ final class HostWatcher: LyricLinesSwitch {
         let active = state == "play" || state == "pause"
         let announcements = self.state.withLock { known in
             var announcements: [String] = []
+            let announcing = known.attached
+            known.attached = true
             let newSong = active && (status["songid"] != known.songId || !known.playing && known.songId == nil)
             if newSong, let file = current["file"] {
                 // A URI that names no file here (a stream's URL) is shown as the host names it.
@@ -90,14 +107,14 @@ final class HostWatcher: LyricLinesSwitch {
                 // A shift that cannot be read leaves the lyric lines unshifted rather than unannounced.
                 if let key = item.songKey { item.lyricsAdjustmentMs = (try? database.lyricsAdjustment(songKey: key)) ?? 0 }
                 let duration = status["duration"].flatMap(Double.init).map { Int($0 * 1000) }
-                if let line = PlaybackSession.text(.started(item, durationMs: duration), lyrics: false) {
+                if announcing, let line = PlaybackSession.text(.started(item, durationMs: duration), lyrics: false) {
                     announcements.append(line)
                 }
                 known.timeline = item.lyricsPath.flatMap { FileManager.default.contents(atPath: $0) }
                     .map { LyricTimeline(LRCParser.parse(bytes: [UInt8]($0)), adjustmentMs: item.lyricsAdjustmentMs) }
                 known.lyricLine = nil
             }
-            if let error = status["error"], error != known.lastError { announcements.append("error: \(error.safe)") }
+            if announcing, let error = status["error"], error != known.lastError { announcements.append("error: \(error.safe)") }
             known.lastError = status["error"]
             known.songId = active ? status["songid"] : nil
             known.playing = state == "play"

@@ -22,7 +22,7 @@ struct LyricsCommand: ParsableCommand {
         abstract: "Show lyrics; 'lyrics on|off' while playing; 'lyrics offset [+200|-150|0]'.",
         discussion: "TARGET is a .lrc file or a SONG (#ID, a number, or a search). Alone, shows the playing "
             + "song's lyrics around the current line. 'lyrics offset +200' shows the playing song's "
-            + "lyrics 200 ms sooner, and is remembered for that song.",
+            + "lyrics 200 ms sooner than now, '=200' (or '200') 200 ms sooner than the file; remembered for that song.",
         subcommands: [ShowLyrics.self, On.self, Off.self, Offset.self], defaultSubcommand: ShowLyrics.self)
 
     struct On: LibraryCommand {
@@ -43,9 +43,13 @@ struct LyricsCommand: ParsableCommand {
         context.console.line("lyrics \(on ? "on" : "off")")
     }
 
-    /// Milliseconds, positive for sooner: `+200`, `-150`, `0`, within ten minutes.
-    struct Shift: ExpressibleByArgument, Equatable {
-        let milliseconds: Int
+    /// Milliseconds, positive for sooner, within ten minutes: a signed value (`+200`, `-150`) changes the
+    /// shift, a bare one or `=N` sets it, as `volume` and `seek` read their values.
+    enum Shift: ExpressibleByArgument, Equatable {
+        case to(Int), by(Int)
+
+        static let limitMs = 600_000
+        static let usage = "use 'lyrics offset', 'lyrics offset +200|-150' to change it or 'lyrics offset 0|=200' to set it (milliseconds)"
 
         /// The argument's transform reports why a shift is bad; this form, which the protocol asks for, only says no.
         init?(argument: String) {
@@ -53,17 +57,31 @@ struct LyricsCommand: ParsableCommand {
         }
 
         init(parsing text: String) throws {
-            guard let value = Int(text.hasPrefix("+") ? String(text.dropFirst()) : text), abs(value) <= 600_000 else {
-                throw ValidationError("use 'lyrics offset' or 'lyrics offset +200|-150|0' (milliseconds)")
+            let relative = text.hasPrefix("+") || text.hasPrefix("-")
+            let number = text.hasPrefix("=") ? String(text.dropFirst()) : text
+            guard let value = Int(number), abs(value) <= Self.limitMs else { throw ValidationError(Self.usage) }
+            self = relative ? .by(value) : .to(value)
+        }
+
+        /// The shift after this change of `current`; a sum past ten minutes is refused, not cut.
+        func applied(to current: Int) throws -> Int {
+            switch self {
+            case .to(let value): return value
+            case .by(let step):
+                let value = current + step
+                guard abs(value) <= Self.limitMs else {
+                    throw CommandError.usage("the lyrics offset stays within ±\(Self.limitMs) ms (it is \(current) ms)")
+                }
+                return value
             }
-            milliseconds = value
         }
     }
 
     struct Offset: PlayerCommand {
-        static let configuration = CommandConfiguration(commandName: "offset", abstract: "Show or set the playing song's lyrics shift.")
+        static let configuration = CommandConfiguration(commandName: "offset", abstract: "Show, change or set the playing song's lyrics shift.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: ArgumentHelp("+MS shows the lyrics sooner, -MS later, 0 as the file says.", valueName: "ms"),
+        @Argument(help: ArgumentHelp("+MS shows the lyrics MS sooner than now, -MS later; MS or =MS sets the shift (0: as the file says).",
+                                     valueName: "ms"),
                   transform: Shift.init(parsing:))
         var shift: Shift?
 
@@ -72,8 +90,9 @@ struct LyricsCommand: ParsableCommand {
                 throw CommandError.nothingPlaying("play a catalogue song first: the offset is kept per song")
             }
             if let shift {
-                try context.database.setLyricsAdjustment(songKey: key, offsetMs: shift.milliseconds)
-                try player.applyLyricsAdjustment(shift.milliseconds)
+                let value = try shift.applied(to: context.database.lyricsAdjustment(songKey: key))
+                try context.database.setLyricsAdjustment(songKey: key, offsetMs: value)
+                try player.applyLyricsAdjustment(value)
             }
             let value = try context.database.lyricsAdjustment(songKey: key)
             context.console.line("lyrics offset for \(item.title.safe): \(value > 0 ? "+" : "")\(value) ms"

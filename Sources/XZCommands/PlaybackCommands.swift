@@ -212,6 +212,7 @@ struct Stop: PlayerCommand {
     func run(on player: PlayerControl, context: CommandContext) throws {
         try requireQueue(player)
         try player.stop()
+        context.console.line("stopped")
     }
 }
 
@@ -243,13 +244,16 @@ enum VolumeChange: ExpressibleByArgument, Equatable {
         try? self.init(parsing: argument)
     }
 
+    /// A signed value changes the level, a bare one or `=N` sets it; either beyond 100 is refused, not cut.
     init(parsing text: String) throws {
-        guard let number = Int(text) else { throw ValidationError("volume takes 0 to 100, +N or -N, not \"\(text)\"") }
+        let number = text.hasPrefix("=") ? String(text.dropFirst()) : text
+        guard let value = Int(number) else { throw ValidationError("volume takes 0 to 100, +N or -N, not \"\(text)\"") }
         if text.hasPrefix("+") || text.hasPrefix("-") {
-            self = .by(number)
+            guard abs(value) <= 100 else { throw ValidationError("a volume change must be between -100 and +100") }
+            self = .by(value)
         } else {
-            guard (0...100).contains(number) else { throw ValidationError("volume must be between 0 and 100") }
-            self = .to(number)
+            guard (0...100).contains(value) else { throw ValidationError("volume must be between 0 and 100") }
+            self = .to(value)
         }
     }
 }
@@ -307,14 +311,19 @@ struct Now: PlayerCommand {
     func run(on player: PlayerControl, context: CommandContext) throws {
         let console = context.console
         let snapshot = try player.view()
-        guard var item = snapshot.current, snapshot.isActive else {
+        if var item = snapshot.current, snapshot.isActive {
+            // The stored offset wins: 'lyrics offset' may have changed it since the song started. One that
+            // cannot be read shows the lyrics unshifted rather than failing 'now'.
+            if let key = item.songKey { item.lyricsAdjustmentMs = (try? context.database.lyricsAdjustment(songKey: key)) ?? 0 }
+            console.lines(NowPlaying.lines(snapshot: snapshot, item: item, width: console.width, console: console))
+        } else {
             console.line(snapshot.queue.isEmpty ? "Nothing is playing." : "Stopped (\(snapshot.queue.count) in the queue).")
-            return
         }
-        // The stored offset wins: 'lyrics offset' may have changed it since the song started. One that
-        // cannot be read shows the lyrics unshifted rather than failing 'now'.
-        if let key = item.songKey { item.lyricsAdjustmentMs = (try? context.database.lyricsAdjustment(songKey: key)) ?? 0 }
-        console.lines(NowPlaying.lines(snapshot: snapshot, item: item, width: console.width, console: console))
+        // A client hears no error from before it came; 'now' tells the last one, once.
+        if let error = snapshot.lastError {
+            console.line("last error: \(error.safe)")
+            try player.clearError()
+        }
     }
 }
 

@@ -114,6 +114,8 @@ final class PlaybackSession: LyricLinesSwitch {
             return lyrics ? "♪ \(text.safe)" : nil
         case .queueFinished:
             return "■ queue finished"
+        case .queueUnplayable:
+            return "■ stopped: no song in the queue could be played"
         case .buffering:
             return "… buffering"
         case .position, .paused, .resumed, .seeked, .ended, .buffered, .changed:
@@ -145,6 +147,7 @@ final class PlaybackSession: LyricLinesSwitch {
         case .error(let file, let message): put("event", "error"); put("file", file); put("message", message)
         case .lyric(_, let time, let position, let text):
             put("event", "lyric"); put("time_ms", time); put("position_ms", position); put("text", text)
+        case .queueUnplayable: put("event", "queue_unplayable")
         case .notice, .queueFinished, .changed:
             return nil
         }

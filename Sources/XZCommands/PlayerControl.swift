@@ -19,6 +19,8 @@ struct PlayerView: Equatable {
     var shuffle: Bool
     /// Playing, waiting for a stream's bytes.
     var isBuffering = false
+    /// The host's last track error, until cleared (MPD's `error` in `status`).
+    var lastError: String?
 
     /// The state as our output shows it.
     var stateText: String { isBuffering && state == .playing ? "buffering" : state.rawValue }
@@ -49,6 +51,8 @@ protocol PlayerControl: AnyObject, Sendable {
     func clearQueue() throws
     /// The playing track's lyrics shift, already stored in the library, takes effect now.
     func applyLyricsAdjustment(_ ms: Int) throws
+    /// Forgets the last track error once it has been told (MPD's `clearerror`).
+    func clearError() throws
 }
 
 /// The player of this process's host.
@@ -65,7 +69,8 @@ final class LocalPlayerControl: PlayerControl, Sendable {
         let snapshot = player.snapshot()
         return PlayerView(state: snapshot.state, currentIndex: snapshot.currentIndex, queue: snapshot.queue,
                           positionMs: snapshot.positionMs, durationMs: snapshot.durationMs, volume: snapshot.volume,
-                          repeatMode: snapshot.repeatMode, shuffle: snapshot.shuffle, isBuffering: snapshot.isBuffering)
+                          repeatMode: snapshot.repeatMode, shuffle: snapshot.shuffle, isBuffering: snapshot.isBuffering,
+                          lastError: snapshot.lastError)
     }
 
     func queueCount() -> Int { player.snapshot().entries.count }
@@ -90,6 +95,7 @@ final class LocalPlayerControl: PlayerControl, Sendable {
     func setShuffle(_ on: Bool) { player.setShuffle(on) }
     func clearQueue() { player.clearQueue() }
     func applyLyricsAdjustment(_ ms: Int) { player.setLyricsAdjustment(ms) }
+    func clearError() { player.clearError() }
 
     func remove(at index: Int) -> Bool {
         player.removeFromQueue(at: index)
@@ -167,7 +173,8 @@ final class RemotePlayerControl: PlayerControl, Sendable {
                           positionMs: Self.milliseconds(status["elapsed"]) ?? 0,
                           durationMs: Self.milliseconds(status["duration"]),
                           volume: status["volume"].flatMap(Int.init) ?? 0, repeatMode: repeatMode,
-                          shuffle: status["random"] == "1", isBuffering: status["xzmusic_buffering"] == "1")
+                          shuffle: status["random"] == "1", isBuffering: status["xzmusic_buffering"] == "1",
+                          lastError: status["error"])
     }
 
     func queueCount() throws -> Int {
@@ -227,4 +234,5 @@ final class RemotePlayerControl: PlayerControl, Sendable {
 
     func clearQueue() throws { try run("clear") }
     func applyLyricsAdjustment(_ ms: Int) throws { try run("xzmusic_lyrics_offset", [String(ms)]) }
+    func clearError() throws { try run("clearerror") }
 }

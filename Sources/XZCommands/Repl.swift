@@ -20,7 +20,8 @@ enum Repl {
         let session = CommandContext.open(options, lastListing: [], downloads: downloads)
         let database = try session.database
         // The library's running host plays for this prompt; without one, this prompt becomes the host.
-        let (hosted, watcher) = try await attachOrHost(session)
+        let player = PromptPlayer(context: session)
+        try await player.start()
         let interactive = isatty(STDIN_FILENO) == 1
         let editor = interactive
             ? LineEditor(prompt: prompt, historyPath: session.folder.historyPath) { text, isCommand in
@@ -31,7 +32,7 @@ enum Repl {
         // saved from here and the program leaves at once. Running downloads keep their .part and, left
         // running by a process that is gone, resume at the next start.
         let terminate = SignalWatch([SIGTERM, SIGHUP]) { number in
-            hosted?.stopForExit()
+            player.stopForExit()
             editor?.restoreTerminal()
             exit(128 + number)
         }
@@ -42,7 +43,7 @@ enum Repl {
             let count = (try? database.songCount()) ?? 0
             session.console.line("XZMusic \(XZMusicVersion.string) — \(count) songs in \(session.folder.url.path.safe). "
                 + "Type 'help' for commands, 'quit' to leave.")
-            if watcher != nil {
+            if player.isAttached {
                 session.console.line("Attached to the running xzmusic host: the music plays on after 'quit'.")
             }
         } else {
@@ -60,45 +61,12 @@ enum Repl {
                 if interactive { session.console.line() }
                 break
             }
+            // Leaving needs no player.
+            if let word = line.split(separator: " ").first, word != "quit", word != "exit" { await player.replaceLostHost() }
             if await execute(line, context: session) == .quit { break }
         }
-        watcher?.stop()
-        if let hosted {
-            let clients = hosted.session.host.clientCount
-            if clients > 0 { session.console.line("note: stopping the music for \(clients) attached client\(clients == 1 ? "" : "s")") }
-            await hosted.stop()
-        }
+        await player.close()
         await downloads.shutdown()
-    }
-
-    /// Attaches `session` to the library's running host (following it for lines above the prompt), or
-    /// makes this process the host.
-    @MainActor private static func attachOrHost(_ session: CommandContext) async throws -> (HostedPlayer?, HostWatcher?) {
-        if let remote = try session.connectToHost() {
-            session.player = remote
-            let watcher = try HostEndpoint(library: session.folder).connect().map { client in
-                HostWatcher(client: client, folder: session.folder, database: try session.database,
-                            musicDirectory: try remote.musicDirectory, console: session.console)
-            }
-            session.lyricLines = watcher
-            return (nil, watcher)
-        }
-        let output = try OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
-        let settings = try HostSettings(config: ConfigFile.load())
-        let host: HostedPlayer
-        do {
-            host = try await HostedPlayer.start(context: session, endpoint: HostEndpoint(library: session.folder),
-                                                settings: settings, output: output, tcp: false,
-                                                presentation: .interactive, recordsAhead: false)
-        } catch {
-            // The prompt still plays when it cannot be the host (a host that does not answer, a socket
-            // folder it may not write); other programs then cannot reach its player.
-            session.console.error("note: \(error); this prompt's player serves no other program")
-            host = try HostedPlayer.unlistened(context: session, settings: settings, output: output)
-        }
-        session.player = LocalPlayerControl(host: host.session.host)
-        session.lyricLines = host.session
-        return (host, nil)
     }
 
     enum Outcome { case `continue`, quit }
@@ -118,7 +86,11 @@ enum Repl {
             return .quit
         case "help", "?":
             if words.count > 1 {
-                context.console.line(XZMusic.helpMessage(for: subcommand(named: words[1]) ?? XZMusic.self))
+                guard let text = PromptHelp.text(for: Array(words.dropFirst()), columns: context.console.width) else {
+                    context.console.error("error: no command '\(words.dropFirst().joined(separator: " ").safe)' (type 'help')")
+                    return .continue
+                }
+                context.console.line(text)
             } else {
                 context.console.line(helpText())
             }
@@ -153,7 +125,8 @@ enum Repl {
             let code = XZMusic.exitCode(for: error)
             let message = XZMusic.message(for: error)
             if code == .success {
-                context.console.line(message)
+                // `CMD --help`: the prompt's help.
+                context.console.line(PromptHelp.adapt(message))
             } else if code != .failure || !message.isEmpty {
                 let firstLine = message.split(separator: "\n").first.map(String.init) ?? "\(error)"
                 let text = firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst(7)) : firstLine

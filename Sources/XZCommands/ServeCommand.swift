@@ -40,6 +40,13 @@ struct Serve: AsyncLibraryCommand {
     }
 
     @MainActor func run(in context: CommandContext) async throws {
+        // Inside a prompt that plays itself, the lock would name this very process as "another" host.
+        if context.player is LocalPlayerControl {
+            let socket = HostEndpoint(library: context.folder).socketPath
+            throw CommandError.usage(context.hostsHere
+                ? "this prompt already hosts this library (socket \(socket.safe)); for MPD clients over TCP, quit and run 'xzmusic serve'"
+                : "this prompt plays here without serving other programs; quit it and run 'xzmusic serve'")
+        }
         var settings = try HostSettings(config: ConfigFile.load())
         if let port { settings.port = port }
         if let bind { settings.bindAddress = bind }

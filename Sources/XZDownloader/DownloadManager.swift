@@ -58,7 +58,10 @@ public actor DownloadManager {
             // Connecting is no transfer: a host that takes more than 10 s to answer at all is as good as down.
             let timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(min(idle, 10_000)),
                                                            read: .milliseconds(idle * 2 + 1000))
-            let configuration = HTTPClient.Configuration(redirectConfiguration: Fetcher.redirects, timeout: timeout)
+            var configuration = HTTPClient.Configuration(redirectConfiguration: Fetcher.redirects, timeout: timeout)
+            // A failed connection reaches `Fetcher.classify` at once: a name that does not resolve fails
+            // there, other failures are retried by the download's own policy rather than the pool's.
+            configuration.connectionPool.retryConnectionEstablishment = false
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             ownsClient = true
         case .shared(let shared):

@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOPosix
 import XZSystem
 import XZAudio
 
@@ -128,10 +130,12 @@ struct Fetcher: Sendable {
         return (response, head, finalURL)
     }
 
-    /// Connection failures of any kind (refused, reset, TLS, early close) are retried. `url` is
-    /// where the failure happened, `start` the address asked for, when redirects led elsewhere.
+    /// Connection failures (refused, reset, TLS, early close) are retried, except those no retry can
+    /// mend (`permanentConnectionFailure`). `url` is where the failure happened, `start` the address
+    /// asked for, when redirects led elsewhere.
     func classify(_ error: Error, url: URL, start: URL? = nil) -> Error {
         if error is DownloadError || error is RetryableFailure || error is CancellationError || error is JumpedAway { return error }
+        if let permanent = Self.permanentConnectionFailure(error, url: url) { return permanent }
         if let http = error as? HTTPClientError {
             if http == .cancelled { return CancellationError() }
             if http == .redirectCycleDetected {
@@ -147,6 +151,38 @@ struct Fetcher: Sendable {
         if Task.isCancelled { return CancellationError() }
         let message = "connection to \(url.host ?? url.absoluteString) failed: \(error)"
         return RetryableFailure(error: DownloadError.network(message), retryAfter: nil)
+    }
+
+    /// A connection that no retry can mend: a host name that resolves to no address, or a loopback
+    /// address where nothing listens (no network lies between to come back). Nil for any other failure.
+    static func permanentConnectionFailure(_ error: Error, url: URL) -> DownloadError? {
+        let host = url.host ?? url.absoluteString
+        if error is SocketAddressError {
+            return DownloadError.network("cannot find the host \(host): the name resolves to no address")
+        }
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        let refused = DownloadError.network("connection refused by \(host) port \(port): nothing listens there")
+        // An address given as such is connected to directly: the socket's own error comes back.
+        if let failure = error as? IOError {
+            return failure.errnoCode == ECONNREFUSED && Self.isLoopback(host) ? refused : nil
+        }
+        // A name is resolved first, then each of its addresses tried.
+        guard let failure = error as? NIOConnectionError else { return nil }
+        if failure.connectionErrors.isEmpty, failure.dnsAError != nil || failure.dnsAAAAError != nil {
+            return DownloadError.network("cannot find the host \(host): the name resolves to no address")
+        }
+        let allRefused = !failure.connectionErrors.isEmpty && failure.connectionErrors.allSatisfy {
+            ($0.error as? IOError)?.errnoCode == ECONNREFUSED && $0.target.ipAddress.map(Self.isLoopback) == true
+        }
+        return allRefused ? refused : nil
+    }
+
+    /// 127.0.0.0/8, ::1 or localhost.
+    private static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if bare == "localhost" || bare == "::1" { return true }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil } && parts.first == "127"
     }
 
     /// One attempt at the file: resumes the `.part` when the server allows it, else starts it over.

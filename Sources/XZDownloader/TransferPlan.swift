@@ -138,7 +138,8 @@ public enum ResumePlan {
                 return .fail(DownloadError.redirect("HTTP \(status) without a Location for \(url)"))
             }
             return .redirect(location: location)
-        case 429, 503:
+        // A request timeout or a busy server may answer next time; every other 4xx would say the same.
+        case 408, 429, 503:
             let after = head["retry-after"].flatMap { RetryPolicy.parseRetryAfter($0, now: now) }
             return .retry(DownloadError.http(status, "HTTP \(status) \(reason(status)) from \(url)"), retryAfter: after)
         case 500 ..< 600:
@@ -156,6 +157,7 @@ public enum ResumePlan {
         case 404: return "Not Found"
         case 410: return "Gone"
         case 416: return "Range Not Satisfiable"
+        case 408: return "Request Timeout"
         case 429: return "Too Many Requests"
         case 500: return "Internal Server Error"
         case 502: return "Bad Gateway"

@@ -51,7 +51,7 @@ final class StatsRecording: Sendable {
                 case .error: endReason = .error
                 }
                 try recorder.end(reason: endReason, positionMs: position)
-            case .error, .notice, .lyric, .queueFinished, .changed:
+            case .error, .notice, .lyric, .queueFinished, .queueUnplayable, .changed:
                 break
             }
         } catch {

@@ -9,6 +9,9 @@ import XZLyrics
 /// everything but `core` (and the output and event hub it was given) is that thread's alone.
 final class PlaybackEngine {
     static let positionStepMs = 250
+    /// A track shorter than this from start to end gave no audio worth the name: it fails
+    /// (`PlaybackError.noAudio`), so that a queue of such tracks on repeat stops rather than spins.
+    static let audibleMinimumMs = 500
     /// Largest chunk in sample frames.
     private static let chunkFrames = 4096
 
@@ -170,6 +173,9 @@ final class PlaybackEngine {
         case .effect(.queueFinished):
             closeOutput()
             emit(.queueFinished)
+        case .effect(.queueUnplayable):
+            closeOutput()
+            emit(.queueUnplayable)
         case .seek(let target):
             seek(target)
         case .lyricsAdjustment(let ms):
@@ -537,18 +543,26 @@ final class PlaybackEngine {
     }
 
     private func reachedEnd(_ track: LoadedTrack) {
+        // Where the decoder ran out is the track's whole length, whatever was skipped by seeking.
+        let lengthMs = ms(track.decoder.positionInSamples, track)
+        let audible = lengthMs >= Self.audibleMinimumMs
         let reports = core.withLock { core -> [PlayerChanges]? in
             // A waiting seek or skip decides first; the track may not be over after all.
             guard core.mailbox.allSatisfy({ $0.report != nil }) else { return nil }
             // Reports of earlier commands go out before the end they came before.
             let reports = core.mailbox.compactMap(\.report)
             core.mailbox.removeAll()
-            _ = core.enqueue(core.machine.trackEnded(generation: track.start.generation))
+            if audible { _ = core.enqueue(core.machine.trackEnded(generation: track.start.generation)) }
             return reports
         }
         guard let reports else { return }
         for changes in reports { emit(.changed(changes)) }
-        endTrack(.completed)
+        if audible {
+            endTrack(.completed)
+        } else {
+            let error = PlaybackError(.noAudio, "only \(lengthMs) ms of audio: the file is cut short or empty")
+            fail(track.start, positionMs: ms(track.positionSample, track), error)
+        }
     }
 
     private func ensureOutput(_ format: AudioFormat) throws {

@@ -26,6 +26,9 @@ public struct PlayerStateMachine: Sendable, Equatable {
         case release
         /// The queue ran out: close the output and report it.
         case queueFinished
+        /// With repeat on, a whole pass of the queue failed: close the output and report that playback
+        /// stopped rather than cycle.
+        case queueUnplayable
     }
 
     /// Idle and stopped differ only in the queue (which `.queue` reports): between them playback is unchanged.
@@ -72,7 +75,8 @@ public struct PlayerStateMachine: Sendable, Equatable {
     /// Queue indices in play order: the identity without shuffle, a permutation with it.
     public internal(set) var order: [Int] = []
     public private(set) var generation = 0
-    /// Failures in a row; when every item has failed in a row, playback stops instead of cycling.
+    /// Failures in a row; when every item has failed in a row, playback stops instead of cycling. (A track
+    /// of less than half a second fails too: see `PlaybackError.noAudio`.)
     private var consecutiveFailures = 0
     var random: SplitMix64
 
@@ -338,7 +342,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     public mutating func trackFailed(generation: Int) -> [Effect] {
         guard generation == self.generation, isActive else { return [] }
         consecutiveFailures += 1
-        if consecutiveFailures >= entries.count { return finish() }
+        if consecutiveFailures >= entries.count { return giveUp() }
         return advance()
     }
 
@@ -414,6 +418,12 @@ public struct PlayerStateMachine: Sendable, Equatable {
             return [begin(order[0])]
         }
         return finish()
+    }
+
+    /// A whole pass gave nothing: stop. With repeat off the queue has simply run out.
+    private mutating func giveUp() -> [Effect] {
+        let effects = finish()
+        return repeats ? [.queueUnplayable] : effects
     }
 
     private mutating func finish() -> [Effect] {

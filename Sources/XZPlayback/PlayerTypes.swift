@@ -113,6 +113,9 @@ public enum PlayerEvent: Sendable, Equatable {
     case lyric(lineIndex: Int, timeMs: Int, positionMs: Int, text: String)
     /// The queue ran out (repeat off); playback has stopped and the output is closed.
     case queueFinished
+    /// With repeat on, every track of a whole pass of the queue failed: playback has stopped rather than
+    /// cycle through them again, and the output is closed.
+    case queueUnplayable
     /// What a command or a track's outcome changed in the player's state, sent as soon as it changed (before
     /// the events of the audio it sets going): what MPD's `idle` reports.
     case changed(PlayerChanges)
@@ -202,7 +205,7 @@ public struct AudioFormatSummary: Sendable, Equatable {
 /// `catch PlaybackError.outputFailed`) and the one line users see.
 public struct PlaybackError: Error, Hashable, CustomStringConvertible, Sendable {
     private enum Code: Hashable, Sendable {
-        case outputFailed, outputFormatRefused, invalidOutput, invalidSeekTarget, streamFailed
+        case outputFailed, outputFormatRefused, invalidOutput, invalidSeekTarget, streamFailed, noAudio
     }
 
     private let code: Code
@@ -231,6 +234,9 @@ public struct PlaybackError: Error, Hashable, CustomStringConvertible, Sendable 
     public static let invalidSeekTarget = PlaybackError(code: .invalidSeekTarget)
     /// A URL that cannot be played here, or whose download failed before its audio began.
     public static let streamFailed = PlaybackError(code: .streamFailed)
+    /// A track that ended having less than half a second of audio from start to end (cut short, or empty): a
+    /// failure like one that cannot be decoded, never a play.
+    public static let noAudio = PlaybackError(code: .noAudio)
 
     /// The kind alone, without the message.
     public var kind: PlaybackError { PlaybackError(code: code) }

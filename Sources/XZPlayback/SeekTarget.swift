@@ -5,7 +5,7 @@ public enum SeekTarget: Sendable, Equatable {
     /// 0...100 of the track's length.
     case percent(Double)
 
-    public static let usage = "+SECONDS, -SECONDS, M:SS, H:MM:SS, SECONDS or PERCENT% (e.g. +10, -5, 1:23, 83, 50%)"
+    public static let usage = "+SECONDS, -SECONDS, M:SS, H:MM:SS, SECONDS (or =SECONDS) or PERCENT% (e.g. +10, -5, 1:23, 83, 50%)"
 
     /// "+10" / "-5" seconds from here, "1:23", "1:02:03" or "83" (seconds, fractions allowed: "83.5"), "50%".
     public init(parsing input: String) throws {
@@ -24,7 +24,8 @@ public enum SeekTarget: Sendable, Equatable {
             self = .relative(ms: sign == "-" ? -ms : ms)
             return
         }
-        guard let ms = SeekTarget.clockMs(Substring(text)) else { throw fail }
+        // "=83" is "83": a bare position is absolute, as everywhere a signed value is relative.
+        guard let ms = SeekTarget.clockMs(text.hasPrefix("=") ? text.dropFirst() : Substring(text)) else { throw fail }
         self = .absolute(ms: ms)
     }
 

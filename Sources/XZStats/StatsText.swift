@@ -55,7 +55,7 @@ public enum StatsText {
     }
 
     /// The `history` view, newest first as given: local start time, song, singer, time heard, how it
-    /// ended, and ✓ for a counted play. A session with no end is playing now or was cut off by a crash.
+    /// ended, and ✓ for a counted play (a session is counted or skipped, never both). A session with no end is playing now or was cut off by a crash.
     public static func history(_ sessions: [PlaySessionRecord], timeZone: TimeZone = .current) -> [String] {
         if sessions.isEmpty { return ["No plays yet."] }
         var calendar = Calendar(identifier: .gregorian)
@@ -64,7 +64,7 @@ public enum StatsText {
                      maxWidths: [16, 32, 20, 8, 11, 4],
                      rows: sessions.map { s in
                          [localTime(s.startedAt, calendar), s.title, s.singer, DurationText.clock(ms: s.playedMs),
-                          s.endReason?.rawValue ?? "unfinished", s.counted ? "✓" : ""]
+                          ending(s), s.counted ? "✓" : ""]
                      })
     }
 
@@ -77,10 +77,20 @@ public enum StatsText {
                      rows: songs.map { [localTime($0.likedAt, calendar), $0.title, $0.singer] })
     }
 
-    /// "42m", "3h 05m".
+    /// "48s" below a minute, "42m", "3h 05m".
     public static func listened(_ ms: Int) -> String {
-        let minutes = max(0, ms) / 60_000
+        let seconds = max(0, ms) / 1000
+        if seconds < 60 { return "\(seconds)s" }
+        let minutes = seconds / 60
         return minutes >= 60 ? String(format: "%dh %02dm", minutes / 60, minutes % 60) : "\(minutes)m"
+    }
+
+    /// How a session ended, in one word that never contradicts the Play column: moving on after the play
+    /// counted, or after a mere glance, is no skip.
+    public static func ending(_ session: PlaySessionRecord) -> String {
+        guard let reason = session.endReason else { return "unfinished" }
+        if reason == .skipped, !session.skip { return "moved on" }
+        return reason.rawValue
     }
 
     /// Columns two spaces apart, each as wide as its widest cell (up to its maximum, cut with "…");

@@ -81,6 +81,9 @@ final class TransferPlanTests: XCTestCase {
         XCTAssertEqual(error.httpStatus, 404)
         XCTAssertTrue(error.description.contains("404"))
         guard case .fail = ResumePlan.decide(ResponseHead(status: 403), partial: none, url: url) else { return XCTFail() }
+        guard case .retry(let timedOut, nil) = ResumePlan.decide(ResponseHead(status: 408), partial: none, url: url)
+        else { return XCTFail("a request timeout is transient") }
+        XCTAssertEqual(timedOut.description, "HTTP 408 Request Timeout from \(url)")
         XCTAssertEqual(ResumePlan.decide(ResponseHead(status: 301, headers: ["Location": "/b"]), partial: none, url: url),
                        .redirect(location: "/b"))
     }

@@ -107,6 +107,26 @@ final class BrokenFileTests: XCTestCase {
         XCTAssertEqual(player.failedTrackCount, broken.count)
         XCTAssertEqual(player.snapshot().state, .stopped)
         player.shutdown()
-        XCTAssertEqual(log.events.last, .queueFinished)
+        XCTAssertEqual(log.events.last, .queueUnplayable)
+    }
+
+    /// 5 KB of a 128 kbps MP3 is about 0.3 s: on repeat it would start again several times a second.
+    func testAFileCutToAFractionOfASecondFailsAndRepeatAllStops() throws {
+        let path = try fixtures.write("cut-short.mp3", Array(try fixtures.bytes("cbr44").prefix(5000)))
+        let log = EventLog()
+        let player = Player(output: .null, onEvent: { log.append($0) })
+        player.setRepeat(.all)
+        player.play([item(path)])
+        XCTAssertTrue(player.waitUntilFinished(timeout: 30), "stopped instead of cycling")
+        player.shutdown()
+        let events = log.events.filter { $0.reportedChanges == nil }
+        let errors = events.compactMap { if case .error(_, let message) = $0 { return message } else { return nil } }
+        XCTAssertEqual(errors.count, 1, "\(errors)")
+        XCTAssertTrue(errors.first?.contains("cut short or empty") == true, "\(errors)")
+        let endings = events.compactMap { if case .ended(_, let reason, _) = $0 { return reason } else { return nil } }
+        XCTAssertEqual(endings, [.error], "never completed")
+        XCTAssertEqual(player.failedTrackCount, 1)
+        XCTAssertEqual(events.last, .queueUnplayable)
+        XCTAssertTrue(player.snapshot().lastError?.contains("cut-short.mp3") == true)
     }
 }

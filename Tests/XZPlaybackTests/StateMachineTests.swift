@@ -153,8 +153,25 @@ final class StateMachineTests: XCTestCase {
         for generation in 1...3 {
             XCTAssertEqual(started(machine.trackFailed(generation: generation)), [generation % 4])
         }
-        XCTAssertEqual(machine.trackFailed(generation: 4), [.queueFinished])
+        XCTAssertEqual(machine.trackFailed(generation: 4), [.queueUnplayable])
         XCTAssertEqual(machine.state, .stopped)
+    }
+
+    func testAPassThatFailsOnlyAfterAPlayGoesOn() {
+        var machine = playing()
+        machine.setRepeat(.all)
+        XCTAssertEqual(started(machine.trackFailed(generation: 1)), [1])
+        XCTAssertEqual(started(machine.trackEnded(generation: 2)), [2])
+        XCTAssertEqual(started(machine.trackFailed(generation: 3)), [3])
+        XCTAssertEqual(started(machine.trackFailed(generation: 4)), [0], "one track played since the last pass began")
+        XCTAssertEqual(started(machine.trackFailed(generation: 5)), [1])
+        XCTAssertEqual(machine.trackFailed(generation: 6), [.queueUnplayable], "then a whole pass failed")
+    }
+
+    func testEveryItemFailingWithoutRepeatIsTheQueueRunningOut() {
+        var machine = playing()
+        for generation in 1...3 { _ = machine.trackFailed(generation: generation) }
+        XCTAssertEqual(machine.trackFailed(generation: 4), [.queueFinished])
     }
 
     func testOutputFailureStopsTheQueue() {

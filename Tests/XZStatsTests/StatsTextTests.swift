@@ -78,6 +78,23 @@ final class StatsTextTests: XCTestCase {
         XCTAssertEqual(StatsText.history([]), ["No plays yet."])
     }
 
+    func testASessionIsCountedOrSkippedNeverBoth() throws {
+        let counted = PlaySessionRecord(id: 1, songKey: "src:1", songId: 1, title: "晴天", singer: "周杰伦",
+                                        startedAt: utc("2026-11-20T17:03:00Z"), playedMs: 150_000, positionMs: 150_000,
+                                        durationMs: 269_000, endReason: .skipped, counted: true, countedAt: nil, skip: false)
+        var glance = counted
+        glance.playedMs = 2_000; glance.counted = false
+        var skipped = glance
+        skipped.playedMs = 7_500; skipped.skip = true
+        let tz = try XCTUnwrap(TimeZone(identifier: "UTC"))
+        XCTAssertEqual(StatsText.history([counted, glance, skipped], timeZone: tz), [
+            "Started           Song  Singer  Played  End       Play",
+            "2026-11-20 17:03  晴天  周杰伦    2:30  moved on  ✓",
+            "2026-11-20 17:03  晴天  周杰伦    0:02  moved on",
+            "2026-11-20 17:03  晴天  周杰伦    0:07  skipped",
+        ])
+    }
+
     func testSummaryView() {
         let days = (8...21).map { DayPlays(date: "2026-11-\($0)", plays: $0 == 21 ? 2 : ($0 == 19 ? 1 : 0)) }
         let summary = StatsSummary(plays: 3, listenedMs: 11_100_000, songs: 2, singers: 1, topSongs: Array(songs.prefix(1)),
@@ -116,6 +133,9 @@ final class StatsTextTests: XCTestCase {
     }
 
     func testDurations() {
+        XCTAssertEqual(StatsText.listened(0), "0s")
+        XCTAssertEqual(StatsText.listened(48_900), "48s")
+        XCTAssertEqual(StatsText.listened(60_000), "1m")
         XCTAssertEqual(StatsText.listened(59 * 60_000), "59m")
         XCTAssertEqual(StatsText.listened(61 * 60_000), "1h 01m")
     }
