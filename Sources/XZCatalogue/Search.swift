@@ -18,6 +18,8 @@ public struct SingerHit: Codable, FetchableRecord, Sendable, Equatable {
 public struct SearchResult: Sendable, Equatable {
     public var songs: [Song]
     public var singers: [SingerHit]
+    /// Songs and singers close to the query, only when it matched nothing (see SearchSuggestions).
+    public var suggestions: [SearchSuggestion] = []
 }
 
 /// Why two engines: this is the search a person types (`xzmusic search`, the prompt): every word of a
@@ -52,8 +54,12 @@ extension LibraryDatabase {
     public func search(_ query: String, limit: Int = 20) throws -> SearchResult {
         guard let terms = QueryTerms(query), limit > 0 else { return SearchResult(songs: [], singers: []) }
         return try pool.read { db in
-            SearchResult(songs: try Self.searchSongs(db, terms: terms, limit: limit),
-                         singers: try Self.searchSingers(db, terms: terms, limit: limit))
+            var result = SearchResult(songs: try Self.searchSongs(db, terms: terms, limit: limit),
+                                      singers: try Self.searchSingers(db, terms: terms, limit: limit))
+            if result.songs.isEmpty && result.singers.isEmpty {
+                result.suggestions = try SearchSuggestions.suggestions(db, query: query, limit: limit)
+            }
+            return result
         }
     }
 

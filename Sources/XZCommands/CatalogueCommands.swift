@@ -107,12 +107,16 @@ struct Search: LibraryCommand {
         let result = try context.database.search(text, limit: limit)
         context.lastListing = result.songs.map(\.id)
         if json {
-            struct Output: Encodable { let songs: [SongJSON]; let singers: [SingerHit] }
-            try Format.printJSON(Output(songs: result.songs.map(Format.songJSON), singers: result.singers), console: context.console)
+            struct Output: Encodable { let songs: [SongJSON]; let singers: [SingerHit]; let suggestions: [SearchSuggestion] }
+            try Format.printJSON(Output(songs: result.songs.map(Format.songJSON), singers: result.singers,
+                                        suggestions: result.suggestions), console: context.console)
             return
         }
         if result.songs.isEmpty && result.singers.isEmpty {
             context.console.line("No matches.")
+            if !result.suggestions.isEmpty {
+                context.console.line("did you mean: " + result.suggestions.map(Self.describe).joined(separator: "; "))
+            }
             return
         }
         if !result.songs.isEmpty {
@@ -124,6 +128,16 @@ struct Search: LibraryCommand {
             let more = result.singers.count > 8 ? ", …" : ""
             context.console.line(context.console.styled("Singers: ", "1") + names.joined(separator: ", ") + more)
         }
+    }
+}
+
+extension Search {
+    /// "晴天 — 周杰伦 (qingtian)", "Björk (singer)", "周杰伦 (singer, zhoujielun)".
+    static func describe(_ suggestion: SearchSuggestion) -> String {
+        var text = suggestion.name.safe
+        if let singer = suggestion.singer { text += " — " + singer.safe }
+        let notes = (suggestion.kind == .singer ? ["singer"] : []) + (suggestion.pinyin.map { [$0] } ?? [])
+        return notes.isEmpty ? text : text + " (" + notes.joined(separator: ", ") + ")"
     }
 }
 
