@@ -78,6 +78,21 @@ extension LibraryDatabase {
                               arguments: [path])
         }
     }
+
+    /// The catalogue songs whose local files these are (absolute paths), by path: one read for all,
+    /// so a long list of files costs one lookup rather than one each.
+    public func songs(localPaths paths: [String]) throws -> [String: Song] {
+        let wanted = Array(Set(paths.filter { !$0.isEmpty }))
+        guard !wanted.isEmpty else { return [:] }
+        return try pool.read { db in
+            var songs: [String: Song] = [:]
+            try Self.forEachRow(db, "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.local_path IN", keys: wanted) { row in
+                let song = Song(row: row)
+                songs[song.localPath] = song
+            }
+            return songs
+        }
+    }
 }
 
 /// Totals for MPD's `stats`.

@@ -98,11 +98,16 @@ final class HostedPlayer: Sendable {
         let session = PlaybackSession(folder: context.folder, database: database, output: output,
                                       realtime: false, musicDirectory: settings.musicDirectory, console: context.console,
                                       presentation: presentation)
+        // Restored before anyone can connect, so no client sees the empty queue first; kept only by a
+        // host that serves, which holds the lock.
+        let stateFile = settings.stateFile(library: context.folder)
+        if let stateFile { session.host.restoreState(from: stateFile, paused: settings.restorePaused) }
         let server = ProtocolServer(host: session.host, password: settings.password)
         do {
             try server.listen(unixPath: endpoint.socketPath)
             let port = tcp ? try server.listen(host: settings.bindAddress, port: settings.port) : nil
             server.service.watchCatalogue(makingRecordsAhead: recordsAhead)
+            if let stateFile { session.host.keepState(at: stateFile) }
             return HostedPlayer(session: session, server: server, tcpPort: port, lock: lock, socketPath: endpoint.socketPath)
         } catch {
             server.shutdown()

@@ -22,7 +22,9 @@ public final class PlayerHost: Sendable {
     public let canStream: Bool
 
     private let recording: StatsRecording
-    private let report: @Sendable (String) -> Void
+    let report: @Sendable (String) -> Void
+    /// Saves the state file once `keepState` was asked for.
+    let stateKeeper = Mutex<HostStateKeeper?>(nil)
     private struct State {
         var observers: [@Sendable (PlayerEvent) -> Void] = []
         var changeObservers: [Int: @Sendable (HostChanges) -> Void] = [:]
@@ -140,6 +142,8 @@ public final class PlayerHost: Sendable {
 
     /// Stops the music (the play session saved as ended by leaving), closes the output and writes statistics.
     public func shutdown() {
+        // Saved before the player stops, which would forget what was playing.
+        stateKeeper.withLock { $0.take() }?.finish()
         updates.stopWatching()
         player.shutdown()
         drained.wait()

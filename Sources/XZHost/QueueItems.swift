@@ -17,19 +17,31 @@ extension QueueItem {
     /// The one place queue items are made from what was named: the catalogue's lyric shifts and
     /// loudness of all the songs are read at once.
     public static func items(_ playables: [Playable], database: LibraryDatabase) -> [QueueItem] {
-        let keys = playables.compactMap { playable -> String? in
-            if case .song(let song) = playable { return song.songKey }
+        // A file of the catalogue is its song; all are looked up at once. Unreadable, the files' own
+        // tags name them.
+        let files = playables.compactMap { playable -> String? in
+            if case .file(let path) = playable { return URL(fileURLWithPath: path).standardizedFileURL.path }
             return nil
         }
+        let catalogued = files.isEmpty ? [:] : (try? database.songs(localPaths: files)) ?? [:]
+        let resolved = playables.map { playable -> Playable in
+            guard case .file(let path) = playable,
+                  let song = catalogued[URL(fileURLWithPath: path).standardizedFileURL.path] else { return playable }
+            return .song(song)
+        }
+        let keys = Array(Set(resolved.compactMap { playable -> String? in
+            if case .song(let song) = playable { return song.songKey }
+            return nil
+        }))
         // Without the stored shifts or gains the songs still play, as if none had been set.
         let shifts = keys.isEmpty ? [:] : (try? database.lyricsAdjustments(songKeys: keys)) ?? [:]
         let loudness = keys.isEmpty ? [:] : (try? database.loudnessRecords(songKeys: keys)) ?? [:]
-        return playables.map { playable in
+        return resolved.map { playable in
             switch playable {
             case .song(let song):
                 return QueueItem(playing: song, lyricsShiftMs: shifts[song.songKey] ?? 0,
                                  loudness: loudness[song.songKey].flatMap { $0.measures(path: song.localPath) ? $0 : nil })
-            case .file(let path): return QueueItem(file: path, database: database)
+            case .file(let path): return QueueItem(uncatalogued: path)
             case .stream(let url): return QueueItem(stream: url, database: database)
             }
         }
@@ -64,14 +76,10 @@ extension QueueItem {
         self.init(path: url, title: name.isEmpty ? url : name.removingPercentEncoding ?? name)
     }
 
-    /// Any audio file: its catalogue entry when it has one, else what its tags say (the file name as title).
-    private init(file path: String, database: LibraryDatabase) {
+    /// An audio file the catalogue does not hold (or could not be read): what its tags say (the file
+    /// name as title).
+    private init(uncatalogued path: String) {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        // Not in the catalogue (or it cannot be read): the file's own tags name it.
-        if let song = try? database.song(localPath: absolute) {
-            self.init(.song(song), database: database)
-            return
-        }
         let lyrics = URL(fileURLWithPath: absolute).deletingPathExtension().appendingPathExtension("lrc").path
         // A file no decoder or tag reader takes still gets a queue entry named after it; playing it
         // then says what is wrong.

@@ -1,5 +1,6 @@
 import XZCatalogue
 import XZHost
+import XZPlayback
 import XZProtocol
 
 /// One client connection's protocol state as a plain value: command lists, `idle`, the password, tag
@@ -25,8 +26,9 @@ public struct ClientSession: Sendable {
 
     public static let greeting = "OK MPD \(protocolVersion)\n"
     public static let protocolVersion = "0.23.5"
-    /// Commands in one list, as a bound on what a client can make the host hold.
-    public static let maxCommandListLength = 10_000
+    /// Bytes one command list may hold, counted as MPD counts them (each line and its end): MPD's
+    /// default `max_command_list_size`, 2 MiB. Past it MPD hangs up without an answer, and so do we.
+    public static let maxCommandListBytes = 2 * 1024 * 1024
 
     public let peer: Peer
     public internal(set) var authenticated: Bool
@@ -36,7 +38,14 @@ public struct ClientSession: Sendable {
     public private(set) var idleMask: Set<IdleSubsystem>?
     /// Changes since the client last heard of them.
     public private(set) var pending: Set<IdleSubsystem> = []
-    private var list: (ok: Bool, requests: [MPDRequest])?
+    private var list: PendingList?
+
+    /// A command list being received.
+    private struct PendingList: Sendable {
+        var ok: Bool
+        var requests: [MPDRequest] = []
+        var bytes = 0
+    }
 
     public var isIdle: Bool { idleMask != nil }
 
@@ -94,29 +103,29 @@ public struct ClientSession: Sendable {
             if list != nil { list = nil }
             return Output(bytes: Array((error.ackLine(index: 0) + "\n").utf8))
         }
-        if var pendingList = list {
+        if list != nil {
             switch request.name {
             case "command_list_end":
+                let pending = list!
                 list = nil
-                run(pendingList.requests, listOK: pendingList.ok, service: service, into: &output)
+                run(pending.requests, listOK: pending.ok, service: service, into: &output)
                 return nil
             case "command_list_begin", "command_list_ok_begin":
                 list = nil
                 return ack(MPDError(.arg, "Already in command list", command: request.name))
             default:
-                guard pendingList.requests.count < Self.maxCommandListLength else {
-                    list = nil
-                    return Output(bytes: Array((MPDError(.arg, "command list too long").ackLine(index: 0) + "\n").utf8),
-                                  close: true)
-                }
-                pendingList.requests.append(request)
-                list = pendingList
+                // Taken out while it grows: a second reference would make every append copy the whole list.
+                var pending = list.take()!
+                pending.bytes += line.count + 1
+                guard pending.bytes <= Self.maxCommandListBytes else { return Output(close: true) }
+                pending.requests.append(request)
+                list = pending
                 return Output()
             }
         }
         switch request.name {
-        case "command_list_begin": list = (false, []); return Output()
-        case "command_list_ok_begin": list = (true, []); return Output()
+        case "command_list_begin": list = PendingList(ok: false); return Output()
+        case "command_list_ok_begin": list = PendingList(ok: true); return Output()
         case "command_list_end": return ack(MPDError(.arg, "Not in command list", command: request.name))
         case "close": return Output(close: true)
         case "idle":
@@ -172,6 +181,15 @@ public struct ClientSession: Sendable {
                                                                into output: inout Output) {
         var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes)
         defer { output.bytes = response.bytes }
+        // A list's run of plain `add URI`s is queued in one insert when the run ends: each insert is a
+        // pass over the queue and the catalogue is read once for all, so a long list stays linear.
+        var appending: [Playable] = []
+        func queueAppending() {
+            guard !appending.isEmpty else { return }
+            service.host.player.insert(QueueItem.items(appending, database: service.host.database), at: nil)
+            appending = []
+        }
+        defer { queueAppending() }
         for (index, request) in requests.enumerated() {
             if !single, ["idle", "noidle", "close", "command_list_begin", "command_list_ok_begin"].contains(request.name) {
                 var error = MPDError(.arg, "\(request.name) is not allowed in a command list")
@@ -180,7 +198,12 @@ public struct ClientSession: Sendable {
                 return
             }
             do {
-                try MPDCommands.execute(request, session: &self, service: service, into: &response)
+                if !single, authenticated, request.name == "add", request.arguments.count == 1 {
+                    appending += try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service)
+                } else {
+                    queueAppending()
+                    try MPDCommands.execute(request, session: &self, service: service, into: &response)
+                }
             } catch {
                 var error = error
                 if error.command == nil { error.command = request.name }

@@ -99,12 +99,17 @@ extension MPDCommands {
     }
 
     static func items(forURI uri: String, call: Invocation) throws(MPDError) -> [QueueItem] {
+        QueueItem.items(try playables(forURI: uri, call: call), database: call.host.database)
+    }
+
+    /// What a URI names to queue: a stream, a file, or a folder's audio files.
+    static func playables(forURI uri: String, call: Invocation) throws(MPDError) -> [Playable] {
         var text = uri
         if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
         if QueueItem.isStreamURL(text) {
             guard call.host.canStream else { throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host") }
             // A catalogue song that is not offline is named by its URL: it plays as it downloads.
-            return [QueueItem(.stream(text), database: call.host.database)]
+            return [.stream(text)]
         }
         let path: String
         if text.isEmpty || text == "/" {
@@ -120,7 +125,7 @@ extension MPDCommands {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw MPDError(.noExist, "No such directory")
         }
-        guard isFolder.boolValue else { return [QueueItem(.file(path), database: call.host.database)] }
+        guard isFolder.boolValue else { return [.file(path)] }
         // A folder adds its audio files, in path order, as MPD adds a directory of its database.
         let base = URL(fileURLWithPath: path)
         let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
@@ -128,7 +133,7 @@ extension MPDCommands {
         while let url = enumerator?.nextObject() as? URL {
             if AudioDecoders.hasAudioSuffix(url.path) { files.append(url.standardizedFileURL.path) }
         }
-        return QueueItem.items(files.sorted().map(Playable.file), database: call.host.database)
+        return files.sorted().map(Playable.file)
     }
 
     /// A queue position to insert or move to: absolute, or `+N` / `-N` relative to the current song.

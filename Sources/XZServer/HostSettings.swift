@@ -2,13 +2,19 @@ import Foundation
 import XZCatalogue
 import XZSystem
 
-/// How `serve` listens: config keys `port`, `bind_to_address`, `password` and `music_directory`
-/// (MPD's names); flags override them.
+/// How `serve` listens: config keys `port`, `bind_to_address`, `password`, `music_directory`, `state_file`
+/// and `restore_paused` (MPD's names); flags override them.
 public struct HostSettings: Sendable, Equatable {
     public var port = 6600
     public var bindAddress = "127.0.0.1"
     public var password: String?
     public var musicDirectory: URL
+    /// Where the host keeps its queue and player state: `host.state` in the library folder when nil,
+    /// nowhere with `state_file = none`.
+    public var stateFilePath: String?
+    public var keepsState = true
+    /// Music playing when the host stopped comes back paused (MPD's `restore_paused`; on here).
+    public var restorePaused = true
 
     public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -31,10 +37,31 @@ public struct HostSettings: Sendable, Equatable {
                 password = entry.value
             case "music_directory":
                 musicDirectory = URL(fileURLWithPath: (entry.value as NSString).expandingTildeInPath)
+            case "state_file":
+                let path = (entry.value as NSString).expandingTildeInPath
+                if ["none", "no", "off", ""].contains(entry.value.lowercased()) {
+                    keepsState = false
+                } else if path.hasPrefix("/") {
+                    stateFilePath = path
+                } else {
+                    throw config.error(entry, "state_file must be an absolute path, or none")
+                }
+            case "restore_paused":
+                guard let value = ["yes": true, "no": false, "true": true, "false": false, "on": true, "off": false,
+                                   "1": true, "0": false][entry.value.lowercased()] else {
+                    throw config.error(entry, "restore_paused must be yes or no")
+                }
+                restorePaused = value
             default:
                 continue
             }
         }
+    }
+
+    /// The state file of a host of `library`, or nil when it keeps none.
+    public func stateFile(library: LibraryFolder) -> String? {
+        guard keepsState else { return nil }
+        return stateFilePath ?? library.url.appendingPathComponent("host.state").path
     }
 
     /// Loopback needs no password; any other address does, so the music is never open to a network.

@@ -154,6 +154,8 @@ struct ServerBenchmark {
         }
         row("status p99 beside listallinfo, ms", busyStatus[0].p99 * 1000, busyStatus[1].p99 * 1000, format: "%9.2f",
             target: "< 20 ms", met: busyStatus[1].p99 < 0.020)
+        try commandListRows(mpd: (mpdPort, mpd.process.processIdentifier), ours: (ourPort, host.process.processIdentifier),
+                            uris: (0..<songCount).map(relativePath))
         print(String(format: "first search any lantern after start, ms: MPD %.2f, xzmusic %.2f", firstSearch[0], firstSearch[1]))
         print(String(format: "first search any parade with tag types of its own (no record made yet), ms: MPD %.2f, xzmusic %.2f",
                      coldSearch[0], coldSearch[1]))
@@ -408,7 +410,7 @@ struct ServerBenchmark {
         return run
     }
 
-    private func row(_ label: String, _ mpd: Double, _ ours: Double, format: String, target: String, met: Bool) {
+    func row(_ label: String, _ mpd: Double, _ ours: Double, format: String, target: String, met: Bool) {
         let padded = label.padding(toLength: 30, withPad: " ", startingAt: 0)
         print(padded + String(format: "\(format)  \(format)  %6.2fx   %@ %@", mpd, ours, ours / mpd, target,
                               met ? "met" : "MISSED"))
@@ -448,7 +450,7 @@ struct ServerBenchmark {
         return music
     }
 
-    private func relativePath(song: Int) -> String {
+    func relativePath(song: Int) -> String {
         String(format: "Singer %03d/Album %02d/%02d Song %05d.mp3", song / 100, song / 10 % 10, song % 10 + 1, song)
     }
 
@@ -459,7 +461,7 @@ struct ServerBenchmark {
                 "\(words[song / 10 % words.count]) Album \(song / 10)")
     }
 
-    private func quoted(_ text: String) -> String {
+    func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
@@ -486,7 +488,7 @@ enum ID3v23 {
 }
 
 /// Errors from client threads, the first kept.
-private final class FailureList: Sendable {
+final class FailureList: Sendable {
     private let errors = Mutex<[any Error]>([])
 
     func add(_ error: any Error) { errors.withLock { $0.append(error) } }

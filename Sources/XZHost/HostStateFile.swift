@@ -1,0 +1,196 @@
+import Foundation
+import XZCatalogue
+import XZPlayback
+import XZSystem
+
+extension PlayerHost {
+    /// Restores what `path` holds (MPD's `state_file`); `paused` (MPD's `restore_paused`) brings back
+    /// playing music paused. A damaged file is said in one line and the host starts afresh; a missing
+    /// one says nothing.
+    public func restoreState(from path: String, paused: Bool) {
+        guard let data = FileManager.default.contents(atPath: path) else { return }
+        do {
+            restore(try HostState(parsing: String(decoding: data, as: UTF8.self)), paused: paused)
+        } catch {
+            report("state file \(Self.printable(path)) is damaged (\(Self.printable(error.description))); starting with an empty queue")
+        }
+    }
+
+    /// Keeps the state in `path` from now on: a second after the last change, every few seconds while
+    /// playing (a killed host loses that much of the position) and at `shutdown`.
+    public func keepState(at path: String) {
+        let keeper = HostStateKeeper(host: self, path: path)
+        let earlier = stateKeeper.withLock { kept in
+            defer { kept = keeper }
+            return kept
+        }
+        earlier?.finish()
+    }
+
+    /// The state to save now.
+    public func currentState() -> HostState {
+        let snapshot = player.snapshot()
+        var state = HostState()
+        state.volume = snapshot.volume
+        state.outputName = output.description
+        state.outputEnabled = isOutputEnabled
+        switch snapshot.state {
+        case .playing: state.playState = .play
+        case .paused: state.playState = .pause
+        default: state.playState = .stop
+        }
+        state.elapsedSeconds = Double(snapshot.positionMs) / 1000
+        state.shuffle = snapshot.shuffle
+        state.repeats = snapshot.repeats
+        state.single = snapshot.single
+        state.consume = snapshot.consume
+        state.replayGainMode = snapshot.replayGainMode
+        // A name with a line break cannot be a line of the file: that entry is not kept.
+        for (index, entry) in snapshot.entries.enumerated() {
+            let name = uri(of: entry.item)
+            guard !name.contains(where: \.isNewline) else { continue }
+            if index == snapshot.currentIndex { state.current = state.queue.count }
+            state.queue.append(HostState.Entry(uri: name, priority: entry.priority))
+        }
+        return state
+    }
+
+    /// Puts `state` into the player: its songs that are gone are left out with one line each, and
+    /// music that was playing comes back paused at its place when `paused`.
+    public func restore(_ state: HostState, paused: Bool) {
+        var playables: [Playable] = []
+        var priorities: [Int] = []
+        var current: Int?
+        for (index, entry) in state.queue.enumerated() {
+            guard let playable = restorable(entry.uri) else {
+                report("\(Self.printable(entry.uri)) is gone: left out of the restored queue")
+                continue
+            }
+            if index == state.current { current = playables.count }
+            playables.append(playable)
+            priorities.append(entry.priority)
+        }
+        player.setVolume(state.volume)
+        player.setRepeats(state.repeats)
+        player.setSingle(state.single)
+        player.setConsume(state.consume)
+        if let mode = state.replayGainMode {
+            var replayGain = player.replayGain
+            replayGain.mode = mode
+            player.replayGain = replayGain
+        }
+        setOutputEnabled(state.outputEnabled)
+        player.insert(QueueItem.items(playables, database: database), at: nil)
+        for priority in Set(priorities) where priority != 0 {
+            player.setPriority(priority, at: priorities.indices.filter { priorities[$0] == priority })
+        }
+        player.setShuffle(state.shuffle)
+        guard let current, state.playState != .stop else { return }
+        player.playItem(at: current)
+        if paused || state.playState == .pause || !state.outputEnabled { player.pause() }
+        let ms = Int((state.elapsedSeconds * 1000).rounded())
+        if ms > 0 { player.seek(.absolute(ms: ms)) }
+    }
+
+    /// What a saved name plays here, or nil when it is gone: a file must still be there, a stream needs a
+    /// host that streams.
+    private func restorable(_ uri: String) -> Playable? {
+        if QueueItem.isStreamURL(uri) { return canStream ? .stream(uri) : nil }
+        guard let path = try? naming.path(forURI: uri, allowAbsolute: true) else { return nil }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { return nil }
+        return .file(path)
+    }
+
+    /// A name from a file, fit to print: no control characters.
+    private static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+    }
+}
+
+/// Writes the host's state to its file on a thread of its own: a second after the last change (at
+/// most five after the first of a burst), every few seconds while playing, and once more at `finish`.
+final class HostStateKeeper: Sendable {
+    private struct Pending: Sendable {
+        var firstChange: DispatchTime?
+        var lastChange = DispatchTime.now()
+        var finishing = false
+        var finished = false
+    }
+
+    private static let quiet = 1.0
+    private static let longestDelay = 5.0
+    private static let whilePlaying = 3.0
+
+    private let path: String
+    private let pending: Monitor<Pending>
+    private let token: Int
+    private weak let host: PlayerHost?
+
+    init(host: PlayerHost, path: String) {
+        self.path = path
+        self.host = host
+        let pending = Monitor(Pending())
+        self.pending = pending
+        token = host.observeChanges { changes in
+            guard !changes.isDisjoint(with: [.queue, .playback, .volume, .options, .output]) else { return }
+            pending.withLock { state in
+                let now = DispatchTime.now()
+                state.lastChange = now
+                if state.firstChange == nil { state.firstChange = now }
+            }
+        }
+        let thread = Thread { [self] in run() }
+        thread.name = "xzmusic-state-file"
+        thread.start()
+    }
+
+    /// Saves the state once more and stops; returns when it is written.
+    func finish() {
+        pending.change { $0.finishing = true }
+        _ = pending.wait { $0.finished ? true : nil }
+        host?.stopObserving(token)
+    }
+
+    private func run() {
+        var written: String?
+        var lastSave = DispatchTime.now()
+        var lastFailure: String?
+        func save() {
+            guard let host else { return }
+            let text = host.currentState().text
+            lastSave = .now()
+            guard text != written else { return }
+            do {
+                try AtomicFile.write(Data(text.utf8), toPath: path)
+                written = text
+                lastFailure = nil
+            } catch {
+                // Said once until it works again, not at every attempt.
+                if lastFailure != error.description { host.report("state not saved: \(error)") }
+                lastFailure = error.description
+            }
+        }
+        while true {
+            let finishing = pending.wait(until: .now() + .milliseconds(500)) { $0.finishing ? true : nil } ?? false
+            if finishing || host == nil { break }
+            let now = DispatchTime.now()
+            let due = pending.withLock { state -> Bool in
+                guard let first = state.firstChange,
+                      Self.seconds(from: state.lastChange, to: now) >= Self.quiet
+                        || Self.seconds(from: first, to: now) >= Self.longestDelay else { return false }
+                state.firstChange = nil
+                return true
+            }
+            if due || (Self.seconds(from: lastSave, to: now) >= Self.whilePlaying && host?.player.snapshot().state == .playing) {
+                save()
+            }
+        }
+        save()
+        pending.change { $0.finished = true }
+    }
+
+    private static func seconds(from start: DispatchTime, to end: DispatchTime) -> Double {
+        Double(end.uptimeNanoseconds &- start.uptimeNanoseconds) / 1e9
+    }
+}

@@ -1,0 +1,10 @@
+import XZHost
+import XZProtocol
+
+extension MPDCommands {
+    /// What `add URI` would queue, without queueing it: a command list queues its run of adds at once.
+    static func playablesToAdd(_ uri: String, session: ClientSession, service: MPDService) throws(MPDError) -> [Playable] {
+        let call = Invocation(arguments: [uri], service: service, session: session, response: MPDResponse())
+        return try playables(forURI: uri, call: call)
+    }
+}
