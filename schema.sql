@@ -268,3 +268,13 @@ CREATE TRIGGER sticker_deleted AFTER DELETE ON sticker BEGIN UPDATE sticker_vers
 CREATE TRIGGER song_like_inserted AFTER INSERT ON song_like BEGIN UPDATE sticker_version SET value = value + 1; END;
 CREATE TRIGGER song_like_updated AFTER UPDATE ON song_like BEGIN UPDATE sticker_version SET value = value + 1; END;
 CREATE TRIGGER song_like_deleted AFTER DELETE ON song_like BEGIN UPDATE sticker_version SET value = value + 1; END;
+
+-- migration: v12-more-tags
+-- The other tags MPD clients browse, filter and sort by (Composer, Performer, Conductor, Work, Grouping,
+-- Label, the sort tags, OriginalDate, MusicBrainz ids ...), one column for all: entries "Name=value"
+-- under MPD's tag names, separated by U+001E, in MPD's order of a song's tags ('' = none). One column
+-- keeps a song one row (records, the catalogue version and the writer's change check as they are);
+-- filters, `list` and `sort` read it through xz_tag_values, as they read the other columns, by scan.
+ALTER TABLE song ADD COLUMN more_tags TEXT NOT NULL DEFAULT '';
+-- Files scanned before these tags were kept: read them again on the next rescan.
+UPDATE song SET file_mtime = NULL WHERE song_key LIKE 'file:%';

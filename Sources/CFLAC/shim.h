@@ -1,1 +1,2 @@
 #include <FLAC/stream_decoder.h>
+#include <FLAC/metadata.h>

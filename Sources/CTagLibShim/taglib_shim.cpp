@@ -79,6 +79,8 @@ struct tl_file {
     FileRef ref;
     std::string format;
     std::vector<Entry> entries;
+    bool commentsRead = false;
+    std::vector<Entry> comments;
     int id3v2Version = 0;
     bool hasAudio = false;
     tl_audio_properties audio = {0, 0, 0, 0, 0};
@@ -598,6 +600,45 @@ void tl_close(tl_file *file) {
 }
 
 const char *tl_format(const tl_file *file) { return file->format.c_str(); }
+
+/* MPD's TXXX descriptions it reads as MusicBrainz tags rather than as comments. */
+static bool isMusicBrainzDescription(const String &description) {
+    static const char *const names[] = {"MusicBrainz Artist Id", "MusicBrainz Album Id",
+                                        "MusicBrainz Album Artist Id", "MusicBrainz Track Id",
+                                        "MusicBrainz Release Track Id", "MusicBrainz Work Id"};
+    for (const char *name : names)
+        if (description.upper() == String(name).upper()) return true;
+    return false;
+}
+
+size_t tl_comment_count(tl_file *file) {
+    if (file->commentsRead) return file->comments.size();
+    file->commentsRead = true;
+    try {
+        MPEG::File *mpeg = dynamic_cast<MPEG::File *>(file->ref.file());
+        if (!mpeg) {
+            file->comments = file->entries;
+            return file->comments.size();
+        }
+        if (!mpeg->hasID3v2Tag()) return 0;
+        const ID3v2::FrameList frames = mpeg->ID3v2Tag()->frameList("TXXX");
+        for (ID3v2::FrameList::ConstIterator it = frames.begin(); it != frames.end(); ++it) {
+            const ID3v2::UserTextIdentificationFrame *frame = dynamic_cast<const ID3v2::UserTextIdentificationFrame *>(*it);
+            if (!frame) continue;
+            const StringList fields = frame->fieldList();
+            if (fields.size() < 2 || frame->description().isEmpty() || isMusicBrainzDescription(frame->description()))
+                continue;
+            file->comments.push_back(Entry{utf8(frame->description()), utf8(fields[1]), TL_SOURCE_ID3V2});
+        }
+    } catch (...) {
+        file->comments.clear();
+    }
+    return file->comments.size();
+}
+
+const char *tl_comment_key(const tl_file *file, size_t index) { return file->comments[index].key.c_str(); }
+
+const char *tl_comment_value(const tl_file *file, size_t index) { return file->comments[index].value.c_str(); }
 
 size_t tl_property_count(const tl_file *file) { return file->entries.size(); }
 

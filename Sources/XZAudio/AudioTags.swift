@@ -30,6 +30,14 @@ public enum AudioTags {
         try TagLibFile(path: path, audioProperties: false).iTunSMPB
     }
 
+    /// The file's raw tags, for MPD's `readcomments`, in file order: every Vorbis comment of a FLAC, Ogg
+    /// Vorbis or Opus file (keys as written), an MP3's ID3v2 TXXX frames but the MusicBrainz ids, TagLib's
+    /// properties for other formats. Keys and values as the file has them: the caller checks them.
+    public static func comments(path: String) throws -> [(key: String, value: String)] {
+        let file = try TagLibFile(path: path, audioProperties: false)
+        return try VorbisComments.read(path: path, format: file.format) ?? file.comments()
+    }
+
     /// The embedded picture: the front cover when there is one (MPD's choice too), else the first.
     public static func picture(path: String) throws -> EmbeddedPicture? {
         try TagLibFile(path: path, audioProperties: false).picture()
@@ -98,6 +106,12 @@ private final class TagLibFile {
                                data: Array(UnsafeBufferPointer(start: data, count: size)))
     }
 
+    func comments() -> [(key: String, value: String)] {
+        (0..<tl_comment_count(handle)).map {
+            (String(cString: tl_comment_key(handle, $0)), String(cString: tl_comment_value(handle, $0)))
+        }
+    }
+
     func tags() -> TrackTags {
         TagMapping(values: values(), isOpus: format == "Ogg Opus").tags
     }
@@ -151,11 +165,15 @@ private struct TagMapping {
         return nil
     }
 
-    /// MPD's names of the tags kept in `TrackTags.more`, and the property each comes from.
-    static let moreKeys: [(mpd: String, property: String)] = [
-        ("Conductor", "CONDUCTOR"), ("Work", "WORK"), ("Grouping", "GROUPING"), ("Label", "LABEL"),
-        ("ArtistSort", "ARTISTSORT"), ("AlbumArtistSort", "ALBUMARTISTSORT"), ("AlbumSort", "ALBUMSORT"),
-        ("TitleSort", "TITLESORT"), ("OriginalDate", "ORIGINALDATE"),
+    /// MPD's names of the tags kept in `TrackTags.more`, and the properties each comes from (the first
+    /// that has values). Vorbis MOVEMENT is the movement's number, as MPD reads it; ID3 MVIN is TagLib's
+    /// MOVEMENTNUMBER, MVNM its MOVEMENTNAME.
+    static let moreKeys: [(mpd: String, properties: [String])] = [
+        ("Conductor", ["CONDUCTOR"]), ("Work", ["WORK"]), ("Grouping", ["GROUPING"]), ("Label", ["LABEL"]),
+        ("ArtistSort", ["ARTISTSORT"]), ("AlbumArtistSort", ["ALBUMARTISTSORT"]), ("AlbumSort", ["ALBUMSORT"]),
+        ("TitleSort", ["TITLESORT"]), ("OriginalDate", ["ORIGINALDATE"]), ("ComposerSort", ["COMPOSERSORT"]),
+        ("Movement", ["MOVEMENTNAME"]), ("MovementNumber", ["MOVEMENTNUMBER", "MOVEMENT"]),
+        ("Ensemble", ["ENSEMBLE"]), ("Location", ["LOCATION"]),
     ]
 
     static let musicBrainzKeys = [
@@ -184,8 +202,8 @@ private struct TagMapping {
         for key in Self.musicBrainzKeys {
             if let id = first(key) { tags.musicBrainz[key] = id }
         }
-        for (mpd, property) in Self.moreKeys {
-            let found = all(property)
+        for (mpd, properties) in Self.moreKeys {
+            let found = properties.lazy.map { all($0) }.first { !$0.isEmpty } ?? []
             if !found.isEmpty { tags.more[mpd] = found }
         }
         tags.replayGain = replayGain()

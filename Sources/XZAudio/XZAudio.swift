@@ -23,7 +23,8 @@ public struct TrackTags: Sendable, Equatable {
     /// MusicBrainz identifiers by MPD's tag names (MUSICBRAINZ_TRACKID, MUSICBRAINZ_ALBUMID, …).
     public var musicBrainz: [String: String] = [:]
     /// The other tags MPD knows, by MPD's names: Conductor, Work, Grouping, Label, ArtistSort,
-    /// AlbumArtistSort, AlbumSort, TitleSort, OriginalDate.
+    /// AlbumArtistSort, AlbumSort, TitleSort, OriginalDate, ComposerSort, Movement, MovementNumber,
+    /// Ensemble, Location.
     public var more: [String: [String]] = [:]
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil,

@@ -36,7 +36,7 @@ final class CatalogueWriter {
     static let songColumns = """
         id, title, singer_id, album_id, track, year, duration_ms, audio_url, lyrics_url,
         local_path, lyrics_path, size, sha256, file_mtime, artists, album_artist, genre, disc, date,
-        sample_rate, channels, sample_format
+        sample_rate, channels, sample_format, more_tags
         """
 
     init(_ db: Database, allowBulk: Bool = true) throws {
@@ -50,7 +50,7 @@ final class CatalogueWriter {
             UPDATE song SET title = ?, singer_id = ?, album_id = ?, track = ?, year = ?, duration_ms = ?,
                 audio_url = ?, lyrics_url = ?, local_path = ?, lyrics_path = ?, size = ?, sha256 = ?,
                 file_mtime = ?, artists = ?, album_artist = ?, genre = ?, disc = ?, date = ?, sample_rate = ?,
-                channels = ?, sample_format = ?, title_key = ?, title_pinyin = ?, title_initials = ?
+                channels = ?, sample_format = ?, more_tags = ?, title_key = ?, title_pinyin = ?, title_initials = ?
             WHERE id = ?
             """)
         deleteSong = try db.makeStatement(sql: "DELETE FROM song WHERE id = ?")
@@ -62,8 +62,8 @@ final class CatalogueWriter {
             INSERT INTO song (song_key, title, singer_id, album_id, track, year, duration_ms, audio_url,
                 lyrics_url, local_path, lyrics_path, size, sha256, file_mtime, added_at,
                 title_key, title_pinyin, title_initials, artists, album_artist, genre, disc, date, sample_rate, channels,
-                sample_format)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                sample_format, more_tags)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insertSongTerms = try RawStatement(connection, "INSERT INTO song_search (rowid, terms) VALUES (?, ?)")
         insertSongText = try RawStatement(connection, "INSERT INTO song_text (rowid, text) VALUES (?, ?)")
@@ -199,6 +199,7 @@ final class CatalogueWriter {
         s.bind(24, input.sampleRate.map(Int64.init))
         s.bind(25, input.channels.map(Int64.init))
         s.bind(26, input.sampleFormat ?? "")
+        s.bind(27, input.moreTagsColumn)
         try s.run()
         let id = sqlite3_last_insert_rowid(connection)
         insertSongTerms.bind(1, id)
@@ -223,11 +224,12 @@ final class CatalogueWriter {
             input.title, singerId, albumId, input.track, input.year, input.durationMs,
             input.audioURL, input.lyricsURL, localPath, lyricsPath, input.size, input.sha256, input.fileMtime,
             input.artistsColumn, input.albumArtist ?? "", input.genreColumn, input.disc, input.date ?? "",
-            input.sampleRate, input.channels, input.sampleFormat ?? "",
+            input.sampleRate, input.channels, input.sampleFormat ?? "", input.moreTagsColumn,
         ]
         let columns = ["title", "singer_id", "album_id", "track", "year", "duration_ms", "audio_url",
                        "lyrics_url", "local_path", "lyrics_path", "size", "sha256", "file_mtime", "artists",
-                       "album_artist", "genre", "disc", "date", "sample_rate", "channels", "sample_format"]
+                       "album_artist", "genre", "disc", "date", "sample_rate", "channels", "sample_format",
+                       "more_tags"]
         let unchanged = zip(columns, newValues).allSatisfy { column, value in
             (row[column] as DatabaseValue) == (value?.databaseValue ?? .null)
         }

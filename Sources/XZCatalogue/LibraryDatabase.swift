@@ -20,6 +20,7 @@ public struct LibraryDatabase: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA cache_size = -512")
             db.add(function: FilterFunctions.match)
+            db.add(function: MoreTagsColumn.function)
         }
         do {
             pool = try DatabasePool(path: path, configuration: config)

@@ -31,6 +31,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     /// The sample field of MPD's Format line: "16", "24", "32", "f" (float); nil where unknown.
     public var sampleFormat: String?
     public var fileMtime: Int64?
+    /// The tags without a field of their own (Composer, Performer, the sort tags, MusicBrainz ids ...).
+    public var moreTags: [SongTag: [String]] = [:]
 
     /// Playable without the network.
     public var isLocal: Bool { !localPath.isEmpty }
@@ -120,6 +122,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         fileMtime = row[23]
         let sampleFormatText: String = row[24]
         sampleFormat = sampleFormatText.isEmpty ? (sampleRate == nil ? nil : "16") : sampleFormatText
+        moreTags = MoreTagsColumn.decode(row[25])
     }
 
     /// A column holding several values, separated by U+001F.
@@ -134,7 +137,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,
         song.lyrics_path, song.size, song.sha256, song.added_at, song.artists, song.album_artist, song.genre,
         song.disc, song.date, song.sample_rate, song.channels, song.file_mtime,
-        song.sample_format
+        song.sample_format, song.more_tags
         """
     static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
 }

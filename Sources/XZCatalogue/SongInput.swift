@@ -29,6 +29,8 @@ public struct SongInput: Sendable, Equatable {
     public var channels: Int?
     /// The sample field of MPD's Format line ("16", "24", "f"); nil: not a file, or 16-bit.
     public var sampleFormat: String?
+    /// The tags without a field of their own (Composer, Performer, the sort tags, MusicBrainz ids ...).
+    public var moreTags: [SongTag: [String]] = [:]
 
     public init(key: String, title: String, singer: String) {
         self.key = key
@@ -43,6 +45,7 @@ extension SongInput {
 
     var artistsColumn: String { artists.count > 1 ? artists.joined(separator: Self.valueSeparator) : "" }
     var genreColumn: String { genres.joined(separator: Self.valueSeparator) }
+    var moreTagsColumn: String { MoreTagsColumn.encode(moreTags) }
 
     /// Every tag value MPD's `any` reads, one a line, and one more newline: the document of the
     /// substring index `song_text`, where every character begins a trigram (see schema.sql,
@@ -51,6 +54,9 @@ extension SongInput {
         var lines = [title] + (artists.count > 1 ? artists : [singer])
         lines += [album ?? "", albumArtist ?? ""] + genres
         lines += [date ?? year.map(String.init) ?? "", track.map(String.init) ?? "", disc.map(String.init) ?? ""]
+        for tag in SongTags.listed where !MoreTagsColumn.ownColumns.contains(tag) {
+            lines += (moreTags[tag] ?? []).filter { !$0.isEmpty }
+        }
         return lines.joined(separator: "\n") + "\n\n"
     }
 }

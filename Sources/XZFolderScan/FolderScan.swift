@@ -129,6 +129,7 @@ extension LibraryDatabase {
         input.genres = info.tags.genres
         input.disc = info.tags.disc
         input.date = info.tags.date
+        input.moreTags = moreTags(of: info.tags)
         input.sampleRate = info.format.sampleRate
         input.channels = info.format.channels
         input.sampleFormat = info.format.sample == .float32 ? "f" : "\(info.format.bits)"
@@ -138,5 +139,16 @@ extension LibraryDatabase {
         input.size = file.size
         input.fileMtime = file.mtime
         return input
+    }
+
+    /// The tags without a field of their own, under the catalogue's tag names; those MPD has no name
+    /// for (TitleSort) are left out.
+    static func moreTags(of tags: TrackTags) -> [SongTag: [String]] {
+        var more: [SongTag: [String]] = [:]
+        if !tags.composers.isEmpty { more[.composer] = tags.composers }
+        if !tags.performers.isEmpty { more[.performer] = tags.performers }
+        for (name, id) in tags.musicBrainz { if let tag = SongTag(name) { more[tag] = [id] } }
+        for (name, values) in tags.more { if let tag = SongTag(name) { more[tag] = values } }
+        return more
     }
 }

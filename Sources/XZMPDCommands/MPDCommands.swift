@@ -47,6 +47,7 @@ public enum MPDCommands {
 
     /// Every command, one row each.
     static let allCommands: [MPDCommand] = playerCommands + databaseCommands + storedPlaylistCommands + stickerCommands
+        + commentCommands
 
     /// The rows by name; a name given twice is a mistake the table's test reports (the first row is kept).
     static let table: [String: MPDCommand] = Dictionary(allCommands.map { ($0.name, $0) }) { first, _ in first }
@@ -76,13 +77,13 @@ public enum MPDCommands {
         },
         MPDCommand("tagtypes", 0...Int.max, .readOnly) { call throws(MPDError) in
             guard let verb = call.arguments.first else {
-                for tag in SongTags.listed where call.session.tagTypes.contains(tag) { call.response.add("tagtype", tag.name) }
+                for tag in call.session.tagTypes.inTagTypeOrder { call.response.add("tagtype", tag.name) }
                 return
             }
             let names = call.arguments.dropFirst()
             var tags = SongTags()
             for name in names {
-                guard let tag = SongTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+                guard let tag = SongTag(name) else { throw MPDError(.arg, "Unknown tag type") }
                 tags.insert(tag)
             }
             // Only tags the catalogue holds are kept: a client's set then names the records it shares.

@@ -31,7 +31,7 @@ final class CommandTableTests: XCTestCase {
         "search": [["any", "o"], ["title", "t", "sort", "Title", "window", "0:1"]],
         "count": [["album", "LP"], ["album", "LP", "group", "artist"]], "list": [["album"], ["title", "group", "album"]],
         "lsinfo": [[], ["album"]], "listall": [[], ["album"]], "listallinfo": [[]], "listfiles": [[], ["album"]],
-        "albumart": [["album/1.mp3", "0"]], "readpicture": [["album/1.mp3", "0"]],
+        "albumart": [["album/1.mp3", "0"]], "readpicture": [["album/1.mp3", "0"]], "readcomments": [["album/1.mp3"]],
     ]
 
     func testReadOnlyCommandsChangeNothing() throws {

@@ -57,6 +57,13 @@ const char *tl_property_key(const tl_file *file, size_t index);
 const char *tl_property_value(const tl_file *file, size_t index);
 tl_source tl_property_source(const tl_file *file, size_t index);
 
+/* The file's raw comments as MPD's `readcomments` lists them, in file order: an MP3's ID3v2 TXXX frames
+ * (description, first value) but those MPD reads as MusicBrainz ids; for other formats, the properties
+ * above. Read on the first call. */
+size_t tl_comment_count(tl_file *file);
+const char *tl_comment_key(const tl_file *file, size_t index);
+const char *tl_comment_value(const tl_file *file, size_t index);
+
 /* The major version (2, 3 or 4) of the ID3v2 tag the TL_SOURCE_ID3V2 values came from; 0 when none. */
 int tl_id3v2_version(const tl_file *file);
 

@@ -1,17 +1,17 @@
 import Foundation
 
-/// A tag as MPD names it (its `TagType`), in MPD 0.23's order. The catalogue holds some of them (`SongTags.held`);
-/// on the others every song is untagged, so a filter on one sees an absent tag.
+/// A tag as MPD names it (its `TagType`), in MPD 0.23's order. The catalogue holds all but Comment
+/// (`SongTags.held`), which MPD leaves out unless configured to keep it; on Comment every song is untagged.
 public enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
     case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, track, name, genre, date
-    case originalDate, composer, performer, conductor, work, ensemble, movement, movementNumber, location
-    case grouping, comment, disc, label, musicBrainzArtistID, musicBrainzAlbumID, musicBrainzAlbumArtistID
+    case originalDate, composer, composerSort, performer, conductor, work, movement, movementNumber, ensemble
+    case location, grouping, comment, disc, label, musicBrainzArtistID, musicBrainzAlbumID, musicBrainzAlbumArtistID
     case musicBrainzTrackID, musicBrainzReleaseTrackID, musicBrainzWorkID
 
     private static let names = [
         "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "Track", "Name",
-        "Genre", "Date", "OriginalDate", "Composer", "Performer", "Conductor", "Work", "Ensemble", "Movement",
-        "MovementNumber", "Location", "Grouping", "Comment", "Disc", "Label", "MUSICBRAINZ_ARTISTID",
+        "Genre", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer", "Conductor", "Work", "Movement",
+        "MovementNumber", "Ensemble", "Location", "Grouping", "Comment", "Disc", "Label", "MUSICBRAINZ_ARTISTID",
         "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_TRACKID", "MUSICBRAINZ_RELEASETRACKID",
         "MUSICBRAINZ_WORKID",
     ]
@@ -29,7 +29,8 @@ public enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
         self = tag
     }
 
-    /// The tag MPD reads instead when a song lacks this one.
+    /// The tags MPD reads instead when a song lacks this one (its ApplyTagFallback, which `sort` follows
+    /// too: a ComposerSort is no Composer).
     var fallback: [SongTag] {
         switch self {
         case .albumArtist, .artistSort: return [.artist]
@@ -53,12 +54,12 @@ public enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
         case .date: return song.date.map { [$0] } ?? []
         case .genre: return song.genres
         case .disc: return song.disc.map { [String($0)] } ?? []
-        default: return []
+        default: return song.moreTags[self] ?? []
         }
     }
 
-    /// The tags MPD's `any` reads.
-    static let anyTags: [SongTag] = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
+    /// The tags MPD's `any` reads: every tag the song has.
+    static let anyTags: [SongTag] = SongTags.listed
 
     /// Values with MPD's fallback applied (AlbumArtist → Artist ...).
     public func valuesWithFallback(of song: Song) -> [String] {
@@ -86,10 +87,21 @@ public struct SongTags: OptionSet, Hashable, Sendable {
 
     public mutating func insert(_ tag: SongTag) { formUnion(SongTags([tag])) }
 
-    /// The tags the catalogue holds, in the order MPD lists a song's tags (the order its ID3 scanner reads them).
-    public static let listed: [SongTag] = [.artist, .albumArtist, .title, .album, .track, .date, .genre, .disc]
+    /// The tags the catalogue holds, in the order MPD lists a song's tags (the order its ID3 scanner
+    /// reads them; ComposerSort beside Composer, and the tags it reads from no ID3 frame, after them).
+    /// Name is a stream's, never a file's: announced, never in a song's record.
+    public static let listed: [SongTag] = [
+        .artist, .albumArtist, .artistSort, .albumSort, .albumArtistSort, .title, .album, .track, .date, .originalDate,
+        .genre, .composer, .composerSort, .conductor, .performer, .grouping, .disc, .label, .work, .movement,
+        .movementNumber, .ensemble, .location, .musicBrainzArtistID, .musicBrainzAlbumID, .musicBrainzAlbumArtistID,
+        .musicBrainzTrackID, .musicBrainzReleaseTrackID, .musicBrainzWorkID, .name,
+    ]
+    /// What MPD announces by default (`tagtypes`): every tag but Comment.
     public static let held = SongTags(listed)
     public static let all = SongTags(SongTag.allCases)
+
+    /// The tags of the set in MPD's order of tag types (`tagtypes`).
+    public var inTagTypeOrder: [SongTag] { SongTag.allCases.filter(contains) }
 }
 
 /// How one string is compared, as MPD's StringFilter does.

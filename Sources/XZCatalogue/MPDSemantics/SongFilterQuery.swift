@@ -200,7 +200,8 @@ enum FilterSQL {
         case .date: return "(CASE WHEN song.date <> '' THEN song.date ELSE coalesce(CAST(song.year AS TEXT), '') END)"
         case .genre: return "song.genre"
         case .disc: return "coalesce(CAST(song.disc AS TEXT), '')"
-        default: return nil
+        // Names of the fixed table, never text from outside.
+        default: return SongTags.held.contains(tag) ? "xz_tag_values(song.more_tags, '\(tag.name)')" : nil
         }
     }
 
@@ -215,7 +216,8 @@ enum FilterSQL {
     }
 
     /// Every tag value of the song (MPD's `any`).
-    static let allValuesSQL = SongTag.anyTags.compactMap(valuesSQL).joined(separator: " || char(31) || ")
+    static let allValuesSQL = MoreTagsColumn.ownColumns.sorted { $0.rawValue < $1.rawValue }.compactMap(valuesSQL)
+        .joined(separator: " || char(31) || ") + " || char(31) || xz_tag_values(song.more_tags, NULL)"
 
     static func matchSQL(_ values: String, _ match: StringMatch, _ arguments: inout [DatabaseValueConvertible?]) -> String {
         let op: Int
