@@ -11,7 +11,7 @@ SWIFT ?= swift
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-export-dynamic
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-online fuzz-lyrics install clean
+.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-online fuzz-lyrics install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -24,16 +24,26 @@ deps:
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+# The static Foundation calls mktemp, and the linker warns of every mktemp caller: that one note is the
+# toolchain's, not ours, so it alone is dropped from the build's output.
 build: deps
-	$(RELEASE_BUILD) --product xzmusic
+	@echo "Building xzmusic (release)…"
+	@set -o pipefail; $(RELEASE_BUILD) --quiet --product xzmusic 2>&1 | { grep -v "the use of \`mktemp' is dangerous" || true; }
 
+# The prompt runs as a job of its own that owns the terminal (bash job control), so Ctrl-C reaches the
+# prompt only, not make. The `exit` after it keeps bash from running the program in make's place (and
+# so in make's process group); make succeeds or fails as the program does.
 run: build
-	$(RELEASE_BIN) $(ARGS)
+	@set -m; $(RELEASE_BIN) $(ARGS); exit $$?
 
 test: deps
 	scripts/check-schema.sh
 	scripts/check-imports.py
-	$(SWIFT) test
+	scripts/run-tests.sh
+
+# The optional public corpora some tests read, from their upstream repositories, into Tests/Corpora/.
+corpora:
+	scripts/fetch-corpora.sh
 
 # Regenerates the Swift copy of schema.sql that the binary carries.
 schema:

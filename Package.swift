@@ -97,12 +97,15 @@ let package = Package(
         .executableTarget(name: "xzmusic-floor-client", dependencies: [product("ArgumentParser", "swift-argument-parser")]),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
+        // The optional public corpora: found, or the test is skipped (XCTest, which the bench must not link).
+        .target(name: "XZCorpusTestSupport", dependencies: ["XZTestSupport"], path: "Tests/XZCorpusTestSupport"),
         // A catalogue in a temporary folder, for the tests of the catalogue and of what fills it.
-        .target(name: "XZCatalogueTestSupport", dependencies: ["XZCatalogue"], path: "Tests/XZCatalogueTestSupport"),
+        .target(name: "XZCatalogueTestSupport", dependencies: ["XZCatalogue", "XZTestSupport"], path: "Tests/XZCatalogueTestSupport"),
         .testTarget(name: "XZTextTests", dependencies: ["XZText"]),
-        .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "XZSystem", "XZTestSupport"]),
+        .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "XZSystem", "XZTestSupport", "XZCorpusTestSupport"]),
         .testTarget(name: "XZCatalogueTests", dependencies: [
-            "XZCatalogue", "XZCatalogueTestSupport", "XZFolderScan", "XZSystem", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZCatalogue", "XZCatalogueTestSupport", "XZFolderScan", "XZSystem", "XZTestSupport", "XZCorpusTestSupport",
+            product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZFolderScanTests", dependencies: [
             "XZFolderScan", "XZCatalogue", "XZCatalogueTestSupport", "XZTestSupport", product("GRDB", "GRDB.swift"),
@@ -110,7 +113,7 @@ let package = Package(
         .testTarget(name: "XZStatsTests", dependencies: [
             "XZStats", "XZCatalogue", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
-        .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics"]),
+        .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics", "XZTestSupport", "XZCorpusTestSupport"]),
         .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZAudio", "XZLyrics", "XZTestSupport"]),
         .testTarget(name: "XZDownloaderTests", dependencies: [
             "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),

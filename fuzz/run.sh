@@ -7,7 +7,9 @@ SECONDS_TO_RUN="${1:-60}"
 shift || true
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/.build-fuzz"
-CORPORA="$ROOT/../shared/corpora"
+# The optional public corpora, looked for as the tests do: $XZMUSIC_CORPORA, Tests/Corpora, ../shared/corpora.
+CORPORA="${XZMUSIC_CORPORA:-}"
+[[ -n "$CORPORA" ]] || { [[ -d "$ROOT/Tests/Corpora" ]] && CORPORA="$ROOT/Tests/Corpora"; } || CORPORA="$ROOT/../shared/corpora"
 SWIFTC="${SWIFTC:-swiftc}"
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -swift-version 5)
 
@@ -31,7 +33,7 @@ echo "== seeding $OUT/corpus"
 seed() { local sum; sum="$(sha1sum "$1" | cut -d' ' -f1)"; cp -f "$1" "$OUT/corpus/$sum"; }
 shopt -s nullglob
 for f in "$CORPORA"/283375-lrcparser_python/files/* "$CORPORA"/weirongxu-lrc-kit/*.lrc \
-         "$ROOT"/Resources/demo/songs/*.lrc; do
+         "$ROOT"/Resources/demo/songs/*.lrc "$ROOT"/Tests/Fixtures/lyrics/*.lrc; do
     [[ -f "$f" ]] && seed "$f"
 done
 if command -v python3 >/dev/null; then

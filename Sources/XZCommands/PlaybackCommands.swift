@@ -230,8 +230,18 @@ struct Seek: PlayerCommand {
     var position: SeekTarget
 
     func run(on player: PlayerControl, context: CommandContext) throws {
-        guard try player.view().isActive else { throw CommandError.nothingPlaying("nothing is playing") }
+        let view = try player.view()
+        guard view.isActive else { throw CommandError.nothingPlaying("nothing is playing") }
         try player.seek(position)
+        // The position asked for: the player may not have reached it yet when this prints.
+        let total = view.durationMs ?? view.current?.durationMs
+        let target: Int? = switch position {
+        case .absolute(let ms): ms
+        case .relative(let ms): view.positionMs + ms
+        case .percent(let percent): total.map { Int(Double($0) * percent / 100) }
+        }
+        let clamped = target.map { max(0, min($0, total ?? $0)) }
+        context.console.line("seek to \(DurationText.clock(ms: clamped)) of \(DurationText.clock(ms: total))")
     }
 }
 

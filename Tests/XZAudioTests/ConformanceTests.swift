@@ -2,8 +2,9 @@ import Foundation
 import XCTest
 @testable import XZAudio
 import XZTestSupport
+import XZCorpusTestSupport
 
-/// ISO/IEC 11172-4 / 13818-4 vectors with reference PCM (../shared/corpora/lieff-minimp3).
+/// ISO/IEC 11172-4 / 13818-4 vectors with reference PCM (the public corpus lieff-minimp3, optional).
 /// Where mpg123-1.31.2_vs_reference.tsv shows libmpg123 within 1 LSB / 96 dB of the reference,
 /// MP3Decoder must be too; every other vector must merely not crash.
 final class ConformanceTests: XCTestCase {
@@ -20,7 +21,7 @@ final class ConformanceTests: XCTestCase {
     private var rows: [Row] = []
 
     override func setUpWithError() throws {
-        let root = try TestPaths.requireDirectory(TestPaths.minimp3)
+        let root = try Corpora.require("lieff-minimp3", files: ["vectors", "mpg123-1.31.2_vs_reference.tsv"])
         vectors = root.appendingPathComponent("vectors")
         let tsv = try String(contentsOf: root.appendingPathComponent("mpg123-1.31.2_vs_reference.tsv"), encoding: .utf8)
         for line in tsv.split(separator: "\n") where !line.hasPrefix("#") && !line.hasPrefix("vector\t") {

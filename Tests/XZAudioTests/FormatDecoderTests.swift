@@ -117,7 +117,7 @@ final class FormatDecoderTests: XCTestCase {
             let expected = try readAll(try AudioDecoders.open(path: file))
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
             let part = temp.path("growing.\(suffix).part")
-            FileManager.default.createFile(atPath: part, contents: Data())
+            XCTAssertTrue(FileManager.default.createFile(atPath: part, contents: Data()))
             let growing = GrowingFile(path: part)
             growing.setTotal(Int64(bytes.count))
             let writer = Thread {
@@ -164,7 +164,7 @@ final class FormatDecoderTests: XCTestCase {
         try Data((0..<9_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: URL(fileURLWithPath: junk))
         XCTAssertThrowsError(try AudioDecoders.open(path: junk)) { XCTAssertTrue("\($0)".hasPrefix(junk + ":")) }
         let empty = temp.path("empty.opus")
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty, contents: Data()))
         XCTAssertThrowsError(try AudioDecoders.open(path: empty)) { XCTAssertTrue("\($0)".contains("empty")) }
         // An Ogg Vorbis file whose identification header says 0 channels.
         var ogg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try encode(wav, "ogg"))))

@@ -75,7 +75,7 @@ final class GrowingFileTests: XCTestCase {
         let complete = try AudioFixtures.makeMP3(at: folder.path("whole.mp3"), seconds: 20)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: complete))
         let partPath = folder.path("song.part")
-        FileManager.default.createFile(atPath: partPath, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: partPath, contents: nil))
         let source = GrowingFile(path: partPath)
         source.setTotal(Int64(bytes.count))
         let writer = RangeWriter(handle: try FileHandle(forWritingTo: URL(fileURLWithPath: partPath)), bytes: bytes, source: source)
@@ -116,7 +116,7 @@ final class SlowWriter: @unchecked Sendable {
     }
 
     func start() {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
         source.setTotal(Int64(bytes.count))
         Thread { [self] in
             guard let handle = FileHandle(forWritingAtPath: path) else { return }

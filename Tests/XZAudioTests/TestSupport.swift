@@ -4,12 +4,8 @@ import XCTest
 @testable import XZAudio
 import XZTestSupport
 
-/// XZAudio's own helpers: its corpora, reference decodes, PCM comparison, ID3 bytes, fixture MP3s.
-/// Paths, running tools and TestFailure come from XZTestSupport.
-extension TestPaths {
-    static let tinytag = corpora.appendingPathComponent("tinytag-tinytag")
-    static let minimp3 = corpora.appendingPathComponent("lieff-minimp3")
-}
+/// XZAudio's own helpers: reference decodes, PCM comparison, ID3 bytes, fixture MP3s.
+/// Paths, corpora, running tools and TestFailure come from XZTestSupport.
 
 /// What command-line tools make of a file, for comparison; a tool that fails throws.
 enum Tool {
@@ -117,19 +113,11 @@ extension ID3Builder {
     }
 }
 
-/// MP3s made at test time with sox and lame, once per test run, in a temp folder removed at exit.
+/// MP3s made at test time with sox and lame, once per test run, in a TemporaryFolder (gone at exit).
 final class Fixtures: Sendable {
-    private static let made: Result<Fixtures, Error> = Result {
-        let fixtures = try Fixtures()
-        atexit { Fixtures.cleanUp() }
-        return fixtures
-    }
+    private static let made: Result<Fixtures, Error> = Result { try Fixtures() }
 
     static func shared() throws -> Fixtures { try made.get() }
-
-    private static func cleanUp() {
-        if case .success(let fixtures) = made { fixtures.remove() }
-    }
 
     private let folder: TemporaryFolder
     private let files = Mutex<[String: String]>([:])
@@ -169,10 +157,6 @@ final class Fixtures: Sendable {
         let path = folder.path(name)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: folder.url)
     }
 
     private func sine(_ name: String, rate: Int, channels: Int, seconds: Int) throws -> String {

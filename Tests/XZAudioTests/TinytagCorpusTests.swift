@@ -2,8 +2,9 @@ import Foundation
 import XCTest
 @testable import XZAudio
 import XZTestSupport
+import XZCorpusTestSupport
 
-/// Tags and durations against tinytag's expectations (../shared/corpora/tinytag-tinytag),
+/// Tags and durations against tinytag's expectations (the public corpus tinytag-tinytag, optional),
 /// and the decoder's PCM against the recorded `mpg123 -v -s` decode of every sample.
 final class TinytagCorpusTests: XCTestCase {
     /// Fields where TagLib and tinytag legitimately disagree. Keep this short and explain each.
@@ -29,7 +30,8 @@ final class TinytagCorpusTests: XCTestCase {
     private var decodeTable: [String: DecodeRecord] = [:]
 
     override func setUpWithError() throws {
-        let root = try TestPaths.requireDirectory(TestPaths.tinytag)
+        let root = try Corpora.require("tinytag-tinytag", files: [
+            "samples", "expected_metadata_from_test_all.json", "mpg123-1.31.2_decode_table.tsv"])
         samples = root.appendingPathComponent("samples")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("expected_metadata_from_test_all.json")))
         expected = try XCTUnwrap(json as? [String: [String: Any]])
@@ -173,8 +175,8 @@ final class TinytagCorpusTests: XCTestCase {
 
     /// The decoder must equal `mpg123 -s` byte for byte; the table records its md5 for every sample.
     func testDecoderMatchesRecordedMpg123Output() throws {
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("xzaudio-pcm-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: tmp) }
+        let folder = try TemporaryFolder("audio-pcm")
+        let tmp = folder.url.appendingPathComponent("decoded.pcm")
         var compared = 0
         for (name, record) in decodeTable.sorted(by: { $0.key < $1.key }) {
             let path = samples.appendingPathComponent(name).path

@@ -1,18 +1,17 @@
 import Foundation
 import XZCatalogue
+import XZTestSupport
 
 /// A library database in a fresh temporary folder, removed when the test ends.
 public final class TestLibrary: Sendable {
-    public let folder: URL
+    private let temporary: TemporaryFolder
+    public var folder: URL { temporary.url }
     public let database: LibraryDatabase
 
     public init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("xzmusic-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        database = try LibraryDatabase(path: folder.appendingPathComponent("library.sqlite").path)
+        temporary = try TemporaryFolder("library")
+        database = try LibraryDatabase(path: temporary.path("library.sqlite"))
     }
-
-    deinit { try? FileManager.default.removeItem(at: folder) }
 
     /// Writes a feed from JSON objects (or raw lines) and imports it.
     @discardableResult
@@ -31,8 +30,3 @@ public final class TestLibrary: Sendable {
         try database.search(query, limit: limit).songs.map(\.title)
     }
 }
-
-/// The repository root, found from this file's path.
-public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-public let corporaRoot = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")

@@ -1,44 +1,59 @@
 import XCTest
 @testable import XZCatalogue
 import XZCatalogueTestSupport
+import XZTestSupport
+import XZCorpusTestSupport
 
-/// Real artist, recording and release names from MusicBrainz, in many scripts and spellings.
+/// Names in many scripts and spellings: the project's own list, and (when the public corpora are there)
+/// real artist, recording and release names from MusicBrainz.
 final class MultiScriptNamesTests: XCTestCase {
-    private func names(_ relative: String) throws -> [(entity: String, name: String, credit: String)] {
-        let text = try String(contentsOf: corporaRoot.appendingPathComponent(relative), encoding: .utf8)
-        return CSV.rows(text).dropFirst().compactMap { row in
-            row.count >= 5 && !row[2].isEmpty ? (row[0], row[2], row[4]) : nil
+    static let corpusFiles = [("metabrainz-musicbrainz-server", "webservice_names.csv"),
+                              ("metabrainz-picard", "ws_data_names.csv")]
+
+    /// (title, singer) rows of both MusicBrainz corpora; skips the test when either is missing.
+    static func corpusNames() throws -> [(title: String, singer: String)] {
+        var rows: [(title: String, singer: String)] = []
+        for (corpus, file) in corpusFiles {
+            let url = try Corpora.require(corpus, files: [file]).appendingPathComponent(file)
+            rows += CSV.rows(try String(contentsOf: url, encoding: .utf8)).dropFirst().compactMap { row in
+                row.count >= 5 && !row[2].isEmpty ? (row[2], row[4].isEmpty ? "Various" : row[4]) : nil
+            }
         }
+        return rows
     }
 
-    private func importNames() throws -> (TestLibrary, [String]) {
+    private func importNames(_ rows: [(title: String, singer: String)]) throws -> TestLibrary {
         let library = try TestLibrary()
-        let rows = try names("metabrainz-musicbrainz-server/webservice_names.csv")
-            + names("metabrainz-picard/ws_data_names.csv")
-        XCTAssertGreaterThan(rows.count, 700)
-        var titles: [String] = []
-        let lines = rows.enumerated().map { i, row -> String in
-            titles.append(row.name)
-            return TestLibrary.line(["source_id": "mb\(i)", "title": row.name,
-                                     "singer": row.credit.isEmpty ? "Various" : row.credit])
+        let lines = rows.enumerated().map { i, row in
+            TestLibrary.line(["source_id": "mb\(i)", "title": row.title, "singer": row.singer])
         }
         let summary = try library.importFeed(lines)
         XCTAssertEqual(summary.failed, 0, summary.problems.joined(separator: "\n"))
-        return (library, titles)
+        return library
     }
 
-    func testEveryNameFindsItself() throws {
-        let (library, titles) = try importNames()
+    private func assertEveryNameFindsItself(_ rows: [(title: String, singer: String)]) throws {
+        let library = try importNames(rows)
         var misses: [String] = []
-        for title in Set(titles) where SearchText.matchExpression(title) != nil {
+        for title in Set(rows.map(\.title)) where SearchText.matchExpression(title) != nil {
             let found = try library.database.search(title, limit: 500).songs.map(\.title)
             if !found.contains(title) { misses.append(title) }
         }
         XCTAssertEqual(misses, [])
     }
 
+    func testEveryListedNameFindsItself() throws {
+        try assertEveryNameFindsItself(MultiScriptNameList.songs)
+    }
+
+    func testEveryMusicBrainzNameFindsItself() throws {
+        let rows = try Self.corpusNames()
+        XCTAssertGreaterThan(rows.count, 700)
+        try assertEveryNameFindsItself(rows)
+    }
+
     func testAliasesAndVariantsInOtherScriptsAndForms() throws {
-        let (library, _) = try importNames()
+        let library = try importNames(MultiScriptNameList.songs)
         let cases: [(query: String, expected: String)] = [
             ("後藤", "後藤真希"),            // a Han fragment
             ("hou teng", "後藤真希"),        // its pinyin reading, traditional folded to simplified
@@ -49,15 +64,17 @@ final class MultiScriptNamesTests: XCTestCase {
             ("milky way 君の歌", "Milky Way 〜君の歌〜"),  // wave dash and brackets are separators
             ("サマーれげぇ", "サマーれげぇ!レインボー"),
             ("summer reggae rain", "Summer Reggae! Rainbow"),
+            ("周杰倫", "周杰伦"),            // traditional finds simplified
+            ("qingtian", "晴天"),
+            ("chen yi xun", "陳奕迅"),
+            ("die arzte", "Die Ärzte"),      // diacritics fold
+            ("tchaikovsky", "Tchaïkovsky"),
+            ("queen", "ＱＵＥＥＮ"),          // full-width folds
         ]
         for (query, expected) in cases {
-            let found = try library.database.search(query, limit: 100).songs.map(\.title)
-                + library.database.search(query, limit: 100).singers.map(\.name)
-            if !found.isEmpty || expected.isEmpty {
-                XCTAssertTrue(found.contains(expected), "\(query) → \(found.prefix(5))")
-            } else {
-                XCTFail("\(query) found nothing; expected \(expected)")
-            }
+            let result = try library.database.search(query, limit: 100)
+            let found = result.songs.map(\.title) + result.singers.map(\.name)
+            XCTAssertTrue(found.contains(expected), "\(query) → \(found.prefix(5))")
         }
     }
 }

@@ -2,17 +2,18 @@ import GRDB
 import XCTest
 @testable import XZCatalogue
 import XZCatalogueTestSupport
+import XZTestSupport
 
 final class SchemaTests: XCTestCase {
     func testEmbeddedSchemaIsSchemaSQL() throws {
-        let onDisk = try String(contentsOf: repositoryRoot.appendingPathComponent("schema.sql"), encoding: .utf8)
+        let onDisk = try String(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("schema.sql"), encoding: .utf8)
         XCTAssertEqual(Schema.sql, onDisk, "run 'make schema' after editing schema.sql")
     }
 
     func testMigratedDatabaseMatchesSchemaSQLAppliedDirectly() throws {
         let library = try TestLibrary()
         let direct = try DatabaseQueue()
-        let onDisk = try String(contentsOf: repositoryRoot.appendingPathComponent("schema.sql"), encoding: .utf8)
+        let onDisk = try String(contentsOf: TestPaths.repositoryRoot.appendingPathComponent("schema.sql"), encoding: .utf8)
         try direct.write { db in try db.execute(sql: onDisk) }
         let query = """
             SELECT type, name, tbl_name, sql FROM sqlite_master

@@ -44,7 +44,7 @@ final class FolderImportTests: XCTestCase {
     func testRescanIsIncrementalAndRemovesVanishedFiles() throws {
         let library = try TestLibrary()
         let (_, music) = try makeMusicFolder()
-        try library.database.importFolder(at: music)
+        _ = try library.database.importFolder(at: music)
         let again = try library.database.importFolder(at: music)
         XCTAssertEqual(again.skipped, 2)
         XCTAssertEqual(again.added + again.updated, 0)
@@ -65,7 +65,7 @@ final class FolderImportTests: XCTestCase {
     func testRescanOfUnchangedFolderWritesNoRowsAndReadsNoTags() throws {
         let library = try TestLibrary()
         let (_, music) = try makeMusicFolder()
-        try library.database.importFolder(at: music)
+        _ = try library.database.importFolder(at: music)
         func songs() throws -> [Row] {
             try library.database.pool.read { db in
                 try Row.fetchAll(db, sql: "SELECT id, song_key, title, lyrics_path, file_mtime, added_at FROM song ORDER BY id")
@@ -111,7 +111,7 @@ final class FolderImportTests: XCTestCase {
     func testRescanNoticesLyricsThatCameOrWent() throws {
         let library = try TestLibrary()
         let (_, music) = try makeMusicFolder()
-        try library.database.importFolder(at: music)
+        _ = try library.database.importFolder(at: music)
         let lrc = music.appendingPathComponent("周杰伦/qingtian.lrc")
         try FileManager.default.removeItem(at: lrc)
         let gone = try library.database.importFolder(at: music)

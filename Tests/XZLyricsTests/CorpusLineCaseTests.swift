@@ -6,6 +6,8 @@ import XCTest
 final class CorpusMyLyricTests: XCTestCase {
     let path = "coolight7-my_lyric/cases.json"
 
+    override func setUpWithError() throws { _ = try Corpus.bytes(path) }
+
     /// Cases where my_lyric's own choices conflict with this project's rules, with what happens here instead.
     let exclusions: [String: [Pair]] = [
         // A stamp with empty text is a real line (it clears the display); my_lyric drops it.
@@ -73,6 +75,8 @@ final class CorpusMyLyricTests: XCTestCase {
 
 /// jacquesh/foo_openlyrics: its LRC unit-test cases. Its offset sign is this project's.
 final class CorpusOpenLyricsTests: XCTestCase {
+    override func setUpWithError() throws { _ = try Corpus.bytes("jacquesh-foo_openlyrics/cases.json") }
+
     func testEveryCase() throws {
         let cases = try XCTUnwrap(try Corpus.json("jacquesh-foo_openlyrics/cases.json")["cases"] as? [[String: Any]])
         XCTAssertEqual(cases.count, 9)

@@ -11,6 +11,8 @@ import XCTest
 final class CorpusLrcKitTests: XCTestCase {
     let folder = "weirongxu-lrc-kit"
 
+    override func setUpWithError() throws { _ = try Corpus.bytes("\(folder)/expected.json") }
+
     /// Exclusions: the non-enhanced lrc-kit mode keeps `<mm:ss.xx>` tags as text; here word tags are
     /// always read (the spec asks for A2 parsing), so those cases cannot match.
     let excludedLineCases: Set<String> = [

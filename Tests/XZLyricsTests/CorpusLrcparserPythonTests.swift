@@ -7,6 +7,8 @@ import XCTest
 final class CorpusLrcparserPythonTests: XCTestCase {
     let folder = "283375-lrcparser_python"
 
+    override func setUpWithError() throws { _ = try Corpus.bytes("\(folder)/expected.json") }
+
     func testEveryFileWithExpectedTimes() throws {
         let expected = try Corpus.json("\(folder)/expected.json")
         var checked = 0

@@ -1,24 +1,21 @@
 import Foundation
 import XCTest
 @testable import XZLyrics
+import XZTestSupport
+import XZCorpusTestSupport
 
 struct FixtureError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// The shared public corpora, read in place: repoRoot/../shared/corpora.
+/// Files of the public LRC corpora, read in place; a missing one skips the test.
 enum Corpus {
-    static var root: URL {
-        // The test folder may be reached through a symlink (side packages); resolve it to find the repo.
-        let testsDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().resolvingSymlinksInPath()
-        let repoRoot = testsDir.deletingLastPathComponent().deletingLastPathComponent()
-        return repoRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
-    }
-
+    /// `path` is "corpus-folder/file inside it".
     static func bytes(_ path: String) throws -> [UInt8] {
-        let url = root.appendingPathComponent(path)
+        let parts = path.split(separator: "/", maxSplits: 1).map(String.init)
+        let url = try Corpora.require(parts[0], files: [parts[1]]).appendingPathComponent(parts[1])
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw FixtureError(description: "missing fixture \(url.path)")
+            throw FixtureError(description: "unreadable fixture \(url.path)")
         }
         return [UInt8](data)
     }

@@ -50,7 +50,7 @@ final class StreamPlaybackTests: XCTestCase {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let folder = try TemporaryFolder("stream-play")
         let partPath = folder.path("song.part")
-        FileManager.default.createFile(atPath: partPath, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: partPath, contents: nil))
         let source = GrowingFile(path: partPath)
         source.setTotal(Int64(bytes.count))
         let feeder = PausingFeeder(bytes: bytes, path: partPath, source: source, stopAt: bytes.count / 2)

@@ -3,27 +3,19 @@ import XCTest
 import XZPlayback
 import XZTestSupport
 
-/// MP3s made once per test run with sox and lame (via AudioFixtures), removed at exit.
+/// MP3s made once per test run with sox and lame (via AudioFixtures), in a TemporaryFolder (gone at exit).
 final class PlaybackFixtures: @unchecked Sendable {
-    private static let made: Result<PlaybackFixtures, Error> = Result {
-        let fixtures = try PlaybackFixtures()
-        atexit { PlaybackFixtures.cleanUp() }
-        return fixtures
-    }
+    private static let made: Result<PlaybackFixtures, Error> = Result { try PlaybackFixtures() }
 
     static func shared() throws -> PlaybackFixtures { try made.get() }
 
-    private static func cleanUp() {
-        if case .success(let fixtures) = made { try? FileManager.default.removeItem(at: fixtures.dir) }
-    }
-
-    let dir: URL
+    private let folder: TemporaryFolder
+    var dir: URL { folder.url }
     /// name -> path
     private(set) var files: [String: String] = [:]
 
     private init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("xzplayback-fixtures-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        folder = try TemporaryFolder("playback-fixtures")
         // Short files keep the suite quick on shared cores.
         try make("cbr44", seconds: 2.5, frequency: 440, lame: ["-b", "128"])
         try make("cbr44b", seconds: 1.5, frequency: 660, lame: ["-b", "128"])

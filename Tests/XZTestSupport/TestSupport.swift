@@ -3,25 +3,15 @@ import Foundation
 import Glibc
 #endif
 
-/// The repository root and the shared corpora beside it, found from this file's path.
+/// The repository root, found from this file's path.
 public enum TestPaths {
     /// Symlinks resolved, so a side package that links to this folder still finds the real repository.
     public static let repositoryRoot = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    public static let corpora = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpora")
     /// Where SwiftPM put the built products (the `xzmusic` executable among them).
     public static var products: URL {
         Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL.deletingLastPathComponent()
             ?? Bundle.main.bundleURL
-    }
-
-    /// `url` when it is an existing folder (a corpus, say); otherwise a TestFailure naming it.
-    public static func requireDirectory(_ url: URL) throws -> URL {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
-            throw TestFailure("corpus folder missing: \(url.path)")
-        }
-        return url
     }
 }
 
@@ -31,18 +21,53 @@ public struct TestFailure: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// A fresh folder under the system temporary directory, removed on deinit.
+/// A fresh folder for one test, removed on deinit. XCTest keeps every test case alive until the process
+/// ends, so a folder a test case holds would outlive its test: every folder is made inside the process's
+/// `TestTemporaryRoot`, which goes at exit.
 public final class TemporaryFolder: Sendable {
     public let url: URL
 
     public init(_ label: String = "test") throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("xzmusic-\(label)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        // A short unique name: sockets made inside must stay within the 108 bytes of a Unix socket path.
+        var template = Array(try TestTemporaryRoot.url().appendingPathComponent("\(label)-XXXXXX").path.utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!).map { String(cString: $0) } }
+        guard let made else {
+            throw TestFailure("cannot make a temporary folder for \(label): \(String(cString: strerror(errno)))")
+        }
+        url = URL(fileURLWithPath: made)
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
     public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// One folder per test process under the system temporary directory (`xzmusic-tests-PID`), removed at
+/// exit; a run that was killed leaves its folder, and the next run removes it.
+public enum TestTemporaryRoot {
+    static let prefix = "xzmusic-tests-"
+    private static let made: Result<URL, Error> = Result {
+        let temporary = FileManager.default.temporaryDirectory
+        removeFoldersOfEndedRuns(in: temporary)
+        let root = temporary.appendingPathComponent("\(prefix)\(getpid())")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        atexit { TestTemporaryRoot.remove() }
+        return root
+    }
+
+    public static func url() throws -> URL { try made.get() }
+
+    private static func remove() {
+        if case .success(let root) = made { try? FileManager.default.removeItem(at: root) }
+    }
+
+    private static func removeFoldersOfEndedRuns(in temporary: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = pid_t(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
+    }
 }
 
 public struct ProcessResult {
