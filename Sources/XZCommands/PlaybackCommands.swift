@@ -192,7 +192,9 @@ struct Prev: PlayerCommand {
     @OptionGroup var global: GlobalOptions
     func run(on player: PlayerControl, context: CommandContext) throws {
         try requireQueue(player)
-        try player.previous()
+        // The prompt's own rule (MPD's previous always goes back): more than 3 s in, the song restarts.
+        let view = try player.view()
+        if view.isActive, view.positionMs > 3000 { try player.seek(.absolute(ms: 0)) } else { try player.previous() }
     }
 }
 

@@ -69,8 +69,8 @@ struct PlaylistCommand: ParsableCommand {
 
         func run(on player: PlayerControl, context: CommandContext) throws {
             let playlists = context.playlists
+            // An empty queue makes an empty playlist, as MPD's save does.
             let queue = try player.view().queue
-            guard !queue.isEmpty else { throw CommandError.emptyQueue("the queue is empty: nothing to save") }
             let exists = try playlists.store.exists(name)
             if exists && !append && !replace {
                 throw CommandError.playlistExists("playlist \(name.safe) exists already: --append or --replace it")

@@ -18,4 +18,8 @@ public struct HostChanges: OptionSet, Sendable, Hashable {
     public static let output = HostChanges(rawValue: 1 << 7)
     /// Likes, ratings and other song stickers.
     public static let stickers = HostChanges(rawValue: 1 << 8)
+    /// A client subscribed to or left a message channel.
+    public static let subscriptions = HostChanges(rawValue: 1 << 9)
+    /// A client sent a message; only its channel's subscribers hear of it.
+    public static let messages = HostChanges(rawValue: 1 << 10)
 }

@@ -38,6 +38,8 @@ public struct ClientSession: Sendable {
     public private(set) var idleMask: Set<IdleSubsystem>?
     /// Changes since the client last heard of them.
     public private(set) var pending: Set<IdleSubsystem> = []
+    /// Its message channels and waiting messages, from its first `subscribe`.
+    var mailbox: MessageMailbox?
     private var list: PendingList?
 
     /// A command list being received.
@@ -155,6 +157,8 @@ public struct ClientSession: Sendable {
     /// The host announced changes: remembered, and sent at once to a client waiting for them.
     public mutating func notify(_ changes: HostChanges) -> [UInt8]? {
         pending.formUnion(changes.idleSubsystems)
+        // A message wakes only the clients it was queued for.
+        if changes.contains(.messages), mailbox?.takeArrival() == true { pending.insert(.message) }
         guard let mask = idleMask else { return nil }
         guard pending.contains(where: { mask.isEmpty || mask.contains($0) }) else { return nil }
         return leaveIdle().utf8Bytes + "OK\n".utf8Bytes

@@ -8,6 +8,7 @@ extension HostChanges {
     private static let subsystems: [(HostChanges, IdleSubsystem)] = [
         (.database, .database), (.update, .update), (.storedPlaylists, .storedPlaylist), (.queue, .playlist),
         (.playback, .player), (.volume, .mixer), (.options, .options), (.output, .output), (.stickers, .sticker),
+        (.subscriptions, .subscription),
     ]
 
     public var idleSubsystems: Set<IdleSubsystem> {

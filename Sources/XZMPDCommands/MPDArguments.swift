@@ -62,13 +62,17 @@ extension MPDCommands {
             call.response.add("songid", id)
         }
         if status.state == .playing || status.state == .paused {
-            let total = status.durationMs ?? 0
-            call.response.add("time", "\((status.positionMs + 500) / 1000):\((total + 500) / 1000)")
-            call.response.add("elapsed", milliseconds: status.positionMs)
+            // In a part of a song (rangeid), times count from the part's start, as MPD's.
+            let range = status.currentIndex.flatMap { status.entries[$0].item.range }
+            let start = range?.startMs ?? 0
+            let duration = status.durationMs.map { (range?.endMs ?? $0) - start }
+            let elapsed = max(0, status.positionMs - start)
+            call.response.add("time", "\((elapsed + 500) / 1000):\(((duration ?? 0) + 500) / 1000)")
+            call.response.add("elapsed", milliseconds: elapsed)
             if let format = status.audioFormat {
                 call.response.add("bitrate", format.bitrateKbps ?? 0)
             }
-            if let duration = status.durationMs { call.response.add("duration", milliseconds: duration) }
+            if let duration { call.response.add("duration", milliseconds: duration) }
             if let format = status.audioFormat {
                 call.response.add("audio", format.mpdFormat)
             }
@@ -95,7 +99,12 @@ extension MPDCommands {
         guard snapshot.entries.indices.contains(index) else { throw MPDError(.arg, "Bad song index") }
         let active = snapshot.state == .playing || snapshot.state == .paused
         if !active || snapshot.currentIndex != index { call.player.playItem(at: index) }
-        call.player.seek(target)
+        // A place in a part of a song (rangeid) counts from the part's start.
+        if case .absolute(let ms) = target, let start = snapshot.entries[index].item.range?.startMs {
+            call.player.seek(.absolute(ms: ms + start))
+        } else {
+            call.player.seek(target)
+        }
     }
 
     static func items(forURI uri: String, call: Invocation) throws(MPDError) -> [QueueItem] {
@@ -126,20 +135,26 @@ extension MPDCommands {
             throw MPDError(.noExist, "No such directory")
         }
         guard isFolder.boolValue else { return [.file(path)] }
-        // A folder adds its audio files, in path order, as MPD adds a directory of its database.
+        // A folder adds its audio files in MPD's database order (its walk of the folder).
         let base = URL(fileURLWithPath: path)
         let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
         var files: [String] = []
         while let url = enumerator?.nextObject() as? URL {
             if AudioDecoders.hasAudioSuffix(url.path) { files.append(url.standardizedFileURL.path) }
         }
-        return files.sorted().map(Playable.file)
+        // Unreadable, the files are ordered by their paths alone.
+        let songs = (try? call.host.database.songs(localPaths: files)) ?? [:]
+        DatabaseOrder.sortByKey(&files) { file in
+            let song = songs[file]
+            return DatabaseOrder.key(uri: file, album: song?.album, disc: song?.disc, track: song?.track)
+        }
+        return files.map(Playable.file)
     }
 
     /// A queue position to insert or move to: absolute, or `+N` / `-N` relative to the current song.
     static func insertPosition(_ text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
         if let sign = text.first, sign == "+" || sign == "-" {
-            guard let current = snapshot.currentIndex else { throw MPDError(.arg, "No current song") }
+            guard let current = snapshot.currentIndex else { throw MPDError(.playerSync, "No current song") }
             let offset = try MPDArgument.integer(String(text.dropFirst()))
             let position = sign == "+" ? current + 1 + offset : current - offset
             guard (0...snapshot.entries.count).contains(position) else { throw MPDError(.arg, "Bad song index") }

@@ -27,7 +27,9 @@ public enum MPDCommands {
             throw MPDError(.permission, "you don't have permission for \"\(request.name)\"")
         }
         guard command.arguments.contains(request.arguments.count) else {
-            throw MPDError(.arg, request.arguments.count < command.arguments.lowerBound
+            // As MPD words it: a command of one arity has a wrong number, others too few or too many.
+            throw MPDError(.arg, command.arguments.count == 1 ? "wrong number of arguments for \"\(request.name)\""
+                : request.arguments.count < command.arguments.lowerBound
                 ? "too few arguments for \"\(request.name)\"" : "too many arguments for \"\(request.name)\"")
         }
         // The response moves into the invocation and back, so answers are written once, not copied.
@@ -47,7 +49,7 @@ public enum MPDCommands {
 
     /// Every command, one row each.
     static let allCommands: [MPDCommand] = playerCommands + databaseCommands + storedPlaylistCommands + stickerCommands
-        + commentCommands
+        + commentCommands + messageCommands + mountAndSongEditCommands + songRangeCommands
 
     /// The rows by name; a name given twice is a mistake the table's test reports (the first row is kept).
     static let table: [String: MPDCommand] = Dictionary(allCommands.map { ($0.name, $0) }) { first, _ in first }
@@ -97,7 +99,11 @@ public enum MPDCommands {
             }
         },
         MPDCommand("urlhandlers", 0...0, .readOnly) { call in
-            for scheme in ["file://", "http://", "https://"] { call.response.add("handler", scheme) }
+            // What plays: file:// for a client that may name files (over the Unix socket, as MPD), and
+            // http(s):// where the host can stream.
+            let files = call.session.peer == .local ? ["file://"] : []
+            let schemes = files + (call.host.canStream ? ["http://", "https://"] : [])
+            for scheme in schemes { call.response.add("handler", scheme) }
         },
         MPDCommand("decoders", 0...0, .readOnly) { call in
             for plugin in AudioDecoders.plugins {
@@ -201,11 +207,11 @@ public enum MPDCommands {
         },
         MPDCommand("stop", 0...0, .changesState) { call in call.player.stop() },
         MPDCommand("next", 0...0, .changesState) { call throws(MPDError) in
-            guard call.player.snapshot().state != .idle else { throw MPDError(.playerSync, "Not playing") }
+            guard call.player.snapshot().state.isLoaded else { throw MPDError(.playerSync, "Not playing") }
             call.player.next()
         },
         MPDCommand("previous", 0...0, .changesState) { call throws(MPDError) in
-            guard call.player.snapshot().state != .idle else { throw MPDError(.playerSync, "Not playing") }
+            guard call.player.snapshot().state.isLoaded else { throw MPDError(.playerSync, "Not playing") }
             call.player.previous()
         },
         MPDCommand("seek", 2...2, .changesState) { call throws(MPDError) in

@@ -8,6 +8,8 @@ public final class MPDService: Sendable {
     /// Required before anything but the `beforePassword` commands; nil: every client may do everything.
     public let password: String?
     let songRecords = SongRecords()
+    /// The client-to-client message channels (`subscribe`, `sendmessage`).
+    let messageChannels = MessageChannels()
 
     public init(host: PlayerHost, password: String? = nil) {
         self.host = host

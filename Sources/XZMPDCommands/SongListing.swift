@@ -26,6 +26,7 @@ extension MPDResponse {
     /// The catalogue's entry, when the item has one, gives every value of every tag it holds.
     mutating func addSong(_ item: QueueItem, uri: String, tags: SongTags, durationMs: Int?, catalogue: Song? = nil) {
         add("file", uri)
+        if let range = item.range { add("Range", range.mpdText) }
         // The catalogue's time is the file's as last scanned, as MPD answers from its database; other
         // files are asked; one that cannot be asked, or a stream, has no time to give: the line is left out.
         if let mtime = catalogue?.fileMtime {
@@ -41,7 +42,9 @@ extension MPDResponse {
                 add(tag.name, value)
             }
         }
-        if let ms = durationMs ?? item.durationMs {
+        if let whole = durationMs ?? item.durationMs {
+            // A part's length is its own, as MPD lists it.
+            let ms = item.range.map { ($0.endMs ?? whole) - $0.startMs } ?? whole
             add("Time", (ms + 500) / 1000)
             add("duration", milliseconds: ms)
         }

@@ -246,7 +246,12 @@ final class PlaybackEngine {
             kbps = Int((Double(size) * 8 / Double(length)).rounded())
         }
         track.formatSummary = AudioFormatSummary(format: decoder.format, bitrateKbps: kbps ?? decoder.bitrateKbps)
-        track.nextPositionSample = nextPositionBoundary(after: 0, track)
+        // A file's part (MPD's rangeid) starts at its offset; a file that cannot seek plays from its start.
+        if source == nil, let startMs = start.item.range?.startMs, startMs > 0 {
+            let sample = LyricTimeline.firstSample(atMs: startMs, sampleRate: decoder.format.sampleRate)
+            if (try? decoder.seek(toSample: sample)) != nil { track.positionSample = decoder.positionInSamples }
+        }
+        track.nextPositionSample = nextPositionBoundary(after: track.positionSample, track)
         self.track = track
         loadLyrics(track)
         // A stream is announced once its first second is in (see keepStreamFed).
@@ -493,6 +498,15 @@ final class PlaybackEngine {
         let read = track.decoder.positionInSamples
         for stop in [track.nextLyricSample, track.nextPositionSample] {
             if let stop, stop > read { frames = min(frames, stop - read) }
+        }
+        // A part (MPD's rangeid) ends at its end offset.
+        if let endMs = track.start.item.range?.endMs {
+            let end = LyricTimeline.firstSample(atMs: endMs, sampleRate: track.format.sampleRate)
+            guard end > read else {
+                reachedEnd(track)
+                return
+            }
+            frames = min(frames, end - read)
         }
         if output.needsPacing {
             let wait = pacer.delay(nowNs: DispatchTime.now().uptimeNanoseconds)

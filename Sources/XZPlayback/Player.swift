@@ -115,6 +115,11 @@ public final class Player: Sendable {
         edit(otherwise: false) { $0.setPriority(priority, at: indices) }
     }
 
+    /// Sets the part of the queue entry `id` that plays (nil: all of it).
+    public func setRange(_ range: PlayRange?, id: Int) -> PlayRange.Edit {
+        edit(otherwise: .noSuchEntry) { $0.setRange(range, id: id) }
+    }
+
     public func setRepeats(_ on: Bool) {
         edit(otherwise: ()) { $0.setRepeats(on) }
     }
@@ -147,12 +152,9 @@ public final class Player: Sendable {
         command { $0.next() }
     }
 
-    /// Restarts the track when more than 3 s in, else goes to the previous one.
+    /// The previous song in play order, wherever the track is (MPD's `previous`).
     public func previous() {
-        transact(otherwise: ()) { core in
-            let positionMs = core.positionMs()
-            return ((), core.machine.previous(positionMs: positionMs))
-        }
+        command { $0.previous() }
     }
 
     /// playing <-> paused; a stopped queue starts again.
@@ -333,10 +335,6 @@ struct PlayerCore: Sendable {
 
     var isFinished: Bool {
         engineExited || (!machine.isActive && mailbox.isEmpty && engineIdle)
-    }
-
-    func positionMs() -> Int {
-        status.generation == machine.generation ? status.positionMs : 0
     }
 
     /// Queues what the transition just made changed, then its effects; true when anything was queued.

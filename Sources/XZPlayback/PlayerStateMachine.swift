@@ -149,11 +149,8 @@ public struct PlayerStateMachine: Sendable, Equatable {
     public mutating func playItem(at index: Int) -> [Effect]? {
         guard entries.indices.contains(index) else { return nil }
         consecutiveFailures = 0
-        let id = entries[index].id
-        let ending = endIfActive(.skipped)
-        if consume, !ending.isEmpty { dropCurrent() }
-        guard let target = self.index(ofId: id) else { return ending + finish() }
-        return ending + [begin(target)]
+        // As MPD: consume takes a song out when it finishes or is skipped with next, not when another is chosen.
+        return endIfActive(.skipped) + [begin(index)]
     }
 
     /// Appends to the queue without starting playback.
@@ -250,14 +247,11 @@ public struct PlayerStateMachine: Sendable, Equatable {
         return ending + advance()
     }
 
-    /// More than 3 s into the track: restart it. Otherwise the previous item in play order; at the first
-    /// item it wraps with repeat all, else restarts the first.
-    public mutating func previous(positionMs: Int) -> [Effect] {
+    /// The previous item in play order, wherever the track is (MPD's rule; the prompt's `prev` restarts
+    /// a track more than 3 s in itself); at the first item it wraps with repeat all, else restarts the first.
+    public mutating func previous() -> [Effect] {
         guard !entries.isEmpty else { return [] }
         consecutiveFailures = 0
-        if isActive, let current = currentIndex, positionMs > 3000 {
-            return [.end(.skipped), begin(current)]
-        }
         let position = currentIndex.flatMap { order.firstIndex(of: $0) } ?? 0
         let target: Int
         if position > 0 {
@@ -327,10 +321,15 @@ public struct PlayerStateMachine: Sendable, Equatable {
         case .on where repeats:
             if let current = currentIndex { return [begin(current)] }
         case .on, .oneshot:
-            if single == .oneshot { single = .off }
-            state = .stopped
-            if consume { dropCurrent() }
-            return [.release]
+            // As MPD: the next song is loaded and paused at its start, which spends a oneshot; after the
+            // last song playback stops and a oneshot stays.
+            var effects = consume ? consumeCurrent() : advance()
+            if state == .playing {
+                if single == .oneshot { single = .off }
+                state = .paused
+                effects.append(.pause)
+            }
+            return effects
         case .off:
             break
         }

@@ -18,6 +18,8 @@ public struct QueueItem: Sendable, Equatable {
     public var lyricsAdjustmentMs: Int
     /// Gains measured by a loudness scan, for a song whose tags carry none; nil: the file's tags decide.
     public var replayGain: ReplayGainTags?
+    /// The part of the song to play (MPD's `rangeid`); nil: all of it.
+    public var range: PlayRange?
 
     public init(songId: Int64? = nil, songKey: String? = nil, path: String, title: String = "", singer: String = "",
                 album: String? = nil, track: Int? = nil, year: Int? = nil,

@@ -27,6 +27,26 @@ final class HostCommandTests: LibraryProcessTestCase {
         XCTAssertTrue(try eventually(timeout: timeout, condition), what)
     }
 
+    /// MPD's previous always goes back; the prompt's own prev restarts a song more than 3 s in.
+    func testPrevRestartsASongMoreThanThreeSecondsIn() throws {
+        let host = try serve()
+        defer {
+            host.signal(SIGTERM)
+            _ = host.finish()
+        }
+        let port = try port(of: host)
+        XCTAssertEqual(try xzmusic(["play", "晴天小调", "#4"]).status, 0)
+        XCTAssertEqual(try xzmusic(["next"]).status, 0)
+        try waitUntil("next song") { try xzmusic(["now"]).stdout.contains("Café du Matin") }
+        _ = try TestProcess.runChecked("mpc", ["-p", port, "seek", "5"])
+        XCTAssertEqual(try xzmusic(["prev"]).status, 0)
+        let status = try TestProcess.run("mpc", ["-p", port, "status"]).stdout
+        XCTAssertTrue(status.contains("#2/2") && [" 0:00/", " 0:01/", " 0:02/"].contains(where: status.contains),
+                      "the same song from its start: \(status)")
+        XCTAssertEqual(try xzmusic(["prev"]).status, 0)
+        try waitUntil("the song before") { try xzmusic(["now"]).stdout.contains("晴天小调") }
+    }
+
     func testOneShotCommandsDriveTheHost() throws {
         let host = try serve()
         XCTAssertEqual(try xzmusic(["play", "晴天小调", "#4"]).status, 0)

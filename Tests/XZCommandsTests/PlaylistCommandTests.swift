@@ -104,13 +104,15 @@ final class PlaylistCommandTests: LibraryProcessTestCase {
             host.signal(SIGTERM)
             _ = host.finish()
         }
+        // An empty queue saves as an empty playlist, as MPD's save.
+        XCTAssertEqual(try xzmusic(["playlist", "save", "empty"]).stdout, "saved 0 songs as empty\n")
         let loaded = try xzmusic(["playlist", "load", "mix"])
         XCTAssertEqual(loaded.stdout, "loaded 2 songs from mix (1 missing, skipped)\n", loaded.stderr)
         XCTAssertEqual(try TestProcess.runChecked("mpc", ["-p", port, "playlist", "-f", "%title%"]).stdout, "Alpha\n晴天小调\n")
         XCTAssertEqual(try xzmusic(["playlist", "save", "queue copy"]).stdout, "saved 2 songs as queue copy\n")
         XCTAssertEqual(try xzmusic(["playlist", "save", "queue copy"]).status, 1, "no silent overwrite")
         XCTAssertEqual(try xzmusic(["playlist", "save", "queue copy", "--append"]).status, 0)
-        XCTAssertEqual(try xzmusic(["playlist", "list"]).stdout, "mix  (3 songs)\nqueue copy  (4 songs)\n")
+        XCTAssertEqual(try xzmusic(["playlist", "list"]).stdout, "empty  (0 songs)\nmix  (3 songs)\nqueue copy  (4 songs)\n")
         XCTAssertEqual(try TestProcess.runChecked("mpc", ["-p", port, "playlist", "-f", "%title%", "queue copy"]).stdout,
                        "Alpha\n晴天小调\nAlpha\n晴天小调\n")
 

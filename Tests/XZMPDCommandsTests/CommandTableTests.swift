@@ -32,6 +32,7 @@ final class CommandTableTests: XCTestCase {
         "count": [["album", "LP"], ["album", "LP", "group", "artist"]], "list": [["album"], ["title", "group", "album"]],
         "lsinfo": [[], ["album"]], "listall": [[], ["album"]], "listallinfo": [[]], "listfiles": [[], ["album"]],
         "albumart": [["album/1.mp3", "0"]], "readpicture": [["album/1.mp3", "0"]], "readcomments": [["album/1.mp3"]],
+        "channels": [[]], "readmessages": [[]], "listmounts": [[]],
     ]
 
     func testReadOnlyCommandsChangeNothing() throws {

@@ -191,6 +191,22 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(streaming.uri(of: queue[0]), "https://example.invalid/online.mp3")
     }
 
+    /// urlhandlers names what plays: file:// for a Unix-socket client (as MPD, which lists it only for local
+    /// clients), http(s):// only on a host that streams.
+    func testURLHandlersAreWhatPlays() {
+        let streaming = PlayerHost(folder: host.folder, database: host.database, output: .null, seed: 7,
+                                   streams: { _ in throw PlaybackError(.streamFailed, "not in this test") }) { _ in }
+        defer { streaming.shutdown() }
+        func handlers(_ host: PlayerHost, _ peer: ClientSession.Peer) -> String {
+            var session = ClientSession(peer: peer, passwordRequired: false)
+            return String(decoding: session.receive(line: "urlhandlers", service: MPDService(host: host)).bytes, as: UTF8.self)
+        }
+        XCTAssertEqual(handlers(streaming, .network), "handler: http://\nhandler: https://\nOK\n")
+        XCTAssertEqual(handlers(streaming, .local), "handler: file://\nhandler: http://\nhandler: https://\nOK\n")
+        XCTAssertEqual(handlers(host, .network), "OK\n")
+        XCTAssertEqual(handlers(host, .local), "handler: file://\nOK\n")
+    }
+
     /// On a host that streams, find and search list the catalogue songs that are not offline, named by their
     /// URL and after every file; adding them queues them to play as they download. Folder listings hold
     /// only files, and a host that cannot stream lists none of them.

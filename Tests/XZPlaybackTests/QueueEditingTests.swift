@@ -55,24 +55,47 @@ final class QueueEditingTests: XCTestCase {
         XCTAssertEqual(startedTitle(skipped), "Song 2")
         XCTAssertEqual(titles(machine).first, "Song 2", "a skipped song is consumed too")
         _ = machine.playItem(at: 2)
-        XCTAssertEqual(titles(machine), ["Song 3", "Song 4"])
+        XCTAssertEqual(titles(machine), ["Song 2", "Song 3", "Song 4"], "choosing another song consumes nothing")
         XCTAssertEqual(machine.current?.title, "Song 4")
     }
 
-    func testSingleStopsAfterTheSongAndOneshotOnlyOnce() {
+    func testSinglePausesAtTheNextSongAndOneshotOnlyOnce() {
         var machine = PlayerStateMachine(seed: 1)
         _ = machine.play(items)
         machine.setSingle(.oneshot)
-        XCTAssertEqual(machine.trackEnded(generation: machine.generation), [.release])
-        XCTAssertEqual(machine.state, .stopped)
-        XCTAssertEqual(machine.currentIndex, 0, "the stopped song stays current")
+        let ended = machine.trackEnded(generation: machine.generation)
+        XCTAssertEqual(startedTitle(ended), "Song 1")
+        XCTAssertEqual(ended.last, .pause)
+        XCTAssertEqual(machine.state, .paused)
+        XCTAssertEqual(machine.currentIndex, 1, "paused at the start of the next song, as MPD")
         XCTAssertEqual(machine.single, .off, "oneshot is spent")
         _ = machine.togglePause()
-        XCTAssertEqual(startedTitle(machine.trackEnded(generation: machine.generation)), "Song 1")
+        XCTAssertEqual(startedTitle(machine.trackEnded(generation: machine.generation)), "Song 2")
         machine.setSingle(.on)
         machine.setRepeats(true)
         XCTAssertEqual(RepeatMode(repeats: machine.repeats, single: machine.single), .one)
-        XCTAssertEqual(startedTitle(machine.trackEnded(generation: machine.generation)), "Song 1", "single + repeat replays")
+        XCTAssertEqual(startedTitle(machine.trackEnded(generation: machine.generation)), "Song 2", "single + repeat replays")
+        machine.setRepeats(false)
+        _ = machine.playItem(at: 4)
+        XCTAssertEqual(machine.trackEnded(generation: machine.generation), [.queueFinished], "single after the last song")
+        XCTAssertEqual(machine.state, .stopped)
+        XCTAssertNil(machine.currentIndex)
+    }
+
+    func testARangeIsSetOnAnEntryThatIsNotPlaying() {
+        var machine = PlayerStateMachine(seed: 1)
+        _ = machine.play(items)
+        let part = PlayRange(startMs: 500, endMs: 1500)
+        XCTAssertEqual(machine.setRange(part, id: machine.entries[0].id), .playing)
+        XCTAssertNil(machine.entries[0].item.range)
+        let version = machine.version
+        XCTAssertEqual(machine.setRange(part, id: machine.entries[1].id), .set)
+        XCTAssertEqual(machine.entries[1].item.range, part)
+        XCTAssertGreaterThan(machine.version, version)
+        XCTAssertEqual(machine.entries[1].version, machine.version, "plchanges lists the edited entry")
+        XCTAssertEqual(machine.setRange(PlayRange(startMs: 0, endMs: nil), id: machine.entries[1].id), .set)
+        XCTAssertNil(machine.entries[1].item.range, "the whole song is no part")
+        XCTAssertEqual(machine.setRange(part, id: 999), .noSuchEntry)
     }
 
     func testPriorityPlaysSoonerInRandomMode() {

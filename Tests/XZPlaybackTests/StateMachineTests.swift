@@ -111,18 +111,17 @@ final class StateMachineTests: XCTestCase {
         XCTAssertEqual(machine.state, .playing)
     }
 
-    func testPreviousRestartsAfterThreeSeconds() {
+    func testPreviousGoesBackAndRestartsTheFirst() {
         var machine = playing(2)
-        XCTAssertEqual(machine.previous(positionMs: 3001), [.end(.skipped), .start(.init(index: 2, item: items[2], generation: 2))])
-        XCTAssertEqual(started(machine.previous(positionMs: 3000)), [1], "at 3 s exactly it goes back")
-        XCTAssertEqual(started(machine.previous(positionMs: 0)), [0])
-        XCTAssertEqual(started(machine.previous(positionMs: 0)), [0], "the first item restarts")
+        XCTAssertEqual(machine.previous(), [.end(.skipped), .start(.init(index: 1, item: items[1], generation: 2))])
+        XCTAssertEqual(started(machine.previous()), [0])
+        XCTAssertEqual(started(machine.previous()), [0], "the first item restarts")
     }
 
     func testPreviousWrapsWithRepeatAll() {
         var machine = playing()
         machine.setRepeat(.all)
-        XCTAssertEqual(started(machine.previous(positionMs: 500)), [3])
+        XCTAssertEqual(started(machine.previous()), [3])
     }
 
     func testRepeatOne() {

@@ -49,6 +49,17 @@ public enum DatabaseOrder {
 
     /// `key(of:uri:)` written at the end of `key`, for callers that keep many keys in one buffer.
     public static func appendKey(of song: Song, uri: String, to key: inout [UInt8]) {
+        appendKey(uri: uri, album: song.album, disc: song.disc, track: song.track, to: &key)
+    }
+
+    /// The key of a song known by its name and the tags that order it (a file outside the catalogue).
+    public static func key(uri: String, album: String?, disc: Int?, track: Int?) -> [UInt8] {
+        var key: [UInt8] = []
+        appendKey(uri: uri, album: album, disc: disc, track: track, to: &key)
+        return key
+    }
+
+    private static func appendKey(uri: String, album: String?, disc: Int?, track: Int?, to key: inout [UInt8]) {
         let bytes = Array(uri.utf8)
         key.reserveCapacity(key.count + bytes.count * 2 + 32)
         // A name made from a path never holds "//"; a URL does. Looked for in the bytes: String's
@@ -63,30 +74,28 @@ public enum DatabaseOrder {
             start = slash + 1
         }
         key.append(1)
-        if let album = song.album {
+        if let album {
             key.append(1)
             appendCollationKey(Array(album.utf8)[...], to: &key)
         } else {
             key.append(0)
         }
-        for number in [song.disc ?? 0, song.track ?? 0] {
+        for number in [disc ?? 0, track ?? 0] {
             // Sign bit flipped, big-endian: byte order is numeric order.
             withUnsafeBytes(of: (UInt64(bitPattern: Int64(number)) ^ (1 << 63)).bigEndian) { key += $0 }
         }
         appendCollationKey(bytes[start...], to: &key)
     }
 
-    /// A name's UTF-8 compares case-insensitively first, where MPD asks ICU's collation, then by its
-    /// bytes; each part ends in a 0 byte, which no name holds, so a prefix sorts first.
+    /// A name compares by ICU's root collation first, as MPD's IcuCollate, then by its bytes; each part
+    /// ends in a 0 byte, which neither holds before its end, so a prefix sorts first.
     static func appendCollationKey(_ name: ArraySlice<UInt8>, to key: inout [UInt8]) {
-        if name.allSatisfy({ $0 < 0x80 }) {
-            let start = key.count
-            key += name
-            for index in start..<key.count where key[index] >= 0x41 && key[index] <= 0x5A { key[index] |= 0x20 }
-        } else {
+        // The collation key carries its own terminating 0.
+        if !RootCollation.shared.appendKey(name, to: &key) {
+            // Without ICU's data: case-insensitively.
             key += String(decoding: name, as: UTF8.self).lowercased().utf8
+            key.append(0)
         }
-        key.append(0)
         key += name
         key.append(0)
     }
