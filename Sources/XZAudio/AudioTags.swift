@@ -25,6 +25,12 @@ public enum AudioTags {
         return gain
     }
 
+    /// The file's MixRamp tags; nil when it has neither or cannot be read.
+    public static func mixRamp(path: String) -> (start: String?, end: String?)? {
+        guard let tags = try? read(path: path), tags.mixRampStart != nil || tags.mixRampEnd != nil else { return nil }
+        return (tags.mixRampStart, tags.mixRampEnd)
+    }
+
     /// An MP4's iTunSMPB item (encoder delay, padding and length, as hex fields); nil when it has none.
     static func iTunSMPB(path: String) throws -> String? {
         try TagLibFile(path: path, audioProperties: false).iTunSMPB
@@ -207,6 +213,8 @@ private struct TagMapping {
             if !found.isEmpty { tags.more[mpd] = found }
         }
         tags.replayGain = replayGain()
+        tags.mixRampStart = first("MIXRAMP_START")
+        tags.mixRampEnd = first("MIXRAMP_END")
         return tags
     }
 

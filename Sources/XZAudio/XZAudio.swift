@@ -17,6 +17,9 @@ public struct TrackTags: Sendable, Equatable {
     /// Unsynchronised lyrics embedded in the tag: ID3v2 USLT, Vorbis LYRICS, MP4 ©lyr.
     public var lyrics: String?
     public var replayGain = ReplayGainTags()
+    /// MixRamp's loudness profiles of the song's start and end ("dB seconds;…"), for MPD's `mixrampdb`.
+    public var mixRampStart: String?
+    public var mixRampEnd: String?
     public var composers: [String] = []
     public var performers: [String] = []
     public var comment: String?

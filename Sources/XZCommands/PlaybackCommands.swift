@@ -32,6 +32,9 @@ struct Play: AsyncLibraryCommand {
             help: ArgumentHelp("ReplayGain: off, track, album or auto (playing here; else the config's replay_gain_mode).",
                                valueName: "mode"))
     var replayGain: ReplayGainMode?
+    @Option(help: ArgumentHelp("Seconds the end of a song overlaps the next (0: gapless); kept by the player.",
+                               valueName: "seconds"), transform: Crossfade.seconds(parsing:))
+    var crossfade: Int?
 
     /// Options that only make sense for a player of this process.
     private var playsHere: Bool { output != nil || realtime || json || keep || replayGain != nil }
@@ -39,11 +42,13 @@ struct Play: AsyncLibraryCommand {
     @MainActor func run(in context: CommandContext) async throws {
         if !playsHere, let control = try context.player ?? context.connectToHost() {
             if songs.isEmpty {
+                if let crossfade { try control.setCrossfade(crossfade) }
                 let view = try control.view()
                 guard !view.queue.isEmpty else { throw CommandError.emptyQueue }
                 if view.state != .playing { try control.togglePause() }
                 return
             }
+            if let crossfade { try control.setCrossfade(crossfade) }
             try control.play(context.playables(for: songs))
             return
         }
@@ -54,6 +59,7 @@ struct Play: AsyncLibraryCommand {
                                       output: output ?? .systemDefault, realtime: realtime,
                                       console: context.console, presentation: json ? .json : .text, keepURLs: keep)
         if let replayGain { session.player.replayGain.mode = replayGain }
+        if let crossfade { session.player.updateCrossfade { $0.seconds = crossfade } }
         // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()

@@ -42,6 +42,11 @@ final class PlaybackSession: LyricLinesSwitch {
         } catch {
             console.announce("note: \(error); ReplayGain stays off")
         }
+        do {
+            host.player.crossfade = try host.player.crossfade.reading(ConfigFile.load())
+        } catch {
+            console.announce("note: \(error); crossfade keys ignored")
+        }
         self.init(host: host, console: console, presentation: presentation, downloads: downloads)
     }
 

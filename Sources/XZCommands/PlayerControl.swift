@@ -46,6 +46,9 @@ protocol PlayerControl: AnyObject, Sendable {
     func setVolume(_ percent: Int) throws
     func setRepeat(_ mode: RepeatMode) throws
     func setShuffle(_ on: Bool) throws
+    /// Crossfade seconds (MPD's `crossfade`), 0 for gapless.
+    func setCrossfade(_ seconds: Int) throws
+    func crossfade() throws -> Int
     /// False when there is no entry at `index`.
     func remove(at index: Int) throws -> Bool
     func clearQueue() throws
@@ -93,6 +96,8 @@ final class LocalPlayerControl: PlayerControl, Sendable {
     func setVolume(_ percent: Int) { player.setVolume(percent) }
     func setRepeat(_ mode: RepeatMode) { player.setRepeat(mode) }
     func setShuffle(_ on: Bool) { player.setShuffle(on) }
+    func setCrossfade(_ seconds: Int) { player.updateCrossfade { $0.seconds = seconds } }
+    func crossfade() -> Int { player.crossfade.seconds }
     func clearQueue() { player.clearQueue() }
     func applyLyricsAdjustment(_ ms: Int) { player.setLyricsAdjustment(ms) }
     func clearError() { player.clearError() }
@@ -201,6 +206,10 @@ final class RemotePlayerControl: PlayerControl, Sendable {
     func togglePause() throws {
         if try status()["state"] == "stop" { try run("play") } else { try run("pause") }
     }
+
+    func setCrossfade(_ seconds: Int) throws { try run("crossfade", [String(seconds)]) }
+    /// MPD shows `xfade` only when it is set.
+    func crossfade() throws -> Int { Int(try status()["xfade"] ?? "") ?? 0 }
 
     func next() throws { try run("next") }
     func previous() throws { try run("previous") }

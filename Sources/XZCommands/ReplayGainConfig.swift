@@ -24,12 +24,7 @@ extension ReplayGainSettings {
                 self.mode = mode
             case "replaygain_preamp": preampDB = try decibels()
             case "replaygain_missing_preamp": missingPreampDB = try decibels()
-            case "replaygain_limit":
-                switch entry.value.lowercased() {
-                case "yes", "true", "on", "1": limit = true
-                case "no", "false", "off", "0": limit = false
-                default: throw config.error(entry, "replaygain_limit must be yes or no")
-                }
+            case "replaygain_limit": limit = try config.yesNo(entry)
             default: continue
             }
         }

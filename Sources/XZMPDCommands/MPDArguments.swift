@@ -37,6 +37,12 @@ extension MPDCommands {
         return Dictionary(songs.map { ($0.id, $0) }) { first, _ in first }
     }
 
+    /// A float as MPD prints one: the shortest text of its single-precision value ("-17", "1.5", "nan").
+    static func mpdFloat(_ value: Double) -> String {
+        let text = Float(value).description
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
+    }
+
     static func status(_ call: inout Invocation) {
         let status = call.player.snapshot()
         call.response.add("volume", status.volume)
@@ -47,7 +53,7 @@ extension MPDCommands {
         call.response.add("partition", "default")
         call.response.add("playlist", status.queueVersion)
         call.response.add("playlistlength", status.queueLength)
-        call.response.add("mixrampdb", 0)
+        call.response.add("mixrampdb", mpdFloat(status.crossfade.mixRampDB))
         let state: String
         switch status.state {
         case .playing: state = "play"
@@ -55,6 +61,9 @@ extension MPDCommands {
         case .idle, .stopped: state = "stop"
         }
         call.response.add("state", state)
+        // As MPD: only when set.
+        if status.crossfade.seconds > 0 { call.response.add("xfade", status.crossfade.seconds) }
+        if status.crossfade.isMixRampEnabled { call.response.add("mixrampdelay", mpdFloat(status.crossfade.mixRampDelay)) }
         // MPD has no such state: clients see `play`; our own remote commands read this extra line.
         if status.isBuffering { call.response.add("xzmusic_buffering", 1) }
         if let index = status.currentIndex, let id = status.currentId {

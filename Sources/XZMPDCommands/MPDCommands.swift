@@ -169,11 +169,17 @@ public enum MPDCommands {
         },
         MPDCommand("getvol", 0...0, .readOnly) { call in call.response.add("volume", call.player.snapshot().volume) },
         MPDCommand("crossfade", 1...1, .changesState) { call throws(MPDError) in
-            // Tracks join gaplessly; there is no crossfade to set.
-            guard try MPDArgument.integer(call.arguments[0]) == 0 else { throw MPDError(.arg, "crossfade is not supported") }
+            let seconds = try MPDArgument.unsigned(call.arguments[0])
+            call.player.updateCrossfade { $0.seconds = seconds }
         },
-        MPDCommand("mixrampdb", 1...1, .changesState) { _ in },
-        MPDCommand("mixrampdelay", 1...1, .changesState) { _ in },
+        MPDCommand("mixrampdb", 1...1, .changesState) { call throws(MPDError) in
+            let decibels = try MPDArgument.float(call.arguments[0])
+            call.player.updateCrossfade { $0.mixRampDB = decibels }
+        },
+        MPDCommand("mixrampdelay", 1...1, .changesState) { call throws(MPDError) in
+            let seconds = try MPDArgument.float(call.arguments[0])
+            call.player.updateCrossfade { $0.mixRampDelay = seconds }
+        },
         MPDCommand("replay_gain_mode", 1...1, .changesState) { call throws(MPDError) in
             guard let mode = ReplayGainMode(rawValue: call.arguments[0]) else {
                 throw MPDError(.arg, "Unrecognized replay gain mode")

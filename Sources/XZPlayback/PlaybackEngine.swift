@@ -30,6 +30,16 @@ final class PlaybackEngine {
     private var openFormat: AudioFormat?
     private var track: LoadedTrack?
     private var paused = false
+    /// The next song, opened ahead of the loaded one's end to fade into it.
+    private var fadePlan = FadePlan.undecided
+    /// The song fading out under the loaded one.
+    private var outgoing: Outgoing?
+    /// A song just ended for its listeners whose decoder may still fade out under the song started next.
+    private var retiring: LoadedTrack?
+    /// The next song's decoder, opened to fade into, waiting for its `.start`.
+    private var handoff: Handoff?
+    /// The outgoing song's chunk in the output's layout.
+    private var fadeBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
     private var pacer = Pacer()
 
     init(core: Monitor<PlayerCore>, output: AudioOutput, streams: StreamOpener?, hub: EventHub) {
@@ -42,6 +52,7 @@ final class PlaybackEngine {
     deinit {
         buffer.deallocate()
         decodeBuffer.deallocate()
+        fadeBuffer.deallocate()
     }
 
     /// Grows the chunk buffers to hold a whole chunk of `format`.
@@ -51,6 +62,8 @@ final class PlaybackEngine {
         if buffer.count < outputBytes {
             buffer.deallocate()
             buffer = .allocate(byteCount: outputBytes, alignment: 16)
+            fadeBuffer.deallocate()
+            fadeBuffer = .allocate(byteCount: outputBytes, alignment: 16)
         }
         if decodeBuffer.count < decodeBytes {
             decodeBuffer.deallocate()
@@ -78,7 +91,7 @@ final class PlaybackEngine {
     /// What the audio thread does next.
     private enum Step: Sendable {
         case commands([EngineCommand])
-        case play(volume: Int)
+        case play(volume: Int, crossfade: CrossfadeSettings)
         /// How the loaded track ends, and the changes still to report first.
         case shutdown(EndReason, reports: [PlayerChanges])
     }
@@ -98,8 +111,11 @@ final class PlaybackEngine {
             switch step {
             case .commands(let commands):
                 for command in commands { handle(command) }
-            case .play(let volume):
-                playChunk(volume: volume)
+                // A song left with nothing started after it ends here.
+                retiring = nil
+                handoff = nil
+            case .play(let volume, let crossfade):
+                playChunk(volume: volume, crossfade: crossfade)
             case .shutdown(let ending, let reports):
                 // Commands made before shutdown still report what they changed.
                 for changes in reports { emit(.changed(changes)) }
@@ -119,7 +135,7 @@ final class PlaybackEngine {
             return nil
         }
         core.engineIdle = false
-        guard !core.mailbox.isEmpty else { return .play(volume: core.machine.volume) }
+        guard !core.mailbox.isEmpty else { return .play(volume: core.machine.volume, crossfade: core.machine.crossfade) }
         defer { core.mailbox.removeAll() }
         return .commands(core.mailbox)
     }
@@ -157,7 +173,13 @@ final class PlaybackEngine {
             startTrack(start)
         case .effect(.end(let reason)):
             dropPending(reason)
-            endTrack(reason)
+            outgoing = nil
+            if reason == .skipped, !paused, let track, track.source == nil,
+               core.withLock({ $0.machine.crossfade.isEnabled && $0.machine.crossfade.onlyOnSkip }) {
+                retiring = retire(.skipped)
+            } else {
+                endTrack(reason)
+            }
         case .effect(.pause):
             paused = true
             publish()
@@ -169,11 +191,14 @@ final class PlaybackEngine {
             emit(.resumed(ms: ms(track.positionSample, track)))
             if track.lyricsPendingAfterSeek { updateLyrics(track, seeked: true) }
         case .effect(.release):
+            outgoing = nil
             closeOutput()
         case .effect(.queueFinished):
+            outgoing = nil
             closeOutput()
             emit(.queueFinished)
         case .effect(.queueUnplayable):
+            outgoing = nil
             closeOutput()
             emit(.queueUnplayable)
         case .seek(let target):
@@ -188,8 +213,12 @@ final class PlaybackEngine {
     }
 
     private func startTrack(_ start: PlayerStateMachine.TrackStart) {
+        let fadingOut = retiring, handoff = self.handoff.flatMap { $0.item == start.item ? $0 : nil }
+        retiring = nil
+        self.handoff = nil
         endTrack(.skipped)  // the machine always ends the old track first; this only guards against a leak
         dropPending(.skipped)
+        outgoing = nil
         paused = false
         if start.item.isStream {
             do {
@@ -210,12 +239,15 @@ final class PlaybackEngine {
         }
         let decoder: AudioDecoder
         do {
-            decoder = try AudioDecoders.open(path: start.item.path)
+            decoder = try handoff?.decoder ?? AudioDecoders.open(path: start.item.path)
         } catch {
             fail(start, positionMs: 0, error)
             return
         }
         load(start, decoder: decoder, source: nil)
+        if let fadingOut, let track, track.start.generation == start.generation {
+            fadeOut(fadingOut, under: track, handoff: handoff)
+        }
     }
 
     private func load(_ start: PlayerStateMachine.TrackStart, decoder: AudioDecoder, source: GrowingFile?) {
@@ -253,6 +285,7 @@ final class PlaybackEngine {
         }
         track.nextPositionSample = nextPositionBoundary(after: track.positionSample, track)
         self.track = track
+        fadePlan = .undecided
         loadLyrics(track)
         // A stream is announced once its first second is in (see keepStreamFed).
         if source != nil && !(source?.isComplete ?? true) {
@@ -405,10 +438,27 @@ final class PlaybackEngine {
     private func endTrack(_ reason: EndReason) {
         guard let track else { return }
         self.track = nil
+        fadePlan = .undecided
         track.source?.release()
         publish()
+        reportEnd(track, reason, positionMs: ms(track.positionSample, track))
+    }
+
+    private func reportEnd(_ track: LoadedTrack, _ reason: EndReason, positionMs: Int) {
         if let report = track.decoder.damageReport { emit(.notice("\(track.start.item.path): \(report)")) }
-        emit(.ended(track.start.item, reason: reason, positionMs: ms(track.positionSample, track)))
+        emit(.ended(track.start.item, reason: reason, positionMs: positionMs))
+    }
+
+    /// Reports the end of the loaded track as `endTrack` does but keeps its decoder, to fade out under the
+    /// next song. A song fading out at its end is reported as played through.
+    private func retire(_ reason: EndReason) -> LoadedTrack? {
+        guard let track else { return nil }
+        self.track = nil
+        fadePlan = .undecided
+        publish()
+        let heard = ms(track.positionSample, track)
+        reportEnd(track, reason, positionMs: reason == .completed ? max(heard, track.durationMs ?? 0) : heard)
+        return track
     }
 
     /// One `.error` naming the file, `.ended(.error)`, then whatever the machine does next (usually the next track).
@@ -471,6 +521,9 @@ final class PlaybackEngine {
             return
         }
         track.positionSample = track.decoder.positionInSamples
+        // A seek ends a fade, and the place to fade into the next song comes anew.
+        outgoing = nil
+        fadePlan = .undecided
         pacer.reset()
         track.nextPositionSample = nextPositionBoundary(after: track.positionSample, track)
         publish()
@@ -487,7 +540,7 @@ final class PlaybackEngine {
 
     // MARK: Audio
 
-    private func playChunk(volume: Int) {
+    private func playChunk(volume: Int, crossfade: CrossfadeSettings) {
         if pending != nil { return openPending() }
         guard let track, keepStreamFed(track) else { return }
         let frameBytes = track.format.bytesPerFrame
@@ -508,6 +561,7 @@ final class PlaybackEngine {
             }
             frames = min(frames, end - read)
         }
+        guard planFade(track, crossfade, frames: &frames) else { return }
         if output.needsPacing {
             let wait = pacer.delay(nowNs: DispatchTime.now().uptimeNanoseconds)
             if wait > 0 {
@@ -536,6 +590,7 @@ final class PlaybackEngine {
         PCMConversion.convert(target.baseAddress!, track.format.sample, samples: framesRead * track.format.channels,
                               into: buffer.baseAddress!, track.outputFormat.sample, volume: volume,
                               scale: track.replayGainScale)
+        if outgoing != nil { mixOutgoing(into: pcm, frames: framesRead, volume: volume) }
         do {
             try output.write(UnsafeRawBufferPointer(pcm))
         } catch {
@@ -616,6 +671,125 @@ final class PlaybackEngine {
             tags = AudioTags.replayGain(path: source?.path ?? item.path) ?? tags
         }
         return settings.scale(for: tags, shuffle: shuffle)
+    }
+
+    // MARK: Crossfade
+
+    /// Opens the next song when the loaded one's end comes near and starts the fade at its place; caps
+    /// `frames` so a chunk ends there. False when no chunk is to be played now (the fade began, or commands wait).
+    private func planFade(_ track: LoadedTrack, _ settings: CrossfadeSettings, frames: inout Int) -> Bool {
+        guard settings.isEnabled, !settings.onlyOnSkip, track.source == nil, !track.waiting,
+              let length = track.decoder.lengthInSamples else {
+            // Turned off: a later end decides afresh.
+            if case .planned = fadePlan { fadePlan = .undecided }
+            return true
+        }
+        let remaining = length - track.decoder.positionInSamples
+        if case .undecided = fadePlan {
+            let lookahead = settings.lookaheadFrames(rate: track.format.sampleRate)
+            if remaining > lookahead {
+                frames = min(frames, remaining - lookahead)
+                return true
+            }
+            fadePlan = decideFade(track, settings, remaining: remaining)
+        }
+        guard case .planned(let handoff) = fadePlan else { return true }
+        if remaining > handoff.frames {
+            frames = min(frames, remaining - handoff.frames)
+            return true
+        }
+        return !beginFade(track, handoff)
+    }
+
+    /// MPD's choice: the song that plays next when this one ends, if both may fade (see `canCrossFade`),
+    /// with the overlap from their MixRamp tags or the crossfade setting.
+    private func decideFade(_ track: LoadedTrack, _ settings: CrossfadeSettings, remaining: Int) -> FadePlan {
+        guard let next = core.withLock({ $0.machine.upcomingStart(afterEndOf: track.start.generation) }),
+              !next.item.isStream else { return .none }
+        if settings.skipsAlbums, CrossfadeSettings.continuesAlbum(from: track.start.item, to: next.item) { return .none }
+        // A song that cannot be opened fails when its turn comes, as without a fade.
+        guard let decoder = try? AudioDecoders.open(path: next.item.path),
+              settings.canCrossFade(currentFrames: track.decoder.lengthInSamples, nextFrames: decoder.lengthInSamples,
+                                    format: track.format, nextFormat: decoder.format) else { return .none }
+        var start: String?, end: String?
+        if settings.isMixRampEnabled {
+            start = AudioTags.mixRamp(path: next.item.path)?.start
+            end = AudioTags.mixRamp(path: track.start.item.path)?.end
+        }
+        func decibels(_ scale: Double) -> Double { scale > 0 ? 20 * log10(scale) : 0 }
+        let overlap = settings.overlap(rate: track.format.sampleRate, mixRampStart: start, mixRampPreviousEnd: end,
+                                       gainDB: decibels(replayGainScale(for: next.item, source: nil)),
+                                       previousGainDB: decibels(track.replayGainScale))
+        let frames = min(overlap.frames, remaining)
+        guard frames > 0 else { return .none }
+        return .planned(Handoff(item: next.item, decoder: decoder, frames: frames, sums: overlap.sums))
+    }
+
+    /// Ends the loaded song now, `handoff.frames` before its last sample, as if it had played out: the
+    /// machine moves on, and the song fades out under the next one. True when no chunk is to be played now.
+    private func beginFade(_ track: LoadedTrack, _ handoff: Handoff) -> Bool {
+        enum Outcome { case later, cancelled, begun([PlayerChanges]) }
+        let outcome = core.withLock { core -> Outcome in
+            // Commands go first; they may leave this song or the queue otherwise.
+            guard core.mailbox.allSatisfy({ $0.report != nil }) else { return .later }
+            var machine = core.machine
+            let effects = machine.trackEnded(generation: track.start.generation)
+            guard effects.count == 1, case .start(let start) = effects[0], start.item == handoff.item else { return .cancelled }
+            let reports = core.mailbox.compactMap(\.report)
+            core.mailbox.removeAll()
+            core.machine = machine
+            _ = core.enqueue(effects)
+            return .begun(reports)
+        }
+        switch outcome {
+        case .later:
+            return true
+        case .cancelled:
+            // The queue changed since: this song plays out and the next starts on its own.
+            fadePlan = .none
+            return false
+        case .begun(let reports):
+            for changes in reports { emit(.changed(changes)) }
+            retiring = retire(.completed)
+            self.handoff = handoff
+            return true
+        }
+    }
+
+    /// Lets `old` fade out under the song just loaded: the planned overlap at a song's end, or on a skip the
+    /// crossfade's length (or what is left of `old`), when the two may fade.
+    private func fadeOut(_ old: LoadedTrack, under new: LoadedTrack, handoff: Handoff?) {
+        if let handoff {
+            outgoing = Outgoing(track: old, frames: handoff.frames, sums: handoff.sums)
+            return
+        }
+        let settings = core.withLock { $0.machine.crossfade }
+        guard settings.canCrossFade(currentFrames: old.decoder.lengthInSamples, nextFrames: new.decoder.lengthInSamples,
+                                    format: old.format, nextFormat: new.format),
+              let length = old.decoder.lengthInSamples else { return }
+        let frames = min(settings.seconds * old.format.sampleRate, length - old.decoder.positionInSamples)
+        if frames > 0 { outgoing = Outgoing(track: old, frames: frames, sums: false) }
+    }
+
+    /// Decodes as much of the outgoing song as `pcm` holds (or is left of its fade) and mixes it in.
+    private func mixOutgoing(into pcm: UnsafeMutableRawBufferPointer, frames: Int, volume: Int) {
+        guard var fade = outgoing else { return }
+        let old = fade.track
+        let want = min(frames, fade.frames - fade.done)
+        let sameLayout = old.format.sample == old.outputFormat.sample
+        let target = sameLayout ? fadeBuffer : decodeBuffer
+        // A read error ends the fade early; the song coming in is not hurt by it.
+        let count = (try? old.decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: target[0..<want * old.format.bytesPerFrame]))) ?? 0
+        let got = count / old.format.bytesPerFrame
+        if got > 0 {
+            PCMConversion.convert(target.baseAddress!, old.format.sample, samples: got * old.format.channels,
+                                  into: fadeBuffer.baseAddress!, old.outputFormat.sample, volume: volume,
+                                  scale: old.replayGainScale)
+            CrossFadeMix.mix(into: pcm.baseAddress!, fadeBuffer.baseAddress!, old.outputFormat.sample,
+                             channels: old.format.channels, frames: got, done: fade.done, total: fade.frames, sums: fade.sums)
+        }
+        fade.done += got
+        outgoing = got < want || fade.done >= fade.frames ? nil : fade
     }
 
     // MARK: Lyrics and clock

@@ -202,6 +202,21 @@ public final class Player: Sendable {
         set { edit(otherwise: ()) { $0.setReplayGain(newValue) } }
     }
 
+    /// Crossfade and MixRamp, from the next song's end on (a fade under way goes on).
+    public var crossfade: CrossfadeSettings {
+        get { core.withLock { $0.machine.crossfade } }
+        set { edit(otherwise: ()) { $0.setCrossfade(newValue) } }
+    }
+
+    /// Changes some of the crossfade settings in one step, so changes of different ones never undo each other.
+    public func updateCrossfade(_ change: (inout CrossfadeSettings) -> Void) {
+        edit(otherwise: ()) { machine in
+            var settings = machine.crossfade
+            change(&settings)
+            machine.setCrossfade(settings)
+        }
+    }
+
     // MARK: State
 
     /// The whole state in one read under the lock; the queue's storage is shared, not copied.
@@ -217,7 +232,8 @@ public final class Player: Sendable {
                 replayGainMode: core.machine.replayGain.mode, queueVersion: core.machine.version,
                 nextIndex: core.machine.nextIndex,
                 lyricLineIndex: live ? core.status.lyricLineIndex : nil, lyricText: live ? core.status.lyricText : nil,
-                failedTracks: core.failedTracks, lastError: core.lastError, audioFormat: live ? core.status.audioFormat : nil)
+                failedTracks: core.failedTracks, lastError: core.lastError, audioFormat: live ? core.status.audioFormat : nil,
+                crossfade: core.machine.crossfade)
         }
     }
 

@@ -65,6 +65,10 @@ public struct PlayerStateMachine: Sendable, Equatable {
     public private(set) var replayGain = ReplayGainSettings() {
         didSet { if replayGain.mode != oldValue.mode { changes.insert(.options) } }
     }
+    /// Crossfade and MixRamp; the engine reads them at each song's end (MPD's `options` too).
+    public private(set) var crossfade = CrossfadeSettings() {
+        didSet { if crossfade != oldValue { changes.insert(.options) } }
+    }
     /// Changes with every change of the queue (MPD's playlist version).
     public internal(set) var version = 1 {
         didSet { changes.insert(.queue) }
@@ -303,6 +307,14 @@ public struct PlayerStateMachine: Sendable, Equatable {
     /// Clamped to 0...100.
     public mutating func setVolume(_ percent: Int) { volume = min(max(percent, 0), 100) }
     public mutating func setReplayGain(_ settings: ReplayGainSettings) { replayGain = settings }
+    public mutating func setCrossfade(_ settings: CrossfadeSettings) { crossfade = settings }
+
+    /// The track `trackEnded(generation:)` would start now, changing nothing: what a crossfade fades into.
+    public func upcomingStart(afterEndOf generation: Int) -> TrackStart? {
+        var copy = self
+        for case .start(let start) in copy.trackEnded(generation: generation) { return start }
+        return nil
+    }
 
     /// Turning shuffle on keeps the current item and shuffles the rest after it; off restores queue order.
     public mutating func setShuffle(_ on: Bool) {

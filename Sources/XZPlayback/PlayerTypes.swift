@@ -137,7 +137,7 @@ public struct PlayerChanges: OptionSet, Sendable, Hashable {
     public static let playback = PlayerChanges(rawValue: 1 << 1)
     /// The volume (MPD's `mixer`).
     public static let volume = PlayerChanges(rawValue: 1 << 2)
-    /// repeat, random, single, consume or the ReplayGain mode (MPD's `options`).
+    /// repeat, random, single, consume, the ReplayGain mode, crossfade or MixRamp (MPD's `options`).
     public static let options = PlayerChanges(rawValue: 1 << 3)
 }
 
@@ -167,6 +167,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var lastError: String?
     /// Sample rate, bits and channels of the loaded track, and its nominal bitrate in kbit/s.
     public var audioFormat: AudioFormatSummary?
+    /// Crossfade and MixRamp (MPD's `xfade`, `mixrampdb`, `mixrampdelay`).
+    public var crossfade = CrossfadeSettings()
 
     public var current: QueueItem? { currentIndex.map { entries[$0].item } }
     public var currentId: Int? { currentIndex.map { entries[$0].id } }

@@ -5,6 +5,19 @@ public enum MPDArgument {
         return value
     }
 
+    /// MPD's unsigned: a negative number wraps in `strtoul`, so it is "too large" there too.
+    public static func unsigned(_ text: String) throws(MPDError) -> Int {
+        let value = try integer(text)
+        guard (0...Int(UInt32.max)).contains(value) else { throw MPDError(.arg, "Number too large: \(text)") }
+        return value
+    }
+
+    /// As `strtof` reads it: `nan` and `inf` included.
+    public static func float(_ text: String) throws(MPDError) -> Double {
+        guard let value = Float(text) else { throw MPDError(.arg, "Float expected: \(text)") }
+        return Double(value)
+    }
+
     public static func boolean(_ text: String) throws(MPDError) -> Bool {
         switch text {
         case "0": return false

@@ -139,11 +139,13 @@ struct Render {
 
     static func run(_ items: [QueueItem], volume: Int = 100, in folder: TemporaryFolder,
                     file: StaticString = #filePath, line: UInt = #line,
-                    during: (Player, EventLog) -> Void = { _, _ in }) throws -> Render {
+                    during: (Player, EventLog) -> Void = { _, _ in },
+                    before: (Player) -> Void = { _ in }) throws -> Render {
         let out = folder.path("render-\(UUID().uuidString).raw")
         let log = EventLog()
         let player = Player(output: .raw(out), onEvent: { log.append($0) })
         player.setVolume(volume)
+        before(player)
         player.play(items)
         during(player, log)
         XCTAssertTrue(player.waitUntilFinished(timeout: 120), "render did not finish", file: file, line: line)
