@@ -45,6 +45,9 @@ extension PlayerHost {
         state.single = snapshot.single
         state.consume = snapshot.consume
         state.replayGainMode = snapshot.replayGainMode
+        state.crossfadeSeconds = snapshot.crossfade.seconds
+        state.mixRampDb = snapshot.crossfade.mixRampDB
+        state.mixRampDelaySeconds = snapshot.crossfade.mixRampDelay
         // A name with a line break cannot be a line of the file: that entry is not kept.
         for (index, entry) in snapshot.entries.enumerated() {
             let name = uri(of: entry.item)
@@ -78,6 +81,11 @@ extension PlayerHost {
             var replayGain = player.replayGain
             replayGain.mode = mode
             player.replayGain = replayGain
+        }
+        player.updateCrossfade { crossfade in
+            crossfade.seconds = state.crossfadeSeconds
+            crossfade.mixRampDB = state.mixRampDb
+            crossfade.mixRampDelay = state.mixRampDelaySeconds
         }
         setOutputEnabled(state.outputEnabled)
         player.insert(QueueItem.items(playables, database: database), at: nil)

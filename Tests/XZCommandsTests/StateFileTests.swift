@@ -61,12 +61,13 @@ final class StateFileTests: LibraryProcessTestCase {
         try mpc(port, "volume", "40")
         try mpc(port, "repeat", "on")
         try mpc(port, "prio", "7", "2")
+        try mpc(port, "crossfade", "3")
         XCTAssertTrue(try eventually(timeout: 10) { try player(port)?.elapsed ?? 0 >= 11 })
         let playlist = try mpc(port, "playlist")
         host.signal(SIGTERM)
         XCTAssertEqual(host.finish(), 0)
         let text = try String(contentsOfFile: stateFile, encoding: .utf8)
-        for line in ["sw_volume: 40", "state: play", "current: 2", "repeat: 1", "Prio: 7\n1:song2.mp3", "3:song4.mp3\nplaylist_end"] {
+        for line in ["sw_volume: 40", "state: play", "current: 2", "repeat: 1", "crossfade: 3", "Prio: 7\n1:song2.mp3", "3:song4.mp3\nplaylist_end"] {
             XCTAssertTrue(text.contains(line), "\(line) in\n\(text)")
         }
         let saved = try XCTUnwrap(savedTime())
@@ -81,6 +82,7 @@ final class StateFileTests: LibraryProcessTestCase {
         XCTAssertTrue(status.contains("volume: 40%") && status.contains("repeat: on"), status)
         XCTAssertEqual(try mpc(port, "playlist"), playlist)
         XCTAssertTrue(try mpc(port, "-f", "%prio%", "playlist").hasPrefix("0\n7\n0\n0"))
+        XCTAssertEqual(try mpc(port, "crossfade"), "crossfade: 3\n")
         host.signal(SIGTERM)
         XCTAssertEqual(host.finish(), 0)
     }
