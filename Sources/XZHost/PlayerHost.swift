@@ -21,8 +21,10 @@ public final class PlayerHost: Sendable {
     /// http(s) URIs play here (the host has a downloader).
     public let canStream: Bool
 
+    /// The music folder's watch (`watchLibrary`).
+    let libraryWatch = LibraryWatch()
     private let recording: StatsRecording
-    private let report: @Sendable (String) -> Void
+    let report: @Sendable (String) -> Void
     private struct State {
         var observers: [@Sendable (PlayerEvent) -> Void] = []
         var changeObservers: [Int: @Sendable (HostChanges) -> Void] = [:]
@@ -136,11 +138,12 @@ public final class PlayerHost: Sendable {
         announce(changes)
     }
 
-    private var playlistsFolder: URL { StoredPlaylists(library: folder).folder }
+    var playlistsFolder: URL { StoredPlaylists(library: folder).folder }
 
     /// Stops the music (the play session saved as ended by leaving), closes the output and writes statistics.
     public func shutdown() {
         updates.stopWatching()
+        libraryWatch.stop()
         player.shutdown()
         drained.wait()
         drained.signal()  // a second shutdown returns at once

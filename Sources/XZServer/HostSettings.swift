@@ -1,14 +1,16 @@
 import Foundation
 import XZCatalogue
+import XZHost
 import XZSystem
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password` and `music_directory`
-/// (MPD's names); flags override them.
+/// (MPD's names); flags override them. The music folder's watch: `auto_update`, `auto_update_depth`.
 public struct HostSettings: Sendable, Equatable {
     public var port = 6600
     public var bindAddress = "127.0.0.1"
     public var password: String?
     public var musicDirectory: URL
+    public var libraryWatch = LibraryWatchSettings()
 
     public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -16,6 +18,7 @@ public struct HostSettings: Sendable, Equatable {
 
     public init(config: ConfigFile) throws {
         self.init()
+        libraryWatch = try LibraryWatchSettings(config: config)
         for entry in config.entries {
             switch entry.key {
             case "port":
