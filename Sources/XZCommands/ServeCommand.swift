@@ -85,8 +85,9 @@ final class HostedPlayer: Sendable {
     }
 
     /// Takes the library's host lock (failing with the running host's name), then listens and watches
-    /// the catalogue. `recordsAhead`: a headless host, whose work is answering clients, makes every
-    /// song's record before the first listing (`MPDService.watchCatalogue`); a prompt keeps its memory.
+    /// the catalogue and the music folder. `recordsAhead`: a headless host, whose work is answering
+    /// clients, makes every song's record before the first listing (`MPDService.watchCatalogue`); a
+    /// prompt keeps its memory.
     @MainActor static func start(context: CommandContext, endpoint: HostEndpoint, settings: HostSettings,
                                  output: OutputSpec, tcp: Bool, presentation: PlaybackSession.Presentation,
                                  recordsAhead: Bool) async throws -> HostedPlayer {
@@ -108,6 +109,7 @@ final class HostedPlayer: Sendable {
             let port = tcp ? try server.listen(host: settings.bindAddress, port: settings.port) : nil
             server.service.watchCatalogue(makingRecordsAhead: recordsAhead)
             if let stateFile { session.host.keepState(at: stateFile) }
+            session.host.watchLibrary(settings.libraryWatch)
             return HostedPlayer(session: session, server: server, tcpPort: port, lock: lock, socketPath: endpoint.socketPath)
         } catch {
             server.shutdown()

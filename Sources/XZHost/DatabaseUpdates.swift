@@ -48,18 +48,28 @@ public final class DatabaseUpdates: Sendable {
     /// `report` hears why a job failed.
     func start(folder: URL, rescan: Bool, database: LibraryDatabase, playlists: URL,
                announce: @escaping @Sendable (HostChanges) -> Void, report: @escaping @Sendable (String) -> Void) -> Int {
+        start(folder.path, database: database, playlists: playlists, announce: announce, report: report) {
+            try database.importFolder(at: folder, rereadingUnchanged: rescan)
+        }
+    }
+
+    /// Queues the job `work`, which updates `what`; as `start(folder:…)`. `quiet`: observers hear only
+    /// `database`, when songs changed (a periodic rescan that mostly finds nothing).
+    func start(_ what: String, database: LibraryDatabase, playlists: URL, quiet: Bool = false,
+               announce: @escaping @Sendable (HostChanges) -> Void, report: @escaping @Sendable (String) -> Void,
+               work: @escaping @Sendable () throws -> ImportSummary) -> Int {
         let id = state.withLock { state in
             state.lastId = state.lastId % Int(Int32.max) + 1
             state.pending.append(state.lastId)
             return state.lastId
         }
         queue.async { [self] in
-            announce([.update])
+            if !quiet { announce([.update]) }
             var summary: ImportSummary?
             do {
-                summary = try database.importFolder(at: folder, rereadingUnchanged: rescan)
+                summary = try work()
             } catch {
-                report("update of \(folder.path) failed: \(error)")
+                report("update of \(what) failed: \(error)")
             }
             // This job's change is announced below, not again by the watch.
             check(database, playlists: playlists, byOtherProcess: false)
@@ -68,7 +78,8 @@ public final class DatabaseUpdates: Sendable {
                 state.lastSummary = summary
             }
             let changed = summary.map { $0.added + $0.updated + $0.removed > 0 } ?? false
-            announce(changed ? [.update, .database] : [.update])
+            let changes: HostChanges = changed ? [.update, .database] : [.update]
+            announce(quiet ? changes.subtracting(.update) : changes)
         }
         return id
     }

@@ -21,6 +21,8 @@ public final class PlayerHost: Sendable {
     /// http(s) URIs play here (the host has a downloader).
     public let canStream: Bool
 
+    /// The music folder's watch (`watchLibrary`).
+    let libraryWatch = LibraryWatch()
     private let recording: StatsRecording
     let report: @Sendable (String) -> Void
     /// Saves the state file once `keepState` was asked for.
@@ -138,13 +140,14 @@ public final class PlayerHost: Sendable {
         announce(changes)
     }
 
-    private var playlistsFolder: URL { StoredPlaylists(library: folder).folder }
+    var playlistsFolder: URL { StoredPlaylists(library: folder).folder }
 
     /// Stops the music (the play session saved as ended by leaving), closes the output and writes statistics.
     public func shutdown() {
         // Saved before the player stops, which would forget what was playing.
         stateKeeper.withLock { $0.take() }?.finish()
         updates.stopWatching()
+        libraryWatch.stop()
         player.shutdown()
         drained.wait()
         drained.signal()  // a second shutdown returns at once

@@ -1,9 +1,11 @@
 import Foundation
 import XZCatalogue
+import XZHost
 import XZSystem
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password`, `music_directory`, `state_file`
-/// and `restore_paused` (MPD's names); flags override them.
+/// and `restore_paused` (MPD's names); flags override them. The music folder's watch: `auto_update`,
+/// `auto_update_depth`.
 public struct HostSettings: Sendable, Equatable {
     public var port = 6600
     public var bindAddress = "127.0.0.1"
@@ -15,6 +17,7 @@ public struct HostSettings: Sendable, Equatable {
     public var keepsState = true
     /// Music playing when the host stopped comes back paused (MPD's `restore_paused`; on here).
     public var restorePaused = true
+    public var libraryWatch = LibraryWatchSettings()
 
     public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -22,6 +25,7 @@ public struct HostSettings: Sendable, Equatable {
 
     public init(config: ConfigFile) throws {
         self.init()
+        libraryWatch = try LibraryWatchSettings(config: config)
         for entry in config.entries {
             switch entry.key {
             case "port":

@@ -2,7 +2,7 @@
 /// the message is the line shown to the user and takes no part in equality.
 public struct SystemError: Error, Hashable, CustomStringConvertible, Sendable {
     private enum Code: Hashable, Sendable {
-        case fileWrite, config
+        case fileWrite, config, watch
     }
 
     private let code: Code
@@ -20,7 +20,10 @@ public struct SystemError: Error, Hashable, CustomStringConvertible, Sendable {
     public static let fileWrite = SystemError(.fileWrite, "cannot write the file")
     /// A config line that does not parse, or a value its key does not take.
     public static let config = SystemError(.config, "bad config file")
+    /// A folder could not be watched for changes (no inotify, too many folders for its limit).
+    public static let watch = SystemError(.watch, "cannot watch the folder")
 
     public static func fileWrite(_ message: String) -> SystemError { SystemError(.fileWrite, message) }
     public static func config(_ message: String) -> SystemError { SystemError(.config, message) }
+    public static func watch(_ message: String) -> SystemError { SystemError(.watch, message) }
 }

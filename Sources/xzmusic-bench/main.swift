@@ -61,6 +61,9 @@ case "server":
 case "server-throughput":
     // Only the `status` throughput row, against XZMUSIC_BENCH_BINARY (builds compared one after another).
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary).statusThroughputOnly() }
+case "server-watch":
+    // Only the album copy row of `server`, on an empty music folder: three copies timed.
+    benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary).albumCopyOnly() }
 case "server-scale":
     // Only the million-song `search any` part of `server`, for the queries given if any.
     let queries = arguments.count > 1 ? Array(arguments.dropFirst()) : SyntheticCatalogue.queries
@@ -76,6 +79,6 @@ case "transport-floor":
     }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | formats | json | download | oneshot-search | rescan | server | server-scale [QUERY...] | online | transport-floor PORT ANSWER\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | formats | json | download | oneshot-search | rescan | server | server-watch | server-scale [QUERY...] | online | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }

@@ -1,0 +1,31 @@
+import Foundation
+import XZCatalogue
+
+extension LibraryDatabase {
+    /// Brings the catalogue up to date with folders seen to change inside the music folder `root`: a
+    /// folder that is there is imported as `importFolder` does (its subfolders too); one that is gone
+    /// (deleted, moved away) loses its songs. A gone `root` changes nothing, so an unmounted music
+    /// folder never empties the catalogue. One summary for all.
+    public func importChanges(in folders: [String], root: String) throws -> ImportSummary {
+        var total = ImportSummary()
+        var info = stat()
+        guard stat(root, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return total }
+        for folder in folders {
+            let summary: ImportSummary
+            if stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                summary = try importFolder(at: URL(fileURLWithPath: folder))
+            } else {
+                let vanished = try fileStamps(keyPrefix: "file:" + (folder.hasSuffix("/") ? folder : folder + "/")).keys
+                if vanished.isEmpty { continue }
+                summary = try applyFolderScan([], removing: Array(vanished), into: ImportSummary())
+            }
+            total.added += summary.added
+            total.updated += summary.updated
+            total.skipped += summary.skipped
+            total.failed += summary.failed
+            total.removed += summary.removed
+            total.problems += summary.problems
+        }
+        return total
+    }
+}
