@@ -5,7 +5,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The run's temporary files, SwiftPM's own among them, go in one folder removed at the end.
-TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/xzmusic-make-test.XXXXXX")
+# A short name: test sockets made inside must stay within the 108 bytes of a Unix socket path.
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/xzt.XXXXXX")
 export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
 log="$TMPDIR/swift-test.log"

@@ -235,7 +235,8 @@ final class DownloadTests: XCTestCase {
         guard (try? TestProcess.run("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", downloads.path]))?.status == 0 else {
             throw XCTSkip("cannot mount a tmpfs here; PartFileTests covers the ENOSPC mapping with /dev/full")
         }
-        defer { _ = try? TestProcess.run("umount", [downloads.path]) }
+        // Lazily: the failed task may still hold its `.part` open, which would keep the mount busy.
+        defer { _ = try? TestProcess.run("umount", ["-l", downloads.path]) }
         try fixture.addSongs([songFields("a", url: fixture.server.url("/a.mp3"))])
         let tasks = try await fixture.download(["a"])
         let audio = fixture.task(.audio, of: "a", in: tasks)
