@@ -140,14 +140,14 @@ final class HostStateKeeper: Sendable {
         self.host = host
         let pending = Monitor(Pending())
         self.pending = pending
-        token = host.observeChanges { changes in
+        token = host.observeChanges({ changes in
             guard !changes.isDisjoint(with: [.queue, .playback, .volume, .options, .output]) else { return }
             pending.withLock { state in
                 let now = DispatchTime.now()
                 state.lastChange = now
                 if state.firstChange == nil { state.firstChange = now }
             }
-        }
+        }, client: false)
         let thread = Thread { [self] in run() }
         thread.name = "xzmusic-state-file"
         thread.start()

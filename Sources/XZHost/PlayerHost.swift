@@ -30,6 +30,8 @@ public final class PlayerHost: Sendable {
     private struct State {
         var observers: [@Sendable (PlayerEvent) -> Void] = []
         var changeObservers: [Int: @Sendable (HostChanges) -> Void] = [:]
+        /// Observers inside the host (the state file's keeper), which are no clients.
+        var ownObservers: Set<Int> = []
         var lastToken = 0
         var playedMs = 0
         var outputEnabled = true
@@ -72,19 +74,27 @@ public final class PlayerHost: Sendable {
     /// Registers someone who hears every change (a client waiting in `idle`); returns the token to
     /// `stopObserving` with.
     public func observeChanges(_ listener: @escaping @Sendable (HostChanges) -> Void) -> Int {
+        observeChanges(listener, client: true)
+    }
+
+    func observeChanges(_ listener: @escaping @Sendable (HostChanges) -> Void, client: Bool) -> Int {
         state.withLock { state in
             state.lastToken += 1
             state.changeObservers[state.lastToken] = listener
+            if !client { state.ownObservers.insert(state.lastToken) }
             return state.lastToken
         }
     }
 
     public func stopObserving(_ token: Int) {
-        state.withLock { _ = $0.changeObservers.removeValue(forKey: token) }
+        state.withLock { state in
+            state.changeObservers.removeValue(forKey: token)
+            state.ownObservers.remove(token)
+        }
     }
 
     public var clientCount: Int {
-        state.withLock { $0.changeObservers.count }
+        state.withLock { $0.changeObservers.count - $0.ownObservers.count }
     }
 
     /// Tells every observer about `changes` (things the player's state does not show, e.g. outputs).

@@ -92,7 +92,7 @@ final class HostStateTests: XCTestCase {
     func testRestoringLeavesOutVanishedSongsAndComesBackPausedAtItsPlace() throws {
         try FileManager.default.removeItem(atPath: folder.path("music/s2.mp3"))
         host.restore(try HostState(parsing: Self.mpdText), paused: true)
-        XCTAssertTrue(try eventually(timeout: 10) { host.player.snapshot().positionMs >= 1900 }, "seeked to the saved place")
+        XCTAssertTrue(eventually(timeout: 10) { host.player.snapshot().positionMs >= 1900 }, "seeked to the saved place")
         let snapshot = host.player.snapshot()
         XCTAssertEqual(snapshot.queue.map(\.title), ["Song 1", "Song 3"], "no host streams here: the stream is gone too")
         XCTAssertEqual(snapshot.state, .paused)
@@ -142,7 +142,7 @@ final class HostStateTests: XCTestCase {
         host.keepState(at: path)
         host.player.add(QueueItem.items([.file(folder.path("music/s1.mp3"))], database: host.database))
         host.player.setVolume(33)
-        XCTAssertTrue(try eventually(timeout: 10) {
+        XCTAssertTrue(eventually(timeout: 10) {
             (try? String(contentsOfFile: path, encoding: .utf8))?.contains("sw_volume: 33") ?? false
         }, "saved a second after the change")
         XCTAssertTrue(try String(contentsOfFile: path, encoding: .utf8).contains("0:s1.mp3\nplaylist_end\n"))
