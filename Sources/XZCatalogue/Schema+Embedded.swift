@@ -281,6 +281,27 @@ CREATE TRIGGER song_like_deleted AFTER DELETE ON song_like BEGIN UPDATE sticker_
 ALTER TABLE song ADD COLUMN more_tags TEXT NOT NULL DEFAULT '';
 -- Files scanned before these tags were kept: read them again on the next rescan.
 UPDATE song SET file_mtime = NULL WHERE song_key LIKE 'file:%';
+-- migration: v15-catalogue-sources
+-- Songs added from an open catalogue (`catalogue add`): the licence, the page they came from, the
+-- checksums the source gives besides sha256, and whether the source allows keeping a copy (Jamendo
+-- tracks may be streamable only). Kept by song key beside the song, which stays as a feed would make it.
+CREATE TABLE song_origin (
+    song_key TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    licence TEXT NOT NULL DEFAULT '',
+    page TEXT NOT NULL DEFAULT '',
+    md5 TEXT NOT NULL DEFAULT '',
+    sha1 TEXT NOT NULL DEFAULT '',
+    download_allowed INTEGER NOT NULL DEFAULT 1
+) WITHOUT ROWID;
+-- The last `catalogue search`, in listing order, so `catalogue add SOURCE --all` (or its IDs) adds what it
+-- listed without asking the source again. song is the result as JSON.
+CREATE TABLE catalogue_search_result (
+    position INTEGER PRIMARY KEY,
+    source TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    song TEXT NOT NULL
+);
 
 """#
 }

@@ -236,6 +236,7 @@ struct Info: LibraryCommand {
         // Likes, play counts and MPD clients' stickers (rating among them), as clients see them; they are
         // extras, so stickers that cannot be read leave their row out rather than fail the song's fields.
         let stickers = (try? StickerStore(database: context.database).all(songKey: found.songKey)) ?? []
+        let origin = try context.database.songOrigin(songKey: found.songKey)
         let rows: [(String, String)] = [
             ("id", "#\(found.id)"), ("title", found.title), ("singer", found.singer), ("album", found.album ?? ""),
             ("albumartist", found.albumArtist ?? ""), ("genre", found.genres.joined(separator: " / ")),
@@ -245,6 +246,8 @@ struct Info: LibraryCommand {
             ("duration", DurationText.clock(ms: found.durationMs)), ("local file", found.localPath),
             ("lyrics file", found.lyricsPath), ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
             ("size", found.size.map(String.init) ?? ""), ("sha256", found.sha256), ("key", found.songKey),
+            ("licence", origin?.licence ?? ""), ("source page", origin?.page ?? ""),
+            ("online only", origin?.downloadAllowed == false ? "yes (\(origin?.source ?? "") allows no download)" : ""),
             ("added", found.addedAt), ("stickers", stickers.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")),
             ("loudness", LoudnessText.info(for: found, database: try context.database)),
         ]

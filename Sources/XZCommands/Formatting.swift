@@ -22,7 +22,8 @@ enum Format {
         }
         var lines = [console.styled(row("#", "Title", "Singer", "Album", "Time") + "Local", "1")]
         for (index, song) in songs.enumerated() {
-            let local = song.isLocal ? console.styled("✓", "32") : " "
+            // A song with no file here plays only over the network: say so, so nobody expects it offline.
+            let local = song.isLocal ? console.styled("✓", "32") : song.audioURL.isEmpty ? " " : console.styled("online", "2")
             lines.append(row("\(index + 1)", song.title.safe, song.singer.safe, (song.album ?? "").safe,
                              DurationText.clock(ms: song.durationMs)) + local)
         }

@@ -39,6 +39,9 @@ enum AudioJob {
             throw DownloadError.database("the song \(task.songKey) is no longer in the library")
         }
         if song.isLocal { return JobOutcome(path: song.localPath, note: "already offline") }
+        if let origin = try env.store.database.songOrigin(songKey: song.songKey), !origin.downloadAllowed {
+            throw DownloadError.catalogueSource("\(origin.source) allows this song to be played online only, not downloaded")
+        }
         let partPath = try env.partPath(for: task)
         // A player may be reading this `.part` as it fills; it hears of every byte, the end, or the failure.
         let growing = env.streams.file(for: song.songKey, path: partPath)
@@ -104,7 +107,7 @@ enum AudioJob {
         growing.finish()
         let suffix: String
         do {
-            suffix = try verify(partPath, total: total, song: song)
+            suffix = try verify(partPath, total: total, song: song, origin: try store.database.songOrigin(songKey: song.songKey))
         } catch {
             // A .part that failed its check would only fail again on resume.
             unlink(partPath)
@@ -118,7 +121,7 @@ enum AudioJob {
     /// Size against the announced length and the catalogue, the catalogue's checksum, and a decode
     /// of the first frames: nothing reaches `songs/` that would not play. Returns the suffix the content
     /// calls for.
-    static func verify(_ path: String, total: Int64, song: Song) throws -> String {
+    static func verify(_ path: String, total: Int64, song: Song, origin: SongOrigin? = nil) throws -> String {
         let size = PartFile.size(ofFile: path)
         guard size == total else {
             throw DownloadError.verification("downloaded \(size) bytes, expected \(total)")
@@ -126,13 +129,7 @@ enum AudioJob {
         if let expected = song.size, expected > 0, expected != size {
             throw DownloadError.verification("downloaded \(size) bytes, but the catalogue says \(expected); the file was not kept")
         }
-        let wanted = song.sha256.trimmingCharacters(in: .whitespaces).lowercased()
-        if !wanted.isEmpty {
-            let actual = try Checksum.sha256Hex(ofFile: path)
-            guard actual == wanted else {
-                throw DownloadError.verification("SHA-256 \(actual) does not match the catalogue's \(wanted); the file was not kept")
-            }
-        }
+        try Checksum.check(path, sha256: song.sha256, md5: origin?.md5 ?? "", sha1: origin?.sha1 ?? "")
         return try checkDecodes(path)
     }
 

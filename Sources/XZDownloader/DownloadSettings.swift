@@ -12,6 +12,12 @@ public struct DownloadSettings: Sendable, Equatable {
     public var idleTimeout: Double = 30
     /// An LRCLIB-compatible lyrics server.
     public var lyricsServer: String = "https://lrclib.net"
+    /// Open catalogues `catalogue search` asks (see CatalogueSources.swift).
+    public var archiveURL = "https://archive.org"
+    public var jamendoURL = "https://api.jamendo.com"
+    /// Jamendo's API wants an application's client id; none is built in.
+    public var jamendoClientID = ""
+    public var ccmixterURL = "https://ccmixter.org"
     public var userAgent = "xzmusic/\(XZMusicVersion.string) (\(XZMusicVersion.homepage))"
     /// First backoff step in seconds; each retry doubles it, up to `maxBackoff`, with jitter.
     public var initialBackoff: Double = 0.5
@@ -58,6 +64,18 @@ public struct DownloadSettings: Sendable, Equatable {
                     throw fail("lyrics_server must be an http or https URL")
                 }
                 settings.lyricsServer = value
+            case "archive_url", "jamendo_url", "ccmixter_url":
+                guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
+                      scheme == "http" || scheme == "https", url.host != nil else {
+                    throw fail("\(entry.key) must be an http or https URL")
+                }
+                switch entry.key {
+                case "archive_url": settings.archiveURL = value
+                case "jamendo_url": settings.jamendoURL = value
+                default: settings.ccmixterURL = value
+                }
+            case "jamendo_client_id":
+                settings.jamendoClientID = value
             case "online_cache":
                 guard let cache = OnlineCache(rawValue: value) else { throw fail("online_cache must be keep or none") }
                 settings.onlineCache = cache

@@ -89,6 +89,7 @@ public struct DownloadError: Error, Hashable, CustomStringConvertible, Sendable 
     private enum Code: Hashable, Sendable {
         case http(Int)
         case network, timeout, diskFull, io, unsupportedURL, redirect, verification, notAudio, unsafePath, database, lyrics
+        case catalogueSource
     }
 
     private let code: Code
@@ -126,6 +127,9 @@ public struct DownloadError: Error, Hashable, CustomStringConvertible, Sendable 
     public static let unsafePath = DownloadError(.unsafePath, "refusing to write outside the library folder")
     public static let database = DownloadError(.database, "download database failure")
     public static let lyrics = DownloadError(.lyrics, "lyrics failure")
+    /// An open catalogue answered something that is not what it documents (HTML, broken JSON), or
+    /// refuses what was asked of it.
+    public static let catalogueSource = DownloadError(.catalogueSource, "catalogue source failure")
 
     public static func http(_ status: Int, _ message: String) -> DownloadError { DownloadError(.http(status), message) }
     public static func network(_ message: String) -> DownloadError { DownloadError(.network, message) }
@@ -139,4 +143,5 @@ public struct DownloadError: Error, Hashable, CustomStringConvertible, Sendable 
     public static func unsafePath(_ message: String) -> DownloadError { DownloadError(.unsafePath, message) }
     public static func database(_ message: String) -> DownloadError { DownloadError(.database, message) }
     public static func lyrics(_ message: String) -> DownloadError { DownloadError(.lyrics, message) }
+    public static func catalogueSource(_ message: String) -> DownloadError { DownloadError(.catalogueSource, message) }
 }

@@ -77,8 +77,10 @@ extension DownloadManager {
         guard !song.audioURL.isEmpty else {
             throw DownloadError.unsupportedURL("\(song.title) — \(song.singer) has no audio URL to play from")
         }
-        if cache == .none { return try openStream(url: song.audioURL) }
         let env = environment
+        // A source that allows streaming only (Jamendo) gets no kept copy.
+        let keepable = try env.store.database.songOrigin(songKey: song.songKey)?.downloadAllowed ?? true
+        if cache == .none || !keepable { return try openStream(url: song.audioURL) }
         // A task another program runs (a separate `xzmusic download`) is left to it: play without keeping.
         guard let record = try env.store.queueAndClaim(songKey: song.songKey, url: song.audioURL, pid: Int32(pid)) else {
             return try streams.existing(song.songKey) ?? openStream(url: song.audioURL)

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+
+/// A song an open catalogue offers: the values a feed line carries, plus where it came from.
+public struct CatalogueSong: Codable, Sendable, Equatable {
+    /// The source's name ("archive", "jamendo", "ccmixter").
+    public var source: String
+    /// The song's id at the source, as `catalogue add` takes it.
+    public var id: String
+    public var title: String
+    public var singer: String
+    public var album: String?
+    public var track: Int?
+    public var year: Int?
+    public var durationMs: Int?
+    public var genre: String?
+    public var audioURL: String
+    public var size: Int64?
+    public var sha256: String = ""
+    public var md5: String = ""
+    public var sha1: String = ""
+    /// The licence's URL (or name when the source gives no URL).
+    public var licence: String = ""
+    /// The song's page at the source.
+    public var page: String = ""
+    /// False when the source allows streaming only: `download` refuses it, online play still works.
+    public var downloadAllowed = true
+
+    public init(source: String, id: String, title: String, singer: String, audioURL: String) {
+        self.source = source
+        self.id = id
+        self.title = title
+        self.singer = singer
+        self.audioURL = audioURL
+    }
+
+    /// Keys as feed lines and `--json` output write them.
+    enum CodingKeys: String, CodingKey {
+        case source, id, title, singer, album, track, year, genre, size, sha256, md5, sha1, licence, page
+        case durationMs = "duration_ms", audioURL = "audio_url", downloadAllowed = "download_allowed"
+    }
+
+    /// The catalogue key: one per source and id, so adding again updates the same song.
+    public var songKey: String { "src:\(source):\(id)" }
+
+    var input: SongInput {
+        var input = SongInput(key: songKey, title: title, singer: singer)
+        input.album = album.flatMap { $0.isEmpty ? nil : $0 }
+        input.track = track
+        input.year = year
+        input.durationMs = durationMs
+        input.genres = genre.flatMap { $0.isEmpty ? nil : [$0] } ?? []
+        input.audioURL = audioURL
+        input.size = size
+        input.sha256 = sha256.lowercased()
+        return input
+    }
+}
+
+/// Where a catalogue song came from, as `info` shows it and downloads check it.
+public struct SongOrigin: Sendable, Equatable {
+    public var source: String
+    public var licence: String
+    public var page: String
+    public var md5: String
+    public var sha1: String
+    public var downloadAllowed: Bool
+}
+
+extension LibraryDatabase {
+    /// Adds (or updates) catalogue songs and their origins in one transaction.
+    public func addCatalogueSongs(_ songs: [CatalogueSong]) throws -> ImportSummary {
+        try pool.write { db in
+            var summary = ImportSummary()
+            let writer = try CatalogueWriter(db)
+            for song in songs {
+                summary.count(try writer.upsert(song.input))
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO song_origin (song_key, source, licence, page, md5, sha1, download_allowed)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [song.songKey, song.source, song.licence, song.page, song.md5.lowercased(),
+                                     song.sha1.lowercased(), song.downloadAllowed])
+            }
+            for outcome in try writer.finish() { summary.count(outcome) }
+            return summary
+        }
+    }
+
+    /// The origin of a song added from an open catalogue; nil for any other song.
+    public func songOrigin(songKey: String) throws -> SongOrigin? {
+        try pool.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT source, licence, page, md5, sha1, download_allowed FROM song_origin WHERE song_key = ?
+                """, arguments: [songKey]).map {
+                SongOrigin(source: $0[0], licence: $0[1], page: $0[2], md5: $0[3], sha1: $0[4], downloadAllowed: $0[5])
+            }
+        }
+    }
+
+    /// Keeps a search's results in place of the last one's.
+    public func rememberCatalogueSearch(_ songs: [CatalogueSong]) throws {
+        let encoder = JSONEncoder()
+        let rows = try songs.map { (source: $0.source, id: $0.id, json: String(decoding: try encoder.encode($0), as: UTF8.self)) }
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM catalogue_search_result")
+            for (position, row) in rows.enumerated() {
+                try db.execute(sql: "INSERT INTO catalogue_search_result (position, source, item_id, song) VALUES (?, ?, ?, ?)",
+                               arguments: [position, row.source, row.id, row.json])
+            }
+        }
+    }
+
+    /// The last search's results from `source`, in listing order; rows that no longer decode are left out.
+    public func lastCatalogueSearch(source: String) throws -> [CatalogueSong] {
+        let texts = try pool.read { db in
+            try String.fetchAll(db, sql: "SELECT song FROM catalogue_search_result WHERE source = ? ORDER BY position",
+                                arguments: [source])
+        }
+        let decoder = JSONDecoder()
+        return texts.compactMap { try? decoder.decode(CatalogueSong.self, from: Data($0.utf8)) }
+    }
+}
