@@ -287,12 +287,17 @@ public final class Player: Sendable {
     private func transact<Result: Sendable>(
         otherwise fallback: Result, _ transition: (inout PlayerCore) -> (Result, [PlayerStateMachine.Effect])
     ) -> Result {
-        let (result, queued) = core.withLock { core -> (Result, Bool) in
-            guard !core.shutdownRequested else { return (fallback, false) }
+        let (result, queued, changes) = core.withLock { core -> (Result, Bool, PlayerChanges) in
+            guard !core.shutdownRequested else { return (fallback, false, []) }
             let (result, effects) = transition(&core)
-            return (result, core.enqueue(effects))
+            let changes = core.machine.takeChanges()
+            core.mailbox += effects.map(EngineCommand.effect)
+            return (result, !effects.isEmpty, changes)
         }
         if queued { core.wake() }
+        // Said on the caller's thread before it returns, not by the audio thread later: a client that
+        // made a change and then waits in `idle` must not hear its own change afterwards, as in MPD.
+        if !changes.isEmpty { hub.emit(.changed(changes)) }
         return result
     }
 

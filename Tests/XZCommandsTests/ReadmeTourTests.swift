@@ -68,6 +68,11 @@ final class ReadmeTourTests: LibraryProcessTestCase {
                                   tags: .init(title: "Tour Song", artist: "Tour Singer"))
         var environment = self.environment
         environment["HOME"] = home.path
+        // `catalogue search archive …` asks an Internet Archive of the test's own, on loopback.
+        let archive = try TestHTTPServer(handler: Self.archive)
+        defer { archive.stop() }
+        try FileManager.default.createDirectory(atPath: temp.path("config/xzmusic"), withIntermediateDirectories: true)
+        try "archive_url = \(archive.base)\n".write(toFile: temp.path("config/xzmusic/config"), atomically: true, encoding: .utf8)
 
         // After each command an unknown word, whose error line marks where that command's answer ends.
         let prompt = try RunningProcess(binary, [], environment: environment)
@@ -95,6 +100,23 @@ final class ReadmeTourTests: LibraryProcessTestCase {
         }
         prompt.send("quit")
         XCTAssertEqual(prompt.finish(), 0, prompt.stderr)
+    }
+
+    /// An Internet Archive holding one netlabel item of one MP3, answering whatever is searched.
+    private static let archive: TestHTTPServer.Handler = { request, _ in
+        switch request.path {
+        case "/advancedsearch.php":
+            return .json(200, ["response": ["numFound": 1, "start": 0, "docs": [["identifier": "tour_ep"]]]])
+        case "/metadata/tour_ep":
+            return .json(200, [
+                "metadata": ["identifier": "tour_ep", "title": "Tour EP", "creator": "Loop Band",
+                             "licenseurl": "https://creativecommons.org/licenses/by/3.0/"],
+                "files": [["name": "01 Loop.mp3", "format": "VBR MP3", "title": "Loop", "creator": "Loop Band",
+                           "track": "1", "length": "60.0", "size": "960000"]],
+            ])
+        default:
+            return .text(404, "not found")
+        }
     }
 
     /// A line without carriage returns and terminal escapes (progress lines rewrite themselves).
