@@ -272,5 +272,16 @@ CREATE TRIGGER song_like_inserted AFTER INSERT ON song_like BEGIN UPDATE sticker
 CREATE TRIGGER song_like_updated AFTER UPDATE ON song_like BEGIN UPDATE sticker_version SET value = value + 1; END;
 CREATE TRIGGER song_like_deleted AFTER DELETE ON song_like BEGIN UPDATE sticker_version SET value = value + 1; END;
 
+-- migration: v14-fetched-lyrics
+-- Lyrics fetched for library songs (`lyrics fetch`), kept here rather than in the music folder, keyed
+-- like stats so they survive re-imports. A not_found row is a miss asked again once it is older than
+-- `lyrics_miss_days`; instrumental is kept for good.
+CREATE TABLE fetched_lyrics (
+    song_key TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('synced', 'plain', 'instrumental', 'not_found')),
+    text TEXT NOT NULL DEFAULT '',
+    fetched_at TEXT NOT NULL         -- UTC, ISO 8601
+) WITHOUT ROWID;
+
 """#
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import XZCatalogue
 import XZFolderScan
+import XZHost
 import XZStats
 import XZText
 
@@ -229,7 +230,9 @@ struct Info: LibraryCommand {
             ("year", found.year.map(String.init) ?? ""),
             ("date", found.date == found.year.map(String.init) ? "" : found.date ?? ""),
             ("duration", DurationText.clock(ms: found.durationMs)), ("local file", found.localPath),
-            ("lyrics file", found.lyricsPath), ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
+            ("lyrics file", found.lyricsPath),
+            ("lyrics", SongLyrics.kind(for: found, database: try context.database)?.rawValue ?? ""),
+            ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
             ("size", found.size.map(String.init) ?? ""), ("sha256", found.sha256), ("key", found.songKey),
             ("added", found.addedAt), ("stickers", stickers.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")),
             ("loudness", LoudnessText.info(for: found, database: try context.database)),
