@@ -11,7 +11,7 @@ SWIFT ?= swift
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-export-dynamic
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-online fuzz-lyrics install clean
+.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-online bench-lyrics fuzz-lyrics install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -95,6 +95,11 @@ bench-server: deps
 	$(RELEASE_BUILD) --product xzmusic-floor-client
 	$(RELEASE_BUILD) --product xzmusic-bench
 	.build/release/xzmusic-bench server
+
+bench-lyrics: deps
+	$(RELEASE_BUILD) --product xzmusic
+	$(RELEASE_BUILD) --product xzmusic-bench
+	.build/release/xzmusic-bench lyrics
 
 bench-online: deps
 	$(RELEASE_BUILD) --product xzmusic

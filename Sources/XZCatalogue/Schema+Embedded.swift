@@ -281,6 +281,16 @@ CREATE TRIGGER song_like_deleted AFTER DELETE ON song_like BEGIN UPDATE sticker_
 ALTER TABLE song ADD COLUMN more_tags TEXT NOT NULL DEFAULT '';
 -- Files scanned before these tags were kept: read them again on the next rescan.
 UPDATE song SET file_mtime = NULL WHERE song_key LIKE 'file:%';
+-- migration: v14-fetched-lyrics
+-- Lyrics fetched for library songs (`lyrics fetch`), kept here rather than in the music folder, keyed
+-- like stats so they survive re-imports. A not_found row is a miss asked again once it is older than
+-- `lyrics_miss_days`; instrumental is kept for good.
+CREATE TABLE fetched_lyrics (
+    song_key TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('synced', 'plain', 'instrumental', 'not_found')),
+    text TEXT NOT NULL DEFAULT '',
+    fetched_at TEXT NOT NULL         -- UTC, ISO 8601
+) WITHOUT ROWID;
 -- migration: v15-catalogue-sources
 -- Songs added from an open catalogue (`catalogue add`): the licence, the page they came from, the
 -- checksums the source gives besides sha256, and whether the source allows keeping a copy (Jamendo

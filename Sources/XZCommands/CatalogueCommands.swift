@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import XZCatalogue
 import XZFolderScan
+import XZHost
 import XZStats
 import XZText
 
@@ -244,7 +245,9 @@ struct Info: LibraryCommand {
             ("year", found.year.map(String.init) ?? ""),
             ("date", found.date == found.year.map(String.init) ? "" : found.date ?? ""),
             ("duration", DurationText.clock(ms: found.durationMs)), ("local file", found.localPath),
-            ("lyrics file", found.lyricsPath), ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
+            ("lyrics file", found.lyricsPath),
+            ("lyrics", SongLyrics.kind(for: found, database: try context.database)?.rawValue ?? ""),
+            ("audio url", found.audioURL), ("lyrics url", found.lyricsURL),
             ("size", found.size.map(String.init) ?? ""), ("sha256", found.sha256), ("key", found.songKey),
             ("licence", origin?.licence ?? ""), ("source page", origin?.page ?? ""),
             ("online only", origin?.downloadAllowed == false ? "yes (\(origin?.source ?? "") allows no download)" : ""),

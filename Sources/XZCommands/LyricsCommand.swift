@@ -19,11 +19,11 @@ extension SongLyrics {
 struct LyricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lyrics",
-        abstract: "Show lyrics; 'lyrics on|off' while playing; 'lyrics offset [+200|-150|0]'.",
+        abstract: "Show lyrics; 'lyrics on|off' while playing; 'lyrics offset [+200|-150|0]'; 'lyrics fetch'.",
         discussion: "TARGET is a .lrc file or a SONG (#ID, a number, or a search). Alone, shows the playing "
             + "song's lyrics around the current line. 'lyrics offset +200' shows the playing song's "
             + "lyrics 200 ms sooner than now, '=200' (or '200') 200 ms sooner than the file; remembered for that song.",
-        subcommands: [ShowLyrics.self, On.self, Off.self, Offset.self], defaultSubcommand: ShowLyrics.self)
+        subcommands: [ShowLyrics.self, On.self, Off.self, Offset.self, FetchLyrics.self], defaultSubcommand: ShowLyrics.self)
 
     struct On: LibraryCommand {
         static let configuration = CommandConfiguration(commandName: "on", abstract: "Print lyric lines above the prompt.")
@@ -132,7 +132,16 @@ struct ShowLyrics: LibraryCommand {
                 plain.split(separator: "\n", omittingEmptySubsequences: false).forEach { context.console.line(String($0).safe) }
             }
         case nil:
-            throw CommandError.noLyrics("no lyrics for \(song.title.safe) — \(song.singer.safe)")
+            // Lyrics `lyrics fetch` kept in the library.
+            guard let fetched = try context.database.fetchedLyrics(songKey: song.songKey),
+                  fetched.kind == .synced || fetched.kind == .plain else {
+                throw CommandError.noLyrics("no lyrics for \(song.title.safe) — \(song.singer.safe)")
+            }
+            if fetched.kind == .synced {
+                try show(LRCParser.parse(bytes: Array(fetched.text.utf8)), console: context.console)
+            } else {
+                fetched.text.split(separator: "\n", omittingEmptySubsequences: false).forEach { context.console.line(String($0).safe) }
+            }
         }
     }
 

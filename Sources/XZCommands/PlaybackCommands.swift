@@ -333,7 +333,12 @@ struct Now: PlayerCommand {
             // The stored offset wins: 'lyrics offset' may have changed it since the song started. One that
             // cannot be read shows the lyrics unshifted rather than failing 'now'.
             if let key = item.songKey { item.lyricsAdjustmentMs = (try? context.database.lyricsAdjustment(songKey: key)) ?? 0 }
-            console.lines(NowPlaying.lines(snapshot: snapshot, item: item, width: console.width, console: console))
+            // Which lyrics the song has is an extra: a failed read leaves it out.
+            let database = try? context.database
+            let lyrics = item.songKey.flatMap { key in database.flatMap { try? $0.song(key: key) } }
+                .flatMap { song in database.flatMap { SongLyrics.kind(for: song, database: $0) } }
+            console.lines(NowPlaying.lines(snapshot: snapshot, item: item, width: console.width, console: console,
+                                           lyricsKind: lyrics?.rawValue))
         } else {
             console.line(snapshot.queue.isEmpty ? "Nothing is playing." : "Stopped (\(snapshot.queue.count) in the queue).")
         }
@@ -346,7 +351,7 @@ struct Now: PlayerCommand {
 }
 
 enum NowPlaying {
-    static func lines(snapshot: PlayerView, item: QueueItem, width: Int, console: Console) -> [String] {
+    static func lines(snapshot: PlayerView, item: QueueItem, width: Int, console: Console, lyricsKind: String? = nil) -> [String] {
         let total = snapshot.durationMs ?? item.durationMs
         let barWidth = max(10, min(40, width - 30))
         let fraction = total.map { $0 > 0 ? min(1, Double(snapshot.positionMs) / Double($0)) : 0 } ?? 0
@@ -356,7 +361,8 @@ enum NowPlaying {
         var lines = [
             console.styled(DisplayWidth.truncate(item.title.safe + who, to: width - 2), "1"),
             "\(snapshot.stateText)  \(DurationText.clock(ms: snapshot.positionMs)) \(bar) \(DurationText.clock(ms: total))"
-                + "  vol \(snapshot.volume)  repeat \(snapshot.repeatMode.rawValue)\(snapshot.shuffle ? "  shuffle" : "")",
+                + "  vol \(snapshot.volume)  repeat \(snapshot.repeatMode.rawValue)\(snapshot.shuffle ? "  shuffle" : "")"
+                + (lyricsKind.map { "  lyrics \($0)" } ?? ""),
         ]
         guard let path = item.lyricsPath, let data = FileManager.default.contents(atPath: path) else { return lines }
         let timeline = LyricTimeline(LRCParser.parse(bytes: [UInt8](data)), adjustmentMs: item.lyricsAdjustmentMs)

@@ -52,17 +52,7 @@ public actor DownloadManager {
                 client ownership: ClientOwnership = .owned) {
         switch ownership {
         case .owned:
-            // Each task watches for idle stalls itself; the client's own read timeout is only a
-            // backstop behind that.
-            let idle = Int64(max(1, settings.idleTimeout * 1000))
-            // Connecting is no transfer: a host that takes more than 10 s to answer at all is as good as down.
-            let timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(min(idle, 10_000)),
-                                                           read: .milliseconds(idle * 2 + 1000))
-            var configuration = HTTPClient.Configuration(redirectConfiguration: Fetcher.redirects, timeout: timeout)
-            // A failed connection reaches `Fetcher.classify` at once: a name that does not resolve fails
-            // there, other failures are retried by the download's own policy rather than the pool's.
-            configuration.connectionPool.retryConnectionEstablishment = false
-            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            client = Fetcher.makeClient(settings)
             ownsClient = true
         case .shared(let shared):
             client = shared

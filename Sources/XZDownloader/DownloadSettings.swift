@@ -18,6 +18,12 @@ public struct DownloadSettings: Sendable, Equatable {
     /// Jamendo's API wants an application's client id; none is built in.
     public var jamendoClientID = ""
     public var ccmixterURL = "https://ccmixter.org"
+    /// Lookups `lyrics fetch` makes at once.
+    public var lyricsConcurrency: Int = 2
+    /// Days a lyrics lookup that found nothing is not asked again.
+    public var lyricsMissDays: Double = 30
+    /// Whether fetched lyrics are also written as `.lrc` beside the song's file.
+    public var lyricsSidecar = false
     public var userAgent = "xzmusic/\(XZMusicVersion.string) (\(XZMusicVersion.homepage))"
     /// First backoff step in seconds; each retry doubles it, up to `maxBackoff`, with jitter.
     public var initialBackoff: Double = 0.5
@@ -76,6 +82,18 @@ public struct DownloadSettings: Sendable, Equatable {
                 }
             case "jamendo_client_id":
                 settings.jamendoClientID = value
+            case "lyrics_concurrency":
+                guard let n = Int(value), (1 ... 8).contains(n) else { throw fail("lyrics_concurrency must be a whole number from 1 to 8") }
+                settings.lyricsConcurrency = n
+            case "lyrics_miss_days":
+                guard let days = Double(value), days >= 0, days <= 3650 else { throw fail("lyrics_miss_days must be days, from 0 to 3650") }
+                settings.lyricsMissDays = days
+            case "lyrics_sidecar":
+                switch value.lowercased() {
+                case "yes", "true", "on", "1": settings.lyricsSidecar = true
+                case "no", "false", "off", "0": settings.lyricsSidecar = false
+                default: throw fail("lyrics_sidecar must be yes or no")
+                }
             case "online_cache":
                 guard let cache = OnlineCache(rawValue: value) else { throw fail("online_cache must be keep or none") }
                 settings.onlineCache = cache

@@ -40,26 +40,66 @@ public enum LyricsChoice {
     /// Seconds a search result's duration may differ from the song's.
     public static let durationWindow = 2.0
 
-    /// An exact `/api/get` answer: its lyrics, synced first.
-    public static func from(_ record: LRCLIBRecord) -> LyricsOutcome {
+    /// An exact `/api/get` answer: its lyrics, synced first. Synced lyrics whose last stamp is past the
+    /// song's end (`songSeconds`) belong to another version of it: its plain lyrics are taken instead.
+    public static func from(_ record: LRCLIBRecord, songSeconds: Double? = nil) -> LyricsOutcome {
         if record.instrumental == true { return .instrumental }
-        if let text = record.synced { return .lyrics(text, synced: true) }
+        if let text = fittingSynced(record, songSeconds: songSeconds) { return .lyrics(text, synced: true) }
         if let text = record.plain { return .lyrics(text, synced: false) }
         return .notFound
     }
 
-    /// Search results within the duration window (all of them when the song's duration is unknown):
-    /// the first synced lyrics, else the first plain, else instrumental if one says so.
-    public static func pick(_ records: [LRCLIBRecord], durationSeconds: Double?) -> LyricsOutcome {
+    /// Search results within the duration window of `durationSeconds` (all of them when the song's duration
+    /// is unknown): the first synced lyrics that end within the song, else the first plain, else
+    /// instrumental if one says so.
+    public static func pick(_ records: [LRCLIBRecord], durationSeconds: Double?, songSeconds: Double? = nil) -> LyricsOutcome {
         let near = records.filter { record in
             guard let wanted = durationSeconds else { return true }
             guard let duration = record.duration else { return false }
             return abs(duration - wanted) <= durationWindow
         }
-        if let text = near.first(where: { $0.instrumental != true && $0.synced != nil })?.synced { return .lyrics(text, synced: true) }
+        let end = songSeconds ?? durationSeconds
+        for record in near where record.instrumental != true {
+            if let text = fittingSynced(record, songSeconds: end) { return .lyrics(text, synced: true) }
+        }
         if let text = near.first(where: { $0.instrumental != true && $0.plain != nil })?.plain { return .lyrics(text, synced: false) }
         if near.contains(where: { $0.instrumental == true }) { return .instrumental }
         return .notFound
+    }
+
+    static func fittingSynced(_ record: LRCLIBRecord, songSeconds: Double?) -> String? {
+        guard let text = record.synced else { return nil }
+        if let songSeconds, let last = LyricStamps.lastSeconds(in: text), last > songSeconds { return nil }
+        return text
+    }
+
+    /// LRCLIB's order: the exact `/api/get` when album and duration are known, then `/api/search`.
+    /// `fetchJSON` returns a 200's body, nil for a 404, and throws for the rest.
+    static func lookUp(_ song: LyricsLookup, server: String,
+                       fetchJSON: (URL) async throws -> Data?) async throws -> (outcome: LyricsOutcome, via: String) {
+        let songSeconds = song.durationMs.map { Double($0) / 1000 }
+        let seconds = songSeconds?.rounded()
+        if let album = song.album, let seconds {
+            let url = try url(server: server, path: "/api/get", query: [
+                ("artist_name", song.singer), ("track_name", song.title), ("album_name", album),
+                ("duration", "\(Int(seconds))"),
+            ])
+            if let data = try await fetchJSON(url) {
+                let outcome = from(try decode(LRCLIBRecord.self, data, url: url), songSeconds: songSeconds)
+                if outcome != .notFound { return (outcome, "get") }
+            }
+        }
+        let url = try url(server: server, path: "/api/search", query: [("track_name", song.title), ("artist_name", song.singer)])
+        let records = try await fetchJSON(url).map { try decode([LRCLIBRecord].self, $0, url: url) } ?? []
+        return (pick(records, durationSeconds: seconds, songSeconds: songSeconds), "search")
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ data: Data, url: URL) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw DownloadError.lyrics("unexpected answer from the lyrics server \(url.host ?? ""): \(error)")
+        }
     }
 
     /// Query strings as LRCLIB expects: `+`, `&` and `=` in names must not read as separators.
@@ -110,24 +150,10 @@ enum LyricsJob {
         if let reason = try env.store.lyricsMiss(key) {
             return reason == "instrumental" ? .instrumental : .notFound
         }
-        let server = env.fetcher.settings.lyricsServer
-        let seconds = song.durationMs.map { (Double($0) / 1000).rounded() }
-        if let album = song.album, let seconds {
-            let url = try LyricsChoice.url(server: server, path: "/api/get", query: [
-                ("artist_name", song.singer), ("track_name", song.title), ("album_name", album),
-                ("duration", "\(Int(seconds))"),
-            ])
-            if let data = try await fetchJSON(url, task: task, env: env, live: live) {
-                let outcome = LyricsChoice.from(try decode(LRCLIBRecord.self, data, url: url))
-                if outcome != .notFound { return try remember(outcome, key: key, env: env) }
-            }
+        let found = try await LyricsChoice.lookUp(LyricsLookup(song), server: env.fetcher.settings.lyricsServer) {
+            try await fetchJSON($0, task: task, env: env, live: live)
         }
-        let url = try LyricsChoice.url(server: server, path: "/api/search", query: [
-            ("track_name", song.title), ("artist_name", song.singer),
-        ])
-        let records = try await fetchJSON(url, task: task, env: env, live: live)
-            .map { try decode([LRCLIBRecord].self, $0, url: url) } ?? []
-        return try remember(LyricsChoice.pick(records, durationSeconds: seconds), key: key, env: env)
+        return try remember(found.outcome, key: key, env: env)
     }
 
     private static func remember(_ outcome: LyricsOutcome, key: String, env: JobEnvironment) throws -> LyricsOutcome {
@@ -137,14 +163,6 @@ enum LyricsJob {
         case .lyrics: break
         }
         return outcome
-    }
-
-    private static func decode<T: Decodable>(_ type: T.Type, _ data: Data, url: URL) throws -> T {
-        do {
-            return try JSONDecoder().decode(type, from: data)
-        } catch {
-            throw DownloadError.lyrics("unexpected answer from the lyrics server \(url.host ?? ""): \(error)")
-        }
     }
 
     /// The JSON body of a 200, nil for a 404; other answers are retried or fail like any download.
@@ -175,7 +193,8 @@ enum LyricsJob {
         return text
     }
 
-    private static func check(_ head: ResponseHead, url: URL) throws {
+    /// A lyrics answer's status: 200 is used, 429 and 5xx are retried (after Retry-After), the rest fail.
+    static func check(_ head: ResponseHead, url: URL) throws {
         switch ResumePlan.decide(head, partial: PartialDownload(), url: url.absoluteString) {
         case .writeFromStart: return
         case .retry(let error, let after): throw RetryableFailure(error: error, retryAfter: after)

@@ -26,3 +26,24 @@ public enum SongLyrics: Equatable, Sendable {
     }
 }
 
+
+extension SongLyrics {
+    /// Which lyrics a song has, as `info`, `now` and the `lyrics` sticker tell it: the best of its own
+    /// (an LRC file is synced, tags by their time stamps) and those fetched; nil when it has none.
+    public static func kind(for song: Song, fetched: FetchedLyrics?) -> FetchedLyricsKind? {
+        var own: FetchedLyricsKind?
+        switch locate(for: song) {
+        case .file: return .synced
+        case .embedded(let text): own = LyricStamps.isSynced(text) ? .synced : .plain
+        case nil: own = nil
+        }
+        let candidates = [own, fetched?.kind].compactMap { $0 }
+        for kind in [FetchedLyricsKind.synced, .plain, .instrumental] where candidates.contains(kind) { return kind }
+        return nil
+    }
+
+    /// The same, reading what was fetched from the library; a failed read counts as nothing fetched.
+    public static func kind(for song: Song, database: LibraryDatabase) -> FetchedLyricsKind? {
+        kind(for: song, fetched: try? database.fetchedLyrics(songKey: song.songKey))
+    }
+}

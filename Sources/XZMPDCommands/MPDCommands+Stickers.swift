@@ -17,13 +17,23 @@ extension MPDCommands {
             switch (arguments[0], arguments.count) {
             case ("get", 4):
                 let song = try stickerSong(uri, call)
+                if arguments[3] == lyricsSticker, let kind = lyricsKind(songKey: song.key, call) {
+                    call.response.add("sticker", "\(lyricsSticker)=\(kind.rawValue)")
+                    return
+                }
                 guard let value = try stickerCall({ try store.value(songKey: song.key, name: arguments[3]) }) else {
                     throw MPDError(.noExist, "no such sticker")
                 }
                 call.response.add("sticker", "\(arguments[3])=\(value)")
             case ("list", 3):
                 let song = try stickerSong(uri, call)
-                for (name, value) in try stickerCall({ try store.all(songKey: song.key) }) {
+                var stickers = try stickerCall({ try store.all(songKey: song.key) })
+                if let kind = lyricsKind(songKey: song.key, call) {
+                    stickers.removeAll { $0.name == lyricsSticker }
+                    stickers.append((lyricsSticker, kind.rawValue))
+                    stickers.sort { $0.name < $1.name }
+                }
+                for (name, value) in stickers {
                     call.response.add("sticker", "\(name)=\(value)")
                 }
             case ("set", 5):
@@ -63,6 +73,15 @@ extension MPDCommands {
         },
     ]
 
+
+    /// A sticker no client writes: which lyrics the song has (synced, plain or instrumental), so a client
+    /// can show which songs have them.
+    static let lyricsSticker = "lyrics"
+
+    static func lyricsKind(songKey: String, _ call: Invocation) -> FetchedLyricsKind? {
+        guard let song = try? call.host.database.song(key: songKey) else { return nil }
+        return SongLyrics.kind(for: song, database: call.host.database)
+    }
 
     /// The song a sticker URI names: a catalogue song by its key, any other audio file as "file:<path>"
     /// (the key its plays are recorded under).

@@ -53,6 +53,11 @@ case "rescan":
     }
 case "formats":
     benchmark { try FormatsBenchmark(folder: folder.appendingPathComponent("formats"), xzmusic: binary).run() }
+case "lyrics":
+    benchmark {
+        try LyricsBenchmark(folder: folder.appendingPathComponent("lyrics"), xzmusic: binary,
+                            mp3: try playback.makeTestFile(seconds: 1)).run()
+    }
 case "online":
     benchmark { try OnlineBenchmark(folder: folder.appendingPathComponent("online"), mp3: try playback.makeTestFile()).run() }
 case "server":
@@ -79,6 +84,6 @@ case "transport-floor":
     }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | formats | json | download | oneshot-search | rescan | server | server-watch | server-scale [QUERY...] | online | transport-floor PORT ANSWER\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | formats | json | download | oneshot-search | rescan | server | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }
