@@ -36,11 +36,15 @@ extension QueueItem {
         // Without the stored shifts or gains the songs still play, as if none had been set.
         let shifts = keys.isEmpty ? [:] : (try? database.lyricsAdjustments(songKeys: keys)) ?? [:]
         let loudness = keys.isEmpty ? [:] : (try? database.loudnessRecords(songKeys: keys)) ?? [:]
+        // Unreadable, fetched lyrics are not shown; the songs play.
+        let fetched = keys.isEmpty ? [:] : (try? database.fetchedLyrics(songKeys: keys)) ?? [:]
         return resolved.map { playable in
             switch playable {
             case .song(let song):
-                return QueueItem(playing: song, lyricsShiftMs: shifts[song.songKey] ?? 0,
-                                 loudness: loudness[song.songKey].flatMap { $0.measures(path: song.localPath) ? $0 : nil })
+                var item = QueueItem(playing: song, lyricsShiftMs: shifts[song.songKey] ?? 0,
+                                     loudness: loudness[song.songKey].flatMap { $0.measures(path: song.localPath) ? $0 : nil })
+                if item.lyricsPath == nil, let lyrics = fetched[song.songKey], lyrics.kind == .synced { item.lyricsText = lyrics.text }
+                return item
             case .file(let path): return QueueItem(uncatalogued: path)
             case .stream(let url): return QueueItem(stream: url, database: database)
             }

@@ -795,12 +795,19 @@ final class PlaybackEngine {
     // MARK: Lyrics and clock
 
     private func loadLyrics(_ track: LoadedTrack, adjustmentMs: Int? = nil) {
-        guard let path = track.start.item.lyricsPath else { return }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            emit(.notice("Cannot read the lyrics file \(path)."))
+        let bytes: [UInt8]
+        if let path = track.start.item.lyricsPath {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                emit(.notice("Cannot read the lyrics file \(path)."))
+                return
+            }
+            bytes = [UInt8](data)
+        } else if let text = track.start.item.lyricsText {
+            bytes = Array(text.utf8)
+        } else {
             return
         }
-        let document = LRCParser.parse(bytes: [UInt8](data))
+        let document = LRCParser.parse(bytes: bytes)
         guard document.isSynced else { return }  // plain text lyrics: nothing to sync
         track.tracker = LyricSyncTracker(timeline: LyricTimeline(
             document, adjustmentMs: adjustmentMs ?? track.start.item.lyricsAdjustmentMs))

@@ -14,6 +14,8 @@ public struct QueueItem: Sendable, Equatable {
     public var durationMs: Int?
     /// An LRC file to sync while this item plays.
     public var lyricsPath: String?
+    /// Synced lyrics kept in the library (fetched), for an item without an LRC file.
+    public var lyricsText: String?
     /// Per-song shift of the lyrics; positive shows them sooner (as LRC `[offset:]`).
     public var lyricsAdjustmentMs: Int
     /// Gains measured by a loudness scan, for a song whose tags carry none; nil: the file's tags decide.

@@ -171,7 +171,7 @@ final class LyricsFetchCommandTests: LibraryProcessTestCase {
         try makeSongs(["A", "B", "C"])
         try configure(server)
         let output = temp.path("prompt.out")
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         let input = Pipe()
         let prompt = Process()
         prompt.executableURL = URL(fileURLWithPath: binary)

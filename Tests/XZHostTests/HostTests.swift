@@ -58,6 +58,25 @@ final class HostTests: XCTestCase {
                        "https://radio.example.invalid/live")
     }
 
+    /// Synced lyrics fetched into the library play along with a song that has no LRC file; an LRC file
+    /// beside the song wins, and plain fetched lyrics have nothing to sync.
+    func testFetchedSyncedLyricsPlayAlong() throws {
+        let near = try song("Near"), far = try song("Far")
+        try host.database.saveFetchedLyrics(FetchedLyrics(kind: .synced, text: "[00:00.40]fetched line\n"), songKey: far.songKey)
+        try host.database.saveFetchedLyrics(FetchedLyrics(kind: .synced, text: "[00:00.40]not this\n"), songKey: near.songKey)
+        let items = QueueItem.items([.song(near), .song(far)], database: host.database)
+        XCTAssertNil(items[0].lyricsText, "the LRC file beside the song wins")
+        XCTAssertEqual(items[1].lyricsText, "[00:00.40]fetched line\n")
+
+        let heard = Mutex<[String]>([])
+        host.observe { event in
+            if case .lyric(_, _, _, let text) = event { heard.withLock { $0.append(text) } }
+        }
+        host.player.add([items[1]])
+        host.player.playItem(at: 0)
+        XCTAssertTrue(eventually(timeout: 10) { heard.withLock { $0 } == ["fetched line"] }, "\(heard.withLock { $0 })")
+    }
+
     /// Observers hear what the player says its actions changed, nothing from a command that changes nothing.
     func testObserversHearThePlayersChanges() throws {
         let heard = Mutex(HostChanges())
