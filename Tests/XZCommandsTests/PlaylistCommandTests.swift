@@ -129,6 +129,7 @@ final class PlaylistCommandTests: LibraryProcessTestCase {
         let info = try xzmusic(["info", "#1"]).stdout
         XCTAssertTrue(info.contains("stickers    like=1, rating=9"), info)
         XCTAssertEqual(try xzmusic(["unlike", "#1"]).status, 0)
-        XCTAssertEqual(try TestProcess.run("mpc", ["-p", port, "sticker", uri, "list"]).stdout, "rating=9\n")
+        XCTAssertEqual(try TestProcess.run("mpc", ["-p", port, "sticker", uri, "list"]).stdout, "lyrics=synced\nrating=9\n",
+                       "the song's LRC file shows as the lyrics sticker")
     }
 }
