@@ -29,15 +29,12 @@ public final class PlayerHost: Sendable {
     let stateKeeper = Mutex<HostStateKeeper?>(nil)
     private struct State {
         var observers: [@Sendable (PlayerEvent) -> Void] = []
-        var changeObservers: [Int: @Sendable (HostChanges) -> Void] = [:]
-        /// Observers inside the host (the state file's keeper), which are no clients.
-        var ownObservers: Set<Int> = []
-        var lastToken = 0
         var playedMs = 0
         var outputEnabled = true
     }
 
     private let state = Mutex(State())
+    private let changeListeners: ChangeListeners
     /// Signalled when the player's events have all been handled, which `shutdown` waits for.
     private let drained = DispatchSemaphore(value: 0)
 
@@ -49,7 +46,14 @@ public final class PlayerHost: Sendable {
         self.database = database
         self.output = output
         naming = SongNaming(musicDirectory: musicDirectory, library: folder, onlineByURL: streams != nil)
-        player = Player(output: output, realtime: realtime, seed: seed, streams: streams)
+        let changeListeners = ChangeListeners()
+        self.changeListeners = changeListeners
+        // What a command changed is told before the command returns (on its thread), not when the
+        // event stream below gets to it: a client that changed something and then waits in `idle`
+        // must not hear its own change afterwards.
+        player = Player(output: output, realtime: realtime, seed: seed, streams: streams, onEvent: { event in
+            if case .changed(let changes) = event { changeListeners.announce(HostChanges(changes)) }
+        })
         canStream = streams != nil
         recording = StatsRecording(database: database, report: report)
         self.report = report
@@ -78,30 +82,18 @@ public final class PlayerHost: Sendable {
     }
 
     func observeChanges(_ listener: @escaping @Sendable (HostChanges) -> Void, client: Bool) -> Int {
-        state.withLock { state in
-            state.lastToken += 1
-            state.changeObservers[state.lastToken] = listener
-            if !client { state.ownObservers.insert(state.lastToken) }
-            return state.lastToken
-        }
+        changeListeners.add(listener, client: client)
     }
 
     public func stopObserving(_ token: Int) {
-        state.withLock { state in
-            state.changeObservers.removeValue(forKey: token)
-            state.ownObservers.remove(token)
-        }
+        changeListeners.remove(token)
     }
 
-    public var clientCount: Int {
-        state.withLock { $0.changeObservers.count - $0.ownObservers.count }
-    }
+    public var clientCount: Int { changeListeners.clientCount }
 
     /// Tells every observer about `changes` (things the player's state does not show, e.g. outputs).
     public func announce(_ changes: HostChanges) {
-        guard !changes.isEmpty else { return }
-        let listeners = state.withLock { Array($0.changeObservers.values) }
-        for listener in listeners { listener(changes) }
+        changeListeners.announce(changes)
     }
 
     /// Milliseconds of audio played since the host started (MPD's `playtime`).
@@ -171,15 +163,8 @@ public final class PlayerHost: Sendable {
             return state.observers
         }
         for observer in observers { observer(event) }
-        switch event {
-        case .changed(let changes):
-            announce(HostChanges(changes))
-        case .error:
-            // `status` shows the error.
-            announce(.playback)
-        default:
-            break
-        }
+        // `status` shows the error.
+        if case .error = event { announce(.playback) }
     }
 
 }
@@ -192,5 +177,44 @@ extension HostChanges {
         if changes.contains(.playback) { insert(.playback) }
         if changes.contains(.volume) { insert(.volume) }
         if changes.contains(.options) { insert(.options) }
+    }
+}
+
+/// Who hears the host's changes: clients waiting in `idle`, and keepers inside the host.
+final class ChangeListeners: Sendable {
+    private struct Listeners {
+        var byToken: [Int: @Sendable (HostChanges) -> Void] = [:]
+        /// Listeners inside the host (the state file's keeper), which are no clients.
+        var own: Set<Int> = []
+        var lastToken = 0
+    }
+
+    private let listeners = Mutex(Listeners())
+
+    func add(_ listener: @escaping @Sendable (HostChanges) -> Void, client: Bool) -> Int {
+        listeners.withLock { listeners in
+            listeners.lastToken += 1
+            listeners.byToken[listeners.lastToken] = listener
+            if !client { listeners.own.insert(listeners.lastToken) }
+            return listeners.lastToken
+        }
+    }
+
+    func remove(_ token: Int) {
+        listeners.withLock { listeners in
+            listeners.byToken.removeValue(forKey: token)
+            listeners.own.remove(token)
+        }
+    }
+
+    var clientCount: Int {
+        listeners.withLock { $0.byToken.count - $0.own.count }
+    }
+
+    /// Listeners must not block: they run on the thread that made the change.
+    func announce(_ changes: HostChanges) {
+        guard !changes.isEmpty else { return }
+        let heard = listeners.withLock { Array($0.byToken.values) }
+        for listener in heard { listener(changes) }
     }
 }
