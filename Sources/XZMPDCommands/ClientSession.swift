@@ -188,6 +188,8 @@ public struct ClientSession: Sendable {
         // A list's run of plain `add URI`s is queued in one insert when the run ends: each insert is a
         // pass over the queue and the catalogue is read once for all, so a long list stays linear.
         var appending: [Playable] = []
+        // The queue's room when the run began: an add that passes it is the one refused.
+        var room = 0
         func queueAppending() {
             guard !appending.isEmpty else { return }
             service.host.player.insert(QueueItem.items(appending, database: service.host.database), at: nil)
@@ -201,9 +203,17 @@ public struct ClientSession: Sendable {
                 response.appendLine(error.ackLine(index: index))
                 return
             }
-            do {
+            do throws(MPDError) {
                 if !single, authenticated, request.name == "add", request.arguments.count == 1 {
-                    appending += try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service)
+                    let adding = try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service)
+                    if appending.isEmpty { room = service.host.player.queueRoom }
+                    guard appending.count + adding.count <= room else {
+                        // As MPD: what fits is added, then the add is refused.
+                        appending += adding.prefix(max(room - appending.count, 0))
+                        queueAppending()
+                        throw MPDError.queueFull
+                    }
+                    appending += adding
                 } else {
                     queueAppending()
                     try MPDCommands.execute(request, session: &self, service: service, into: &response)

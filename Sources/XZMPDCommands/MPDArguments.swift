@@ -4,17 +4,27 @@ import XZCatalogue
 import XZHost
 import XZPlayback
 import XZProtocol
+import XZSystem
 
 /// What the command table's handlers share: reading arguments as MPD does, and the answers several build.
 extension MPDCommands {
     // MARK: Helpers
 
-    /// Queue positions (within the optional range) of entries changed after version `arguments[0]`.
+    /// Queue positions (within the optional range) of entries changed after version `arguments[0]`; a
+    /// version newer than the queue's is a client out of step, who gets everything (as MPD). The work is
+    /// bounded by the queue, whatever range the client wrote.
     static func changedSince(_ arguments: [String], _ snapshot: PlayerSnapshot) throws(MPDError) -> [Int] {
-        let version = try MPDArgument.integer(arguments[0])
+        var version = try MPDArgument.version(arguments[0])
+        if version > snapshot.queueVersion { version = -1 }
         let count = snapshot.entries.count
-        let range = try arguments.count > 1 ? MPDArgument.positionRange(arguments[1], count: count) : 0..<count
-        return range.filter { $0 < count && snapshot.entries[$0].version > version }
+        let range = try arguments.count > 1 ? MPDArgument.range(arguments[1]).clipped(to: count) ?? 0..<0 : 0..<count
+        return range.filter { snapshot.entries[$0].version > version }
+    }
+
+    /// A range of queue positions cut to the queue, or MPD's "Bad song index" when it starts past it.
+    static func queueRange(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
+        guard let range = try MPDArgument.range(text).clipped(to: count) else { throw MPDError(.arg, "Bad song index") }
+        return range
     }
 
     /// Lists queue entries at `indices` as MPD does, their catalogue songs read in one query.
@@ -160,35 +170,59 @@ extension MPDCommands {
         return files.map(Playable.file)
     }
 
-    /// A queue position to insert or move to: absolute, or `+N` / `-N` relative to the current song.
-    static func insertPosition(_ text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
-        if let sign = text.first, sign == "+" || sign == "-" {
-            guard let current = snapshot.currentIndex else { throw MPDError(.playerSync, "No current song") }
-            let offset = try MPDArgument.integer(String(text.dropFirst()))
-            let position = sign == "+" ? current + 1 + offset : current - offset
-            guard (0...snapshot.entries.count).contains(position) else { throw MPDError(.arg, "Bad song index") }
-            return position
-        }
-        let position = try MPDArgument.integer(text)
-        guard (0...snapshot.entries.count).contains(position) else { throw MPDError(.arg, "Bad song index") }
-        return position
+    /// Queues `items` at `position` (the end when nil); past the queue's cap what fits is added and the
+    /// rest refused with MPD's ACK, as MPD adds song by song until the queue is full.
+    @discardableResult
+    static func enqueue(_ items: [QueueItem], at position: Int?, _ call: Invocation) throws(MPDError) -> [Int] {
+        let ids = call.player.insert(items, at: position)
+        guard ids.count == items.count else { throw MPDError.queueFull }
+        return ids
     }
 
+    /// MPD's `ParseInsertPosition`: a queue position up to its length, or `+N` / `-N` after or before
+    /// the current song.
+    static func insertPosition(_ text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
+        let count = snapshot.entries.count
+        if let sign = text.first, sign == "+" || sign == "-" {
+            guard let current = snapshot.currentIndex else { throw MPDError(.playerSync, "No current song") }
+            let offset = String(text.dropFirst())
+            if sign == "+" { return current + 1 + (try MPDArgument.unsigned(offset, maximum: max(count - current - 1, 0))) }
+            return current - (try MPDArgument.unsigned(offset, maximum: current))
+        }
+        return try MPDArgument.unsigned(text, maximum: count)
+    }
+
+    /// MPD's `ParseMoveDestination` for moving `range`: a position its entries fit at, or `+N` / `-N`
+    /// from the current song (not one of those moved); what lands outside the queue the move refuses.
+    static func moveDestination(_ text: String, moving range: Range<Int>, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
+        guard let sign = text.first, sign == "+" || sign == "-" else {
+            return try MPDArgument.unsigned(text, maximum: max(snapshot.entries.count - range.count, 0))
+        }
+        guard var current = snapshot.currentIndex else { throw MPDError(.playerSync, "No current song") }
+        guard !range.contains(current) else { throw MPDError(.arg, "Cannot move current song relative to itself") }
+        if current >= range.upperBound { current -= range.count }
+        let offset = try MPDArgument.unsigned(String(text.dropFirst()))
+        return sign == "+" ? current + 1 + offset : current - offset
+    }
+
+    /// The queue position of song id `text` (MPD's unsigned id).
     static func queueIndex(id text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
-        let id = try MPDArgument.integer(text)
+        let id = try MPDArgument.unsigned(text)
         guard let index = snapshot.entries.firstIndex(where: { $0.id == id }) else { throw MPDError(.noExist, "No such song") }
         return index
     }
 
-    /// Seconds (fractions allowed); `+S` / `-S` from the current position where allowed.
+    /// The longest seek a client can ask for (some 24 days): past any song's end, and safe to add to.
+    static let longestSeekMs = Int(Int32.max)
+
+    /// Seconds (fractions allowed); `+S` / `-S` from the current position where allowed, else `+S` is
+    /// absolute as in MPD. Infinite or huge values are held to `longestSeekMs`; NaN is no number.
     static func seekTarget(_ text: String, relativeAllowed: Bool) throws(MPDError) -> SeekTarget {
-        let signed = text.hasPrefix("+") || text.hasPrefix("-")
-        guard let seconds = Double(signed ? String(text.dropFirst()) : text), seconds.isFinite, seconds >= 0,
-              seconds < 1e7, !signed || relativeAllowed else {
-            throw MPDError(.arg, "Float expected: \(text)")
-        }
-        let ms = Int((seconds * 1000).rounded())
-        if signed { return .relative(ms: text.hasPrefix("-") ? -ms : ms) }
-        return .absolute(ms: ms)
+        let relative = relativeAllowed && (text.hasPrefix("+") || text.hasPrefix("-"))
+        let seconds = try MPDArgument.float(text)
+        guard !seconds.isNaN else { throw MPDError(.arg, "Float expected: \(text)") }
+        guard relative || seconds >= 0 else { throw MPDError(.arg, "Negative value not allowed: \(text)") }
+        let ms = Int(clamping: seconds * 1000, to: -longestSeekMs...longestSeekMs)
+        return relative ? .relative(ms: ms) : .absolute(ms: ms)
     }
 }

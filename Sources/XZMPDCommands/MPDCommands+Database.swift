@@ -33,7 +33,8 @@ extension MPDCommands {
         var arguments = arguments
         var window: Range<Int>?
         if arguments.count >= 2, arguments[arguments.count - 2] == "window" {
-            window = try MPDArgument.positionRange(arguments.removeLast(), count: Int.max)
+            let range = try MPDArgument.range(arguments.removeLast())
+            window = range.start..<(range.end ?? Int.max)
             arguments.removeLast()
         }
         var order = SongSelection.Order.path
@@ -138,7 +139,7 @@ extension MPDCommands {
         let found = try matches(call, try selection(arguments, foldCase: foldCase))
         guard !found.isEmpty else { return }
         let database = call.host.database
-        call.player.insert(QueueItem.items(found.map(Playable.song), database: database), at: position)
+        try enqueue(QueueItem.items(found.map(Playable.song), database: database), at: position, call)
     }
 
     /// `searchaddpl NAME FILTER… [sort] [window] [position POS]`: into a stored playlist, made when new.
@@ -148,7 +149,7 @@ extension MPDCommands {
         var arguments = Array(call.arguments.dropFirst())
         var position: Int?
         if arguments.count >= 2, arguments[arguments.count - 2] == "position" {
-            position = try MPDArgument.integer(arguments.removeLast())
+            position = try MPDArgument.unsigned(arguments.removeLast())
             arguments.removeLast()
         }
         let found = try matches(call, try selection(arguments, foldCase: true))
@@ -405,8 +406,7 @@ extension MPDCommands {
     /// `albumart` (a cover file beside the song first) and `readpicture` (the tag's picture first),
     /// each falling back on the other source; the bytes from OFFSET, at most `binarylimit` of them.
     static func picture(_ call: inout Invocation, embeddedFirst: Bool) throws(MPDError) {
-        let offset = try MPDArgument.integer(call.arguments[1])
-        guard offset >= 0 else { throw MPDError(.arg, "Number is negative: \(call.arguments[1])") }
+        let offset = try MPDArgument.unsigned(call.arguments[1])
         let text = call.arguments[0]
         let path = try call.filePath(forURI: text, allowAbsolute: call.session.peer == .local)
         // A catalogue name the catalogue cannot confirm names no song.

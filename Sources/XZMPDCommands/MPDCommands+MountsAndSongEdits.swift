@@ -21,7 +21,7 @@ extension MPDCommands {
             throw MPDError(.arg, "Not a mount point")
         },
         MPDCommand("outputset", 3...3, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.integer(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
+            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
             throw MPDError(.arg, "Unsupported attribute")
         },
         MPDCommand("addtagid", 3...3, .changesState) { call throws(MPDError) in
@@ -35,7 +35,7 @@ extension MPDCommands {
     /// addtagid/cleartagid: the tag is read first, then the song; a file's tags are its own.
     private static func refuseTagEdit(_ call: inout Invocation, tag: String?) throws(MPDError) {
         let id = call.arguments[0]
-        _ = try MPDArgument.integer(id)
+        _ = try MPDArgument.unsigned(id)
         if let tag, SongTag(tag) == nil { throw MPDError(.arg, "Unknown tag type: \(tag)") }
         let snapshot = call.player.snapshot()
         let index = try queueIndex(id: id, snapshot)

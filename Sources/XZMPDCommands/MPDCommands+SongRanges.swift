@@ -35,7 +35,7 @@ extension MPDCommands {
     static let songRangeCommands: [MPDCommand] = [
         // rangeid ID START:END: only that part of the queued song plays.
         MPDCommand("rangeid", 2...2, .changesState) { call throws(MPDError) in
-            let id = try MPDArgument.integer(call.arguments[0])
+            let id = try MPDArgument.unsigned(call.arguments[0])
             guard var range = PlayRange(mpdText: call.arguments[1]) else { throw MPDError(.arg, "Bad range") }
             let snapshot = call.player.snapshot()
             let index = try queueIndex(id: call.arguments[0], snapshot)

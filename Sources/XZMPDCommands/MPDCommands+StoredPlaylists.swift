@@ -33,13 +33,14 @@ extension MPDCommands {
         MPDCommand("load", 1...3, .changesState, .blocking) { call throws(MPDError) in
             let entries = try readPlaylist(call.arguments[0], call.host)
             var range = 0..<entries.count
-            if call.arguments.count > 1 { range = try rangeArgument(call.arguments[1], count: entries.count) }
+            // As MPD: a range past the playlist's end loads what there is of it.
+            if call.arguments.count > 1 { range = try MPDArgument.range(call.arguments[1]).clipped(to: entries.count) ?? 0..<0 }
             let snapshot = call.player.snapshot()
             var position: Int?
-            if call.arguments.count > 2 { position = try loadPosition(call.arguments[2], snapshot) }
-            let items = entries[range.clamped(to: 0..<entries.count)].compactMap(call.host.playableItem)
+            if call.arguments.count > 2 { position = try insertPosition(call.arguments[2], snapshot) }
+            let items = entries[range].compactMap(call.host.playableItem)
             guard !items.isEmpty else { return }
-            call.player.insert(items, at: position)
+            try enqueue(items, at: position, call)
         },
         MPDCommand("save", 1...2, .changesState, .blocking) { call throws(MPDError) in
             let name = call.arguments[0]
@@ -71,7 +72,7 @@ extension MPDCommands {
             _ = try playlistCall { try StoredPlaylists.validate(name) }
             let added = try items(forURI: call.arguments[1], call: call).map(call.host.playlistEntry)
             var position: Int?
-            if call.arguments.count > 2 { position = try MPDArgument.integer(call.arguments[2]) }
+            if call.arguments.count > 2 { position = try MPDArgument.unsigned(call.arguments[2]) }
             try insert(added, into: name, at: position, host: call.host)
         },
         MPDCommand("playlistclear", 1...1, .changesState, .blocking) { call throws(MPDError) in
@@ -82,18 +83,19 @@ extension MPDCommands {
             let text = call.arguments[1]
             try playlistCall {
                 try call.host.playlists.edit(call.arguments[0]) { entries in
-                    let range = try rangeArgument(text, count: entries.count)
-                    guard range.lowerBound < entries.count, range.upperBound <= entries.count else {
+                    // As MPD: a start past the end is refused, an end past it cut.
+                    let range = try MPDArgument.range(text)
+                    guard range.start < entries.count, let removed = range.clipped(to: entries.count) else {
                         throw CatalogueError.badPosition("Bad song index")
                     }
-                    entries.removeSubrange(range)
+                    entries.removeSubrange(removed)
                 }
             }
             call.host.wrote(.storedPlaylists)
         },
         MPDCommand("playlistmove", 3...3, .changesState, .blocking) { call throws(MPDError) in
-            let from = try MPDArgument.integer(call.arguments[1])
-            let to = try MPDArgument.integer(call.arguments[2])
+            let from = try MPDArgument.unsigned(call.arguments[1])
+            let to = try MPDArgument.unsigned(call.arguments[2])
             try playlistCall {
                 try call.host.playlists.edit(call.arguments[0]) { entries in
                     guard entries.indices.contains(from), entries.indices.contains(to) else {
@@ -144,28 +146,6 @@ extension MPDCommands {
         // A name that is not valid names no playlist, as MPD answers.
         guard (try? StoredPlaylists.validate(name)) != nil else { throw MPDError(.noExist, "No such playlist") }
         return try playlistCall { try host.playlists.read(name) }
-    }
-
-    /// `N` or `START:END` for playlist commands, with MPD's wording for junk.
-    static func rangeArgument(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
-        do {
-            return try MPDArgument.positionRange(text, count: count)
-        } catch {
-            if error.message.hasPrefix("Integer expected") { throw MPDError(.arg, "Integer or range expected: \(text)") }
-            throw error
-        }
-    }
-
-    /// Where `load` inserts: a queue position up to its length, or `+N`/`-N` from the current song.
-    static func loadPosition(_ text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
-        if text.hasPrefix("+") || text.hasPrefix("-") {
-            guard snapshot.currentIndex != nil else { throw MPDError(.playerSync, "No current song") }
-            return try insertPosition(text, snapshot)
-        }
-        let position = try MPDArgument.integer(text)
-        guard position >= 0 else { throw MPDError(.arg, "Number is negative: \(text)") }
-        guard position <= snapshot.entries.count else { throw MPDError(.arg, "Number too large: \(text)") }
-        return position
     }
 }
 

@@ -121,7 +121,8 @@ public enum MPDCommands {
             call.player.setLyricsAdjustment(try MPDArgument.integer(call.arguments[0]))
         },
         MPDCommand("binarylimit", 1...1, .readOnly) { call throws(MPDError) in
-            let limit = try MPDArgument.integer(call.arguments[0])
+            // As MPD: at most the output limit less room for the answer's other lines.
+            let limit = try MPDArgument.unsigned(call.arguments[0], maximum: max(call.service.maxOutputBytes - 4096, 64))
             guard limit >= 64 else { throw MPDError(.arg, "Value too small") }
             call.session.binaryLimit = limit
         },
@@ -157,19 +158,16 @@ public enum MPDCommands {
             call.player.setSingle(mode)
         },
         MPDCommand("setvol", 1...1, .changesState) { call throws(MPDError) in
-            let level = try MPDArgument.integer(call.arguments[0])
-            guard level >= 0 else { throw MPDError(.arg, "Number is negative: \(level)") }
-            guard level <= 100 else { throw MPDError(.arg, "Number too large: \(level)") }
-            call.player.setVolume(level)
+            call.player.setVolume(try MPDArgument.unsigned(call.arguments[0], maximum: 100))
         },
         MPDCommand("volume", 1...1, .changesState) { call throws(MPDError) in
-            let change = try MPDArgument.integer(call.arguments[0])
-            guard (-100...100).contains(change) else { throw MPDError(.arg, "Invalid volume value") }
+            let change = try MPDArgument.integer(call.arguments[0], in: -100...100)
             call.player.setVolume(call.player.snapshot().volume + change)
         },
         MPDCommand("getvol", 0...0, .readOnly) { call in call.response.add("volume", call.player.snapshot().volume) },
         MPDCommand("crossfade", 1...1, .changesState) { call throws(MPDError) in
             let seconds = try MPDArgument.unsigned(call.arguments[0])
+            // Held to what a fade can be (CrossfadeSettings.longestSeconds), as the setting keeps it.
             call.player.updateCrossfade { $0.seconds = seconds }
         },
         MPDCommand("mixrampdb", 1...1, .changesState) { call throws(MPDError) in
@@ -190,17 +188,19 @@ public enum MPDCommands {
 
         // MARK: Playback
         MPDCommand("play", 0...1, .changesState) { call throws(MPDError) in
-            guard let argument = call.arguments.first, try MPDArgument.integer(argument) >= 0 else {
+            // -1 (or none) resumes, as MPD; any other position must be in the queue.
+            guard let argument = call.arguments.first, case let index = try MPDArgument.integer(argument), index != -1 else {
                 resume(call.player)
                 return
             }
-            guard call.player.playItem(at: try MPDArgument.integer(argument)) else { throw MPDError(.arg, "Bad song index") }
+            guard index >= 0, call.player.playItem(at: index) else { throw MPDError(.arg, "Bad song index") }
         },
         MPDCommand("playid", 0...1, .changesState) { call throws(MPDError) in
-            guard let argument = call.arguments.first, try MPDArgument.integer(argument) >= 0 else {
+            guard let argument = call.arguments.first, case let id = try MPDArgument.integer(argument), id != -1 else {
                 resume(call.player)
                 return
             }
+            guard id >= 0 else { throw MPDError(.noExist, "No such song") }
             let index = try queueIndex(id: argument, call.player.snapshot())
             call.player.playItem(at: index)
         },
@@ -221,7 +221,7 @@ public enum MPDCommands {
             call.player.previous()
         },
         MPDCommand("seek", 2...2, .changesState) { call throws(MPDError) in
-            let index = try MPDArgument.integer(call.arguments[0])
+            let index = try MPDArgument.unsigned(call.arguments[0])
             let target = try seekTarget(call.arguments[1], relativeAllowed: false)
             try seek(&call, index: index, target: target)
         },
@@ -241,19 +241,22 @@ public enum MPDCommands {
         MPDCommand("add", 1...2, .changesState, .blocking) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
-            call.player.insert(items, at: position)
+            try enqueue(items, at: position, call)
         },
         MPDCommand("addid", 1...2, .changesState, .blocking) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
             guard items.count == 1 else { throw MPDError(.noExist, "No such song") }
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
-            guard let id = call.player.insert(items, at: position).first else { throw MPDError(.noExist, "No such song") }
+            guard let id = try enqueue(items, at: position, call).first else { throw MPDError(.noExist, "No such song") }
             call.response.add("Id", id)
         },
         MPDCommand("clear", 0...0, .changesState) { call in call.player.clearQueue() },
         MPDCommand("delete", 1...1, .changesState) { call throws(MPDError) in
-            let range = try MPDArgument.positionRange(call.arguments[0], count: call.player.snapshot().entries.count)
-            guard call.player.removeFromQueue(range: range) else { throw MPDError(.arg, "Bad song index") }
+            // As MPD: a start past the queue is refused, an end past it cut, nothing to delete no error.
+            let count = call.player.snapshot().entries.count
+            let range = try MPDArgument.range(call.arguments[0])
+            guard range.start < count, let removed = range.clipped(to: count) else { throw MPDError(.arg, "Bad song index") }
+            guard removed.isEmpty || call.player.removeFromQueue(range: removed) else { throw MPDError(.arg, "Bad song index") }
         },
         MPDCommand("deleteid", 1...1, .changesState) { call throws(MPDError) in
             let index = try queueIndex(id: call.arguments[0], call.player.snapshot())
@@ -261,18 +264,19 @@ public enum MPDCommands {
         },
         MPDCommand("move", 2...2, .changesState) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
-            let range = try MPDArgument.positionRange(call.arguments[0], count: snapshot.entries.count)
-            let to = try insertPosition(call.arguments[1], snapshot)
+            let parsed = try MPDArgument.range(call.arguments[0])
+            guard let range = parsed.closed else { throw MPDError(.arg, "Open-ended range not supported") }
+            let to = try moveDestination(call.arguments[1], moving: range, snapshot)
             guard call.player.move(range: range, to: to) else { throw MPDError(.arg, "Bad song index") }
         },
         MPDCommand("moveid", 2...2, .changesState) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             let index = try queueIndex(id: call.arguments[0], snapshot)
-            let to = try insertPosition(call.arguments[1], snapshot)
+            let to = try moveDestination(call.arguments[1], moving: index..<(index + 1), snapshot)
             guard call.player.move(range: index..<(index + 1), to: to) else { throw MPDError(.arg, "Bad song index") }
         },
         MPDCommand("swap", 2...2, .changesState) { call throws(MPDError) in
-            guard call.player.swap(try MPDArgument.integer(call.arguments[0]), try MPDArgument.integer(call.arguments[1])) else {
+            guard call.player.swap(try MPDArgument.unsigned(call.arguments[0]), try MPDArgument.unsigned(call.arguments[1])) else {
                 throw MPDError(.arg, "Bad song index")
             }
         },
@@ -283,15 +287,16 @@ public enum MPDCommands {
         MPDCommand("shuffle", 0...1, .changesState) { call throws(MPDError) in
             let count = call.player.snapshot().entries.count
             var range = 0..<count
-            if let argument = call.arguments.first { range = try MPDArgument.positionRange(argument, count: count) }
+            if let argument = call.arguments.first { range = try queueRange(argument, count: count) }
             guard call.player.shuffleQueue(range: range) else { throw MPDError(.arg, "Bad song index") }
         },
         MPDCommand("prio", 2...Int.max, .changesState) { call throws(MPDError) in
             let priority = try MPDArgument.priorityValue(call.arguments[0])
             let count = call.player.snapshot().entries.count
-            var indices: [Int] = []
-            for argument in call.arguments.dropFirst() { indices += try MPDArgument.positionRange(argument, count: count) }
-            guard call.player.setPriority(priority, at: indices) else { throw MPDError(.arg, "Bad song index") }
+            // A set of positions: however many ranges overlap, the work is bounded by the queue.
+            var positions = IndexSet()
+            for argument in call.arguments.dropFirst() { positions.insert(integersIn: try queueRange(argument, count: count)) }
+            guard call.player.setPriority(priority, at: Array(positions)) else { throw MPDError(.arg, "Bad song index") }
         },
         MPDCommand("prioid", 2...Int.max, .changesState) { call throws(MPDError) in
             let priority = try MPDArgument.priorityValue(call.arguments[0])
@@ -303,10 +308,7 @@ public enum MPDCommands {
         MPDCommand("playlistinfo", 0...1, .readOnly, .blocking) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             var range = 0..<snapshot.entries.count
-            if let argument = call.arguments.first {
-                range = try MPDArgument.positionRange(argument, count: snapshot.entries.count)
-                guard range.upperBound <= snapshot.entries.count else { throw MPDError(.arg, "Bad song index") }
-            }
+            if let argument = call.arguments.first { range = try queueRange(argument, count: snapshot.entries.count) }
             addQueueEntries(&call, snapshot, Array(range))
         },
         MPDCommand("playlist", 0...0, .readOnly) { call in
@@ -343,15 +345,15 @@ public enum MPDCommands {
             call.response.add("outputenabled", call.host.isOutputEnabled ? 1 : 0)
         },
         MPDCommand("enableoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.integer(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
+            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
             call.host.setOutputEnabled(true)
         },
         MPDCommand("disableoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.integer(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
+            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
             call.host.setOutputEnabled(false)
         },
         MPDCommand("toggleoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.integer(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
+            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
             call.host.setOutputEnabled(!call.host.isOutputEnabled)
         },
     ]

@@ -11,9 +11,13 @@ public final class MPDService: Sendable {
     /// The client-to-client message channels (`subscribe`, `sendmessage`).
     let messageChannels = MessageChannels()
 
-    public init(host: PlayerHost, password: String? = nil) {
+    /// The most one answer may take (the server's output limit); `binarylimit` stays below it.
+    public let maxOutputBytes: Int
+
+    public init(host: PlayerHost, password: String? = nil, maxOutputBytes: Int = 8 * 1024 * 1024) {
         self.host = host
         self.password = password
+        self.maxOutputBytes = maxOutputBytes
     }
 
     /// Watches the catalogue while clients may list it (`PlayerHost.watchCatalogue`). `makingRecordsAhead`:

@@ -80,7 +80,17 @@ public final class Player: Sendable {
         command { $0.clear() }
     }
 
-    /// Inserts at `position` (the end when nil) without starting; returns the new entries' ids.
+    /// The most entries the queue holds (MPD's `max_playlist_length`); adds past it add what fits.
+    public var maxQueueLength: Int {
+        get { core.withLock { $0.machine.maxLength } }
+        set { core.withLock { $0.machine.maxLength = newValue } }
+    }
+
+    /// Entries the queue has room for now.
+    public var queueRoom: Int { core.withLock { $0.machine.room } }
+
+    /// Inserts at `position` (the end when nil) without starting; returns the new entries' ids, fewer
+    /// than the items when the queue is full.
     @discardableResult
     public func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
         edit(otherwise: []) { $0.insert(items, at: position) }

@@ -84,6 +84,15 @@ public struct PlayerStateMachine: Sendable, Equatable {
     private var consecutiveFailures = 0
     var random: SplitMix64
 
+    /// MPD's `max_playlist_length` default: the most entries the queue holds.
+    public static let defaultMaxLength = 16_384
+    /// The most entries the queue holds; what would pass it is not added.
+    public var maxLength = PlayerStateMachine.defaultMaxLength {
+        didSet { maxLength = max(maxLength, 1) }
+    }
+    /// Entries the queue has room for.
+    public var room: Int { max(maxLength - entries.count, 0) }
+
     public init(seed: UInt64 = UInt64.random(in: 0 ... .max)) {
         random = SplitMix64(seed: seed)
     }
@@ -144,7 +153,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
             order = []
             return ending.isEmpty ? [] : ending + [.release]
         }
-        let start = min(max(index, 0), items.count - 1)
+        let start = min(max(index, 0), entries.count - 1)
         order = makeOrder(first: start)
         return ending + [begin(start)]
     }
@@ -163,7 +172,8 @@ public struct PlayerStateMachine: Sendable, Equatable {
         return []
     }
 
-    /// Inserts at `position` (the end when nil) without starting playback; returns the new entries' ids.
+    /// Inserts at `position` (the end when nil) without starting playback; returns the new entries' ids,
+    /// fewer than the items when the queue is full (`maxLength`).
     public mutating func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
         guard !items.isEmpty else { return [] }
         let ids = appendEntries(items, at: position)
@@ -172,6 +182,8 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     private mutating func appendEntries(_ items: [QueueItem], at position: Int?) -> [Int] {
+        // As MPD: what fits is added, the rest is not.
+        let items = items.prefix(room)
         let ids = items.indices.map { nextId + $0 }
         nextId += items.count
         let fresh = zip(items, ids).map { QueueEntry(item: $0, id: $1, priority: 0, version: version) }

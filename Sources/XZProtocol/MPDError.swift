@@ -29,6 +29,9 @@ public struct MPDError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// MPD's answer to an add past `max_playlist_length`.
+    public static let queueFull = MPDError(.playlistMax, "Playlist is too large")
+
     /// The ACK line (without its newline); `index` is the position within a command list.
     public func ackLine(index: Int) -> String {
         "ACK [\(code.rawValue)@\(index)] {\(command ?? "")} \(MPDResponse.singleLine(message))"

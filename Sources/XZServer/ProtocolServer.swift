@@ -34,7 +34,7 @@ public final class ProtocolServer: Sendable {
     private let state = Mutex<(channels: [Channel], connections: Int)>(([], 0))
 
     public init(host: PlayerHost, password: String?, limits: ServerLimits = ServerLimits()) {
-        service = MPDService(host: host, password: password)
+        service = MPDService(host: host, password: password, maxOutputBytes: limits.maxOutputBytes)
         self.limits = limits
         blockingPool.start()
     }
