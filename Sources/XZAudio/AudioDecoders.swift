@@ -86,7 +86,18 @@ public enum AudioDecoders {
     /// Opens `input` with the decoder its content calls for.
     public static func open(_ input: AudioInput) throws -> AudioDecoder {
         let plugin = try choose(for: input)
-        return try plugin.open(input)
+        let decoder = try plugin.open(input)
+        try checkFormat(decoder.format, name: input.name)
+        return decoder
+    }
+
+    /// A file's header is outside data: a format MPD would refuse (`audio_valid_sample_rate`, at most 8
+    /// channels) is refused here, before any sum of rates and lengths can overflow.
+    static func checkFormat(_ format: AudioFormat, name: String) throws {
+        guard (1..<(1 << 30)).contains(format.sampleRate), (1...8).contains(format.channels) else {
+            throw AudioError(.unsupportedFormat, file: name,
+                             message: "has an impossible format (\(format.sampleRate) Hz, \(format.channels) channels)")
+        }
     }
 
     /// The plug-in `input`'s content calls for; throws a one-line reason when none reads it.
@@ -117,8 +128,9 @@ public enum AudioDecoders {
             let decoder = try plugin.open(.file(path: path))
             (format, length) = (decoder.format, decoder.lengthInSamples)
         }
+        try checkFormat(format, name: path)
         let tags = try AudioTags.read(path: path)
-        let durationMs = length.map { Int((Double($0) * 1000 / Double(max(format.sampleRate, 1))).rounded()) }
+        let durationMs = length.map { Int(clamping: Double($0) * 1000 / Double(format.sampleRate), to: 0...Int.max) }
         return TrackInfo(tags: tags, format: format, durationMs: durationMs)
     }
 

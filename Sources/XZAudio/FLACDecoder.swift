@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import XZSystem
 
 /// Native FLAC through libFLAC's stream decoder, reading a `ByteSource`. 16-bit (and smaller) streams come
 /// out as `.s16`, deeper ones as `.s32` with the samples in the high bits; the length is STREAMINFO's total,
@@ -59,7 +60,7 @@ final class FLACDecoder: AudioDecoder {
 
     var bitrateKbps: Int? {
         guard let size = source.size, let length = lengthInSamples, length > 0, format.sampleRate > 0 else { return nil }
-        return Int(Double(size) * 8 / (Double(length) / Double(format.sampleRate)) / 1000)
+        return Int(clamping: (Double(size) * 8 / (Double(length) / Double(format.sampleRate)) / 1000).rounded(.down), to: 0...Int.max)
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import XZSystem
 
 /// Decodes one MP3 (or MP1/MP2) file to signed 16-bit PCM at the stream's own rate and channel count,
 /// gapless, byte for byte what `mpg123 -s FILE` writes. The format is that of the first frame and never
@@ -223,7 +224,7 @@ final class MP3Decoder {
     /// so an exact seek decodes its way through without waiting.
     private func hasArrived(sample: Int, in source: GrowingFile) -> Bool {
         guard let kbps = bitrateKbps, format.sampleRate > 0 else { return false }
-        let estimate = Int64(Double(sample) / Double(format.sampleRate) * Double(kbps) * 125)
+        let estimate = Int64(Int(clamping: Double(sample) / Double(format.sampleRate) * Double(kbps) * 125, to: 0...Int(Int64.max / 2)))
         return source.available(from: 0) >= estimate + 64 * 1024
     }
 

@@ -106,7 +106,7 @@ final class HostWatcher: LyricLinesSwitch {
                 var item = QueueItem(.file(path), database: database)
                 // A shift that cannot be read leaves the lyric lines unshifted rather than unannounced.
                 if let key = item.songKey { item.lyricsAdjustmentMs = (try? database.lyricsAdjustment(songKey: key)) ?? 0 }
-                let duration = status["duration"].flatMap(Double.init).map { Int($0 * 1000) }
+                let duration = status["duration"].flatMap(Double.init).map { Int(clamping: ($0 * 1000).rounded(.down), to: 0...Int.max) }
                 if announcing, let line = PlaybackSession.text(.started(item, durationMs: duration), lyrics: false) {
                     announcements.append(line)
                 }
@@ -118,7 +118,7 @@ final class HostWatcher: LyricLinesSwitch {
             known.lastError = status["error"]
             known.songId = active ? status["songid"] : nil
             known.playing = state == "play"
-            known.positionMs = status["elapsed"].flatMap(Double.init).map { Int(($0 * 1000).rounded()) } ?? 0
+            known.positionMs = status["elapsed"].flatMap(Double.init).map { Int(clamping: $0 * 1000, to: 0...Int.max) } ?? 0
             known.askedAt = Date()
             return announcements
         }

@@ -153,7 +153,7 @@ final class RemotePlayerControl: PlayerControl, Sendable {
     }
 
     private static func milliseconds(_ seconds: String?) -> Int? {
-        seconds.flatMap(Double.init).map { Int(($0 * 1000).rounded()) }
+        seconds.flatMap(Double.init).map { Int(clamping: $0 * 1000, to: 0...Int(Int32.max)) }
     }
 
     func view() throws -> PlayerView {
@@ -221,7 +221,7 @@ final class RemotePlayerControl: PlayerControl, Sendable {
         switch target {
         case .absolute(let value): ms = value
         case .relative(let value): ms = max(0, (Self.milliseconds(status["elapsed"]) ?? 0) + value)
-        case .percent(let share): ms = Int(Double(Self.milliseconds(status["duration"]) ?? 0) * share / 100)
+        case .percent(let share): ms = Int(clamping: (Double(Self.milliseconds(status["duration"]) ?? 0) * share / 100).rounded(.down))
         }
         try run("seekcur", [String(format: "%.3f", Double(ms) / 1000)])
     }

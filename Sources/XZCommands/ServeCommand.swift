@@ -99,6 +99,7 @@ final class HostedPlayer: Sendable {
         let session = PlaybackSession(folder: context.folder, database: database, output: output,
                                       realtime: false, musicDirectory: settings.musicDirectory, console: context.console,
                                       presentation: presentation)
+        session.host.player.maxQueueLength = settings.maxPlaylistLength
         // Restored before anyone can connect, so no client sees the empty queue first; kept only by a
         // host that serves, which holds the lock.
         let stateFile = settings.stateFile(library: context.folder)
@@ -123,6 +124,7 @@ final class HostedPlayer: Sendable {
         let session = PlaybackSession(folder: context.folder, database: try context.database, output: output,
                                       realtime: false, musicDirectory: settings.musicDirectory, console: context.console,
                                       presentation: .interactive)
+        session.host.player.maxQueueLength = settings.maxPlaylistLength
         return HostedPlayer(session: session, server: nil, tcpPort: nil, lock: nil, socketPath: nil)
     }
 

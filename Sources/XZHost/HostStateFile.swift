@@ -96,7 +96,8 @@ extension PlayerHost {
         guard let current, state.playState != .stop else { return }
         player.playItem(at: current)
         if paused || state.playState == .pause || !state.outputEnabled { player.pause() }
-        let ms = Int((state.elapsedSeconds * 1000).rounded())
+        // A file's number: held to a day past any song's end rather than trusted.
+        let ms = Int(clamping: state.elapsedSeconds * 1000, to: 0...86_400_000)
         if ms > 0 { player.seek(.absolute(ms: ms)) }
     }
 

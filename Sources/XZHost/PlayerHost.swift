@@ -38,6 +38,9 @@ public final class PlayerHost: Sendable {
     /// Signalled when the player's events have all been handled, which `shutdown` waits for.
     private let drained = DispatchSemaphore(value: 0)
 
+    /// MPD's `max_playlist_length` default, the queue's cap until the config sets another.
+    public static let defaultMaxQueueLength = PlayerStateMachine.defaultMaxLength
+
     /// `report` hears problems that are no command's failure (statistics that could not be saved).
     public init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool = false,
                 musicDirectory: URL = SongNaming.defaultMusicDirectory(), seed: UInt64? = nil,

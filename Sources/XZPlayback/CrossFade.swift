@@ -1,11 +1,15 @@
 import Foundation
 import XZAudio
+import XZSystem
 
 /// MPD's `crossfade`, `mixrampdb` and `mixrampdelay`, and the config's `crossfade_skip_albums` and
 /// `crossfade_on_skip`. Plain values, so a state file can keep them.
 public struct CrossfadeSettings: Sendable, Equatable {
-    /// Seconds the end of one song overlaps the start of the next; 0 joins them gaplessly.
-    public var seconds = 0
+    /// Seconds the end of one song overlaps the start of the next; 0 joins them gaplessly. Held to
+    /// `longestSeconds`, whoever sets it (a client, the state file, the config).
+    public var seconds = 0 {
+        didSet { seconds = Self.held(seconds) }
+    }
     /// The level (dB) at which MixRamp tags say two songs meet.
     public var mixRampDB = 0.0
     /// Seconds taken off the MixRamp overlap; 0, negative or NaN turns MixRamp off (MPD's default is -1).
@@ -17,7 +21,7 @@ public struct CrossfadeSettings: Sendable, Equatable {
 
     public init(seconds: Int = 0, mixRampDB: Double = 0, mixRampDelay: Double = -1, skipsAlbums: Bool = false,
                 onlyOnSkip: Bool = false) {
-        self.seconds = seconds
+        self.seconds = Self.held(seconds)
         self.mixRampDB = mixRampDB
         self.mixRampDelay = mixRampDelay
         self.skipsAlbums = skipsAlbums
@@ -30,6 +34,11 @@ public struct CrossfadeSettings: Sendable, Equatable {
         return lhs.seconds == rhs.seconds && same(lhs.mixRampDB, rhs.mixRampDB) && same(lhs.mixRampDelay, rhs.mixRampDelay)
             && lhs.skipsAlbums == rhs.skipsAlbums && lhs.onlyOnSkip == rhs.onlyOnSkip
     }
+
+    /// The longest fade (a day): MPD takes any 32-bit number, and times the sample rate it must not overflow.
+    public static let longestSeconds = 86_400
+
+    private static func held(_ seconds: Int) -> Int { min(max(seconds, 0), longestSeconds) }
 
     public var isEnabled: Bool { seconds > 0 }
     /// NaN compares false, so `nan` turns MixRamp off as in MPD.
@@ -64,8 +73,9 @@ public struct CrossfadeSettings: Sendable, Equatable {
         let current = Self.interpolate(mixRampStart, requiredDB: mixRampDB - gainDB)
         let previous = Self.interpolate(mixRampPreviousEnd, requiredDB: mixRampDB - previousGainDB)
         guard current >= 0, previous >= 0, mixRampDelay <= current + previous else { return (0, true) }
-        let frames = Int(((current + previous - mixRampDelay) * Double(rate)).rounded())
-        return (min(frames, Self.mixRampLookaheadSeconds * rate), true)
+        // Tags are outside data: "1e300" seconds or a NaN level must give a frame count, not a trap.
+        let frames = Int(clamping: (current + previous - mixRampDelay) * Double(rate), to: 0...Self.mixRampLookaheadSeconds * rate)
+        return (frames, true)
     }
 
     /// MPD's `mixramp_interpolate`: a MixRamp tag is "dB seconds;dB seconds;…" with rising levels; the

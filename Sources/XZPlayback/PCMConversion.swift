@@ -70,6 +70,8 @@ enum PCMConversion {
     @inline(__always)
     private static func clampS32(_ value: Double) -> Int32 {
         let rounded = value.rounded(.toNearestOrEven)
+        // NaN compares false with every bound and would trap in Int32(_:): silence instead.
+        if rounded.isNaN { return 0 }
         if rounded >= 2147483647 { return Int32.max }
         if rounded <= -2147483648 { return Int32.min }
         return Int32(rounded)

@@ -275,7 +275,7 @@ final class PlaybackEngine {
             size = (try? FileManager.default.attributesOfItem(atPath: start.item.path))?[.size] as? Int
         }
         if let size, let length = track.durationMs, length > 0 {
-            kbps = Int((Double(size) * 8 / Double(length)).rounded())
+            kbps = Int(clamping: Double(size) * 8 / Double(length), to: 0...Int.max)
         }
         track.formatSummary = AudioFormatSummary(format: decoder.format, bitrateKbps: kbps ?? decoder.bitrateKbps)
         // A file's part (MPD's rangeid) starts at its offset; a file that cannot seek plays from its start.

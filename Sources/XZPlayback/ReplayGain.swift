@@ -1,5 +1,6 @@
 import Foundation
 import XZAudio
+import XZSystem
 
 /// MPD's `replay_gain_mode`: which gain of a song's tags applies; `auto` is the track gain in random
 /// mode (songs out of album order), else the album gain.
@@ -25,6 +26,15 @@ public struct ReplayGainSettings: Sendable, Equatable {
         self.limit = limit
     }
 
+    /// The most a gain may change a song's level, in dB either way: tags and config are outside data,
+    /// and a gain of 1e308 dB or NaN must not reach the samples as infinity or NaN.
+    static let largestGainDB = 60.0
+
+    /// The linear factor of a gain, the gain held to ±`largestGainDB` (NaN: none).
+    static func factor(decibels: Double) -> Double {
+        pow(10, decibels.clamped(to: -largestGainDB...largestGainDB, nan: 0) / 20)
+    }
+
     /// The linear factor for a song with `tags` (nil or empty: none), as MPD's ReplayGainTuple computes it:
     /// the mode's gain, else the other one; `shuffle` decides what `auto` means.
     public func scale(for tags: ReplayGainTags?, shuffle: Bool) -> Double {
@@ -38,9 +48,10 @@ public struct ReplayGainSettings: Sendable, Equatable {
         default:
             chosen = tags.trackGain.map { ($0, tags.trackPeak) } ?? tags.albumGain.map { ($0, tags.albumPeak) }
         }
-        guard let chosen else { return pow(10, missingPreampDB / 20) }
-        var scale = pow(10, (chosen.gain + preampDB) / 20)
-        if limit, let peak = chosen.peak, peak > 0, scale * peak > 1 { scale = 1 / peak }
+        guard let chosen else { return Self.factor(decibels: missingPreampDB) }
+        var scale = Self.factor(decibels: chosen.gain + preampDB)
+        // A peak is a tag too: only a finite, positive one limits.
+        if limit, let peak = chosen.peak, peak.isFinite, peak > 0, scale * peak > 1 { scale = max(1 / peak, Self.factor(decibels: -Self.largestGainDB)) }
         return scale
     }
 }

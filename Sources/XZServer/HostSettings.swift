@@ -18,6 +18,9 @@ public struct HostSettings: Sendable, Equatable {
     /// Music playing when the host stopped comes back paused (MPD's `restore_paused`; on here).
     public var restorePaused = true
     public var libraryWatch = LibraryWatchSettings()
+    /// The most entries the queue holds (MPD's `max_playlist_length`, 16,384 by default); stored
+    /// playlists are held to it too.
+    public var maxPlaylistLength = PlayerHost.defaultMaxQueueLength
 
     public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -56,6 +59,11 @@ public struct HostSettings: Sendable, Equatable {
                     throw config.error(entry, "restore_paused must be yes or no")
                 }
                 restorePaused = value
+            case "max_playlist_length":
+                guard let length = Int(entry.value), (1...Int(Int32.max)).contains(length) else {
+                    throw config.error(entry, "max_playlist_length must be a whole number of songs, at least 1")
+                }
+                maxPlaylistLength = length
             default:
                 continue
             }

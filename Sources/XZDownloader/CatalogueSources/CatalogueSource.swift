@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import XZCatalogue
+import XZSystem
 
 /// An open catalogue reachable without an account: turns a search into catalogue songs. One file per source.
 public protocol CatalogueSource: Sendable {
@@ -118,7 +119,11 @@ enum JSONValue {
 
     /// Seconds as "215", "215.4", "3:35" or "1:03:35", in milliseconds.
     static func durationMs(_ value: Any?) -> Int? {
-        if let number = value as? NSNumber { return Int((number.doubleValue * 1000).rounded()) }
+        // A feed's number: 1e300 or NaN is no length.
+        if let number = value as? NSNumber {
+            let seconds = number.doubleValue
+            return seconds.isFinite && seconds >= 0 && seconds <= 360_000 ? Int(clamping: seconds * 1000) : nil
+        }
         guard let text = text(value), !text.isEmpty else { return nil }
         var seconds = 0.0
         for part in text.split(separator: ":") {
