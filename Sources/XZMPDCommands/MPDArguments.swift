@@ -192,11 +192,13 @@ extension MPDCommands {
         return try MPDArgument.unsigned(text, maximum: count)
     }
 
-    /// MPD's `ParseMoveDestination` for moving `range`: a position its entries fit at, or `+N` / `-N`
-    /// from the current song (not one of those moved); what lands outside the queue the move refuses.
+    /// MPD's `ParseMoveDestination` for moving `range`: a position its entries fit at, or `+N` / `-N` from the current song
+    /// (not one of those moved); what lands outside the queue the move refuses ("Bad song index").
     static func moveDestination(_ text: String, moving range: Range<Int>, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
         guard let sign = text.first, sign == "+" || sign == "-" else {
-            return try MPDArgument.unsigned(text, maximum: max(snapshot.entries.count - range.count, 0))
+            // MPD's bound is unsigned: more entries moved than queued wraps to no bound (the move refuses).
+            let room = snapshot.entries.count - range.count
+            return try MPDArgument.unsigned(text, maximum: room >= 0 ? room : Int(UInt32.max))
         }
         guard var current = snapshot.currentIndex else { throw MPDError(.playerSync, "No current song") }
         guard !range.contains(current) else { throw MPDError(.arg, "Cannot move current song relative to itself") }

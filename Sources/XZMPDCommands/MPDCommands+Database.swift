@@ -150,6 +150,8 @@ extension MPDCommands {
         var position: Int?
         if arguments.count >= 2, arguments[arguments.count - 2] == "position" {
             position = try MPDArgument.unsigned(arguments.removeLast())
+            // MPD's "no position" is the largest unsigned: the end.
+            if position == Int(UInt32.max) { position = nil }
             arguments.removeLast()
         }
         let found = try matches(call, try selection(arguments, foldCase: true))

@@ -85,7 +85,7 @@ extension MPDCommands {
                 try call.host.playlists.edit(call.arguments[0]) { entries in
                     // As MPD: a start past the end is refused, an end past it cut.
                     let range = try MPDArgument.range(text)
-                    guard range.start < entries.count, let removed = range.clipped(to: entries.count) else {
+                    guard let removed = range.clipped(to: entries.count) else {
                         throw CatalogueError.badPosition("Bad song index")
                     }
                     entries.removeSubrange(removed)

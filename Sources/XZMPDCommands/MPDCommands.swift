@@ -253,9 +253,7 @@ public enum MPDCommands {
         MPDCommand("clear", 0...0, .changesState) { call in call.player.clearQueue() },
         MPDCommand("delete", 1...1, .changesState) { call throws(MPDError) in
             // As MPD: a start past the queue is refused, an end past it cut, nothing to delete no error.
-            let count = call.player.snapshot().entries.count
-            let range = try MPDArgument.range(call.arguments[0])
-            guard range.start < count, let removed = range.clipped(to: count) else { throw MPDError(.arg, "Bad song index") }
+            let removed = try queueRange(call.arguments[0], count: call.player.snapshot().entries.count)
             guard removed.isEmpty || call.player.removeFromQueue(range: removed) else { throw MPDError(.arg, "Bad song index") }
         },
         MPDCommand("deleteid", 1...1, .changesState) { call throws(MPDError) in
@@ -288,6 +286,8 @@ public enum MPDCommands {
             let count = call.player.snapshot().entries.count
             var range = 0..<count
             if let argument = call.arguments.first { range = try queueRange(argument, count: count) }
+            // As MPD: fewer than two entries have no order to change, and the queue's version stays.
+            guard range.count > 1 else { return }
             guard call.player.shuffleQueue(range: range) else { throw MPDError(.arg, "Bad song index") }
         },
         MPDCommand("prio", 2...Int.max, .changesState) { call throws(MPDError) in
@@ -296,6 +296,7 @@ public enum MPDCommands {
             // A set of positions: however many ranges overlap, the work is bounded by the queue.
             var positions = IndexSet()
             for argument in call.arguments.dropFirst() { positions.insert(integersIn: try queueRange(argument, count: count)) }
+            guard !positions.isEmpty else { return }
             guard call.player.setPriority(priority, at: Array(positions)) else { throw MPDError(.arg, "Bad song index") }
         },
         MPDCommand("prioid", 2...Int.max, .changesState) { call throws(MPDError) in

@@ -43,8 +43,9 @@ class MusicFolderHostTestCase: XCTestCase {
 
     /// Sends each line to real MPD (on the same music folder, its own playlist folder) and to this host:
     /// the answers must be the same.
-    func compareWithRealMPD(_ script: [String], file: StaticString = #filePath, line: UInt = #line) throws {
-        let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
+    func compareWithRealMPD(_ script: [String], mpdConfig: String = "", file: StaticString = #filePath,
+                            line: UInt = #line) throws {
+        let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"), extraConfig: mpdConfig)
         mpd = real
         let theirs = try real.connect()
         let ours = try client()

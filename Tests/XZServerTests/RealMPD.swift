@@ -15,7 +15,7 @@ final class RealMPD {
     let process: RunningProcess
     let port: Int
 
-    init(folder: TemporaryFolder, music: URL, playlists: String, label: String = "mpd") throws {
+    init(folder: TemporaryFolder, music: URL, playlists: String, label: String = "mpd", extraConfig: String = "") throws {
         port = try Self.freePort()
         try FileManager.default.createDirectory(atPath: playlists, withIntermediateDirectories: true)
         let config = """
@@ -31,6 +31,7 @@ final class RealMPD {
                 name "null"
                 mixer_type "software"
             }
+            \(extraConfig)
             """
         try config.write(toFile: folder.path("\(label).conf"), atomically: true, encoding: .utf8)
         process = try RunningProcess(try TestProcess.which("mpd"), ["--no-daemon", folder.path("\(label).conf")],
