@@ -175,7 +175,8 @@ public struct PlayerStateMachine: Sendable, Equatable {
     /// Inserts at `position` (the end when nil) without starting playback; returns the new entries' ids,
     /// fewer than the items when the queue is full (`maxLength`).
     public mutating func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
-        guard !items.isEmpty else { return [] }
+        // A full queue is left as it is (its version too), as MPD's.
+        guard !items.isEmpty, room > 0 else { return [] }
         let ids = appendEntries(items, at: position)
         if state == .idle { state = .stopped }
         return ids
