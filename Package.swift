@@ -129,7 +129,7 @@ let package = Package(
         ]),
         .testTarget(name: "XZServerTests", dependencies: [
             "XZServer", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport", "XZPlayback",
-            "XZSystem",
+            "XZSystem", "XZAudio",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", product("ArgumentParser", "swift-argument-parser"),
