@@ -5,7 +5,7 @@ import XZSystem
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password`, `music_directory`, `state_file`
 /// and `restore_paused` (MPD's names); flags override them. The music folder's watch: `auto_update`,
-/// `auto_update_depth`.
+/// `auto_update_depth`. The queue's cap: `max_playlist_length`.
 public struct HostSettings: Sendable, Equatable {
     public var port = 6600
     public var bindAddress = "127.0.0.1"
