@@ -1,5 +1,6 @@
 import Dispatch
 import XZHost
+import XZSystem
 
 /// What every MPD connection to one host shares: the host, its password, and the song records listings
 /// reuse (MPD's database in memory).
@@ -7,13 +8,19 @@ public final class MPDService: Sendable {
     public let host: PlayerHost
     /// Required before anything but the `beforePassword` commands; nil: every client may do everything.
     public let password: String?
+    /// How long one request, or one command list, may take before it is cancelled with an ACK: a
+    /// request that would hold a blocking thread longer (a slow filter over a large library) gives it back.
+    public let requestBudget: Duration
+    /// The budget unless the config says otherwise (`request_time_budget`).
+    public static let defaultRequestBudget = Duration.seconds(10)
     let songRecords = SongRecords()
     /// The client-to-client message channels (`subscribe`, `sendmessage`).
     let messageChannels = MessageChannels()
 
-    public init(host: PlayerHost, password: String? = nil) {
+    public init(host: PlayerHost, password: String? = nil, requestBudget: Duration = MPDService.defaultRequestBudget) {
         self.host = host
         self.password = password
+        self.requestBudget = requestBudget
     }
 
     /// Watches the catalogue while clients may list it (`PlayerHost.watchCatalogue`). `makingRecordsAhead`:

@@ -1,6 +1,7 @@
 import Foundation
 import XZCatalogue
 import XZHost
+import XZMPDCommands
 import XZSystem
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password`, `music_directory`, `state_file`
@@ -18,6 +19,8 @@ public struct HostSettings: Sendable, Equatable {
     /// Music playing when the host stopped comes back paused (MPD's `restore_paused`; on here).
     public var restorePaused = true
     public var libraryWatch = LibraryWatchSettings()
+    /// `request_time_budget` (seconds; XZMusic's own, MPD has none): how long one request may run.
+    public var requestBudget = MPDService.defaultRequestBudget
 
     public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -56,6 +59,11 @@ public struct HostSettings: Sendable, Equatable {
                     throw config.error(entry, "restore_paused must be yes or no")
                 }
                 restorePaused = value
+            case "request_time_budget":
+                guard let seconds = Double(entry.value), seconds.isFinite, seconds >= 0.001, seconds <= 86_400 else {
+                    throw config.error(entry, "request_time_budget must be a number of seconds from 0.001 to 86400")
+                }
+                requestBudget = .milliseconds(Int64((seconds * 1000).rounded()))
             default:
                 continue
             }
