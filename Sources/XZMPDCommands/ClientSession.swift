@@ -186,8 +186,9 @@ public struct ClientSession: Sendable {
                                                                into output: inout Output) {
         var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes)
         defer { output.bytes = response.bytes }
-        // One budget for the whole list: it holds one thread from its first command to its last.
-        let deadline = Deadline(after: service.requestBudget)
+        // One budget for the whole list: it holds one thread from its first command to its last. A single
+        // request's is taken by `execute`, for the commands that need one.
+        let deadline: Deadline? = single ? nil : Deadline(after: service.requestBudget)
         // A list's run of plain `add URI`s is queued in one insert when the run ends: each insert is a
         // pass over the queue and the catalogue is read once for all, so a long list stays linear.
         var appending: [Playable] = []
@@ -207,7 +208,7 @@ public struct ClientSession: Sendable {
             do {
                 if !single, authenticated, request.name == "add", request.arguments.count == 1 {
                     appending += try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service,
-                                                                 deadline: deadline)
+                                                                 deadline: deadline ?? .never)
                 } else {
                     queueAppending()
                     try MPDCommands.execute(request, session: &self, service: service, deadline: deadline, into: &response)

@@ -21,9 +21,10 @@ public enum MPDCommands {
     }
 
     /// Runs one request. What it changes, the player and the host announce themselves. Past `deadline`
-    /// the command stops where it checks it, with an ACK (`MPDError(failure:)`).
+    /// (a command list's; nil: the service's budget from now, for a blocking command) the command stops
+    /// where it checks it, with an ACK (`MPDError(failure:)`).
     static func execute(_ request: MPDRequest, session: inout ClientSession, service: MPDService,
-                        deadline: Deadline = .never, into response: inout MPDResponse) throws(MPDError) {
+                        deadline: Deadline? = nil, into response: inout MPDResponse) throws(MPDError) {
         guard let command = table[request.name] else {
             throw MPDError(.unknown, "unknown command \"\(request.name)\"", command: "")
         }
@@ -38,6 +39,8 @@ public enum MPDCommands {
         }
         // The response moves into the invocation and back, so answers are written once, not copied.
         let start = response.bytes.count
+        // Quick commands do no long work: the clock is not read for them.
+        let deadline = deadline ?? (command.work == .blocking ? Deadline(after: service.requestBudget) : .never)
         var invocation = Invocation(arguments: request.arguments, service: service, deadline: deadline, session: session,
                                     response: response)
         response = MPDResponse()
