@@ -32,6 +32,18 @@ final class RegexMatchTests: MusicFolderHostTestCase {
         ])
     }
 
+    /// The edges of the wrapper: the empty value, a pattern cut at a NUL as MPD's C string is, and a
+    /// match past the limit, which is no match.
+    func testEmptyValuesNULsAndTheLimit() throws {
+        XCTAssertTrue(try FilterRegex("", caseless: false).matches(""))
+        XCTAssertTrue(try FilterRegex("^$", caseless: false).matches(""))
+        XCTAssertFalse(try FilterRegex("^.$", caseless: false).matches(""))
+        XCTAssertTrue(try FilterRegex("^ab\u{0}c", caseless: false).matches("abz"))
+        XCTAssertTrue(try FilterRegex("^a.b$", caseless: false).matches("a\nb"), "a dot matches a newline")
+        XCTAssertFalse(try FilterRegex("^(a|a)*$", caseless: false).matches(String(repeating: "a", count: 40) + "X"))
+        XCTAssertTrue(try FilterRegex("^(a|a)*$", caseless: false).matches(String(repeating: "a", count: 40)))
+    }
+
     func testRunawayPatternsEndAndTheHostKeepsServing() throws {
         // Long values where X is not last, which every pattern below backtracks over exponentially,
         // and a few short ones the first pattern matches.

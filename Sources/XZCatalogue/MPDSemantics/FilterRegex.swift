@@ -19,15 +19,14 @@ public final class FilterRegex: @unchecked Sendable {
 
     /// Compiles `pattern`, caseless for `search`; MPD's message when it does not compile.
     public init(_ pattern: String, caseless: Bool) throws(CatalogueError) {
-        // MPD hands PCRE2 a C string: a pattern ends at its first NUL.
-        let bytes = Array(pattern.utf8.prefix { $0 != 0 })
+        // MPD hands PCRE2 a C string: a pattern ends at its first NUL (kept, so the buffer is never empty).
+        let bytes = Array(pattern.utf8.prefix { $0 != 0 }) + [0]
         var options = UInt32(PCRE2_DOTALL | PCRE2_NO_AUTO_CAPTURE)
         if caseless { options |= UInt32(PCRE2_CASELESS) }
         var errorCode: Int32 = 0
         var errorOffset = 0
         let compiled = bytes.withUnsafeBufferPointer { buffer in
-            pcre2_compile_8(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, options,
-                            &errorCode, &errorOffset, nil)
+            pcre2_compile_8(buffer.baseAddress!, buffer.count - 1, options, &errorCode, &errorOffset, nil)
         }
         guard let compiled else {
             throw .badFilter("Error in regex at offset \(errorOffset): \(Self.message(errorCode))")
@@ -41,15 +40,18 @@ public final class FilterRegex: @unchecked Sendable {
 
     /// Whether the pattern matches somewhere in `text`; a match that passes the limits is no match.
     public func matches(_ text: String) -> Bool {
+        // Without its limits (no memory for them) no match is run.
+        guard let context = Self.limits.context,
+              let data = pcre2_match_data_create_from_pattern_8(code, nil) else { return false }
+        defer { pcre2_match_data_free_8(data) }
         var text = text
         return text.withUTF8 { buffer in
-            // Without its limits (no memory for them) no match is run.
-            guard let context = Self.limits.context,
-                  let data = pcre2_match_data_create_from_pattern_8(code, nil) else { return false }
-            defer { pcre2_match_data_free_8(data) }
-            let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, 0, 0,
-                                       data, context)
-            return result >= 0
+            guard let subject = buffer.baseAddress else {
+                // PCRE2 refuses a null subject even of length 0.
+                let empty: UInt8 = 0
+                return withUnsafePointer(to: empty) { pcre2_match_8(code, $0, 0, 0, 0, data, context) >= 0 }
+            }
+            return pcre2_match_8(code, subject, buffer.count, 0, 0, data, context) >= 0
         }
     }
 
