@@ -32,6 +32,8 @@ let package = Package(
         // FFmpeg's headers, and its functions loaded on first use (see ffmpeg_loader.h).
         .target(name: "CFFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        // PCRE2, MPD's regular expressions, with its match limits.
+        .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // ICU's root collation (libicu-dev's headers), the order MPD gives names; ICU is loaded on first use.
         .target(name: "CCollation", linkerSettings: [.linkedLibrary("dl")]),
         // TagLib's C++ API behind a plain C header, so no Swift target needs C++ interop.
@@ -49,7 +51,7 @@ let package = Package(
         // The SQLite catalogue: schema, feed import, search; MPD's filter, order, naming and stored
         // playlists in MPDSemantics/.
         .target(name: "XZCatalogue", dependencies: [
-            "CCollation", "XZSystem", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
+            "CCollation", "CPCRE2", "XZSystem", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
         ]),
         // A music folder's files into the catalogue, their tags read through the decoders.
         .target(name: "XZFolderScan", dependencies: ["XZAudio", "XZCatalogue"]),

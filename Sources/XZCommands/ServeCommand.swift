@@ -104,7 +104,9 @@ final class HostedPlayer: Sendable {
         // host that serves, which holds the lock.
         let stateFile = settings.stateFile(library: context.folder)
         if let stateFile { session.host.restoreState(from: stateFile, paused: settings.restorePaused) }
-        let server = ProtocolServer(host: session.host, password: settings.password)
+        var limits = ServerLimits()
+        limits.requestBudget = settings.requestBudget
+        let server = ProtocolServer(host: session.host, password: settings.password, limits: limits)
         do {
             try server.listen(unixPath: endpoint.socketPath)
             let port = tcp ? try server.listen(host: settings.bindAddress, port: settings.port) : nil

@@ -2,6 +2,7 @@ import XZCatalogue
 import XZHost
 import XZPlayback
 import XZProtocol
+import XZSystem
 
 /// One client connection's protocol state as a plain value: command lists, `idle`, the password, tag
 /// types and binary limit. The transport hands it each request line and each change announcement and
@@ -185,6 +186,9 @@ public struct ClientSession: Sendable {
                                                                into output: inout Output) {
         var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes)
         defer { output.bytes = response.bytes }
+        // One budget for the whole list: it holds one thread from its first command to its last. A single
+        // request's is taken by `execute`, for the commands that need one.
+        let deadline: Deadline? = single ? nil : Deadline(after: service.requestBudget)
         // A list's run of plain `add URI`s is queued in one insert when the run ends: each insert is a
         // pass over the queue and the catalogue is read once for all, so a long list stays linear.
         var appending: [Playable] = []
@@ -205,7 +209,8 @@ public struct ClientSession: Sendable {
             }
             do throws(MPDError) {
                 if !single, authenticated, request.name == "add", request.arguments.count == 1 {
-                    let adding = try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service)
+                    let adding = try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service,
+                                                                  deadline: deadline ?? .never)
                     if appending.isEmpty { room = service.host.player.queueRoom }
                     guard appending.count + adding.count <= room else {
                         // As MPD: what fits is added, then the add is refused.
@@ -216,7 +221,7 @@ public struct ClientSession: Sendable {
                     appending += adding
                 } else {
                     queueAppending()
-                    try MPDCommands.execute(request, session: &self, service: service, into: &response)
+                    try MPDCommands.execute(request, session: &self, service: service, deadline: deadline, into: &response)
                 }
             } catch {
                 var error = error

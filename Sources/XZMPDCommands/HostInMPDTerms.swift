@@ -2,6 +2,7 @@ import XZCatalogue
 import XZHost
 
 import XZProtocol
+import XZSystem
 
 /// The host's changes under MPD's `idle` names.
 extension HostChanges {
@@ -41,6 +42,9 @@ extension MPDError {
     init(failure error: any Error) {
         if let refusal = error as? CatalogueError {
             self.init(uri: refusal)
+        } else if let passed = error as? DeadlinePassed {
+            // MPD has no budget; a system error is what it answers for work it could not finish.
+            self.init(.system, passed.description)
         } else {
             self.init(.system, "\(error)")
         }

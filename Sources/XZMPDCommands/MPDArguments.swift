@@ -158,7 +158,10 @@ extension MPDCommands {
         let base = URL(fileURLWithPath: path)
         let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
         var files: [String] = []
+        var visited = 0
         while let url = enumerator?.nextObject() as? URL {
+            try call.checkDeadline(visited)
+            visited += 1
             if AudioDecoders.hasAudioSuffix(url.path) { files.append(url.standardizedFileURL.path) }
         }
         // Unreadable, the files are ordered by their paths alone.

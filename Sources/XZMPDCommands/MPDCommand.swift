@@ -1,5 +1,6 @@
 import XZHost
 import XZProtocol
+import XZSystem
 
 /// One row of the command table: the name, how many arguments, who may run it, and what it does.
 struct MPDCommand: Sendable {
@@ -38,6 +39,12 @@ struct MPDCommand: Sendable {
 }
 
 extension MPDCommands.Invocation {
+    /// For a loop over songs or values: stops the command once its request is past its budget, the
+    /// clock read every 256th turn (`count` the turns so far).
+    func checkDeadline(_ count: Int) throws(MPDError) {
+        do { try deadline.check(every: 256, count) } catch { throw MPDError(failure: error) }
+    }
+
     /// The file a URI names, as the host resolves it, its refusal as MPD's.
     func filePath(forURI uri: String, allowAbsolute: Bool) throws(MPDError) -> String {
         do {

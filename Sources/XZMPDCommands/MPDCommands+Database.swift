@@ -70,6 +70,7 @@ extension MPDCommands {
         let entries = call.player.snapshot().entries
         let songs = catalogueSongs(entries, call.host)
         for (index, entry) in entries.enumerated() {
+            try call.checkDeadline(index)
             let item = entry.item
             let catalogue = item.songId.flatMap { songs[$0] }
             let song = catalogue ?? Song(title: item.title, singer: item.singer, album: item.album, track: item.track,
@@ -84,7 +85,7 @@ extension MPDCommands {
 
     static func songs(_ call: Invocation, _ selection: SongSelection) throws(MPDError) -> [Song] {
         do {
-            return try call.host.database.songs(selection, naming: call.host.naming)
+            return try call.host.database.songs(selection, naming: call.host.naming, deadline: call.deadline)
         } catch {
             throw MPDError(failure: error)
         }
@@ -117,7 +118,7 @@ extension MPDCommands {
             let count: Int
             do {
                 count = try call.service.songRecords.list(selection, tags: call.session.tagTypes, host: call.host,
-                                                       into: &call.response)
+                                                          deadline: call.deadline, into: &call.response)
             } catch {
                 throw MPDError(failure: error)
             }
@@ -179,7 +180,7 @@ extension MPDCommands {
     static func tagValues(_ call: Invocation, _ filters: [SongFilter], _ tags: [SongTag]) throws(MPDError)
         -> [(values: [[String]], durationMs: Int)] {
         do {
-            return try call.host.database.tagValues(filters, tags: tags, naming: call.host.naming)
+            return try call.host.database.tagValues(filters, tags: tags, naming: call.host.naming, deadline: call.deadline)
         } catch {
             throw MPDError(failure: error)
         }
@@ -202,7 +203,8 @@ extension MPDCommands {
         }
         guard let group else { return stats(found.map(\.durationMs)) }
         var byValue: [String: [Int]] = [:]
-        for song in found {
+        for (index, song) in found.enumerated() {
+            try call.checkDeadline(index)
             for value in Set(song.values[0]) { byValue[value, default: []].append(song.durationMs) }
         }
         for value in byValue.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
@@ -229,19 +231,21 @@ extension MPDCommands {
         let levels = try groups(&arguments, excluding: tag) + [tag]
         if !arguments.isEmpty { filters += try Self.filters(arguments, foldCase: false) }
         let found = try tagValues(call, filters, levels).map(\.values)
-        printUnique(&call.response, levels, level: 0, found)
+        try printUnique(&call, levels, level: 0, found)
     }
 
     /// Values of one level, each followed by the unique values of the next levels among its songs.
-    static func printUnique(_ response: inout MPDResponse, _ levels: [SongTag], level: Int, _ songs: [[[String]]]) {
+    static func printUnique(_ call: inout Invocation, _ levels: [SongTag], level: Int, _ songs: [[[String]]])
+        throws(MPDError) {
         guard level < levels.count else { return }
         var byValue: [String: [[[String]]]] = [:]
-        for song in songs {
+        for (index, song) in songs.enumerated() {
+            try call.checkDeadline(index)
             for value in Set(song[level]) { byValue[value, default: []].append(song) }
         }
         for value in byValue.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            response.add(levels[level].name, value)
-            printUnique(&response, levels, level: level + 1, byValue[value] ?? [])
+            call.response.add(levels[level].name, value)
+            try printUnique(&call, levels, level: level + 1, byValue[value] ?? [])
         }
     }
 
@@ -279,7 +283,8 @@ extension MPDCommands {
                 call.response.add("Last-Modified", timestamp: date)
             }
         }
-        for (songURI, song) in named {
+        for (index, (songURI, song)) in named.enumerated() {
+            try call.checkDeadline(index)
             let inside = songURI.dropFirst(prefix.count).split(separator: "/").map(String.init)
             // Folders on the way to the song, each listed once, as MPD's walk meets them.
             let folders = inside.dropLast()
@@ -306,7 +311,7 @@ extension MPDCommands {
         let database = call.host.database, naming = call.host.naming.offlineOnly
         let named: [(id: Int64, uri: String)]
         do {
-            named = try database.songURIs(filters, naming: naming)
+            named = try database.songURIs(filters, naming: naming, deadline: call.deadline)
         } catch {
             throw MPDError(failure: error)
         }
@@ -333,7 +338,7 @@ extension MPDCommands {
         }
         let songs: [Song]
         do {
-            songs = try database.songs(ids: songIds, naming: naming)
+            songs = try database.songs(ids: songIds, naming: naming, deadline: call.deadline)
         } catch {
             throw MPDError(failure: error)
         }

@@ -1,10 +1,13 @@
 import XZHost
 import XZProtocol
+import XZSystem
 
 extension MPDCommands {
     /// What `add URI` would queue, without queueing it: a command list queues its run of adds at once.
-    static func playablesToAdd(_ uri: String, session: ClientSession, service: MPDService) throws(MPDError) -> [Playable] {
-        let call = Invocation(arguments: [uri], service: service, session: session, response: MPDResponse())
+    static func playablesToAdd(_ uri: String, session: ClientSession, service: MPDService,
+                               deadline: Deadline = .never) throws(MPDError) -> [Playable] {
+        let call = Invocation(arguments: [uri], service: service, deadline: deadline, session: session,
+                              response: MPDResponse())
         return try playables(forURI: uri, call: call)
     }
 }

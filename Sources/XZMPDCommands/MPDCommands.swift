@@ -4,6 +4,7 @@ import XZCatalogue
 import XZHost
 import XZPlayback
 import XZProtocol
+import XZSystem
 
 /// The command table: every command this host answers, with its argument count and whether it needs the
 /// password, and the player side of MPD's protocol implemented over `PlayerHost`.
@@ -11,15 +12,19 @@ public enum MPDCommands {
     struct Invocation {
         let arguments: [String]
         let service: MPDService
+        /// When the request (or its command list) must be answered by: long loops and queries check it.
+        let deadline: Deadline
         var session: ClientSession
         var response: MPDResponse
         var host: PlayerHost { service.host }
         var player: Player { service.host.player }
     }
 
-    /// Runs one request. What it changes, the player and the host announce themselves.
+    /// Runs one request. What it changes, the player and the host announce themselves. Past `deadline`
+    /// (a command list's; nil: the service's budget from now, for a blocking command) the command stops
+    /// where it checks it, with an ACK (`MPDError(failure:)`).
     static func execute(_ request: MPDRequest, session: inout ClientSession, service: MPDService,
-                        into response: inout MPDResponse) throws(MPDError) {
+                        deadline: Deadline? = nil, into response: inout MPDResponse) throws(MPDError) {
         guard let command = table[request.name] else {
             throw MPDError(.unknown, "unknown command \"\(request.name)\"", command: "")
         }
@@ -34,7 +39,10 @@ public enum MPDCommands {
         }
         // The response moves into the invocation and back, so answers are written once, not copied.
         let start = response.bytes.count
-        var invocation = Invocation(arguments: request.arguments, service: service, session: session, response: response)
+        // Quick commands do no long work: the clock is not read for them.
+        let deadline = deadline ?? (command.work == .blocking ? Deadline(after: service.requestBudget) : .never)
+        var invocation = Invocation(arguments: request.arguments, service: service, deadline: deadline, session: session,
+                                    response: response)
         response = MPDResponse()
         defer { response = invocation.response }
         do {

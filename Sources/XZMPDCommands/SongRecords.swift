@@ -38,7 +38,9 @@ final class SongRecords: Sendable {
 
     /// Appends the records of the songs `selection` selects, in MPD's database order, window applied:
     /// what `addCatalogueSong` writes for each with `tags`. Returns how many there were.
-    func list(_ selection: SongSelection, tags: SongTags, host: PlayerHost, into response: inout MPDResponse) throws -> Int {
+    /// Stops with `DeadlinePassed` once `deadline` passes.
+    func list(_ selection: SongSelection, tags: SongTags, host: PlayerHost, deadline: Deadline = .never,
+              into response: inout MPDResponse) throws -> Int {
         // Read before the songs: a change after this read moves the version, so nothing older is kept under it.
         let version = try host.database.catalogueVersion()
         let ordered: [Record]
@@ -46,9 +48,9 @@ final class SongRecords: Sendable {
         do {
             let known = kept(tags: tags, version: version)
             // Nothing kept yet: one pass reads every song whole.
-            let (matches, extras) = try host.database.songIDs(selection, naming: host.naming,
+            let (matches, extras) = try host.database.songIDs(selection, naming: host.naming, deadline: deadline,
                                                                wanted: known.isEmpty ? nil : { known[$0] == nil })
-            made = render([matches, extras].joined(), tags: tags, host: host)
+            made = try render([matches, extras].joined(), tags: tags, host: host, deadline: deadline)
             ordered = [matches, extras].flatMap { part in
                 var found = part.compactMap { known[$0.id] ?? made.records[$0.id] }
                 DatabaseOrder.sortByKey(&found, key: \.orderKey)
@@ -79,7 +81,7 @@ final class SongRecords: Sendable {
         }
         for start in stride(from: 0, to: missing.count, by: Self.warmBatch) {
             let batch = try host.database.songs(ids: Array(missing[start..<min(start + Self.warmBatch, missing.count)]))
-            let made = render(batch.lazy.map { (id: $0.id, song: Optional($0)) }, tags: tags, host: host)
+            let made = try render(batch.lazy.map { (id: $0.id, song: Optional($0)) }, tags: tags, host: host)
             guard keep(made.records, bytes: made.bytes, tags: tags, version: version) else { return }
         }
     }
@@ -101,12 +103,14 @@ final class SongRecords: Sendable {
 
     /// Records of the songs read (those with a song), rendered with their order keys into one buffer,
     /// and the bytes these hold.
-    private func render<Songs: Sequence<(id: Int64, song: Song?)>>(_ songs: Songs, tags: SongTags, host: PlayerHost)
+    private func render<Songs: Sequence<(id: Int64, song: Song?)>>(_ songs: Songs, tags: SongTags, host: PlayerHost,
+                                                                   deadline: Deadline = .never) throws(DeadlinePassed)
         -> (records: [Int64: Record], bytes: Int) {
         var rendered = MPDResponse()
         var keys: [UInt8] = []
         var made: [(id: Int64, key: Range<Int>, bytes: Range<Int>)] = []
         for case let (id, song?) in songs {
+            try deadline.check(every: 256, made.count)
             let start = rendered.bytes.count
             let keyStart = keys.count
             // Ordered by the name the client sees, `naming`'s for every song a host lists.

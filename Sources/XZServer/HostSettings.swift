@@ -1,6 +1,7 @@
 import Foundation
 import XZCatalogue
 import XZHost
+import XZMPDCommands
 import XZSystem
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password`, `music_directory`, `state_file`
@@ -21,6 +22,8 @@ public struct HostSettings: Sendable, Equatable {
     /// The most entries the queue holds (MPD's `max_playlist_length`, 16,384 by default); stored
     /// playlists are held to it too.
     public var maxPlaylistLength = PlayerHost.defaultMaxQueueLength
+    /// `request_time_budget` (seconds; XZMusic's own, MPD has none): how long one request may run.
+    public var requestBudget = MPDService.defaultRequestBudget
 
     public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -64,6 +67,11 @@ public struct HostSettings: Sendable, Equatable {
                     throw config.error(entry, "max_playlist_length must be a whole number of songs, at least 1")
                 }
                 maxPlaylistLength = length
+            case "request_time_budget":
+                guard let seconds = Double(entry.value), seconds.isFinite, seconds >= 0.001, seconds <= 86_400 else {
+                    throw config.error(entry, "request_time_budget must be a number of seconds from 0.001 to 86400")
+                }
+                requestBudget = .milliseconds(Int64((seconds * 1000).rounded()))
             default:
                 continue
             }

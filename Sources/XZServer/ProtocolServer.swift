@@ -15,6 +15,8 @@ public struct ServerLimits: Sendable {
     public var maxLineBytes = 64 * 1024
     /// Unsent response bytes beyond this drop the client (one that asks and never reads).
     public var maxOutputBytes = 8 * 1024 * 1024
+    /// How long one request or command list may run before it is cancelled with an ACK.
+    public var requestBudget = MPDService.defaultRequestBudget
 
     public init() {}
 }
@@ -34,7 +36,8 @@ public final class ProtocolServer: Sendable {
     private let state = Mutex<(channels: [Channel], connections: Int)>(([], 0))
 
     public init(host: PlayerHost, password: String?, limits: ServerLimits = ServerLimits()) {
-        service = MPDService(host: host, password: password, maxOutputBytes: limits.maxOutputBytes)
+        service = MPDService(host: host, password: password, maxOutputBytes: limits.maxOutputBytes,
+                             requestBudget: limits.requestBudget)
         self.limits = limits
         blockingPool.start()
     }

@@ -1,24 +1,36 @@
 import Foundation
-import XZSystem
 
 /// Parses filters exactly as MPD 0.23's SongFilter does (src/song/Filter.cxx), with its error messages.
 public enum FilterParser {
+    /// Parentheses an expression may nest. MPD's parser recurses without a bound (50,000 `(` overflow a
+    /// thread's stack); clients nest a few levels (`((a) AND (!(b)))` is 3). The SQL a filter becomes is
+    /// the tighter bound: SQLite's parser stack (100 entries) takes about 30 levels alternating `AND`
+    /// and `!`, so 20 leaves a margin.
+    public static let maxDepth = 20
+    /// Conditions (expressions, `AND`s and `!`s, old-style pairs) one request may hold: SQLite's
+    /// expression depth (1,000) and bound values (32,766) keep far above what this many become.
+    public static let maxConditions = 256
+
     /// Arguments of find/search/count/list: expressions in parentheses and old-style `TAG VALUE` pairs,
     /// all of which must hold. `foldCase`: `search` (case-insensitive, and old pairs match substrings).
     public static func parse(_ arguments: [String], foldCase: Bool) throws(CatalogueError) -> [SongFilter] {
         guard !arguments.isEmpty else { throw .badFilter("Incorrect number of filter arguments") }
         var filters: [SongFilter] = []
         var rest = arguments[...]
+        var conditions = 0
         while let first = rest.first {
             if first.hasPrefix("(") {
                 rest = rest.dropFirst()
-                var scanner = Scanner(first)
+                var scanner = Scanner(first, conditions: conditions)
                 let filter = try scanner.expression(foldCase: foldCase)
                 guard scanner.atEnd else { throw .badFilter("Unparsed garbage after expression") }
+                conditions = scanner.conditions
                 filters.append(filter)
                 continue
             }
             guard rest.count >= 2 else { throw .badFilter("Incorrect number of filter arguments") }
+            conditions += 1
+            guard conditions <= maxConditions else { throw Scanner.tooManyConditions }
             let name = rest.removeFirst(), value = rest.removeFirst()
             filters.append(try pair(name, value, foldCase: foldCase))
         }
@@ -114,8 +126,19 @@ public enum FilterParser {
     struct Scanner {
         let bytes: [UInt8]
         var position = 0
+        /// Expressions open around the current position, and conditions read so far (those of the
+        /// request's earlier arguments included).
+        var depth = 0
+        var conditions: Int
 
-        init(_ text: String) { bytes = Array(text.utf8) }
+        init(_ text: String, conditions: Int = 0) {
+            bytes = Array(text.utf8)
+            self.conditions = conditions
+        }
+
+        static let tooDeep = CatalogueError.badFilter("Filter nested too deeply (at most \(FilterParser.maxDepth) levels)")
+        static let tooManyConditions = CatalogueError.badFilter(
+            "Too many filter conditions (at most \(FilterParser.maxConditions))")
 
         var atEnd: Bool { position >= bytes.count }
         var current: UInt8 { position < bytes.count ? bytes[position] : 0 }
@@ -184,9 +207,7 @@ public enum FilterParser {
                 position += 2
                 stripLeft()
                 let pattern = try quoted()
-                guard FilterRegex.compiled(pattern, foldCase: foldCase) != nil else {
-                    throw .badFilter("Failed to compile regex: \(pattern)")
-                }
+                _ = try FilterRegex.compiled(pattern, foldCase: foldCase)
                 return StringMatch(.regex, pattern, foldCase: foldCase, negated: negated)
             }
             let negated: Bool
@@ -204,6 +225,12 @@ public enum FilterParser {
 
         mutating func expression(foldCase: Bool) throws(CatalogueError) -> SongFilter {
             guard current == 0x28 else { throw .badFilter("'(' expected") }
+            // Checked before recursing: the nesting a client sends never reaches the thread's stack.
+            guard depth < FilterParser.maxDepth else { throw Self.tooDeep }
+            conditions += 1
+            guard conditions <= FilterParser.maxConditions else { throw Self.tooManyConditions }
+            depth += 1
+            defer { depth -= 1 }
             position += 1
             stripLeft()
             if current == 0x28 {
@@ -269,25 +296,6 @@ public enum FilterParser {
                 try closing()
                 return .tag(tag, match)
             }
-        }
-    }
-}
-
-/// Compiled patterns, shared by every query thread.
-enum FilterRegex {
-    private static let cache = Mutex<[String: NSRegularExpression]>([:])
-
-    static func compiled(_ pattern: String, foldCase: Bool) -> NSRegularExpression? {
-        let key = (foldCase ? "i" : "c") + pattern
-        return cache.withLock { cache in
-            if let known = cache[key] { return known }
-            // A pattern that does not compile is no regex: the caller reports it as MPD does.
-            guard let regex = try? NSRegularExpression(pattern: pattern, options: foldCase ? [.caseInsensitive] : []) else {
-                return nil
-            }
-            if cache.count > 256 { cache.removeAll() }
-            cache[key] = regex
-            return regex
         }
     }
 }

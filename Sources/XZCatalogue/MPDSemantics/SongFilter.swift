@@ -123,8 +123,8 @@ public struct StringMatch: Equatable, Sendable {
     public func matchesWithoutNegation(_ text: String) -> Bool {
         switch op {
         case .regex:
-            return FilterRegex.compiled(value, foldCase: foldCase)?.firstMatch(
-                in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            // The parser compiled it already: a pattern that does not compile never gets here.
+            return (try? FilterRegex.compiled(value, foldCase: foldCase))?.matches(text) ?? false
         case .equal:
             return foldCase ? Self.fold(text) == Self.fold(value) : text.utf8.elementsEqual(value.utf8)
         case .contains:

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import XZSystem
 
 /// What find/search select: the filters (all must hold), an order and a window.
 public struct SongSelection: Sendable {
@@ -41,12 +42,15 @@ extension LibraryDatabase {
     /// the catalogue's own command line (`xzmusic find`); ranked search by words is `search(_:limit:)`,
     /// whose note says why the two differ. Filters become SQL with bound values only; substring matches
     /// of three characters or more find their candidates through the trigram index `song_text`.
-    public func songs(_ selection: SongSelection, naming: SongNaming) throws -> [Song] {
-        try pool.read { db in
+    /// `deadline`: the query and the ordering stop with `DeadlinePassed` once it passes.
+    public func songs(_ selection: SongSelection, naming: SongNaming, deadline: Deadline = .never) throws -> [Song] {
+        try read(by: deadline) { db in
             let (condition, arguments) = FilterSQL.whereClause(selection.filters, naming: naming)
             var songs = try Song.fetchAll(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins)\(condition)",
                                           arguments: arguments)
+            try deadline.check()
             DatabaseOrder.sort(&songs, selection.order, naming: naming)
+            try deadline.check()
             if selection.foldedExtras, var extras = try Self.foldedExtras(db, selection.filters, naming: naming,
                                                                           excluding: Set(songs.map(\.id))) {
                 DatabaseOrder.sort(&extras, selection.order, naming: naming)
@@ -63,9 +67,10 @@ extension LibraryDatabase {
     /// extras, by id, with the whole song where `wanted` asks for it (every one when nil: one pass reads
     /// them all). For callers that keep songs of their own and order them by `databaseOrderKey`: when
     /// they have most, only ids are read, then the songs they lack.
-    public func songIDs(_ selection: SongSelection, naming: SongNaming, wanted: ((Int64) -> Bool)?) throws
+    public func songIDs(_ selection: SongSelection, naming: SongNaming, deadline: Deadline = .never,
+                        wanted: ((Int64) -> Bool)?) throws
         -> (matches: [(id: Int64, song: Song?)], extras: [(id: Int64, song: Song?)]) {
-        try pool.read { db in
+        try read(by: deadline) { db in
             let (condition, arguments) = FilterSQL.whereClause(selection.filters, naming: naming)
             let matches: [(id: Int64, song: Song?)]
             if let wanted {
@@ -85,11 +90,12 @@ extension LibraryDatabase {
     }
 
     /// The URIs of the songs `filters` select, unordered: folder listings need names, not whole songs.
-    public func songURIs(_ filters: [SongFilter], naming: SongNaming) throws -> [(id: Int64, uri: String)] {
+    public func songURIs(_ filters: [SongFilter], naming: SongNaming, deadline: Deadline = .never) throws
+        -> [(id: Int64, uri: String)] {
         // Folders hold files: songs named by URL are in none.
         var naming = naming
         naming.onlineByURL = false
-        return try pool.read { db in
+        return try read(by: deadline) { db in
             let (condition, arguments) = FilterSQL.whereClause(filters, naming: naming)
             let rows = try Row.fetchCursor(db, sql: "SELECT song.id, song.local_path, song.song_key FROM song \(Song.joins)\(condition)",
                                            arguments: arguments)
@@ -104,9 +110,9 @@ extension LibraryDatabase {
 
     /// For each selected song, the values of `tags` as MPD groups by them (the tag, else its fallback,
     /// else the empty string) and its duration: what `list` and `count` read, without whole songs.
-    public func tagValues(_ filters: [SongFilter], tags: [SongTag], naming: SongNaming) throws
+    public func tagValues(_ filters: [SongFilter], tags: [SongTag], naming: SongNaming, deadline: Deadline = .never) throws
         -> [(values: [[String]], durationMs: Int)] {
-        try pool.read { db in
+        try read(by: deadline) { db in
             let (condition, arguments) = FilterSQL.whereClause(filters, naming: naming)
             // One column per tag and per fallback tag, in order.
             let chains = tags.map { tag in ([tag] + tag.fallback).compactMap(FilterSQL.valuesSQL) }
@@ -133,8 +139,9 @@ extension LibraryDatabase {
     }
 
     /// Songs by id, in MPD's database order.
-    public func songs(ids: [Int64], naming: SongNaming) throws -> [Song] {
-        var songs = try pool.read { db in try Self.songs(db, ids: ids) }
+    public func songs(ids: [Int64], naming: SongNaming, deadline: Deadline = .never) throws -> [Song] {
+        var songs = try read(by: deadline) { db in try Self.songs(db, ids: ids) }
+        try deadline.check()
         DatabaseOrder.sort(&songs, .path, naming: naming)
         return songs
     }
@@ -312,10 +319,23 @@ enum FilterSQL {
             return parts.isEmpty ? "1" : "(" + parts.joined(separator: " AND ") + ")"
         case .liked(let liked):
             return (liked ? "" : "NOT ") + "EXISTS (SELECT 1 FROM song_like WHERE song_like.song_key = song.song_key)"
+        case .not(.not(let inner)):
+            // Each parenthesis costs SQLite's parser stack (100 entries): what can be said without one is.
+            return condition(inner, naming: naming, arguments: &arguments)
         case .not(let inner):
             return "NOT (\(condition(inner, naming: naming, arguments: &arguments)))"
         case .and(let items):
-            return "(" + items.map { condition($0, naming: naming, arguments: &arguments) }.joined(separator: " AND ") + ")"
+            // `(a AND (b AND c))` is `a AND b AND c`: one level, not one per item.
+            return "(" + conjuncts(items).map { condition($0, naming: naming, arguments: &arguments) }
+                .joined(separator: " AND ") + ")"
+        }
+    }
+
+    /// The conditions of an AND, those of ANDs within it spliced in.
+    static func conjuncts(_ items: [SongFilter]) -> [SongFilter] {
+        items.flatMap { item -> [SongFilter] in
+            if case .and(let inner) = item { return conjuncts(inner) }
+            return [item]
         }
     }
 
