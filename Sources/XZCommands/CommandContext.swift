@@ -133,6 +133,7 @@ public struct CommandError: Error, Hashable, CustomStringConvertible {
     public static func noSuchPlaylist(named name: String) -> CommandError {
         CommandError(.noSuchPlaylist, "no playlist named \(name.safe) ('playlist list' shows them)")
     }
+    public static let playlistExists = CommandError(.playlistExists, "playlist exists already")
     public static func playlistExists(_ message: String) -> CommandError { CommandError(.playlistExists, message) }
     public static func noSuchEntry(_ number: Int, count: Int) -> CommandError {
         CommandError(.noSuchEntry, "no entry \(number) in the queue (1-\(count))")
