@@ -160,7 +160,7 @@ public struct CommandError: Error, Hashable, CustomStringConvertible {
         CommandError(.cannotListen, "cannot listen: \(error)")
     }
     /// A lower layer's failure, in its own words.
-    public static func failed(_ error: Error) -> CommandError { CommandError(.failed, "\(error)") }
+    public static func failed(_ error: Error) -> CommandError { CommandError(.failed, "\(CatalogueError.readable(error))") }
     public static func failed(_ message: String) -> CommandError { CommandError(.failed, message) }
 
     /// Matches an error of the pattern's kind, whatever its words.

@@ -58,6 +58,7 @@ struct Serve: AsyncLibraryCommand {
         var addresses = [endpoint.socketPath]
         if let tcpPort = hosting.tcpPort { addresses.append("\(settings.bindAddress):\(tcpPort)") }
         context.console.line("xzmusic: hosting \(context.folder.url.path.safe) on \(addresses.joined(separator: " and "))")
+        Check.warnIfDamaged(try context.database, console: context.console)
         let (signalled, arrived) = AsyncStream.makeStream(of: Int32.self)
         let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { arrived.yield($0) }
         for await _ in signalled { break }
