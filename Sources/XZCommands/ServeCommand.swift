@@ -103,6 +103,11 @@ final class HostedPlayer: Sendable {
         // Restored before anyone can connect, so no client sees the empty queue first; kept only by a
         // host that serves, which holds the lock.
         let stateFile = settings.stateFile(library: context.folder)
+        if let stateFile {
+            // A state file kept outside the library has its own folder to clear of half-written copies.
+            let url = URL(fileURLWithPath: stateFile)
+            AtomicFile.removeLeftovers(in: url.deletingLastPathComponent().path, of: url.lastPathComponent)
+        }
         if let stateFile { session.host.restoreState(from: stateFile, paused: settings.restorePaused) }
         let server = ProtocolServer(host: session.host, password: settings.password)
         do {
