@@ -56,12 +56,17 @@ extension LibraryDatabase {
     }
 
     /// SQLite's `PRAGMA quick_check` (`full`: `integrity_check`): nil when sound, else the first
-    /// problems it names, one line. A file too damaged to read at all throws `.damaged`.
+    /// problems it names, one line (a check that SQLite stops as damaged is a problem too).
     public func problems(full: Bool, limit: Int = 10) throws -> String? {
-        let rows: [String] = try CatalogueError.readable {
-            try pool.read { db in
+        let rows: [String]
+        do {
+            rows = try pool.read { db in
                 try String.fetchAll(db, sql: "PRAGMA \(full ? "integrity_check" : "quick_check")(\(max(1, limit)))")
             }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
+            rows = [error.message ?? "database disk image is malformed"]
+        } catch {
+            throw CatalogueError.readable(error)
         }
         guard rows != ["ok"] else { return nil }
         // Each row may hold several lines, among them a "*** in database main ***" heading.
