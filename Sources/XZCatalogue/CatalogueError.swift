@@ -3,7 +3,7 @@
 public struct CatalogueError: Error, Hashable, CustomStringConvertible, Sendable {
     private enum Code: Hashable, Sendable {
         case database, io, badFeedLine, badFilter, badPlaylistName, noSuchPlaylist, playlistExists, badPosition
-        case malformedURI, climbsOut, accessDenied, unsupportedScheme
+        case malformedURI, climbsOut, accessDenied, unsupportedScheme, playlistTooLarge, damaged
     }
 
     private let code: Code
@@ -28,6 +28,11 @@ public struct CatalogueError: Error, Hashable, CustomStringConvertible, Sendable
     public static let badPlaylistName = CatalogueError(.badPlaylistName, "Bad playlist name")
     public static let noSuchPlaylist = CatalogueError(.noSuchPlaylist, "No such playlist")
     public static let playlistExists = CatalogueError(.playlistExists, "Playlist exists already")
+    /// A stored playlist would pass its cap (MPD's `max_playlist_length`), in MPD's words.
+    public static let playlistTooLarge = CatalogueError(.playlistTooLarge, "Stored playlist is too large")
+    /// The library database's file is damaged (SQLite's SQLITE_CORRUPT or SQLITE_NOTADB, a bad header,
+    /// a file shorter than its pages): the message says which file and how to repair it.
+    public static let damaged = CatalogueError(.damaged, "the library database is damaged")
     /// A position or range outside a playlist.
     public static let badPosition = CatalogueError(.badPosition, "Bad position")
 
@@ -45,4 +50,5 @@ public struct CatalogueError: Error, Hashable, CustomStringConvertible, Sendable
     public static func badFilter(_ message: String) -> CatalogueError { CatalogueError(.badFilter, message) }
     public static func playlistExists(_ message: String) -> CatalogueError { CatalogueError(.playlistExists, message) }
     public static func badPosition(_ message: String) -> CatalogueError { CatalogueError(.badPosition, message) }
+    public static func damaged(_ message: String) -> CatalogueError { CatalogueError(.damaged, message) }
 }

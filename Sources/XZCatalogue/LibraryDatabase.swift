@@ -1,5 +1,8 @@
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The library's SQLite file: WAL, foreign keys on, a busy timeout, and the schema migrated on open.
 /// Reads go through the pool's readers, so a search never waits on an import or a stats write.
@@ -22,13 +25,38 @@ public struct LibraryDatabase: Sendable {
             db.add(function: FilterFunctions.match)
             db.add(function: MoreTagsColumn.function)
         }
-        do {
-            pool = try DatabasePool(path: path, configuration: config)
-            try Schema.migrator.migrate(pool)
-        } catch let error as DatabaseError {
-            throw CatalogueError.database("cannot open library database \(path): \(error.message ?? "\(error)")")
+        // Checked and made under the folder's lock, so a library another process is creating this
+        // moment is never taken for an empty, damaged one.
+        pool = try Self.holdingFolderLock(of: path) {
+            try Self.checkFile(atPath: path)
+            do {
+                let pool = try DatabasePool(path: path, configuration: config)
+                // The migrator reads the schema, which a damaged file cannot give.
+                try Schema.migrator.migrate(pool)
+                return pool
+            } catch let error as DatabaseError {
+                let readable = CatalogueError(error)
+                if readable == .damaged {
+                    throw CatalogueError.damaged("library database \(path) is damaged (\(error.message ?? "unreadable")): "
+                        + Self.repairHint(path))
+                }
+                let message = (error.message ?? "SQLite error \(error.resultCode.rawValue)").split(whereSeparator: \.isNewline)
+                throw CatalogueError.database("cannot open library database \(path): \(message.joined(separator: " "))")
+            }
         }
         self.path = path
+    }
+
+    /// Runs `body` holding an exclusive `flock` on the folder of `path` (every process opening the
+    /// library takes it); the lock goes with the process, even at `kill -9`.
+    private static func holdingFolderLock<T>(of path: String, _ body: () throws -> T) throws -> T {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        // A folder that cannot be opened is reported by SQLite, in its words, when it opens the file.
+        guard fd >= 0 else { return try body() }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0, errno == EINTR {}
+        return try body()
     }
 
     /// Moves with every change to songs, singers and albums, by any process (schema.sql's triggers);

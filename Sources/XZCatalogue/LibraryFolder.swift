@@ -1,4 +1,5 @@
 import Foundation
+import XZSystem
 
 /// Where a library lives: `--library DIR`, else `$XZMUSIC_HOME`, else `$XDG_DATA_HOME/xzmusic`,
 /// else `~/.local/share/xzmusic`. Everything the program writes stays inside this folder.
@@ -42,12 +43,20 @@ public struct LibraryFolder: Sendable, Equatable {
     /// from `demoSource` (a folder holding catalogue.jsonl and the files it names), if given.
     public func open(seedingDemoFrom demoSource: URL?) throws -> LibraryDatabase {
         try create()
+        removeLeftoverTemporaryFiles()
         let isNew = !FileManager.default.fileExists(atPath: databasePath)
         let database = try LibraryDatabase(path: databasePath)
         if isNew, let demoSource {
             _ = try seedDemo(from: demoSource, into: database)
         }
         return database
+    }
+
+    /// Removes what writes cut short by a crash left in the library's folders (the host's state file,
+    /// the stored playlists); a write in progress is young enough to be left alone.
+    public func removeLeftoverTemporaryFiles() {
+        AtomicFile.removeLeftovers(in: url.path)
+        AtomicFile.removeLeftovers(in: StoredPlaylists(library: self).folder.path)
     }
 
     /// Copies the demo into the library folder and imports its catalogue from there.

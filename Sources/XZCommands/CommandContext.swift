@@ -133,6 +133,7 @@ public struct CommandError: Error, Hashable, CustomStringConvertible {
     public static func noSuchPlaylist(named name: String) -> CommandError {
         CommandError(.noSuchPlaylist, "no playlist named \(name.safe) ('playlist list' shows them)")
     }
+    public static let playlistExists = CommandError(.playlistExists, "playlist exists already")
     public static func playlistExists(_ message: String) -> CommandError { CommandError(.playlistExists, message) }
     public static func noSuchEntry(_ number: Int, count: Int) -> CommandError {
         CommandError(.noSuchEntry, "no entry \(number) in the queue (1-\(count))")
@@ -159,7 +160,7 @@ public struct CommandError: Error, Hashable, CustomStringConvertible {
         CommandError(.cannotListen, "cannot listen: \(error)")
     }
     /// A lower layer's failure, in its own words.
-    public static func failed(_ error: Error) -> CommandError { CommandError(.failed, "\(error)") }
+    public static func failed(_ error: Error) -> CommandError { CommandError(.failed, "\(CatalogueError.readable(error))") }
     public static func failed(_ message: String) -> CommandError { CommandError(.failed, message) }
 
     /// Matches an error of the pattern's kind, whatever its words.

@@ -88,7 +88,7 @@ struct FetchLyrics: AsyncLibraryCommand {
                 do {
                     try run.keep(song, result, database: database, settings: settings)
                 } catch {
-                    run.console.announce("lyrics: cannot keep the lyrics of \(song.title.safe): \("\(error)".safe)")
+                    run.console.announce("lyrics: cannot keep the lyrics of \(song.title.safe): \("\(CatalogueError.readable(error))".safe)")
                 }
             }
             run.finish()

@@ -71,12 +71,14 @@ struct PlaylistCommand: ParsableCommand {
             let playlists = context.playlists
             // An empty queue makes an empty playlist, as MPD's save does.
             let queue = try player.view().queue
-            let exists = try playlists.store.exists(name)
-            if exists && !append && !replace {
+            do {
+                try playlists.run {
+                    try $0.save(name, queue.map(playlists.entry), mode: append ? .append : replace ? .replace : .create,
+                                creatingMissing: true)
+                }
+            } catch CommandError.playlistExists {
                 throw CommandError.playlistExists("playlist \(name.safe) exists already: --append or --replace it")
             }
-            let kept = try append && exists ? playlists.store.read(name) : []
-            try playlists.store.write(name, kept + queue.map(playlists.entry))
             context.console.line("saved \(queue.count) song\(queue.count == 1 ? "" : "s") as \(name.safe)")
         }
     }
@@ -115,9 +117,11 @@ struct PlaylistCommand: ParsableCommand {
                 playlists.entry(QueueItem($0, database: database))
             }
             var count = 0
-            try playlists.store.edit(name, create: true) { list in
-                list += entries
-                count = list.count
+            try playlists.run {
+                try $0.edit(name, create: true) { list in
+                    list += entries
+                    count = list.count
+                }
             }
             context.console.line("added \(entries.count) to \(name.safe) (\(count) in all)")
         }
@@ -159,19 +163,24 @@ struct PlaylistCommand: ParsableCommand {
 
         func run(in context: CommandContext) throws {
             let url = URL(fileURLWithPath: LibraryFolder.expandTilde(file)).standardizedFileURL
-            guard let data = FileManager.default.contents(atPath: url.path) else {
+            let playlists = context.playlists
+            // One line past the cap is enough to tell the file is longer than a playlist may be.
+            let cap = playlists.store.maxLength
+            guard let lines = StoredPlaylists.readCapped(atPath: url.path, maxEntries: cap + 1) else {
                 throw CommandError.noSuchFile("cannot read \(file.safe)")
             }
             let target = name ?? url.deletingPathExtension().lastPathComponent
-            let playlists = context.playlists
-            if try playlists.checked(target) {
-                throw CommandError.playlistExists("playlist \(target.safe) exists already: --name another, or 'playlist rm' it first")
-            }
+            let exists = CommandError.playlistExists(
+                "playlist \(target.safe) exists already: --name another, or 'playlist rm' it first")
+            if try playlists.checked(target) { throw exists }
             let base = url.deletingLastPathComponent().path
             let database = try context.database
             var entries: [PlaylistEntry] = []
             var left = 0
-            for line in M3U.parse(data) {
+            if lines.count > cap {
+                context.console.error("\(file.safe): more than \(cap) songs: only the first \(cap) are imported")
+            }
+            for line in lines.prefix(cap) {
                 let problem: String
                 if let path = StoredPlaylists.path(forLocation: line.location, base: base, climbing: true) {
                     if !FileManager.default.fileExists(atPath: path) {
@@ -188,7 +197,11 @@ struct PlaylistCommand: ParsableCommand {
                 left += 1
                 context.console.error("\(file.safe) line \(line.line): \(line.location.safe): \(problem)")
             }
-            try playlists.store.write(target, entries)
+            do {
+                try playlists.run { try $0.save(target, entries, mode: .create) }
+            } catch CommandError.playlistExists {
+                throw exists
+            }
             context.console.line("imported \(entries.count) song\(entries.count == 1 ? "" : "s") as \(target.safe)"
                 + (left > 0 ? " (\(left) left out)" : ""))
         }
@@ -212,6 +225,9 @@ struct PlaylistFiles {
             case CatalogueError.badPlaylistName:
                 throw CommandError.usage("bad playlist name: not empty, no '/', no control characters, not starting with '.'")
             case CatalogueError.noSuchPlaylist: throw CommandError.noSuchPlaylist
+            case CatalogueError.playlistExists: throw CommandError.playlistExists(error.description)
+            case CatalogueError.playlistTooLarge:
+                throw CommandError.failed("a playlist holds at most \(store.maxLength) songs (max_playlist_length)")
             default: throw CommandError.failed(error.description)
             }
         }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import XZCatalogue
+import XZText
 
 /// The whole program: parse the arguments, run the command, map failures to exit codes
 /// (0 success, 1 failure, 64 usage error). On the main actor, as every command runs: their blocking
@@ -16,6 +18,10 @@ public enum Main {
             return 0
         } catch let error as CommandError {
             Console.shared.error("xzmusic: \(error.description)")
+            return 1
+        } catch where CatalogueError.readable(error) is CatalogueError {
+            // A database failure: one line, never the statement.
+            Console.shared.error("xzmusic: \("\(CatalogueError.readable(error))".safe)")
             return 1
         } catch {
             let code = XZMusic.exitCode(for: error)

@@ -121,6 +121,9 @@ enum Repl {
             }
         } catch let error as CommandError {
             context.console.error("error: \(error.description)")
+        } catch where CatalogueError.readable(error) is CatalogueError {
+            // The catalogue's failures, a database's among them: one line, never the statement.
+            context.console.error("error: \("\(CatalogueError.readable(error))".safe)")
         } catch {
             let code = XZMusic.exitCode(for: error)
             let message = XZMusic.message(for: error)

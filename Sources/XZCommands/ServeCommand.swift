@@ -58,6 +58,7 @@ struct Serve: AsyncLibraryCommand {
         var addresses = [endpoint.socketPath]
         if let tcpPort = hosting.tcpPort { addresses.append("\(settings.bindAddress):\(tcpPort)") }
         context.console.line("xzmusic: hosting \(context.folder.url.path.safe) on \(addresses.joined(separator: " and "))")
+        Check.warnIfDamaged(try context.database, console: context.console)
         let (signalled, arrived) = AsyncStream.makeStream(of: Int32.self)
         let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { arrived.yield($0) }
         for await _ in signalled { break }
@@ -103,6 +104,11 @@ final class HostedPlayer: Sendable {
         // Restored before anyone can connect, so no client sees the empty queue first; kept only by a
         // host that serves, which holds the lock.
         let stateFile = settings.stateFile(library: context.folder)
+        if let stateFile {
+            // A state file kept outside the library has its own folder to clear of half-written copies.
+            let url = URL(fileURLWithPath: stateFile)
+            AtomicFile.removeLeftovers(in: url.deletingLastPathComponent().path, of: url.lastPathComponent)
+        }
         if let stateFile { session.host.restoreState(from: stateFile, paused: settings.restorePaused) }
         var limits = ServerLimits()
         limits.requestBudget = settings.requestBudget

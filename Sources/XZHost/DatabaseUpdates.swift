@@ -69,7 +69,7 @@ public final class DatabaseUpdates: Sendable {
             do {
                 summary = try work()
             } catch {
-                report("update of \(what) failed: \(error)")
+                report("update of \(what) failed: \(CatalogueError.readable(error))")
             }
             // This job's change is announced below, not again by the watch.
             check(database, playlists: playlists, byOtherProcess: false)

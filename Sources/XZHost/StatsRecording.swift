@@ -60,7 +60,7 @@ final class StatsRecording: Sendable {
                 defer { reported = true }
                 return !reported
             }
-            if first { report("play statistics not saved: \(error)") }
+            if first { report("play statistics not saved: \(CatalogueError.readable(error))") }
         }
     }
 }

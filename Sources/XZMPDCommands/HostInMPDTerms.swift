@@ -39,7 +39,9 @@ extension MPDError {
 extension MPDError {
     /// A failure below a command (the catalogue, a file, the host), as MPD reports its own: a refused
     /// URI by kind, anything else as a system error carrying its message.
-    init(failure error: any Error) {
+    init(failure: any Error) {
+        // A database failure in one line, never its SQL.
+        let error = CatalogueError.readable(failure)
         if let refusal = error as? CatalogueError {
             self.init(uri: refusal)
         } else if let passed = error as? DeadlinePassed {

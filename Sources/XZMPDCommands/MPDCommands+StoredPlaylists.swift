@@ -45,18 +45,11 @@ extension MPDCommands {
         MPDCommand("save", 1...2, .changesState, .blocking) { call throws(MPDError) in
             let name = call.arguments[0]
             let mode = call.arguments.count > 1 ? call.arguments[1] : "create"
-            guard ["create", "append", "replace"].contains(mode) else {
+            guard let saveMode = StoredPlaylists.SaveMode(rawValue: mode) else {
                 throw MPDError(.arg, "Unrecognized save mode, expected one of: create, append, replace")
             }
             let queue = call.player.snapshot().entries.map { call.host.playlistEntry($0.item) }
-            try playlistCall {
-                let playlists = call.host.playlists
-                let exists = try playlists.exists(name)
-                if mode == "create", exists { throw CatalogueError.playlistExists("Playlist already exists") }
-                if mode != "create", !exists { throw CatalogueError.noSuchPlaylist }
-                let kept = try mode == "append" ? playlists.read(name) : []
-                try playlists.write(name, kept + queue)
-            }
+            try playlistCall { try call.host.playlists.save(name, queue, mode: saveMode) }
             call.host.wrote(.storedPlaylists)
         },
         MPDCommand("rm", 1...1, .changesState, .blocking) { call throws(MPDError) in
@@ -134,6 +127,7 @@ extension MPDCommands {
             case .noSuchPlaylist: throw MPDError(.noExist, "No such playlist")
             case .playlistExists: throw MPDError(.exist, error.description)
             case .badPosition: throw MPDError(.arg, error.description)
+            case .playlistTooLarge: throw MPDError(.playlistMax, error.description)
             default: throw MPDError(.system, error.description)
             }
         } catch {

@@ -17,7 +17,7 @@ public enum AtomicFile {
         }
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
-        let temporary = folder + "/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = folder + "/" + temporaryName(for: url.lastPathComponent)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw failure("cannot create a file in \(folder): ") }
         var written = 0
@@ -43,5 +43,44 @@ public enum AtomicFile {
             unlink(temporary)
             throw error
         }
+    }
+
+    /// `.NAME.PID.RANDOM.tmp`: hidden, beside its target, unique to the writing process.
+    static func temporaryName(for name: String) -> String {
+        ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+    }
+
+    /// How old a temporary file must be before it is taken for a dead writer's: a write in progress
+    /// takes well under a second.
+    public static let leftoverAge: TimeInterval = 60
+
+    /// Removes from `folder` the temporary files a write left when its process died mid-way (`kill -9`,
+    /// a power cut): regular files named as `write` names them (for the file `name` only, when given)
+    /// and unchanged for `minimumAge` seconds, so another process's write in progress is never touched.
+    /// Returns how many it removed; a folder that cannot be read has none.
+    @discardableResult
+    public static func removeLeftovers(in folder: String, of name: String? = nil,
+                                       olderThan minimumAge: TimeInterval = leftoverAge) -> Int {
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
+        let now = Date().timeIntervalSince1970
+        var removed = 0
+        for file in files where isTemporaryName(file, of: name) {
+            let path = folder + "/" + file
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                  now - Double(info.st_mtim.tv_sec) >= minimumAge else { continue }
+            if unlink(path) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    /// Whether `file` is named as `temporaryName` names one (of `name`, when given).
+    static func isTemporaryName(_ file: String, of name: String?) -> Bool {
+        let parts = file.split(separator: ".", omittingEmptySubsequences: false)
+        guard file.hasPrefix("."), parts.count >= 5, parts.last == "tmp",
+              parts[parts.count - 2].allSatisfy { $0.isASCII && $0.isNumber }, !parts[parts.count - 2].isEmpty,
+              parts[parts.count - 3].allSatisfy { $0.isASCII && $0.isNumber }, !parts[parts.count - 3].isEmpty else { return false }
+        let target = parts[1..<(parts.count - 3)].joined(separator: ".")
+        return !target.isEmpty && (name == nil || target == name)
     }
 }

@@ -25,13 +25,14 @@ public struct PlaylistEntry: Sendable, Equatable {
 public enum M3U {
     /// Entries of an .m3u/.m3u8 file from any player: UTF-8 (a byte-order mark skipped), LF or CRLF line ends,
     /// comments and blank lines ignored; `#EXTINF` describes the next location.
-    public static func parse(_ data: Data) -> [PlaylistEntry] {
+    /// At most `limit` entries are read; the lines after them are left unread.
+    public static func parse(_ data: Data, limit: Int = .max) -> [PlaylistEntry] {
         var text = String(decoding: data, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var entries: [PlaylistEntry] = []
         var pending: (title: String?, durationMs: Int?)?
         let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
-        for (index, raw) in lines.enumerated() {
+        for (index, raw) in lines.enumerated() where entries.count < limit {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }
             if line.hasPrefix("#") {
@@ -68,13 +69,30 @@ public enum M3U {
 
 /// The library's stored playlists: `NAME.m3u` files in `playlists/` under the library folder, which
 /// real MPD reads too when its playlist_directory points there. Every write replaces the whole file
-/// atomically. Names are data: nothing a client sends can name a file outside the folder.
+/// atomically, and every change holds the folder's lock, so edits by the host and by other programs
+/// of the library (the CLI) happen one after another and none is lost. Each playlist holds at most
+/// `maxLength` songs (MPD's `max_playlist_length`). Names are data: nothing a client sends can name a
+/// file outside the folder.
 public struct StoredPlaylists: Sendable, Equatable {
     public static let suffix = ".m3u"
-    public let folder: URL
+    /// MPD's default `max_playlist_length`.
+    public static let defaultMaxLength = 16_384
+    /// Bytes of a playlist file read per song of the cap: MPD's longest path and an `#EXTINF` line fit.
+    static let bytesPerEntry = 8_192
 
-    public init(library: LibraryFolder) {
+    public let folder: URL
+    /// The most songs a playlist holds: longer files are read up to it, and a change past it is refused.
+    public let maxLength: Int
+
+    public init(library: LibraryFolder, maxLength: Int = defaultMaxLength) {
         folder = library.url.appendingPathComponent("playlists")
+        self.maxLength = max(0, maxLength)
+    }
+
+    /// How `save` treats a playlist of the name: `create` refuses an existing one, `append` keeps its
+    /// songs before the new ones, `replace` drops them.
+    public enum SaveMode: String, Sendable, CaseIterable {
+        case create, append, replace
     }
 
     /// A name that stays a plain file name in the folder: not empty, no `/`, no NUL or other control
@@ -111,54 +129,117 @@ public struct StoredPlaylists: Sendable, Equatable {
         }.sorted { $0.name < $1.name }
     }
 
+    /// The playlist's first `maxLength` songs (MPD reads no more of a longer file).
     public func read(_ name: String) throws -> [PlaylistEntry] {
-        let path = try path(of: name)
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let entries = Self.readCapped(atPath: try path(of: name), maxEntries: maxLength) else {
             throw CatalogueError.noSuchPlaylist
         }
-        return M3U.parse(data)
+        return entries
+    }
+
+    /// The first `maxEntries` entries of the M3U file at `path`, reading no more of it than they can
+    /// take; nil when it is no regular file that can be read (a FIFO is never waited on).
+    public static func readCapped(atPath path: String, maxEntries: Int) -> [PlaylistEntry]? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let (product, overflow) = max(1, maxEntries).multipliedReportingOverflow(by: bytesPerEntry)
+        let budget = overflow ? Int.max : product
+        guard var data = try? handle.read(upToCount: budget) ?? Data() else { return nil }
+        // Cut short, the last line may be half a location: it is no entry.
+        if data.count == budget, let lastBreak = data.lastIndex(of: UInt8(ascii: "\n")) {
+            data = data[..<lastBreak]
+        }
+        return M3U.parse(data, limit: maxEntries)
     }
 
     /// Writes the whole playlist, creating the folder when needed.
     public func write(_ name: String, _ entries: [PlaylistEntry]) throws {
         let path = try path(of: name)
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try AtomicFile.write(Data(M3U.render(entries).utf8), toPath: path)
-        } catch let failure as SystemError {
-            throw CatalogueError.io(failure.description)
-        } catch {
-            throw CatalogueError.io("cannot create \(folder.path): \((error as NSError).localizedDescription)")
+        try exclusively { try store(entries, at: path) }
+    }
+
+    /// Keeps `entries` as playlist `name` by `mode`; a playlist that `append` or `replace` does not find
+    /// is made when `creatingMissing` (as the CLI does), else it is `noSuchPlaylist` (as MPD answers).
+    public func save(_ name: String, _ entries: [PlaylistEntry], mode: SaveMode, creatingMissing: Bool = false) throws {
+        let path = try path(of: name)
+        try exclusively {
+            let exists = FileManager.default.fileExists(atPath: path)
+            if mode == .create, exists { throw CatalogueError.playlistExists("Playlist already exists") }
+            if mode != .create, !exists, !creatingMissing { throw CatalogueError.noSuchPlaylist }
+            let kept = mode == .append && exists ? try read(name) : []
+            try store(kept + entries, at: path)
         }
     }
 
-    /// Reads, changes and writes back an existing playlist (or a new one when `create`).
+    /// Reads, changes and writes back an existing playlist (or a new one when `create`), holding the
+    /// lock throughout: an edit made meanwhile by another client or program is never overwritten.
     public func edit(_ name: String, create: Bool = false, _ change: (inout [PlaylistEntry]) throws -> Void) throws {
-        var entries: [PlaylistEntry] = []
-        do {
-            entries = try read(name)
-        } catch let error as CatalogueError where error == .noSuchPlaylist && create {}
-        try change(&entries)
-        try write(name, entries)
+        let path = try path(of: name)
+        try exclusively {
+            var entries: [PlaylistEntry] = []
+            do {
+                entries = try read(name)
+            } catch let error as CatalogueError where error == .noSuchPlaylist && create {}
+            try change(&entries)
+            try store(entries, at: path)
+        }
     }
 
     public func remove(_ name: String) throws {
         let path = try path(of: name)
-        guard unlink(path) == 0 else {
-            if errno == ENOENT { throw CatalogueError.noSuchPlaylist }
-            throw CatalogueError.io("cannot remove \(path): \(String(cString: strerror(errno)))")
+        try exclusively {
+            guard unlink(path) == 0 else {
+                if errno == ENOENT { throw CatalogueError.noSuchPlaylist }
+                throw CatalogueError.io("cannot remove \(path): \(String(cString: strerror(errno)))")
+            }
         }
     }
 
     public func rename(_ name: String, to newName: String) throws {
         let from = try path(of: name)
         let to = try path(of: newName)
-        let manager = FileManager.default
-        guard manager.fileExists(atPath: from) else { throw CatalogueError.noSuchPlaylist }
-        guard !manager.fileExists(atPath: to) else { throw CatalogueError.playlistExists }
-        guard Glibc.rename(from, to) == 0 else {
-            throw CatalogueError.io("cannot rename \(from): \(String(cString: strerror(errno)))")
+        try exclusively {
+            let manager = FileManager.default
+            guard manager.fileExists(atPath: from) else { throw CatalogueError.noSuchPlaylist }
+            guard !manager.fileExists(atPath: to) else { throw CatalogueError.playlistExists }
+            guard Glibc.rename(from, to) == 0 else {
+                throw CatalogueError.io("cannot rename \(from): \(String(cString: strerror(errno)))")
+            }
         }
+    }
+
+    /// Replaces the file at `path` whole; the caller holds the lock.
+    private func store(_ entries: [PlaylistEntry], at path: String) throws {
+        guard entries.count <= maxLength else { throw CatalogueError.playlistTooLarge }
+        do {
+            try AtomicFile.write(Data(M3U.render(entries).utf8), toPath: path)
+        } catch {
+            throw CatalogueError.io(error.description)
+        }
+    }
+
+    /// Runs `body` holding an exclusive `flock` on the playlists folder, which every process of the
+    /// library takes before it changes a playlist (the lock goes with the process, even at `kill -9`).
+    /// It may wait for another writer: callers run on a blocking thread, never an event loop. Not
+    /// reentrant: `body` must not call another locking method.
+    private func exclusively<T>(_ body: () throws -> T) throws -> T {
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CatalogueError.io("cannot create \(folder.path): \((error as NSError).localizedDescription)")
+        }
+        let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw CatalogueError.io("cannot open \(folder.path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw CatalogueError.io("cannot lock \(folder.path): \(String(cString: strerror(errno)))")
+            }
+        }
+        return try body()
     }
 
     // MARK: Locations
