@@ -206,12 +206,15 @@ public final class GrowingFile: Sendable {
     /// Calls `handler` once (outside the lock) with true when the reader has made room in the window, with
     /// false when the file failed or was let go (nothing more is wanted); at once when either is so already.
     public func whenRoom(_ handler: @escaping @Sendable (Bool) -> Void) {
-        let now: Bool? = state.withLock { state in
-            if state.failure != nil || state.letGo || state.complete || state.window == nil { return false }
-            if let room = state.window?.room, room > 0 { return true }
+        let (now, replaced) = state.withLock { state -> (Bool?, (@Sendable (Bool) -> Void)?) in
+            if state.failure != nil || state.letGo || state.complete || state.window == nil { return (false, nil) }
+            if let room = state.window?.room, room > 0 { return (true, nil) }
+            // One writer at a time: an earlier one (an abandoned attempt) hears that it is no longer wanted.
+            let earlier = state.window?.roomWaiter
             state.window?.roomWaiter = handler
-            return nil
+            return (nil, earlier)
         }
+        replaced?(false)
         if let now { handler(now) }
     }
 

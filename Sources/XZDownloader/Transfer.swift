@@ -61,9 +61,10 @@ final class LiveProgress: Sendable {
         }
     }
 
-    /// Measuring the rate starts over (a new attempt).
+    /// Measuring the rate starts over (a new attempt, whose writer waits for nothing yet).
     func startRateWindow() {
         state.withLock { state in
+            state.heldBack = false
             state.windowStart = monotonicSeconds()
             state.windowBytes = 0
         }
@@ -89,7 +90,8 @@ final class LiveProgress: Sendable {
         }
     }
 
-    var idleSeconds: Double { state.withLock { monotonicSeconds() - $0.lastActivity } }
+    /// Seconds since anything arrived; 0 while the writer waits for its reader (a paused radio is no dead server).
+    var idleSeconds: Double { state.withLock { $0.heldBack ? 0 : monotonicSeconds() - $0.lastActivity } }
 
     var bytesDone: Int64 { state.withLock { $0.done } }
     /// The most bytes the `.part` has held: only passing it counts as progress for retries.

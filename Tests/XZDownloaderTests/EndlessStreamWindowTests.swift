@@ -21,6 +21,8 @@ final class EndlessStreamWindowTests: XCTestCase {
             return response
         }
         fixture.settings.streamBuffer = Self.window
+        fixture.settings.idleTimeout = 1
+        fixture.settings.minRateWindow = 1
         return fixture
     }
 
@@ -68,6 +70,11 @@ final class EndlessStreamWindowTests: XCTestCase {
         XCTAssertLessThan(sent, 32 << 20, "sent while the reader stood still: \(sent) bytes")
         XCTAssertLessThanOrEqual(stream.heldRanges.heldBytes, Int64(Self.window))
         XCTAssertEqual(libraryBytes(fixture), 0, "nothing of the stream is on disk")
+        // A player that stands still (paused) is no dead server: neither the idle timeout nor the minimum
+        // rate ends the connection.
+        try await Task.sleep(nanoseconds: 2_500_000_000)
+        XCTAssertNil(stream.failureMessage)
+        XCTAssertEqual(fixture.server.requests(path: "/radio.mp3").count, 1)
 
         // Ten windows read in order are exactly the server's bytes, over and over.
         var offset = Int64(first)
