@@ -146,7 +146,8 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
                 // Past the promised size the body can never be kept: stop before writing it.
                 let cap = min(state.total ?? limit.bytes, limit.bytes)
                 if at + Int64(buffer.readableBytes) > cap {
-                    let why = state.total == nil || limit.bytes < state.total! ? limit.promise : "the server announced \(cap) bytes"
+                    let announced = state.total.map { $0 <= limit.bytes } ?? false
+                    let why = announced ? "the server announced \(cap) bytes" : limit.promise
                     throw DownloadError.tooLarge("\(state.visited.absoluteString) sent more than \(cap) bytes, but \(why); stopped")
                 }
                 try buffer.withUnsafeReadableBytes { try file.write($0) }
