@@ -124,6 +124,7 @@ let package = Package(
         ]),
         .testTarget(name: "XZHostTests", dependencies: [
             "XZHost", "XZCatalogue", "XZFolderScan", "XZPlayback", "XZStats", "XZSystem", "XZTestSupport",
+            product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol"]),
         .testTarget(name: "XZMPDCommandsTests", dependencies: [

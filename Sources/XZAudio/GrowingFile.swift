@@ -59,8 +59,63 @@ public struct ByteRanges: Sendable, Equatable, CustomStringConvertible {
 /// A file that is still being written, read while it grows: a writer (a download) reports the byte ranges it
 /// has put on disk, the total once known, and the end or a failure; readers get what is there and wait for
 /// what is not. Thread-safe; readers block on their own thread (the audio thread), never the cooperative pool.
+///
+/// A stream of no announced length (internet radio) can instead be held in a bounded window in memory
+/// (`useWindow`): the writer appends, the oldest bytes make room once the reader is past them, and the
+/// writer waits (`whenRoom`) while the reader is a whole window behind. Nothing of it is on disk.
 public final class GrowingFile: Sendable {
+    /// A ring of the last `capacity` bytes of a stream; logical offset `o` is at `o % capacity`.
+    private struct Window: Sendable {
+        let capacity: Int
+        var bytes: [UInt8]
+        /// Logical bytes appended so far.
+        var end: Int64 = 0
+        /// The furthest byte a reader has read to.
+        var readMark: Int64 = 0
+        /// Set while the writer waits for the reader to make room.
+        var roomWaiter: (@Sendable (Bool) -> Void)?
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            bytes = [UInt8](repeating: 0, count: capacity)
+        }
+
+        /// The first byte still held.
+        var start: Int64 { max(0, end - Int64(capacity)) }
+
+        /// Bytes that may be appended now: a quarter of the window stays behind the reader, for decoders
+        /// that look back a little.
+        var room: Int {
+            let floor = max(0, readMark - Int64(capacity / 4))
+            return max(0, capacity - Int(end - floor))
+        }
+
+        mutating func append(_ source: UnsafeRawBufferPointer) {
+            var done = 0
+            while done < source.count {
+                let at = Int(end % Int64(capacity))
+                let n = min(source.count - done, capacity - at)
+                bytes.withUnsafeMutableBytes { ring in
+                    ring.baseAddress!.advanced(by: at).copyMemory(from: source.baseAddress!.advanced(by: done), byteCount: n)
+                }
+                done += n
+                end += Int64(n)
+            }
+        }
+
+        /// Copies from `offset` (which is held) up to the ring's wrap point.
+        func copy(from offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            let at = Int(offset % Int64(capacity))
+            let n = min(buffer.count, Int(end - offset), capacity - at)
+            bytes.withUnsafeBytes { ring in
+                buffer.baseAddress!.copyMemory(from: ring.baseAddress!.advanced(by: at), byteCount: n)
+            }
+            return n
+        }
+    }
+
     private struct State: Sendable {
+        var window: Window?
         var held = ByteRanges()
         var total: Int64?
         var complete = false
@@ -70,6 +125,8 @@ public final class GrowingFile: Sendable {
         var wanted: (@Sendable (Int64) -> Void)?
         var lastWant: Int64?
         var released: (@Sendable () -> Void)?
+        /// The reader let go.
+        var letGo = false
         var arrived: (@Sendable () -> Void)?
 
         /// The descriptor, opened on first need; -1 while the file cannot be opened.
@@ -119,10 +176,65 @@ public final class GrowingFile: Sendable {
         state.withLock { $0.released = handler }
     }
 
-    /// `count` bytes at `offset` are on disk now.
+    /// From now on the bytes are kept in a window of `capacity` bytes in memory (see `append`), not on disk.
+    public func useWindow(capacity: Int) {
+        state.change { state in
+            guard state.window == nil else { return }
+            state.window = Window(capacity: max(1, capacity))
+            state.held = ByteRanges()
+        }
+    }
+
+    /// Whether the bytes are kept in a memory window.
+    public var isWindowed: Bool { state.withLock { $0.window != nil } }
+
+    /// Appends what fits to the window, the oldest bytes the reader is done with making room; returns
+    /// how many bytes were taken. Fewer than given: ask `whenRoom` before appending the rest.
+    public func append(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let (taken, notify) = state.change { state -> (Int, (@Sendable () -> Void)?) in
+            guard let room = state.window?.room else { return (0, nil) }
+            let n = min(bytes.count, room)
+            // In place: a copy of the window would copy its whole buffer.
+            state.window?.append(UnsafeRawBufferPointer(rebasing: bytes[0 ..< n]))
+            if let window = state.window { state.held = ByteRanges([window.start ..< window.end]) }
+            return (n, n > 0 ? state.arrived : nil)
+        }
+        notify?()
+        return taken
+    }
+
+    /// Calls `handler` once (outside the lock) with true when the reader has made room in the window, with
+    /// false when the file failed or was let go (nothing more is wanted); at once when either is so already.
+    public func whenRoom(_ handler: @escaping @Sendable (Bool) -> Void) {
+        let (now, replaced) = state.withLock { state -> (Bool?, (@Sendable (Bool) -> Void)?) in
+            if state.failure != nil || state.letGo || state.complete || state.window == nil { return (false, nil) }
+            if let room = state.window?.room, room > 0 { return (true, nil) }
+            // One writer at a time: an earlier one (an abandoned attempt) hears that it is no longer wanted.
+            let earlier = state.window?.roomWaiter
+            state.window?.roomWaiter = handler
+            return (nil, earlier)
+        }
+        replaced?(false)
+        if let now { handler(now) }
+    }
+
+    /// True while the writer waits for the reader: as much as the window holds has arrived.
+    public var isWindowFull: Bool { state.withLock { $0.window?.roomWaiter != nil } }
+
+    /// Takes the writer's room waiter when the reader made room (or `always`).
+    private func takeRoomWaiter(always: Bool = false) -> (@Sendable (Bool) -> Void)? {
+        state.withLock { state in
+            guard let window = state.window, let waiter = window.roomWaiter, always || window.room > 0 else { return nil }
+            state.window?.roomWaiter = nil
+            return waiter
+        }
+    }
+
+    /// `count` bytes at `offset` are on disk now. (A windowed file hears of its bytes by `append` only.)
     public func didWrite(at offset: Int64, count: Int) {
         guard count > 0 else { return }
-        let notify = state.change { state in
+        let notify = state.change { state -> (@Sendable () -> Void)? in
+            guard state.window == nil else { return nil }
             _ = state.openDescriptor(path)
             state.held.insert(offset ..< offset + Int64(count))
             return state.arrived
@@ -140,24 +252,31 @@ public final class GrowingFile: Sendable {
     /// download has really been so far.
     public var arrivalBytesPerSecond: Double {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - createdNs) / 1e9
-        return Double(heldRanges.heldBytes) / max(seconds, 0.001)
+        let arrived = state.withLock { $0.window?.end ?? $0.held.heldBytes }
+        return Double(arrived) / max(seconds, 0.001)
     }
 
-    /// The writer cut the file at `offset` (a response that starts the file over).
+    /// The writer cut the file at `offset` (a response that starts the file over). A window goes on at its
+    /// end instead: a reconnected radio stream continues where the reader is.
     public func truncate(at offset: Int64) {
         state.withLock { state in
+            guard state.window == nil else { return }
             state.held.truncate(at: offset)
             state.lastWant = nil
         }
     }
 
     public func setTotal(_ size: Int64?) {
-        state.change { $0.total = size }
+        state.change { state in
+            // A window's end is where its appends stopped, whatever the writer counted.
+            state.total = state.window.map { $0.end } ?? size
+        }
     }
 
     /// Every byte is in (the download finished); a read at the end now returns 0 instead of waiting.
     public func finish() {
         state.change { state in
+            if let window = state.window { state.total = window.end }
             if state.total == nil { state.total = state.held.ranges.first?.upperBound ?? 0 }
             state.complete = true
         }
@@ -169,6 +288,7 @@ public final class GrowingFile: Sendable {
             // One line: it becomes the track's error.
             if state.failure == nil { state.failure = message.split(whereSeparator: \.isNewline).joined(separator: " ") }
         }
+        takeRoomWaiter(always: true)?(false)
     }
 
     // MARK: Reader side
@@ -188,6 +308,8 @@ public final class GrowingFile: Sendable {
     public func canRead(at offset: Int64, count: Int64) -> Bool {
         state.withLock { state in
             if state.failure != nil { return true }
+            // A full window is as much as will come before the reader takes some; bytes dropped never come.
+            if let window = state.window, window.roomWaiter != nil || offset < window.start { return true }
             let end = state.total.map { min($0, offset + count) } ?? offset + count
             return offset >= end || state.held.contiguous(from: offset) >= end - offset
         }
@@ -196,6 +318,8 @@ public final class GrowingFile: Sendable {
     /// What a reader does next, decided under the lock.
     private enum ReadStep: Sendable {
         case read(fd: Int32, count: Int)
+        /// Copied from the window under the lock.
+        case copied(Int)
         case end
         case failed
         /// Nothing is coming to this offset: ask the writer for it (outside the lock).
@@ -210,6 +334,16 @@ public final class GrowingFile: Sendable {
         while true {
             let step = state.wait(until: .now() + .milliseconds(20)) { state -> ReadStep? in
                 if let total = state.total, offset >= total { return .end }
+                if let window = state.window {
+                    // Bytes the window already let go of are gone for good.
+                    // A jump ahead while the writer waits for the reader to move on would wait forever.
+                    if offset < window.start || (offset > window.end && window.roomWaiter != nil) { return .failed }
+                    if offset < window.end {
+                        let n = window.copy(from: offset, into: UnsafeMutableRawBufferPointer(start: base, count: buffer.count))
+                        state.window?.readMark = max(window.readMark, offset + Int64(n))
+                        return .copied(n)
+                    }
+                }
                 let ready = state.held.contiguous(from: offset)
                 if ready > 0, state.openDescriptor(path) >= 0 {
                     return .read(fd: state.descriptor, count: min(buffer.count, Int(clamping: ready)))
@@ -226,6 +360,9 @@ public final class GrowingFile: Sendable {
             case .read(let fd, let count):
                 let n = pread(fd, base, count, off_t(offset))
                 return n < 0 ? -1 : n
+            case .copied(let n):
+                takeRoomWaiter()?(true)
+                return n
             case .end:
                 return 0
             case .failed:
@@ -245,9 +382,11 @@ public final class GrowingFile: Sendable {
             defer {
                 state.released = nil
                 state.arrived = nil
+                state.letGo = true
             }
             return state.released
         }
         handler?()
+        takeRoomWaiter(always: true)?(false)
     }
 }

@@ -53,7 +53,11 @@ enum AudioJob {
                                                  env: env, live: live)
             return JobOutcome(path: path, bytes: PartFile.size(ofFile: path))
         } catch {
-            if jumps.isJumping {
+            if (error as? DownloadError) == .tooLarge {
+                // More than promised can never be kept, nor resumed: the library holds no half download.
+                unlink(partPath)
+                try? env.store.saveProgress(id: task.id, bytesDone: 0, bytesTotal: nil)
+            } else if jumps.isJumping {
                 // Only the gapless start of a `.part` filled out of order is safe to resume from.
                 let prefix = growing.heldRanges.contiguous(from: 0)
                 truncate(partPath, off_t(prefix))
@@ -90,7 +94,8 @@ enum AudioJob {
                                           expectedTotal: same ? row?.bytesTotal : nil)
             do {
                 return try await fetcher.fetchFile(url, partPath: partPath, partial: partial, live: live, growing: growing,
-                                                   jumps: jumps) { _, validator, total, offset in
+                                                   jumps: jumps, limit: .of(catalogueSize: song.size, settings: fetcher.settings)) {
+                    _, validator, total, offset in
                     try store.saveSource(id: id, url: song.audioURL, validator: validator, bytesTotal: total, bytesDone: offset)
                 }
             } catch is JumpedAway {

@@ -36,6 +36,18 @@ public struct DownloadSettings: Sendable, Equatable {
     public var onlineCache: OnlineCache = .keep
     /// Seconds of audio a stream buffers before it starts (and after it caught up with its download).
     public var prebufferSeconds: Double = 1
+    /// A transfer slower than `minRate` bytes a second, averaged over `minRateWindow` seconds, is abandoned
+    /// (and retried like a timeout): a server trickling a byte every few seconds never trips the idle
+    /// timeout. 1 KiB/s is an eighth of the lowest bitrate radio uses (32 kbit/s); the window is long
+    /// enough to ride out a stall of a real network. Time a stream is held back by its player is not counted.
+    public var minRate: Int64 = 1024
+    public var minRateWindow: Double = 30
+    /// A download whose size neither the catalogue nor the server says stops here.
+    public var maxDownloadSize: Int64 = 2 << 30
+    /// Bytes of a stream of no announced length (internet radio) held at once, in memory: what is played
+    /// is dropped, and the fetch waits while the player is this far behind. 4 MiB is over a minute and
+    /// a half of 320 kbit/s audio.
+    public var streamBuffer: Int = 4 << 20
 
     public init() {}
 
@@ -97,6 +109,20 @@ public struct DownloadSettings: Sendable, Equatable {
             case "online_cache":
                 guard let cache = OnlineCache(rawValue: value) else { throw fail("online_cache must be keep or none") }
                 settings.onlineCache = cache
+            case "min_rate":
+                guard let n = Int64(value), (0 ... 1 << 30).contains(n) else { throw fail("min_rate must be bytes a second, from 0 (off) to 1073741824") }
+                settings.minRate = n
+            case "min_rate_window":
+                guard let seconds = Double(value), seconds >= 1, seconds <= 3600 else { throw fail("min_rate_window must be seconds, from 1 to 3600") }
+                settings.minRateWindow = seconds
+            case "max_download_size":
+                guard let n = Int64(value), n >= 1 << 20 else { throw fail("max_download_size must be bytes, at least 1048576") }
+                settings.maxDownloadSize = n
+            case "stream_buffer":
+                guard let n = Int(value), (64 << 10 ... 1 << 30).contains(n) else {
+                    throw fail("stream_buffer must be bytes, from 65536 to 1073741824")
+                }
+                settings.streamBuffer = n
             case "prebuffer":
                 guard let seconds = Double(value), seconds >= 0, seconds <= 60 else {
                     throw fail("prebuffer must be seconds of audio, from 0 to 60")

@@ -89,7 +89,7 @@ public struct DownloadError: Error, Hashable, CustomStringConvertible, Sendable 
     private enum Code: Hashable, Sendable {
         case http(Int)
         case network, timeout, diskFull, io, unsupportedURL, redirect, verification, notAudio, unsafePath, database, lyrics
-        case catalogueSource
+        case catalogueSource, tooLarge
     }
 
     private let code: Code
@@ -131,6 +131,10 @@ public struct DownloadError: Error, Hashable, CustomStringConvertible, Sendable 
     /// refuses what was asked of it.
     public static let catalogueSource = DownloadError(.catalogueSource, "catalogue source failure")
 
+    /// The body passed the size the server or the catalogue promised (or the largest download allowed);
+    /// nothing of it is kept.
+    public static let tooLarge = DownloadError(.tooLarge, "the download is larger than promised")
+
     public static func http(_ status: Int, _ message: String) -> DownloadError { DownloadError(.http(status), message) }
     public static func network(_ message: String) -> DownloadError { DownloadError(.network, message) }
     public static func timeout(_ message: String) -> DownloadError { DownloadError(.timeout, message) }
@@ -144,4 +148,5 @@ public struct DownloadError: Error, Hashable, CustomStringConvertible, Sendable 
     public static func database(_ message: String) -> DownloadError { DownloadError(.database, message) }
     public static func lyrics(_ message: String) -> DownloadError { DownloadError(.lyrics, message) }
     public static func catalogueSource(_ message: String) -> DownloadError { DownloadError(.catalogueSource, message) }
+    public static func tooLarge(_ message: String) -> DownloadError { DownloadError(.tooLarge, message) }
 }

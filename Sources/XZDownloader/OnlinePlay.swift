@@ -115,7 +115,10 @@ extension DownloadManager {
             do {
                 let total = try await fetcher.withRetries(live, url: url, onFailure: { _ in }, playing: { true }) {
                     let partial = source.partial(bytesOnDisk: PartFile.size(ofFile: path))
-                    return try await fetcher.fetchFile(url, partPath: path, partial: partial, live: live, growing: growing) {
+                    // A kept stream is written whole (capped); one only listened to keeps a window of it when
+                    // its length is unknown (radio).
+                    return try await fetcher.fetchFile(url, partPath: path, partial: partial, live: live, growing: growing,
+                                                       window: keep ? nil : fetcher.settings.streamBuffer) {
                         _, validator, total, _ in source.remember(validator: validator, total: total)
                     }
                 }
@@ -131,7 +134,7 @@ extension DownloadManager {
                 }
             } catch {
                 growing.fail(Task.isCancelled ? "stopped" : (error as? DownloadError)?.description ?? "\(error)")
-                if keep { unlink(path) }
+                if keep || (error as? DownloadError) == .tooLarge { unlink(path) }
             }
         }
         if keep {

@@ -27,6 +27,19 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
         let decision: ResumePlan.Decision
     }
 
+    /// The most bytes the file may have, and who said so, for the error past it.
+    struct SizeLimit: Sendable {
+        var bytes: Int64
+        var promise: String
+
+        /// The catalogue's size when it has one: the finished file must match it exactly (see `AudioJob.verify`),
+        /// so a byte more can never be kept. Else `max_download_size`.
+        static func of(catalogueSize: Int64?, settings: DownloadSettings) -> SizeLimit {
+            if let size = catalogueSize, size > 0 { return SizeLimit(bytes: size, promise: "the catalogue says \(size) bytes") }
+            return SizeLimit(bytes: settings.maxDownloadSize, promise: "max_download_size is \(settings.maxDownloadSize) bytes")
+        }
+    }
+
     private let partPath: String
     private let partial: PartialDownload
     private let live: LiveProgress
@@ -35,17 +48,25 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
     private let growing: GrowingFile?
     /// A seek past the arrived bytes stops this request (see SeekJumps).
     private let jumps: SeekJumps?
+    private let limit: SizeLimit
+    /// A stream of no announced length goes to `growing`'s memory window of this many bytes, never to disk.
+    private let window: Int?
     private let state: Mutex<State>
 
     private struct State {
         var file: PartFile?
         var total: Int64?
         var visited: URL
+        /// Bytes of this response put into the window.
+        var windowed: Int64?
     }
 
     init(url: URL, partPath: String, partial: PartialDownload, live: LiveProgress, growing: GrowingFile? = nil,
-         jumps: SeekJumps? = nil, onSource: @escaping @Sendable (URL, String, Int64?, Int64) throws -> Void) {
+         jumps: SeekJumps? = nil, limit: SizeLimit, window: Int? = nil,
+         onSource: @escaping @Sendable (URL, String, Int64?, Int64) throws -> Void) {
         self.growing = growing
+        self.limit = limit
+        self.window = growing == nil ? nil : window
         self.jumps = jumps
         self.partPath = partPath
         self.partial = partial
@@ -80,6 +101,19 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
             // Failing the head stops the body from being read at all.
             return task.eventLoop.makeFailedFuture(Unused(decision: other))
         }
+        if let window, let growing, total.map({ $0 > limit.bytes }) ?? true {
+            // Endless (radio), or a length past what any download may have: a bounded window in memory,
+            // never the disk; a reconnect goes on at its end.
+            do { try onSource(url, response.validator, nil, 0) } catch { return task.eventLoop.makeFailedFuture(error) }
+            growing.useWindow(capacity: window)
+            state.withLock { $0.windowed = 0 }
+            live.reset(done: 0, total: nil)
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+        if let total, total > limit.bytes {
+            return task.eventLoop.makeFailedFuture(DownloadError.tooLarge(
+                "\(url.absoluteString) announces \(total) bytes, but \(limit.promise); not downloaded"))
+        }
         do {
             try onSource(url, response.validator, total, offset)
             try state.withLock { state throws in
@@ -99,11 +133,23 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Written>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        if let growing, state.withLock({ $0.windowed != nil }) {
+            let promise = task.eventLoop.makePromise(of: Void.self)
+            appendToWindow(growing, buffer, promise)
+            return promise.futureResult
+        }
         let written: (at: Int64, end: Int64)?
         do {
             written = try state.withLock { state throws -> (at: Int64, end: Int64)? in
                 guard let file = state.file else { return nil }
                 let at = file.size
+                // Past the promised size the body can never be kept: stop before writing it.
+                let cap = min(state.total ?? limit.bytes, limit.bytes)
+                if at + Int64(buffer.readableBytes) > cap {
+                    let announced = state.total.map { $0 <= limit.bytes } ?? false
+                    let why = announced ? "the server announced \(cap) bytes" : limit.promise
+                    throw DownloadError.tooLarge("\(state.visited.absoluteString) sent more than \(cap) bytes, but \(why); stopped")
+                }
                 try buffer.withUnsafeReadableBytes { try file.write($0) }
                 return (at, file.size)
             }
@@ -117,7 +163,28 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
+    /// Appends as much as the window takes and waits (without reading on) for the reader to make room for
+    /// the rest; the promise completes once all of `buffer` is in.
+    private func appendToWindow(_ growing: GrowingFile, _ buffer: ByteBuffer, _ promise: EventLoopPromise<Void>) {
+        let taken = buffer.withUnsafeReadableBytes { growing.append($0) }
+        state.withLock { $0.windowed? += Int64(taken) }
+        live.add(taken)
+        guard taken < buffer.readableBytes else {
+            promise.succeed()
+            return
+        }
+        var rest = buffer
+        rest.moveReaderIndex(forwardBy: taken)
+        live.holdBack(true)
+        growing.whenRoom { [live] room in
+            live.holdBack(false)
+            // No room ever: the player let go or the file failed, and the task is being stopped.
+            guard room else { return promise.fail(CancellationError()) }
+            promise.futureResult.eventLoop.execute { self.appendToWindow(growing, rest, promise) }
+        }
+    }
+
     func didFinishRequest(task: HTTPClient.Task<Written>) throws -> Written {
-        state.withLock { Written(size: $0.file?.size ?? 0, total: $0.total) }
+        state.withLock { Written(size: $0.windowed ?? $0.file?.size ?? 0, total: $0.total) }
     }
 }

@@ -25,6 +25,11 @@ final class LiveProgress: Sendable {
         var lastActivity = monotonicSeconds()
         var samples: [(time: Double, bytes: Int64)] = []
         var lastReport = 0.0
+        /// Bytes since `windowStart`, for the minimum rate.
+        var windowStart = monotonicSeconds()
+        var windowBytes: Int64 = 0
+        /// The writer waits for its reader (a stream's player is behind): no time counts against the rate.
+        var heldBack = false
     }
 
     private let state = Mutex(State())
@@ -37,10 +42,56 @@ final class LiveProgress: Sendable {
         self.report = report
     }
 
-    /// Something arrived (a connection, headers, bytes): the idle clock starts again.
-    func touch() { state.withLock { $0.lastActivity = monotonicSeconds() } }
+    /// Something arrived (a connection, headers, bytes): the idle clock starts again. `bytes` of a body
+    /// kept in memory count for the minimum rate without being progress.
+    func touch(bytes: Int = 0) {
+        state.withLock { state in
+            state.lastActivity = monotonicSeconds()
+            state.windowBytes += Int64(bytes)
+        }
+    }
 
-    var idleSeconds: Double { state.withLock { monotonicSeconds() - $0.lastActivity } }
+    /// While set, the writer waits for its reader, and the rate is not measured.
+    func holdBack(_ held: Bool) {
+        state.withLock { state in
+            state.heldBack = held
+            state.windowStart = monotonicSeconds()
+            state.windowBytes = 0
+            state.lastActivity = monotonicSeconds()
+        }
+    }
+
+    /// Measuring the rate starts over (a new attempt, whose writer waits for nothing yet).
+    func startRateWindow() {
+        state.withLock { state in
+            state.heldBack = false
+            state.windowStart = monotonicSeconds()
+            state.windowBytes = 0
+        }
+    }
+
+    /// True once a whole `window` seconds brought fewer than `minRate` bytes a second; checked by the
+    /// watchdog, which starts a new window after each one that was fast enough.
+    func isSlow(minRate: Int64, window: Double) -> Bool {
+        guard minRate > 0 else { return false }
+        let now = monotonicSeconds()
+        return state.withLock { state in
+            if state.heldBack {
+                state.windowStart = now
+                state.windowBytes = 0
+                return false
+            }
+            let elapsed = now - state.windowStart
+            guard elapsed >= window else { return false }
+            if Double(state.windowBytes) < Double(minRate) * elapsed { return true }
+            state.windowStart = now
+            state.windowBytes = 0
+            return false
+        }
+    }
+
+    /// Seconds since anything arrived; 0 while the writer waits for its reader (a paused radio is no dead server).
+    var idleSeconds: Double { state.withLock { $0.heldBack ? 0 : monotonicSeconds() - $0.lastActivity } }
 
     var bytesDone: Int64 { state.withLock { $0.done } }
     /// The most bytes the `.part` has held: only passing it counts as progress for retries.
@@ -54,6 +105,8 @@ final class LiveProgress: Sendable {
             state.total = total
             state.samples = [(monotonicSeconds(), done)]
             state.lastActivity = monotonicSeconds()
+            state.windowStart = monotonicSeconds()
+            state.windowBytes = 0
         }
         report(snapshot())
     }
@@ -64,6 +117,7 @@ final class LiveProgress: Sendable {
         let due: Bool = state.withLock { state in
             state.done += Int64(count)
             state.most = max(state.most, state.done)
+            state.windowBytes += Int64(count)
             state.lastActivity = now
             guard now - state.lastReport >= interval else { return false }
             state.lastReport = now
@@ -187,15 +241,18 @@ struct Fetcher: Sendable {
 
     /// One attempt at the file: resumes the `.part` when the server allows it, else starts it over.
     /// `onSource` runs before the first byte is written, to record which version is being fetched.
-    /// Returns the size of the complete file.
+    /// The body stops with `.tooLarge` past `limit` (by default `max_download_size`) or the size the server
+    /// announced. With a `window`, a body of no announced length goes to `growing`'s memory window of that
+    /// many bytes instead of the `.part` (a radio stream). Returns the size of the complete file.
     func fetchFile(_ url: URL, partPath: String, partial start: PartialDownload, live: LiveProgress, growing: GrowingFile? = nil,
-                   jumps: SeekJumps? = nil,
+                   jumps: SeekJumps? = nil, limit: PartWriter.SizeLimit? = nil, window: Int? = nil,
                    onSource: @escaping @Sendable (URL, String, Int64?, Int64) throws -> Void) async throws -> Int64 {
+        let limit = limit ?? .of(catalogueSize: nil, settings: settings)
         var partial = ResumePlan.resumable(start)
         var restarted = false
         while true {
             let writer = PartWriter(url: url, partPath: partPath, partial: partial, live: live, growing: growing,
-                                    jumps: jumps, onSource: onSource)
+                                    jumps: jumps, limit: limit, window: window, onSource: onSource)
             let written: PartWriter.Written
             do {
                 written = try await send(url, headers: ResumePlan.requestHeaders(for: partial), to: writer, live: live)
@@ -268,8 +325,8 @@ struct Fetcher: Sendable {
                     throw DownloadError.verification("answer from \(finalURL.absoluteString) is larger than \(limit) bytes")
                 }
                 buffer.withUnsafeReadableBytes { data.append(contentsOf: $0) }
-                // Only the idle clock: answers kept in memory are no progress that earns more retries.
-                live.touch()
+                // Only the clocks: answers kept in memory are no progress that earns more retries.
+                live.touch(bytes: buffer.readableBytes)
             }
         } catch {
             throw classify(error, url: finalURL)
@@ -280,23 +337,34 @@ struct Fetcher: Sendable {
         return (head, data)
     }
 
-    /// Runs `body`, abandoning it once `live` has seen nothing for the idle timeout.
+    /// Runs `body`, abandoning it once `live` has seen nothing for the idle timeout, or less than the
+    /// minimum rate over its window.
     func withIdleTimeout<T: Sendable>(_ live: LiveProgress, url: URL, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let limit = settings.idleTimeout
+        let minRate = settings.minRate, window = settings.minRateWindow
         live.touch()
+        live.startRateWindow()
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }
             group.addTask {
-                let step = min(0.25, max(0.01, limit / 4))
-                while live.idleSeconds < limit {
+                let step = min(0.25, max(0.01, min(limit, window) / 4))
+                while live.idleSeconds < limit, !live.isSlow(minRate: minRate, window: window) {
                     try await Task.sleep(nanoseconds: UInt64(step * 1e9))
                 }
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw timeout(url) }
+            guard let first = try await group.next(), let value = first else {
+                throw live.idleSeconds >= limit ? timeout(url) : tooSlow(url)
+            }
             return value
         }
+    }
+
+    func tooSlow(_ url: URL) -> RetryableFailure {
+        let host = url.host ?? url.absoluteString
+        return RetryableFailure(error: DownloadError.timeout("\(host) sent less than \(settings.minRate) bytes a second for \(Self.seconds(settings.minRateWindow))"),
+                                retryAfter: nil)
     }
 
     func timeout(_ url: URL) -> RetryableFailure {

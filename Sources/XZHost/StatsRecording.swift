@@ -11,11 +11,49 @@ final class StatsRecording: Sendable {
     private let queue = DispatchQueue(label: "xzmusic.stats")
     private let report: @Sendable (String) -> Void
     private let reportedFailure = Mutex(false)
+    /// Whether the user was told that plays wait in memory (the disk is full); told again once saved.
+    private let toldWaiting = Mutex(false)
+    /// How often waiting plays are tried again while nothing plays to trigger a write.
+    private let retrySeconds: Double
+    private let stopped = Mutex(false)
 
-    /// `report` hears, once, that statistics could not be saved.
-    init(database: LibraryDatabase, report: @escaping @Sendable (String) -> Void) {
+    /// `report` hears, once, that statistics could not be saved, and once when they wait for disk space
+    /// (and once more when they are saved). `retrySeconds` is how often waiting plays are tried again.
+    init(database: LibraryDatabase, retrySeconds: Double = 5, report: @escaping @Sendable (String) -> Void) {
         recorder = PlaySessionRecorder(database: database)
+        recorder.retryInterval = min(recorder.retryInterval, retrySeconds)
         self.report = report
+        self.retrySeconds = retrySeconds
+        scheduleRetry()
+    }
+
+    /// A tick on the stats queue every `retrySeconds` until `flush`; it costs a lock and a flag when nothing waits.
+    private func scheduleRetry() {
+        queue.asyncAfter(deadline: .now() + retrySeconds) { [weak self] in
+            guard let self, !stopped.withLock({ $0 }) else { return }
+            if recorder.hasUnsavedChanges {
+                recorder.retryUnsaved()
+                tellWaiting()
+            }
+            scheduleRetry()
+        }
+    }
+
+    /// One line when plays start waiting for the database, one when they are written.
+    private func tellWaiting() {
+        let reason = recorder.waitingReason
+        let change: String? = toldWaiting.withLock { told in
+            if let reason, !told {
+                told = true
+                return "play statistics are waiting in memory: \(reason); they are saved when it can be written again"
+            }
+            if reason == nil, told, !recorder.hasUnsavedChanges {
+                told = false
+                return "play statistics saved"
+            }
+            return nil
+        }
+        if let change { report(change) }
     }
 
     func receive(_ event: PlayerEvent) {
@@ -24,6 +62,7 @@ final class StatsRecording: Sendable {
 
     /// Writes everything received so far; called once the player has shut down.
     func flush() {
+        stopped.withLock { $0 = true }
         queue.sync {
             // At shutdown there is no one left to tell; what could not be written is lost either way.
             _ = try? recorder.flush(timeout: 5)
@@ -54,6 +93,7 @@ final class StatsRecording: Sendable {
             case .error, .notice, .lyric, .queueFinished, .queueUnplayable, .changed:
                 break
             }
+            tellWaiting()
         } catch {
             // Stats must never stop the music; say it once.
             let first = reportedFailure.withLock { reported in

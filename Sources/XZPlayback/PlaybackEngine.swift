@@ -316,7 +316,8 @@ final class PlaybackEngine {
             fail(start, positionMs: 0, PlaybackError(.streamFailed, failure))
             return
         }
-        guard source.isComplete || source.available(from: 0) >= headBytes(source) else {
+        // A full window is all that comes until the decoder reads: a head larger than it cannot be waited for.
+        guard source.isComplete || source.isWindowFull || source.available(from: 0) >= headBytes(source) else {
             waitForBytes(after: seen)
             return
         }

@@ -12,7 +12,15 @@ import XZCatalogue
 /// transaction). A write then waits at most `writeWait`; the session stays in memory and is written
 /// at a later input, at least every `retryInterval`, so the player neither stalls nor sees
 /// "database is locked". Calls are serialised by a lock; keep them off a real-time audio thread.
+///
+/// A database that cannot be written at all (disk full, read-only, an I/O error) is treated the same
+/// way: finished plays wait in memory, at most `maxUnsavedSessions` of them, and are written once a
+/// write goes through again; `waitingReason` says why they wait.
 public final class PlaySessionRecorder: Sendable {
+    /// Ended sessions kept in memory while the database cannot be written; past it the oldest go
+    /// (a day of back-to-back three-minute songs is 480).
+    public static let maxUnsavedSessions = 10_000
+
     public let database: LibraryDatabase
     public let rule: PlayCountRule
     private let clock: @Sendable () -> Date
@@ -26,6 +34,8 @@ public final class PlaySessionRecorder: Sendable {
         var unsaved: [Session] = []
         /// Uptime of the last write that found the database busy; nil when writes are up to date.
         var behindSince: TimeInterval?
+        /// Why writes are behind when it is more than a busy database (disk full, read-only): a line to tell.
+        var waitingReason: String?
 
         var isDirty: Bool { !unsaved.isEmpty || open?.dirty == true }
     }
@@ -69,6 +79,18 @@ public final class PlaySessionRecorder: Sendable {
     /// True while some session state is only in memory because the database was busy.
     public var hasUnsavedChanges: Bool { state.withLock { $0.isDirty } }
 
+    /// One line saying why plays wait in memory (the disk is full, the database is read-only); nil
+    /// while writes go through or the database is only busy.
+    public var waitingReason: String? { state.withLock { $0.isDirty ? $0.waitingReason : nil } }
+
+    /// Tries the waiting writes again, at most every `retryInterval`; for a timer while nothing plays.
+    public func retryUnsaved() {
+        state.withLock { state in
+            // What fails here is told by `waitingReason`; the sessions stay for the next try.
+            try? save(&state, now: false)
+        }
+    }
+
     /// Starts a session at position 0 and writes it; returns its row id, or nil when the database is
     /// busy and the row will be written later. A session still open is first ended as `stopped`
     /// where it was: the player should end it itself with the true reason.
@@ -84,7 +106,10 @@ public final class PlaySessionRecorder: Sendable {
                 if !previous.tracker.isEnded {
                     apply(.ended(reason: .stopped, positionMs: previous.tracker.positionMs), to: &previous)
                 }
-                if previous.dirty { state.unsaved.append(previous) }
+                if previous.dirty {
+                    state.unsaved.append(previous)
+                    if state.unsaved.count > Self.maxUnsavedSessions { state.unsaved.removeFirst() }
+                }
             }
             var tracker = SessionTracker(rule: rule)
             tracker.handle(.started(durationMs: durationMs))
@@ -160,12 +185,28 @@ public final class PlaySessionRecorder: Sendable {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
             state.behindSince = uptime
             return
+        } catch let error as DatabaseError where Self.unwritable.contains(error.resultCode) {
+            state.behindSince = uptime
+            state.waitingReason = Self.reason(error)
+            return
         }
         // Ids and clean flags only after the commit: a rolled-back insert must be inserted again.
         state.unsaved = []
         state.open?.id = current?.id
         state.open?.dirty = false
         state.behindSince = nil
+        state.waitingReason = nil
+    }
+
+    /// Failures a later write can get past once the disk has room or is writable again.
+    private static let unwritable: [ResultCode] = [.SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN]
+
+    private static func reason(_ error: DatabaseError) -> String {
+        switch error.resultCode {
+        case .SQLITE_FULL: return "the disk is full"
+        case .SQLITE_READONLY: return "the library database is read-only"
+        default: return "the library database cannot be written (\(error.message ?? "\(error.resultCode)"))"
+        }
     }
 
     private func write(_ session: inout Session, _ db: Database) throws {

@@ -32,6 +32,8 @@ public final class TestHTTPServer: @unchecked Sendable {
         public var stallSeconds: Double = 0
         /// A small socket send buffer keeps few bytes in flight (for the kill test).
         public var sendBuffer: Int?
+        /// Sends the body over and over until the client goes (a radio stream); no Content-Length.
+        public var endless = false
 
         public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
             self.status = status
@@ -153,12 +155,24 @@ public final class TestHTTPServer: @unchecked Sendable {
         }
         var head = "HTTP/1.1 \(response.status) \(Self.reason(response.status))\r\nConnection: close\r\n"
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
-        if !response.omitContentLength {
+        if !response.omitContentLength, !response.endless {
             head += "Content-Length: \(response.declaredLength ?? response.body.count)\r\n"
         }
         head += "\r\n"
         guard sendAll(fd, Data(head.utf8)) else { return }
         if request.method == "HEAD" { return }
+        if response.endless, !response.body.isEmpty {
+            var offset = 0
+            while !isStopped {
+                let start = offset % response.body.count
+                let end = min(response.body.count, start + response.chunk)
+                if response.delay > 0, offset > 0 { pause(response.delay) }
+                guard sendAll(fd, response.body.subdata(in: start ..< end)) else { return }
+                lock.withLock { _bytesSent[request.path, default: 0] += end - start }
+                offset += end - start
+            }
+            return
+        }
         let limit = min(response.body.count, response.dropAfter ?? Int.max)
         var offset = 0
         var stalled = false
