@@ -265,16 +265,17 @@ struct PlaylistFiles {
 extension CommandContext {
     var playlists: PlaylistFiles {
         let music: String
+        // Names relative to the music folder need no valid config: its defaults stand in.
+        let settings = (try? ConfigFile.load()).flatMap { try? HostSettings(config: $0) } ?? HostSettings()
         if let local = player as? LocalPlayerControl {
             music = local.host.naming.musicDirectory
         } else if let remote = player as? RemotePlayerControl {
             // A host that cannot say where its music is gets the default, as a host without a config would.
             music = ((try? remote.musicDirectory) ?? SongNaming.defaultMusicDirectory()).standardizedFileURL.path
         } else {
-            // Names relative to the music folder need no valid config: its default folder stands in.
-            let settings = (try? ConfigFile.load()).flatMap { try? HostSettings(config: $0) } ?? HostSettings()
             music = settings.musicDirectory.standardizedFileURL.path
         }
-        return PlaylistFiles(store: StoredPlaylists(library: folder), musicDirectory: music, libraryDirectory: folder.url.path)
+        return PlaylistFiles(store: StoredPlaylists(library: folder, maxLength: settings.maxPlaylistLength),
+                             musicDirectory: music, libraryDirectory: folder.url.path)
     }
 }

@@ -144,8 +144,8 @@ extension MPDCommands {
 }
 
 extension PlayerHost {
-    /// The library's stored playlists.
-    public var playlists: StoredPlaylists { StoredPlaylists(library: folder) }
+    /// The library's stored playlists, held to the queue's cap (`max_playlist_length`) as MPD holds them.
+    public var playlists: StoredPlaylists { StoredPlaylists(library: folder, maxLength: player.maxQueueLength) }
 
     /// The file a stored playlist entry names (relative entries are in the music folder).
     public func playlistPath(_ entry: PlaylistEntry) -> String? {
