@@ -124,6 +124,7 @@ extension MPDCommands {
             return
         }
         for song in try matches(call, selection) {
+            if call.response.isFull { return }
             call.response.addCatalogueSong(song, uri: uri(call, song), tags: call.session.tagTypes)
         }
     }
@@ -277,6 +278,7 @@ extension MPDCommands {
             }
         }
         for (songURI, song) in named {
+            if call.response.isFull { return }
             let inside = songURI.dropFirst(prefix.count).split(separator: "/").map(String.init)
             // Folders on the way to the song, each listed once, as MPD's walk meets them.
             let folders = inside.dropLast()

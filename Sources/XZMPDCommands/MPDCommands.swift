@@ -128,12 +128,12 @@ public enum MPDCommands {
 
         // MARK: Status
         MPDCommand("status", 0...0, .readOnly) { call in status(&call) },
-        MPDCommand("currentsong", 0...0, .readOnly, .blocking) { call in
+        MPDCommand("currentsong", 0...0, .readOnly, .lookup) { call in
             let snapshot = call.player.snapshot()
             guard let index = snapshot.currentIndex else { return }
             addQueueEntries(&call, snapshot, [index], durationMs: snapshot.durationMs)
         },
-        MPDCommand("stats", 0...0, .readOnly, .blocking) { call throws(MPDError) in
+        MPDCommand("stats", 0...0, .readOnly, .lookup) { call throws(MPDError) in
             let summary: CatalogueSummary
             do { summary = try call.host.database.catalogueSummary() } catch { throw MPDError(failure: error) }
             call.response.add("uptime", Int(Date().timeIntervalSince(call.host.startedAt)))
@@ -238,12 +238,12 @@ public enum MPDCommands {
         },
 
         // MARK: Queue
-        MPDCommand("add", 1...2, .changesState, .blocking) { call throws(MPDError) in
+        MPDCommand("add", 1...2, .changesState, .lookup) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
             call.player.insert(items, at: position)
         },
-        MPDCommand("addid", 1...2, .changesState, .blocking) { call throws(MPDError) in
+        MPDCommand("addid", 1...2, .changesState, .lookup) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
             guard items.count == 1 else { throw MPDError(.noExist, "No such song") }
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
@@ -300,7 +300,7 @@ public enum MPDCommands {
             for argument in call.arguments.dropFirst() { indices.append(try queueIndex(id: argument, snapshot)) }
             call.player.setPriority(priority, at: indices)
         },
-        MPDCommand("playlistinfo", 0...1, .readOnly, .blocking) { call throws(MPDError) in
+        MPDCommand("playlistinfo", 0...1, .readOnly, .lookup) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             var range = 0..<snapshot.entries.count
             if let argument = call.arguments.first {
@@ -315,13 +315,13 @@ public enum MPDCommands {
                 call.response.appendLine("\(index):file: " + MPDResponse.singleLine(call.host.uri(of: entry.item)))
             }
         },
-        MPDCommand("playlistid", 0...1, .readOnly, .blocking) { call throws(MPDError) in
+        MPDCommand("playlistid", 0...1, .readOnly, .lookup) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             var indices = Array(snapshot.entries.indices)
             if let argument = call.arguments.first { indices = [try queueIndex(id: argument, snapshot)] }
             addQueueEntries(&call, snapshot, indices)
         },
-        MPDCommand("plchanges", 1...2, .readOnly, .blocking) { call throws(MPDError) in
+        MPDCommand("plchanges", 1...2, .readOnly, .lookup) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             addQueueEntries(&call, snapshot, try changedSince(call.arguments, snapshot))
         },

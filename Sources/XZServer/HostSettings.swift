@@ -5,7 +5,8 @@ import XZSystem
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password`, `music_directory`, `state_file`
 /// and `restore_paused` (MPD's names); flags override them. The music folder's watch: `auto_update`,
-/// `auto_update_depth`.
+/// `auto_update_depth`. What a client may make the host hold: `max_command_list_size` and
+/// `max_output_buffer_size`, in KiB as MPD reads them.
 public struct HostSettings: Sendable, Equatable {
     public var port = 6600
     public var bindAddress = "127.0.0.1"
@@ -18,6 +19,7 @@ public struct HostSettings: Sendable, Equatable {
     /// Music playing when the host stopped comes back paused (MPD's `restore_paused`; on here).
     public var restorePaused = true
     public var libraryWatch = LibraryWatchSettings()
+    public var limits = ServerLimits()
 
     public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -56,10 +58,22 @@ public struct HostSettings: Sendable, Equatable {
                     throw config.error(entry, "restore_paused must be yes or no")
                 }
                 restorePaused = value
+            case "max_command_list_size":
+                limits.maxCommandListBytes = try Self.kibibytes(entry, in: config)
+            case "max_output_buffer_size":
+                limits.maxOutputBytes = try Self.kibibytes(entry, in: config)
             default:
                 continue
             }
         }
+    }
+
+    /// A size in KiB, as MPD reads its buffer sizes: from 1 KiB to 1 GiB.
+    private static func kibibytes(_ entry: ConfigFile.Entry, in config: ConfigFile) throws -> Int {
+        guard let value = Int(entry.value), (1...1024 * 1024).contains(value) else {
+            throw config.error(entry, "\(entry.key) must be a size in KiB from 1 to 1048576")
+        }
+        return value * 1024
     }
 
     /// The state file of a host of `library`, or nil when it keeps none.
