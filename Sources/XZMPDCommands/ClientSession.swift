@@ -210,7 +210,7 @@ public struct ClientSession: Sendable {
 
     /// `METHOD target HTTP/1.x` (or HTTP/2's preface): an HTTP request line, which no MPD command can be
     /// since command names are lowercase. The common line is turned away by its last byte alone.
-    static func isHTTPRequestLine(_ line: [UInt8]) -> Bool {
+    public static func isHTTPRequestLine(_ line: [UInt8]) -> Bool {
         var end = line.count
         if end > 0, line[end - 1] == 0x0D { end -= 1 }
         // " HTTP/" then "d.d" at the end.

@@ -45,7 +45,8 @@ public final class ProtocolServer: Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
     /// Threads for searches, listings, updates and file reads (`ClientSession.Lane.heavy`). Fewer than the
     /// library's readers, so heavy requests stuck in SQLite still leave readers for the lookups.
-    let heavyPool = NIOThreadPool(numberOfThreads: max(1, min(System.coreCount, LibraryDatabase.readerCount / 2)))
+    let heavyPool = NIOThreadPool(numberOfThreads: ProtocolServer.heavyThreads)
+    static let heavyThreads = max(1, min(System.coreCount, LibraryDatabase.readerCount / 2))
     /// Threads for quick lookups (`ClientSession.Lane.lookup`), which heavy requests never take.
     let lookupPool = NIOThreadPool(numberOfThreads: 2)
     private let state = Mutex<(channels: [Channel], connections: Int)>(([], 0))
@@ -87,21 +88,27 @@ public final class ProtocolServer: Sendable {
             defer { state.channels = [] }
             return state.channels
         }
-        let stopped = DispatchGroup()
-        // Closing fails only for a channel already closed, and a second shutdown finds nothing to stop.
-        for channel in open {
-            stopped.enter()
-            channel.close().whenComplete { _ in stopped.leave() }
-        }
+        stopping.withLock { $0 = true }
+        let deadline = DispatchTime.now() + .nanoseconds(Int(patience.nanoseconds))
         let queue = DispatchQueue(label: "xzmusic.server-shutdown")
-        stopped.enter()
-        group.shutdownGracefully(queue: queue) { _ in stopped.leave() }
+        // Closing fails only for a channel already closed, and a second shutdown finds nothing to stop.
+        for channel in open { channel.close(promise: nil) }
+        // The request threads first, while the loops they answer on still run.
+        let pools = DispatchGroup()
         for pool in [heavyPool, lookupPool] {
-            stopped.enter()
-            pool.shutdownGracefully(queue: queue) { _ in stopped.leave() }
+            pools.enter()
+            pool.shutdownGracefully(queue: queue) { _ in pools.leave() }
         }
-        _ = stopped.wait(timeout: .now() + .nanoseconds(Int(patience.nanoseconds)))
+        _ = pools.wait(timeout: deadline)
+        let loops = DispatchGroup()
+        loops.enter()
+        group.shutdownGracefully(queue: queue) { _ in loops.leave() }
+        _ = loops.wait(timeout: deadline)
     }
+
+    /// Set by `shutdown`: answers still coming from request threads are dropped, not sent to a loop.
+    private let stopping = Mutex(false)
+    var isStopping: Bool { stopping.withLock { $0 } }
 
     private func add(_ channel: Channel) {
         state.withLock { $0.channels.append(channel) }
@@ -306,24 +313,21 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let session = self.session
         let service = server.service
         let handler = NIOLoopBound(self, eventLoop: channel.eventLoop)
-        pool.runIfActive(eventLoop: channel.eventLoop) { () -> (ClientSession, ClientSession.Output) in
+        let server = self.server
+        let loop = channel.eventLoop
+        pool.submit { state in
+            // Not run when the server stopped first; its connection is closed with it.
+            guard case .active = state, !server.isStopping else { return }
             var session = session
             var output = ClientSession.Output()
             session.receive(utf8: line, service: service, into: &output)
-            return (session, output)
-        }.whenComplete { result in
-            let handler = handler.value
-            guard case .success(let (session, output)) = result else {
-                handler.busy = false
-                handler.close(channel)
-                return
-            }
-            handler.session = session
-            guard output.delay > .zero else {
+            // A request that ends after the shutdown has no loop to answer on.
+            guard !server.isStopping else { return }
+            loop.execute {
+                let handler = handler.value
+                handler.session = session
                 handler.deliver(output, on: channel)
-                return
             }
-            handler.answerLater(output, on: channel)
         }
     }
 
@@ -334,14 +338,20 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let handler = NIOLoopBound(self, eventLoop: channel.eventLoop)
         let delay = output.delay.components
         let nanoseconds = delay.seconds * 1_000_000_000 + delay.attoseconds / 1_000_000_000
-        channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
-            handler.value.deliver(output, on: channel)
+        var held = output
+        held.delay = .zero
+        channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { [held] in
+            handler.value.deliver(held, on: channel)
         }
     }
 
     /// On the event loop: the answer of a request that was answered elsewhere or held back; the lines
     /// that waited behind it are answered next, and input is read again.
     private func deliver(_ output: ClientSession.Output, on channel: Channel) {
+        guard output.delay == .zero else {
+            answerLater(output, on: channel)
+            return
+        }
         busy = false
         lastActivity = .now()
         if !heardWhileBusy.isEmpty, let bytes = session.notify(heardWhileBusy) { send(bytes, on: channel, flush: false) }

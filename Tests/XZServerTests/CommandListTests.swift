@@ -86,8 +86,4 @@ final class CommandListTests: MusicFolderHostTestCase {
         }
         XCTAssertEqual(answerLines(long)?.count, 100_001, "the list ran to its end")
     }
-
-    private func value(_ pairs: [(key: String, value: String)], _ key: String) -> String? {
-        pairs.first { $0.key == key }?.value
-    }
 }
