@@ -128,7 +128,7 @@ let package = Package(
             "XZMPDCommands", "XZHost", "XZProtocol", "XZPlayback", "XZAudio", "XZCatalogue", "XZTestSupport",
         ]),
         .testTarget(name: "XZServerTests", dependencies: [
-            "XZServer", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport",
+            "XZServer", "XZSystem", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", product("ArgumentParser", "swift-argument-parser"),

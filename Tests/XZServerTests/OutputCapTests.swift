@@ -4,6 +4,7 @@ import XZMPDCommands
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
+import XZSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,6 +43,19 @@ final class OutputCapTests: MusicFolderHostTestCase {
         try client.sendLine("command_list_begin\n" + String(repeating: "listallinfo\n", count: 20) + "command_list_end")
         XCTAssertEqual(try client.readResponse().filter { $0.key == "file" }.count, 60)
         XCTAssertNoThrow(try client.run("ping"))
+    }
+
+    func testConfigKeysHaveMPDsNamesInKibibytes() throws {
+        let defaults = try HostSettings(config: ConfigFile(parsing: ""))
+        XCTAssertEqual(defaults.limits.maxOutputBytes, 8192 * 1024)
+        XCTAssertEqual(defaults.limits.maxCommandListBytes, 2048 * 1024)
+        let set = try HostSettings(config: ConfigFile(parsing: "max_output_buffer_size = 64\nmax_command_list_size = 16\n"))
+        XCTAssertEqual(set.limits.maxOutputBytes, 64 * 1024)
+        XCTAssertEqual(set.limits.maxCommandListBytes, 16 * 1024)
+        for bad in ["max_output_buffer_size = 0", "max_command_list_size = -1", "max_output_buffer_size = 99999999999999999999",
+                    "max_command_list_size = 2M"] {
+            XCTAssertThrowsError(try HostSettings(config: ConfigFile(parsing: bad)), bad)
+        }
     }
 
     func testTheResponseRefusesBytesPastItsLimit() {
