@@ -153,12 +153,20 @@ public struct ClientSession: Sendable {
                 return Output()
             }
         }
+        // The session's own commands count as the peer speaking the protocol (`heardCommand`).
         switch request.name {
-        case "command_list_begin": list = PendingList(ok: false); return Output()
-        case "command_list_ok_begin": list = PendingList(ok: true); return Output()
+        case "command_list_begin":
+            heardCommand = true
+            list = PendingList(ok: false)
+            return Output()
+        case "command_list_ok_begin":
+            heardCommand = true
+            list = PendingList(ok: true)
+            return Output()
         case "command_list_end": return ack(MPDError(.arg, "Not in command list", command: request.name))
         case "close": return Output(close: true)
         case "idle":
+            heardCommand = true
             guard authenticated else {
                 return ack(MPDError(.permission, "you don't have permission for \"idle\"", command: "idle"))
             }
