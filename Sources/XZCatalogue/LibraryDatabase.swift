@@ -9,6 +9,9 @@ import Glibc
 public struct LibraryDatabase: Sendable {
     public let pool: DatabasePool
     public let path: String
+    /// Reads that may run at once. A host answers heavy requests on at most half as many threads, so
+    /// searches stuck in SQLite never take every reader from the queue's lookups.
+    public static let readerCount = 8
 
     public init(path: String) throws {
         var config = Configuration()
@@ -16,9 +19,9 @@ public struct LibraryDatabase: Sendable {
         config.foreignKeysEnabled = true
         // Every connection keeps a page cache of its own (2 MB by default): over a million-song
         // catalogue the writer and each reader fill theirs, which is most of what the library adds to
-        // a playing prompt's memory. Searches touch few pages, so a small cache costs them little, and
-        // two readers are enough for a terminal program that reads from one place at a time.
-        config.maximumReaderCount = 2
+        // a playing prompt's memory. Searches touch few pages, so a small cache costs them little.
+        // Readers open only when reads overlap: a terminal program keeps one or two.
+        config.maximumReaderCount = Self.readerCount
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA cache_size = -512")

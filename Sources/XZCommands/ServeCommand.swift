@@ -63,8 +63,19 @@ struct Serve: AsyncLibraryCommand {
         let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { arrived.yield($0) }
         for await _ in signalled { break }
         signals.cancel()
+        Self.exitAnyway(after: .milliseconds(1500))
         await hosting.stop()
         context.console.line("xzmusic: host stopped")
+    }
+
+    /// A signalled host is gone within 2 s whatever still runs: a request stuck in a thread, a write
+    /// waiting on a locked library. The state file is saved first thing in the stop, well before this.
+    private static func exitAnyway(after delay: Duration) {
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+            FileHandle.standardOutput.write(Data("xzmusic: host stopped; work still running was abandoned\n".utf8))
+            _exit(0)
+        }
     }
 }
 
@@ -110,9 +121,7 @@ final class HostedPlayer: Sendable {
             AtomicFile.removeLeftovers(in: url.deletingLastPathComponent().path, of: url.lastPathComponent)
         }
         if let stateFile { session.host.restoreState(from: stateFile, paused: settings.restorePaused) }
-        var limits = ServerLimits()
-        limits.requestBudget = settings.requestBudget
-        let server = ProtocolServer(host: session.host, password: settings.password, limits: limits)
+        let server = ProtocolServer(host: session.host, password: settings.password, limits: settings.limits)
         do {
             try server.listen(unixPath: endpoint.socketPath)
             let port = tcp ? try server.listen(host: settings.bindAddress, port: settings.port) : nil
@@ -138,7 +147,8 @@ final class HostedPlayer: Sendable {
 
     /// Closes every connection, stops the music (the play session saved) and removes the socket.
     @MainActor func stop() async {
-        server?.shutdown()
+        // Briefly: what is stuck is left behind, so the state is saved (first in `close`) soon after a signal.
+        server?.shutdown(patience: .milliseconds(500))
         await session.close()
         if let socketPath { unlink(socketPath) }
         _ = lock

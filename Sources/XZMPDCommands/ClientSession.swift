@@ -18,18 +18,30 @@ public struct ClientSession: Sendable {
     public struct Output: Sendable, Equatable {
         public var bytes: [UInt8]
         public var close: Bool
+        /// How long the transport holds the answer (and the connection's next lines) back: a wrong
+        /// password's, so guessing costs time. The transport schedules it; nothing blocks.
+        public var delay: Duration
 
-        public init(bytes: [UInt8] = [], close: Bool = false) {
+        public init(bytes: [UInt8] = [], close: Bool = false, delay: Duration = .zero) {
             self.bytes = bytes
             self.close = close
+            self.delay = delay
         }
+    }
+
+    /// Where a request's answer is made. Requests that may take long never share threads with quick
+    /// lookups, so a stuck search cannot hold up a client reading the queue.
+    public enum Lane: Sendable, Equatable {
+        /// On the connection's event loop, answered at once (`MPDCommand.Work.quick`).
+        case eventLoop
+        /// On a small pool of its own: the queue, a few songs, stickers (`MPDCommand.Work.lookup`).
+        case lookup
+        /// On the pool for searches, listings, updates and file reads (`MPDCommand.Work.blocking`).
+        case heavy
     }
 
     public static let greeting = "OK MPD \(protocolVersion)\n"
     public static let protocolVersion = "0.23.5"
-    /// Bytes one command list may hold, counted as MPD counts them (each line and its end): MPD's
-    /// default `max_command_list_size`, 2 MiB. Past it MPD hangs up without an answer, and so do we.
-    public static let maxCommandListBytes = 2 * 1024 * 1024
 
     public let peer: Peer
     public internal(set) var authenticated: Bool
@@ -42,6 +54,11 @@ public struct ClientSession: Sendable {
     /// Its message channels and waiting messages, from its first `subscribe`.
     var mailbox: MessageMailbox?
     private var list: PendingList?
+    /// Wrong `password`s given so far (`SessionLimits.passwordAttempts`).
+    private var failedPasswords = 0
+    /// Lines that were no command, counted until the first command (`SessionLimits.unknownLinesBeforeCommand`).
+    private var unknownLines = 0
+    private var heardCommand = false
 
     /// A command list being received.
     private struct PendingList: Sendable {
@@ -58,14 +75,21 @@ public struct ClientSession: Sendable {
         authenticated = !passwordRequired
     }
 
-    /// Whether answering `line` reads the catalogue or files (`MPDCommand.Work.blocking`): the transport
-    /// then hands it to a thread that may block, never its event loop. Command lists always are.
-    public func answerBlocks(_ line: [UInt8]) -> Bool {
-        guard !isIdle else { return false }
+    /// Where answering `line` runs: requests that read the catalogue or files go to a thread that may
+    /// block, never the event loop. A command list runs as a lookup unless one of its commands is heavy.
+    public func lane(for line: [UInt8]) -> Lane {
+        guard !isIdle else { return .eventLoop }
         let name = line.drop { $0 == 0x20 || $0 == 0x09 }.prefix { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }
         let command = String(decoding: name, as: UTF8.self)
-        if list != nil { return command == "command_list_end" }
-        return MPDCommands.table[command]?.work == .blocking
+        if let list {
+            guard command == "command_list_end" else { return .eventLoop }
+            return list.requests.contains { MPDCommands.table[$0.name]?.work == .blocking } ? .heavy : .lookup
+        }
+        switch MPDCommands.table[command]?.work {
+        case .blocking?: return .heavy
+        case .lookup?: return .lookup
+        case .quick?, nil: return .eventLoop
+        }
     }
 
     /// A line from the client.
@@ -86,6 +110,7 @@ public struct ClientSession: Sendable {
         if let other = respond(to: line, service: service, into: &output) {
             output.bytes += other.bytes
             output.close = output.close || other.close
+            output.delay = max(output.delay, other.delay)
         }
     }
 
@@ -99,11 +124,14 @@ public struct ClientSession: Sendable {
                 .elementsEqual("noidle".utf8) else { return Output(close: true) }
             return Output(bytes: leaveIdle().utf8Bytes + "OK\n".utf8Bytes)
         }
+        // Another protocol's request sent to this port (a web page's POST, a proxy) runs nothing.
+        if Self.isHTTPRequestLine(line) { return Output(close: true) }
         let request: MPDRequest
         do {
             request = try MPDRequest.parse(utf8: line)
         } catch {
             if list != nil { list = nil }
+            if error.code == .unknown, !heardCommand, tooManyUnknownLines(service) { return Output(close: true) }
             return Output(bytes: Array((error.ackLine(index: 0) + "\n").utf8))
         }
         if list != nil {
@@ -120,18 +148,26 @@ public struct ClientSession: Sendable {
                 // Taken out while it grows: a second reference would make every append copy the whole list.
                 var pending = list.take()!
                 pending.bytes += line.count + 1
-                guard pending.bytes <= Self.maxCommandListBytes else { return Output(close: true) }
+                guard pending.bytes <= service.limits.maxCommandListBytes else { return Output(close: true) }
                 pending.requests.append(request)
                 list = pending
                 return Output()
             }
         }
+        // The session's own commands count as the peer speaking the protocol (`heardCommand`).
         switch request.name {
-        case "command_list_begin": list = PendingList(ok: false); return Output()
-        case "command_list_ok_begin": list = PendingList(ok: true); return Output()
+        case "command_list_begin":
+            heardCommand = true
+            list = PendingList(ok: false)
+            return Output()
+        case "command_list_ok_begin":
+            heardCommand = true
+            list = PendingList(ok: true)
+            return Output()
         case "command_list_end": return ack(MPDError(.arg, "Not in command list", command: request.name))
         case "close": return Output(close: true)
         case "idle":
+            heardCommand = true
             guard authenticated else {
                 return ack(MPDError(.permission, "you don't have permission for \"idle\"", command: "idle"))
             }
@@ -175,6 +211,25 @@ public struct ClientSession: Sendable {
         return IdleSubsystem.allCases.filter(ready.contains).map { "changed: \($0.rawValue)\n" }.joined()
     }
 
+    /// Counts a line that was no command; true when the peer has sent too many such lines to be an MPD client.
+    private mutating func tooManyUnknownLines(_ service: MPDService) -> Bool {
+        unknownLines += 1
+        return unknownLines >= service.limits.unknownLinesBeforeCommand
+    }
+
+    /// `METHOD target HTTP/1.x` (or HTTP/2's preface): an HTTP request line, which no MPD command can be
+    /// since command names are lowercase. The common line is turned away by its last byte alone.
+    public static func isHTTPRequestLine(_ line: [UInt8]) -> Bool {
+        var end = line.count
+        if end > 0, line[end - 1] == 0x0D { end -= 1 }
+        // " HTTP/" then "d.d" at the end.
+        guard end >= 10, line[end - 1] &- 0x30 < 10, line[end - 2] == UInt8(ascii: "."), line[end - 3] &- 0x30 < 10,
+              line[(end - 9)..<(end - 3)].elementsEqual(" HTTP/".utf8) else { return false }
+        // The method: uppercase letters, then one space before the target.
+        let method = line.prefix { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+        return !method.isEmpty && method.count < end - 9 && line[method.count] == 0x20
+    }
+
     private func ack(_ error: MPDError) -> Output {
         Output(bytes: Array((error.ackLine(index: 0) + "\n").utf8))
     }
@@ -184,11 +239,20 @@ public struct ClientSession: Sendable {
     private mutating func run<Requests: Collection<MPDRequest>>(_ requests: Requests, listOK: Bool, service: MPDService,
                                                                single: Bool = false,
                                                                into output: inout Output) {
-        var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes)
-        defer { output.bytes = response.bytes }
+        var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes,
+                                   limit: service.limits.maxOutputBytes)
+        defer {
+            if response.isFull {
+                // As MPD: an answer past the output limit is not sent, and its client is dropped.
+                output.bytes = []
+                output.close = true
+            } else {
+                output.bytes = response.bytes
+            }
+        }
         // One budget for the whole list: it holds one thread from its first command to its last. A single
         // request's is taken by `execute`, for the commands that need one.
-        let deadline: Deadline? = single ? nil : Deadline(after: service.requestBudget)
+        let deadline: Deadline? = single ? nil : Deadline(after: service.limits.requestBudget)
         // A list's run of plain `add URI`s is queued in one insert when the run ends: each insert is a
         // pass over the queue and the catalogue is read once for all, so a long list stays linear.
         var appending: [Playable] = []
@@ -227,9 +291,24 @@ public struct ClientSession: Sendable {
                 var error = error
                 if error.command == nil { error.command = request.name }
                 response.appendLine(error.ackLine(index: index))
+                switch error.code {
+                case .unknown where !heardCommand:
+                    output.close = tooManyUnknownLines(service)
+                case .password:
+                    // Each wrong guess waits twice as long as the one before (0.25 s, 0.5 s, 1 s, …); the
+                    // last one allowed is answered, then the connection is dropped.
+                    failedPasswords += 1
+                    output.delay = .milliseconds(250) * (1 << min(failedPasswords - 1, 6))
+                    output.close = failedPasswords >= service.limits.passwordAttempts
+                default:
+                    heardCommand = true
+                }
                 return
             }
+            if !heardCommand { heardCommand = true }
             if listOK { response.appendLine("list_OK") }
+            // The rest of the list would only be dropped with the answer.
+            if response.isFull { return }
         }
         response.appendLine("OK")
     }

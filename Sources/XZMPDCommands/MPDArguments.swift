@@ -32,6 +32,7 @@ extension MPDCommands {
                                 durationMs: Int? = nil) {
         let songs = catalogueSongs(indices.map { snapshot.entries[$0] }, call.host)
         for index in indices {
+            if call.response.isFull { return }
             let entry = snapshot.entries[index]
             call.response.addQueueEntry(entry, position: index, host: call.host, tags: call.session.tagTypes,
                                         durationMs: durationMs, catalogue: entry.item.songId.flatMap { songs[$0] })

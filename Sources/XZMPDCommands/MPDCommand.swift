@@ -17,8 +17,11 @@ struct MPDCommand: Sendable {
     enum Work: Equatable, Sendable {
         /// Reads or sets the player's state in memory: on the event loop, answered at once.
         case quick
-        /// Reads the catalogue or files: on a thread of the blocking pool, the connection's next
-        /// requests waiting for it.
+        /// Reads a bounded part of the catalogue: the queue's songs, one song or folder, stickers. On a
+        /// small pool of its own that heavy requests never take, the connection's next requests waiting.
+        case lookup
+        /// May take long: searches, listings, updates, files. On the pool for heavy work, the
+        /// connection's next requests waiting for it.
         case blocking
     }
 

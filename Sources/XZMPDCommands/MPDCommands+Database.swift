@@ -126,6 +126,7 @@ extension MPDCommands {
             return
         }
         for song in try matches(call, selection) {
+            if call.response.isFull { return }
             call.response.addCatalogueSong(song, uri: uri(call, song), tags: call.session.tagTypes)
         }
     }
@@ -285,6 +286,7 @@ extension MPDCommands {
         }
         for (index, (songURI, song)) in named.enumerated() {
             try call.checkDeadline(index)
+            if call.response.isFull { return }
             let inside = songURI.dropFirst(prefix.count).split(separator: "/").map(String.init)
             // Folders on the way to the song, each listed once, as MPD's walk meets them.
             let folders = inside.dropLast()

@@ -9,7 +9,7 @@ import XZStats
 /// (XZMusic's likes and play statistics among the stickers).
 extension MPDCommands {
     static let stickerCommands: [MPDCommand] = [
-        MPDCommand("sticker", 3...Int.max, .changesState, .blocking) { call throws(MPDError) in
+        MPDCommand("sticker", 3...Int.max, .changesState, .lookup) { call throws(MPDError) in
             let arguments = call.arguments
             guard arguments[1] == "song" else { throw MPDError(.arg, "unknown sticker domain") }
             let store = StickerStore(database: call.host.database)

@@ -40,7 +40,7 @@ public enum MPDCommands {
         // The response moves into the invocation and back, so answers are written once, not copied.
         let start = response.bytes.count
         // Quick commands do no long work: the clock is not read for them.
-        let deadline = deadline ?? (command.work == .blocking ? Deadline(after: service.requestBudget) : .never)
+        let deadline = deadline ?? (command.work == .blocking ? Deadline(after: service.limits.requestBudget) : .never)
         var invocation = Invocation(arguments: request.arguments, service: service, deadline: deadline, session: session,
                                     response: response)
         response = MPDResponse()
@@ -130,19 +130,19 @@ public enum MPDCommands {
         },
         MPDCommand("binarylimit", 1...1, .readOnly) { call throws(MPDError) in
             // As MPD: at most the output limit less room for the answer's other lines.
-            let limit = try MPDArgument.unsigned(call.arguments[0], maximum: max(call.service.maxOutputBytes - 4096, 64))
+            let limit = try MPDArgument.unsigned(call.arguments[0], maximum: max(call.service.limits.maxOutputBytes - 4096, 64))
             guard limit >= 64 else { throw MPDError(.arg, "Value too small") }
             call.session.binaryLimit = limit
         },
 
         // MARK: Status
         MPDCommand("status", 0...0, .readOnly) { call in status(&call) },
-        MPDCommand("currentsong", 0...0, .readOnly, .blocking) { call in
+        MPDCommand("currentsong", 0...0, .readOnly, .lookup) { call in
             let snapshot = call.player.snapshot()
             guard let index = snapshot.currentIndex else { return }
             addQueueEntries(&call, snapshot, [index], durationMs: snapshot.durationMs)
         },
-        MPDCommand("stats", 0...0, .readOnly, .blocking) { call throws(MPDError) in
+        MPDCommand("stats", 0...0, .readOnly, .lookup) { call throws(MPDError) in
             let summary: CatalogueSummary
             do { summary = try call.host.database.catalogueSummary() } catch { throw MPDError(failure: error) }
             call.response.add("uptime", Int(Date().timeIntervalSince(call.host.startedAt)))
@@ -246,12 +246,12 @@ public enum MPDCommands {
         },
 
         // MARK: Queue
-        MPDCommand("add", 1...2, .changesState, .blocking) { call throws(MPDError) in
+        MPDCommand("add", 1...2, .changesState, .lookup) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
             try enqueue(items, at: position, call)
         },
-        MPDCommand("addid", 1...2, .changesState, .blocking) { call throws(MPDError) in
+        MPDCommand("addid", 1...2, .changesState, .lookup) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
             guard items.count == 1 else { throw MPDError(.noExist, "No such song") }
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
@@ -314,7 +314,7 @@ public enum MPDCommands {
             for argument in call.arguments.dropFirst() { indices.append(try queueIndex(id: argument, snapshot)) }
             call.player.setPriority(priority, at: indices)
         },
-        MPDCommand("playlistinfo", 0...1, .readOnly, .blocking) { call throws(MPDError) in
+        MPDCommand("playlistinfo", 0...1, .readOnly, .lookup) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             var range = 0..<snapshot.entries.count
             if let argument = call.arguments.first { range = try queueRange(argument, count: snapshot.entries.count) }
@@ -326,13 +326,13 @@ public enum MPDCommands {
                 call.response.appendLine("\(index):file: " + MPDResponse.singleLine(call.host.uri(of: entry.item)))
             }
         },
-        MPDCommand("playlistid", 0...1, .readOnly, .blocking) { call throws(MPDError) in
+        MPDCommand("playlistid", 0...1, .readOnly, .lookup) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             var indices = Array(snapshot.entries.indices)
             if let argument = call.arguments.first { indices = [try queueIndex(id: argument, snapshot)] }
             addQueueEntries(&call, snapshot, indices)
         },
-        MPDCommand("plchanges", 1...2, .readOnly, .blocking) { call throws(MPDError) in
+        MPDCommand("plchanges", 1...2, .readOnly, .lookup) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             addQueueEntries(&call, snapshot, try changedSince(call.arguments, snapshot))
         },

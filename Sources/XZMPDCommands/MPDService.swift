@@ -8,24 +8,15 @@ public final class MPDService: Sendable {
     public let host: PlayerHost
     /// Required before anything but the `beforePassword` commands; nil: every client may do everything.
     public let password: String?
-    /// How long one request, or one command list, may take before it is cancelled with an ACK: a
-    /// request that would hold a blocking thread longer (a slow filter over a large library) gives it back.
-    public let requestBudget: Duration
-    /// The budget unless the config says otherwise (`request_time_budget`).
-    public static let defaultRequestBudget = Duration.seconds(10)
+    public let limits: SessionLimits
     let songRecords = SongRecords()
     /// The client-to-client message channels (`subscribe`, `sendmessage`).
     let messageChannels = MessageChannels()
 
-    /// The most one answer may take (the server's output limit); `binarylimit` stays below it.
-    public let maxOutputBytes: Int
-
-    public init(host: PlayerHost, password: String? = nil, maxOutputBytes: Int = 8 * 1024 * 1024,
-                requestBudget: Duration = MPDService.defaultRequestBudget) {
+    public init(host: PlayerHost, password: String? = nil, limits: SessionLimits = SessionLimits()) {
         self.host = host
         self.password = password
-        self.maxOutputBytes = maxOutputBytes
-        self.requestBudget = requestBudget
+        self.limits = limits
     }
 
     /// Watches the catalogue while clients may list it (`PlayerHost.watchCatalogue`). `makingRecordsAhead`:
@@ -38,4 +29,27 @@ public final class MPDService: Sendable {
             try? songRecords.warm(host: host)
         }
     }
+}
+
+/// What one client's requests may make the host hold, MPD's caps under MPD's config names.
+public struct SessionLimits: Sendable, Equatable {
+    /// Bytes one command list may hold, counted as MPD counts them (each line and its end):
+    /// `max_command_list_size`, 2 MiB by default. Past it MPD hangs up without an answer, and so do we.
+    public var maxCommandListBytes = 2 * 1024 * 1024
+    /// Bytes one answer may reach: `max_output_buffer_size`, 8 MiB by default. The answer stops growing
+    /// there and the client is dropped, as MPD drops a client whose output buffer is full.
+    public var maxOutputBytes = 8 * 1024 * 1024
+    /// Wrong passwords one connection may try before it is dropped; each waits longer than the one before.
+    public var passwordAttempts = 3
+    /// Lines that are no command at all (unknown names, unparsable) before a connection's first command:
+    /// past this many the peer is not an MPD client (a header block sent to the wrong port) and is dropped.
+    /// 4 is fewer than the headers any HTTP client sends, and more than a client probing a few newer commands.
+    public var unknownLinesBeforeCommand = 4
+    /// How long one request, or one command list, may take before it is cancelled with an ACK: a
+    /// request that would hold a blocking thread longer (a slow filter over a large library) gives it back.
+    /// `request_time_budget` (XZMusic's own; MPD has none).
+    public var requestBudget = SessionLimits.defaultRequestBudget
+    public static let defaultRequestBudget = Duration.seconds(10)
+
+    public init() {}
 }

@@ -61,7 +61,10 @@ final class SongRecords: Sendable {
         keep(made.records, bytes: made.bytes, tags: tags, version: version)
         let window = selection.window ?? 0..<ordered.count
         let shown = ordered[min(window.lowerBound, ordered.count)..<min(window.upperBound, ordered.count)]
-        for record in shown { response.append(rendered: record.bytes) }
+        for record in shown {
+            if response.isFull { break }
+            response.append(rendered: record.bytes)
+        }
         return shown.count
     }
 

@@ -1,18 +1,30 @@
 /// A response body under construction: `key: value` lines and binary chunks, ended later by `OK` or an ACK.
 /// Values come from files and feeds, so line breaks inside them are replaced: a title can never add a line.
+/// It carries its budget (MPD's `max_output_buffer_size`): once past `limit` bytes it takes no more lines,
+/// and listings stop at `isFull`, so an answer never grows far beyond what the client may be sent.
 public struct MPDResponse: Sendable, Equatable {
     public private(set) var bytes: [UInt8] = []
+    /// Past this many bytes nothing more is written (a line started is finished, so it overshoots by one).
+    public let limit: Int
 
-    public init() {}
+    public init(limit: Int = .max) {
+        self.limit = limit
+    }
 
     /// Continues the bytes in `storage`, which is left empty so that its storage is reused, not copied;
     /// `capacity` more bytes fit without regrowing it.
-    public init(taking storage: inout [UInt8], capacity: Int) {
+    public init(taking storage: inout [UInt8], capacity: Int, limit: Int = .max) {
+        self.limit = limit
         swap(&bytes, &storage)
         bytes.reserveCapacity(bytes.count + capacity)
     }
 
+    /// Over budget: the answer is dropped with its client, so a listing may stop writing records.
+    /// One comparison, for loops to check per record.
+    @inline(__always) public var isFull: Bool { bytes.count > limit }
+
     public mutating func add(_ key: String, _ value: String) {
+        guard !isFull else { return }
         appendKey(key)
         let start = bytes.count
         appendUTF8(value)
@@ -25,6 +37,7 @@ public struct MPDResponse: Sendable, Equatable {
     }
 
     public mutating func add(_ key: String, _ value: Int) {
+        guard !isFull else { return }
         appendKey(key)
         appendNumber(value)
         bytes.append(0x0A)
@@ -32,6 +45,7 @@ public struct MPDResponse: Sendable, Equatable {
 
     /// `key: A:B:C`, numbers written as `add(_:_:)` writes one (`Format: 44100:16:2`).
     public mutating func add(_ key: String, numbers: Int...) {
+        guard !isFull else { return }
         appendKey(key)
         for (index, value) in numbers.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ":")) }
@@ -42,6 +56,7 @@ public struct MPDResponse: Sendable, Equatable {
 
     /// `key: ` and what `value` writes, then the line's end.
     public mutating func add(_ key: String, writing value: (inout MPDResponse) -> Void) {
+        guard !isFull else { return }
         appendKey(key)
         value(&self)
         bytes.append(0x0A)
@@ -82,21 +97,25 @@ public struct MPDResponse: Sendable, Equatable {
 
     /// `binary: N`, the bytes, then a newline, as `albumart` and `readpicture` answer.
     public mutating func addBinary(_ data: ArraySlice<UInt8>) {
+        guard !isFull else { return }
         add("binary", data.count)
         bytes += data
         bytes.append(0x0A)
     }
 
     public mutating func append(_ other: MPDResponse) {
+        guard !isFull else { return }
         bytes += other.bytes
     }
 
     /// Lines an `MPDResponse` wrote before, kept as bytes.
     public mutating func append(rendered: ArraySlice<UInt8>) {
+        guard !isFull else { return }
         bytes += rendered
     }
 
     public mutating func appendLine(_ line: String) {
+        guard !isFull else { return }
         appendUTF8(line)
         bytes.append(0x0A)
     }

@@ -6,7 +6,9 @@ import XZSystem
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password`, `music_directory`, `state_file`
 /// and `restore_paused` (MPD's names); flags override them. The music folder's watch: `auto_update`,
-/// `auto_update_depth`. The queue's cap: `max_playlist_length`.
+/// `auto_update_depth`. The queue's cap: `max_playlist_length`. What a client may make the host hold:
+/// `max_command_list_size` and `max_output_buffer_size`, in KiB as MPD reads them, and
+/// `request_time_budget`.
 public struct HostSettings: Sendable, Equatable {
     public var port = 6600
     public var bindAddress = "127.0.0.1"
@@ -22,8 +24,7 @@ public struct HostSettings: Sendable, Equatable {
     /// The most entries the queue holds (MPD's `max_playlist_length`, 16,384 by default); stored
     /// playlists are held to it too.
     public var maxPlaylistLength = PlayerHost.defaultMaxQueueLength
-    /// `request_time_budget` (seconds; XZMusic's own, MPD has none): how long one request may run.
-    public var requestBudget = MPDService.defaultRequestBudget
+    public var limits = ServerLimits()
 
     public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -71,11 +72,23 @@ public struct HostSettings: Sendable, Equatable {
                 guard let seconds = Double(entry.value), seconds.isFinite, seconds >= 0.001, seconds <= 86_400 else {
                     throw config.error(entry, "request_time_budget must be a number of seconds from 0.001 to 86400")
                 }
-                requestBudget = .milliseconds(Int64((seconds * 1000).rounded()))
+                limits.requestBudget = .milliseconds(Int64((seconds * 1000).rounded()))
+            case "max_command_list_size":
+                limits.maxCommandListBytes = try Self.kibibytes(entry, in: config)
+            case "max_output_buffer_size":
+                limits.maxOutputBytes = try Self.kibibytes(entry, in: config)
             default:
                 continue
             }
         }
+    }
+
+    /// A size in KiB, as MPD reads its buffer sizes: from 1 KiB to 1 GiB.
+    private static func kibibytes(_ entry: ConfigFile.Entry, in config: ConfigFile) throws -> Int {
+        guard let value = Int(entry.value), (1...1024 * 1024).contains(value) else {
+            throw config.error(entry, "\(entry.key) must be a size in KiB from 1 to 1048576")
+        }
+        return value * 1024
     }
 
     /// The state file of a host of `library`, or nil when it keeps none.

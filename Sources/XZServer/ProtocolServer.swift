@@ -2,23 +2,38 @@ import Foundation
 import NIOCore
 import NIOPosix
 import XZSystem
+import XZCatalogue
 import XZHost
 import XZMPDCommands
 import XZProtocol
 
 /// Limits on what one client can make the host hold, after MPD's defaults.
-public struct ServerLimits: Sendable {
+public struct ServerLimits: Sendable, Equatable {
     public var maxConnections = 100
     /// Seconds a client may sit silent outside `idle`.
     public var connectionTimeout: TimeAmount = .seconds(60)
     /// A longer request line drops the client.
     public var maxLineBytes = 64 * 1024
-    /// Unsent response bytes beyond this drop the client (one that asks and never reads).
+    /// An answer, or unsent response bytes, beyond this drop the client (one that asks for too much, or
+    /// asks and never reads): MPD's `max_output_buffer_size`.
     public var maxOutputBytes = 8 * 1024 * 1024
     /// How long one request or command list may run before it is cancelled with an ACK.
-    public var requestBudget = MPDService.defaultRequestBudget
+    public var requestBudget = SessionLimits.defaultRequestBudget
+    /// MPD's `max_command_list_size`.
+    public var maxCommandListBytes = SessionLimits().maxCommandListBytes
+    /// Input held while a request is answered. The host stops reading from a busy client, so what it
+    /// holds is what the reads under way brought (a few 64 KiB reads); more drops the client.
+    public var maxBufferedInputBytes = 1024 * 1024
 
     public init() {}
+
+    var session: SessionLimits {
+        var session = SessionLimits()
+        session.maxCommandListBytes = maxCommandListBytes
+        session.maxOutputBytes = maxOutputBytes
+        session.requestBudget = requestBudget
+        return session
+    }
 }
 
 /// The transport: accepts protocol clients on a Unix socket and optionally TCP, splits their input into
@@ -31,15 +46,19 @@ public final class ProtocolServer: Sendable {
     public var password: String? { service.password }
     public let limits: ServerLimits
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-    /// Threads for the requests that read the catalogue or files (`MPDCommand.Work.blocking`).
-    let blockingPool = NIOThreadPool(numberOfThreads: System.coreCount)
+    /// Threads for searches, listings, updates and file reads (`ClientSession.Lane.heavy`). Fewer than the
+    /// library's readers, so heavy requests stuck in SQLite still leave readers for the lookups.
+    let heavyPool = NIOThreadPool(numberOfThreads: ProtocolServer.heavyThreads)
+    static let heavyThreads = max(1, min(System.coreCount, LibraryDatabase.readerCount / 2))
+    /// Threads for quick lookups (`ClientSession.Lane.lookup`), which heavy requests never take.
+    let lookupPool = NIOThreadPool(numberOfThreads: 2)
     private let state = Mutex<(channels: [Channel], connections: Int)>(([], 0))
 
     public init(host: PlayerHost, password: String?, limits: ServerLimits = ServerLimits()) {
-        service = MPDService(host: host, password: password, maxOutputBytes: limits.maxOutputBytes,
-                             requestBudget: limits.requestBudget)
+        service = MPDService(host: host, password: password, limits: limits.session)
         self.limits = limits
-        blockingPool.start()
+        heavyPool.start()
+        lookupPool.start()
     }
 
     /// Listens on a Unix socket (mode 0600; an old file there is replaced, so take the `HostLock` first).
@@ -64,17 +83,35 @@ public final class ProtocolServer: Sendable {
         return channel.localAddress?.port ?? port
     }
 
-    /// Stops accepting and closes every connection.
-    public func shutdown() {
+    /// Stops accepting and closes every connection (clients see the connection end), waiting at most
+    /// `patience` for the event loops and request threads: a request stuck in a thread, or a loop busy
+    /// with a long answer, is left behind rather than holding up the host's exit.
+    public func shutdown(patience: TimeAmount = .seconds(1)) {
         let open = state.withLock { state in
             defer { state.channels = [] }
             return state.channels
         }
+        stopping.withLock { $0 = true }
+        let deadline = DispatchTime.now() + .nanoseconds(Int(patience.nanoseconds))
+        let queue = DispatchQueue(label: "xzmusic.server-shutdown")
         // Closing fails only for a channel already closed, and a second shutdown finds nothing to stop.
-        for channel in open { try? channel.close().wait() }
-        try? group.syncShutdownGracefully()
-        try? blockingPool.syncShutdownGracefully()
+        for channel in open { channel.close(promise: nil) }
+        // The request threads first, while the loops they answer on still run.
+        let pools = DispatchGroup()
+        for pool in [heavyPool, lookupPool] {
+            pools.enter()
+            pool.shutdownGracefully(queue: queue) { _ in pools.leave() }
+        }
+        _ = pools.wait(timeout: deadline)
+        let loops = DispatchGroup()
+        loops.enter()
+        group.shutdownGracefully(queue: queue) { _ in loops.leave() }
+        _ = loops.wait(timeout: deadline)
     }
+
+    /// Set by `shutdown`: answers still coming from request threads are dropped, not sent to a loop.
+    private let stopping = Mutex(false)
+    var isStopping: Bool { stopping.withLock { $0 } }
 
     private func add(_ channel: Channel) {
         state.withLock { $0.channels.append(channel) }
@@ -111,9 +148,12 @@ public final class ProtocolServer: Sendable {
 
 /// One client: its session, its `idle` wake-ups, its output budget and its silence timeout, all on the
 /// channel's event loop. Lines are split here rather than by extra pipeline stages: every request pays
-/// for each stage, and the protocol needs nothing more than "bytes up to a newline".
-final class ConnectionHandler: ChannelInboundHandler {
+/// for each stage, and the protocol needs nothing more than "bytes up to a newline". While a request is
+/// answered elsewhere (or its answer held back), the handler stops asking the socket for more input, so
+/// what the client sends meanwhile waits in TCP, not in the host.
+final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let server: ProtocolServer
@@ -121,7 +161,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var listener: Int?
     private var admitted = false
     private var closing = false
-    /// The start of a line whose newline has not come yet.
+    /// The start of a line whose newline has not come yet, or the lines waiting behind a busy request.
     private var partialLine: ByteBuffer?
     /// The line being handled and its answer; their storage is reused from line to line.
     private var line: [UInt8] = []
@@ -131,8 +171,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var outbound: ByteBuffer?
     private var lastActivity = NIODeadline.now()
     private var timeoutCheck: RepeatedTask?
-    /// A request's answer is being made on the blocking pool.
+    /// A request's answer is being made on a pool thread, or is held back (a wrong password's).
     private var busy = false
+    /// The channel asked for input while busy; asked again once the request is answered.
+    private var readHeld = false
     private var heardWhileBusy: HostChanges = []
 
     init(server: ProtocolServer, peer: ClientSession.Peer) {
@@ -183,20 +225,37 @@ final class ConnectionHandler: ChannelInboundHandler {
         admitted = false
     }
 
+    /// Input is asked for only while no request is under way.
+    func read(context: ChannelHandlerContext) {
+        guard !busy else {
+            readHeld = true
+            return
+        }
+        context.read()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
         lastActivity = .now()
         var input = unwrapInboundIn(data)
+        // Lines waiting behind a request: the new bytes join them, and the joined buffer is already ours.
+        let owned = partialLine != nil
         if var partial = partialLine {
+            partialLine = nil
             partial.writeBuffer(&input)
             input = partial
-            partialLine = nil
         }
         answerLines(in: &input, on: context.channel)
         guard !closing, input.readableBytes > 0 else { return }
-        // Only a partial line may wait this long; whole lines wait only behind a blocking answer.
-        guard busy || input.readableBytes <= server.limits.maxLineBytes else {
+        // Only a partial line may wait this long; whole lines wait only behind a request under way, and
+        // those only as much as the reads already under way brought.
+        let cap = busy ? server.limits.maxBufferedInputBytes : server.limits.maxLineBytes
+        guard input.readableBytes <= cap else {
             close(context.channel)
+            return
+        }
+        guard !owned else {
+            partialLine = input
             return
         }
         // Copied, so the socket's receive buffer can be reused for the next read.
@@ -205,7 +264,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         partialLine = rest
     }
 
-    /// Answers the whole lines in `input` in order, until one's answer must wait for a blocking thread.
+    /// Answers the whole lines in `input` in order, until one's answer must wait for a pool thread or
+    /// is held back.
     private func answerLines(in input: inout ByteBuffer, on channel: Channel) {
         let maxLine = server.limits.maxLineBytes
         while !closing, !busy, let newline = input.readableBytesView.firstIndex(of: 0x0A) {
@@ -219,13 +279,24 @@ final class ConnectionHandler: ChannelInboundHandler {
                 line.append(contentsOf: bytes.prefix(length).assumingMemoryBound(to: UInt8.self))
             }
             input.moveReaderIndex(forwardBy: length + 1)
-            if session.answerBlocks(line) {
-                answerOffLoop(line, on: channel)
+            switch session.lane(for: line) {
+            case .eventLoop: break
+            case .lookup:
+                answerOffLoop(line, on: server.lookupPool, channel: channel)
+                return
+            case .heavy:
+                answerOffLoop(line, on: server.heavyPool, channel: channel)
                 return
             }
             answer.bytes.removeAll(keepingCapacity: true)
             answer.close = false
+            answer.delay = .zero
             session.receive(utf8: line, service: server.service, into: &answer)
+            if answer.delay > .zero {
+                answerLater(answer, on: channel)
+                answer = ClientSession.Output()
+                return
+            }
             // Answers go out together when the read burst ends (channelReadComplete), one syscall for many.
             if !answer.bytes.isEmpty { send(answer.bytes, on: channel, flush: false) }
             // A long line's or a large answer's storage is not kept for the small ones that follow.
@@ -238,33 +309,55 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// Answers `line` on a thread of the blocking pool; the session travels there and back, and the
-    /// lines after it wait in `partialLine` (their order kept), changes heard meanwhile in `heardWhileBusy`.
-    private func answerOffLoop(_ line: [UInt8], on channel: Channel) {
+    /// Answers `line` on a thread of `pool`; the session travels there and back, and the lines after it
+    /// wait in `partialLine` (their order kept), changes heard meanwhile in `heardWhileBusy`.
+    private func answerOffLoop(_ line: [UInt8], on pool: NIOThreadPool, channel: Channel) {
         busy = true
         let session = self.session
         let service = server.service
         let handler = NIOLoopBound(self, eventLoop: channel.eventLoop)
-        server.blockingPool.runIfActive(eventLoop: channel.eventLoop) { () -> (ClientSession, ClientSession.Output) in
+        let server = self.server
+        let loop = channel.eventLoop
+        pool.submit { state in
+            // Not run when the server stopped first; its connection is closed with it.
+            guard case .active = state, !server.isStopping else { return }
             var session = session
             var output = ClientSession.Output()
             session.receive(utf8: line, service: service, into: &output)
-            return (session, output)
-        }.whenComplete { result in
-            handler.value.answered(result, on: channel)
+            // A request that ends after the shutdown has no loop to answer on.
+            guard !server.isStopping else { return }
+            loop.execute {
+                let handler = handler.value
+                handler.session = session
+                handler.deliver(output, on: channel)
+            }
         }
     }
 
-    /// On the event loop: a blocking answer is back with the session it changed.
-    private func answered(_ result: Result<(ClientSession, ClientSession.Output), any Error>, on channel: Channel) {
-        busy = false
-        guard case .success(let (session, output)) = result else {
-            close(channel)
+    /// Holds `output` back for its delay, the connection's next lines waiting behind it; the event loop
+    /// goes on serving everyone else meanwhile.
+    private func answerLater(_ output: ClientSession.Output, on channel: Channel) {
+        busy = true
+        let handler = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        let delay = output.delay.components
+        let nanoseconds = delay.seconds * 1_000_000_000 + delay.attoseconds / 1_000_000_000
+        var held = output
+        held.delay = .zero
+        channel.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { [held] in
+            handler.value.deliver(held, on: channel)
+        }
+    }
+
+    /// On the event loop: the answer of a request that was answered elsewhere or held back; the lines
+    /// that waited behind it are answered next, and input is read again.
+    private func deliver(_ output: ClientSession.Output, on channel: Channel) {
+        guard output.delay == .zero else {
+            answerLater(output, on: channel)
             return
         }
-        self.session = session
+        busy = false
         lastActivity = .now()
-        if !heardWhileBusy.isEmpty, let bytes = self.session.notify(heardWhileBusy) { send(bytes, on: channel, flush: false) }
+        if !heardWhileBusy.isEmpty, let bytes = session.notify(heardWhileBusy) { send(bytes, on: channel, flush: false) }
         heardWhileBusy = []
         if !output.bytes.isEmpty { send(output.bytes, on: channel, flush: false) }
         if output.close {
@@ -278,6 +371,10 @@ final class ConnectionHandler: ChannelInboundHandler {
             if !closing, waiting.readableBytes > 0 { partialLine = waiting }
         }
         flushOutbound(channel)
+        if !busy, !closing, readHeld {
+            readHeld = false
+            channel.read()
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -332,6 +429,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard !closing else { return }
         closing = true
         outbound = nil
+        partialLine = nil
         channel.close(promise: nil)
     }
 }

@@ -60,9 +60,9 @@ final class CommandListTests: MusicFolderHostTestCase {
     func testListsAreCappedAtTwoMebibytesAsRealMPDCapsThem() throws {
         let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
         mpd = real
-        let fitting = ClientSession.maxCommandListBytes / "ping\n".utf8.count
+        let fitting = SessionLimits().maxCommandListBytes / "ping\n".utf8.count
         // Padded with a longer first line to exactly the cap.
-        let padding = ClientSession.maxCommandListBytes - fitting * 5
+        let padding = SessionLimits().maxCommandListBytes - fitting * 5
         let exact = "command_list_begin\n" + "ping" + String(repeating: " ", count: padding) + "\n"
             + String(repeating: "ping\n", count: fitting - 1) + "command_list_end"
         for (server, connect) in [("ours", { try self.client() }), ("mpd", { try real.connect() })] {
@@ -85,9 +85,5 @@ final class CommandListTests: MusicFolderHostTestCase {
             XCTAssertEqual(value(try other.run("status"), "volume"), "\(volume)")
         }
         XCTAssertEqual(answerLines(long)?.count, 100_001, "the list ran to its end")
-    }
-
-    private func value(_ pairs: [(key: String, value: String)], _ key: String) -> String? {
-        pairs.first { $0.key == key }?.value
     }
 }

@@ -5,6 +5,9 @@ import XZProtocol
 import XZTestSupport
 import XZHost
 import XZMPDCommands
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A real host on a temporary library, on TCP port 0, whose music folder holds album/1.mp3 to
 /// album/3.mp3 ("Song N" by "Artist", 3 s); `mpd` is stopped with it when a test starts real MPD.
@@ -40,6 +43,81 @@ class MusicFolderHostTestCase: XCTestCase {
     }
 
     func client() throws -> MPDClient { try MPDClient.connect(host: "127.0.0.1", port: port) }
+
+    func value(_ pairs: [(key: String, value: String)], _ key: String) -> String? {
+        pairs.first { $0.key == key }?.value
+    }
+
+    /// The host served again with other limits (and a password when given).
+    func restartServer(limits: ServerLimits, password: String? = nil) throws {
+        server.shutdown()
+        server = ProtocolServer(host: host, password: password, limits: limits)
+        port = try server.listen(host: "127.0.0.1", port: 0)
+    }
+
+    /// Occupies every thread of the heavy lane until the returned gate is opened (`release`), each
+    /// holding a library reader as a search stuck in SQLite does.
+    func occupyHeavyLane() -> DispatchSemaphore {
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let database = host.database
+        for _ in 0..<ProtocolServer.heavyThreads {
+            server.heavyPool.submit { _ in
+                _ = try? database.pool.read { _ in
+                    started.signal()
+                    gate.wait()
+                }
+            }
+        }
+        for _ in 0..<ProtocolServer.heavyThreads { started.wait() }
+        return gate
+    }
+
+    func release(_ gate: DispatchSemaphore) {
+        for _ in 0..<ProtocolServer.heavyThreads { gate.signal() }
+    }
+
+    /// A raw TCP connection to the host, for bytes no `MPDClient` would send; closed by the caller.
+    func rawConnection() throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, connected == 0 else { throw ServerError.connectionClosed }
+        return fd
+    }
+
+    /// Everything the host sends on `fd` until it closes the connection (nil: still open after `timeout`).
+    func readUntilClosed(_ fd: Int32, timeout: TimeInterval = 10) -> String? {
+        var timeout = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return String(decoding: received, as: UTF8.self) }
+            // ECONNRESET: closed with our bytes unread, which is closed too.
+            if count < 0 { return errno == ECONNRESET ? String(decoding: received, as: UTF8.self) : nil }
+            received += chunk[..<count]
+        }
+    }
+
+    /// Writes all of `text` to `fd` (false when the host closed first).
+    @discardableResult
+    func write(_ text: String, to fd: Int32) -> Bool {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
 
     /// Sends each line to real MPD (on the same music folder, its own playlist folder) and to this host:
     /// the answers must be the same.

@@ -71,8 +71,8 @@ final class RequestBudgetTests: XCTestCase {
 
     func testTheBudgetIsAConfigKey() throws {
         let settings = try HostSettings(config: ConfigFile(parsing: "request_time_budget = 2.5"))
-        XCTAssertEqual(settings.requestBudget, .milliseconds(2_500))
-        XCTAssertEqual(try HostSettings(config: ConfigFile(parsing: "")).requestBudget, .seconds(10))
+        XCTAssertEqual(settings.limits.requestBudget, .milliseconds(2_500))
+        XCTAssertEqual(try HostSettings(config: ConfigFile(parsing: "")).limits.requestBudget, .seconds(10))
         for bad in ["0", "-1", "nan", "inf", "1e300", "ten"] {
             XCTAssertThrowsError(try HostSettings(config: ConfigFile(parsing: "request_time_budget = \(bad)")), bad)
         }
