@@ -40,7 +40,7 @@ public enum MPDCommands {
         // The response moves into the invocation and back, so answers are written once, not copied.
         let start = response.bytes.count
         // Quick commands do no long work: the clock is not read for them.
-        let deadline = deadline ?? (command.work == .blocking ? Deadline(after: service.limits.requestBudget) : .never)
+        let deadline = deadline ?? (command.work == .quick ? .never : Deadline(after: service.limits.requestBudget))
         var invocation = Invocation(arguments: request.arguments, service: service, deadline: deadline, session: session,
                                     response: response)
         response = MPDResponse()
