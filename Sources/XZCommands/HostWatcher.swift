@@ -102,7 +102,7 @@ final class HostWatcher: LyricLinesSwitch {
             let newSong = active && (status["songid"] != known.songId || !known.playing && known.songId == nil)
             if newSong, let file = current["file"] {
                 // A URI that names no file here (a stream's URL) is shown as the host names it.
-                let path = (try? uris.path(forURI: file, allowAbsolute: true)) ?? file
+                let path = (try? uris.locate(file, allowAbsolute: true, catalogue: database).path) ?? file
                 var item = QueueItem(.file(path), database: database)
                 // A shift that cannot be read leaves the lyric lines unshifted rather than unannounced.
                 if let key = item.songKey { item.lyricsAdjustmentMs = (try? database.lyricsAdjustment(songKey: key)) ?? 0 }

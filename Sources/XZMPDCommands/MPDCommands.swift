@@ -238,12 +238,12 @@ public enum MPDCommands {
         },
 
         // MARK: Queue
-        MPDCommand("add", 1...2, .changesState, .blocking) { call throws(MPDError) in
+        MPDCommand("add", 1...2, .changesState, .blocking, paths: [0]) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
             call.player.insert(items, at: position)
         },
-        MPDCommand("addid", 1...2, .changesState, .blocking) { call throws(MPDError) in
+        MPDCommand("addid", 1...2, .changesState, .blocking, paths: [0]) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
             guard items.count == 1 else { throw MPDError(.noExist, "No such song") }
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
