@@ -371,7 +371,8 @@ extension MPDCommands {
     /// client may name any folder by a `file://` URL, as MPD lets it.
     static func listFiles(_ call: inout Invocation) throws(MPDError) {
         let text = call.arguments.first ?? ""
-        let location = try call.location(text.hasPrefix("file://") ? text : try folderURI(text))
+        // An absolute name is refused to a network client, as MPD refuses it; a relative one is a folder.
+        let location = try call.location(text.hasPrefix("file://") || text.hasPrefix("/") ? text : try folderURI(text))
         // Catalogue names are songs, library names the library's own: neither is a folder to list.
         guard location.kind == .musicFolder || location.kind == .absolute else {
             throw MPDError(.noExist, "No such directory")

@@ -45,7 +45,7 @@ extension SongNaming {
         if text.contains("://") { throw .unsupportedScheme }
         let components = text.split(separator: "/", omittingEmptySubsequences: true)
         guard !components.contains(where: { $0 == ".." || $0 == "." }) else { throw .climbsOut }
-        if text.hasPrefix(Self.cataloguePrefix) {
+        if text.hasPrefix(Self.cataloguePrefix) || text == Self.cataloguePrefix.dropLast() {
             let path = "/" + components.dropFirst().joined(separator: "/")
             // A catalogue name is a song's name, never a way to any folder: a read failure confirms nothing.
             guard components.count > 1, (try? catalogue.song(localPath: path)) != nil else { throw .noSuchSong }
