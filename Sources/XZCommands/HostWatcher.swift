@@ -110,8 +110,8 @@ final class HostWatcher: LyricLinesSwitch {
                 if announcing, let line = PlaybackSession.text(.started(item, durationMs: duration), lyrics: false) {
                     announcements.append(line)
                 }
-                known.timeline = item.lyricsPath.flatMap { FileManager.default.contents(atPath: $0) }
-                    .map { LyricTimeline(LRCParser.parse(bytes: [UInt8]($0)), adjustmentMs: item.lyricsAdjustmentMs) }
+                known.timeline = item.lyricsPath.flatMap { RegularFile.contents(atPath: $0, limit: LRCParser.fileLimit) }
+                    .map { LyricTimeline(LRCParser.parse(bytes: $0), adjustmentMs: item.lyricsAdjustmentMs) }
                 known.lyricLine = nil
             }
             if announcing, let error = status["error"], error != known.lastError { announcements.append("error: \(error.safe)") }
