@@ -148,6 +148,10 @@ extension MPDCommands {
             guard AudioDecoders.hasAudioSuffix(url.path), (try? RegularFile.check(url.path)) != nil else { continue }
             files.append(url.standardizedFileURL.path)
         }
+        // The library's files are its own only where their real paths stay in it: each is resolved again.
+        if location.kind == .library {
+            files = files.filter { (try? call.location(call.host.naming.uri(ofPath: $0)))?.kind == .library }
+        }
         // Unreadable, the files are ordered by their paths alone.
         let songs = (try? call.host.database.songs(localPaths: files)) ?? [:]
         DatabaseOrder.sortByKey(&files) { file in

@@ -47,7 +47,7 @@ final class PathConfinementTests: MusicFolderHostTestCase {
                 "xzmusic-catalogue/\(out)", "xzmusic-catalogue/\(out)/secret.mp3", "xzmusic-catalogue/\(out)/cover.jpg",
                 "xzmusic-catalogue/\(kept)", "xzmusic-catalogue/../etc", "xzmusic-catalogue//etc",
                 "xzmusic/../..", "xzmusic/../../\(sentinel)/secret.mp3", "xzmusic/link.mp3", "xzmusic/linkdir",
-                "xzmusic/linkdir/secret.mp3", "xzmusic/library.sqlite/..",
+                "xzmusic/linkdir/secret.mp3", "xzmusic/library.sqlite/..", "xzmusic", "xzmusic/",
                 "/", "/etc", "/etc/passwd", outside.path, outside.path + "/secret.mp3", "//etc",
                 "file:///etc/passwd", "file://\(outside.path)/secret.mp3", "file://etc/passwd", "file:/etc/passwd",
                 "nfs://server/etc", "album/1.mp3\u{0}/../../etc", "album\r", "~", "~root"]
