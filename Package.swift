@@ -54,7 +54,7 @@ let package = Package(
             "CCollation", "CPCRE2", "XZSystem", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
         ]),
         // A music folder's files into the catalogue, their tags read through the decoders.
-        .target(name: "XZFolderScan", dependencies: ["XZAudio", "XZCatalogue"]),
+        .target(name: "XZFolderScan", dependencies: ["XZSystem", "XZAudio", "XZCatalogue"]),
         // Likes, play sessions and counts.
         .target(name: "XZStats", dependencies: [
             "XZText", "XZSystem", "XZCatalogue", product("GRDB", "GRDB.swift"),

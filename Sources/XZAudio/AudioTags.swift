@@ -1,4 +1,5 @@
 import CTagLibShim
+import XZSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -67,6 +68,8 @@ private final class TagLibFile {
 
     init(path: String, audioProperties: Bool) throws {
         self.path = path
+        // TagLib opens by name: a FIFO named like a song would block it, so only regular files reach it.
+        try RegularFile.checkAudio(path)
         var status = TL_OK
         var errorNumber: Int32 = 0
         guard let handle = tl_open(path, audioProperties ? 1 : 0, &status, &errorNumber) else {

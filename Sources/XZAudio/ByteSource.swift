@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import XZSystem
 
 /// The bytes a callback-driven C decoder (libFLAC, libvorbisfile, libopusfile, libavformat) reads: a plain
 /// file through its descriptor, or a growing file whose reads wait for bytes. Used by one decoder on one
@@ -19,18 +20,9 @@ final class ByteSource {
         name = input.name
         switch input {
         case .file(let path):
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                throw AudioError(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
-            }
-            var info = stat()
-            fstat(fd, &info)
-            if info.st_mode & S_IFMT == S_IFDIR {
-                close(fd)
-                throw AudioError(.unreadable, file: path, message: "is a folder, not an audio file")
-            }
+            let (fd, size) = try RegularFile.audio(path)
             descriptor = fd
-            fileSize = Int64(info.st_size)
+            fileSize = size
             growing = nil
             giveUp = { false }
         case .growing(let file, _, let stop):
@@ -101,5 +93,38 @@ final class ByteSource {
     var isAtEnd: Bool {
         guard let size else { return false }
         return position >= size
+    }
+}
+
+extension RegularFile {
+    /// `openForReading`, its refusal as the audio layer words it.
+    static func audio(_ path: String) throws(AudioError) -> (descriptor: Int32, size: Int64) {
+        do {
+            return try openForReading(path)
+        } catch {
+            throw AudioError(refusal: error, path: path)
+        }
+    }
+
+    /// `check`, its refusal as the audio layer words it: for libraries that open files by name.
+    static func checkAudio(_ path: String) throws(AudioError) {
+        do {
+            try check(path)
+        } catch {
+            throw AudioError(refusal: error, path: path)
+        }
+    }
+}
+
+extension AudioError {
+    init(refusal: RegularFile.Refusal, path: String) {
+        switch refusal {
+        case .cannotOpen(let code):
+            self.init(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(code)))
+        case .folder:
+            self.init(.unreadable, file: path, message: "is a folder, not an audio file")
+        case .notRegular:
+            self.init(.unreadable, file: path, message: "is not a regular file (a FIFO, device or socket)")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import CMPG123
+import XZSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -273,6 +274,8 @@ final class MP3Decoder {
         if handle.source != nil {
             try handle.openSource()
         } else {
+            // libmpg123 opens by name: the file is asked again, as it may have been replaced since.
+            try RegularFile.checkAudio(path)
             try handle.check(mpg123_open(mh, path))
         }
         let now = try handle.streamFormat()

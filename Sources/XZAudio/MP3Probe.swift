@@ -1,4 +1,5 @@
 import CMPG123
+import XZSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -66,12 +67,9 @@ final class ReadOnlyFile {
     let size: Int
 
     init?(path: String) {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { close(fd); return nil }
+        guard let (fd, size) = try? RegularFile.openForReading(path) else { return nil }
         self.fd = fd
-        self.size = Int(st.st_size)
+        self.size = Int(size)
     }
 
     deinit { close(fd) }

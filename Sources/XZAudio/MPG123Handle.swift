@@ -1,4 +1,5 @@
 import CMPG123
+import XZSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,14 +22,12 @@ final class MPG123Handle {
         // From here on deinit releases the handle when we throw.
         try configure()
         // libmpg123's own reader makes two read() calls per frame; a stdio buffer makes one per 64 KiB.
-        guard let file = fopen(path, "rb") else {
+        let (fd, _) = try RegularFile.audio(path)
+        guard let file = fdopen(fd, "rb") else {
+            close(fd)
             throw AudioError(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
         }
         self.file = file
-        var info = stat()
-        if fstat(fileno(file), &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-            throw AudioError(.unreadable, file: path, message: "is a folder, not an audio file")
-        }
         setvbuf(file, nil, _IOFBF, 1 << 16)
         try check(mpg123_replace_reader_handle(pointer, { handle, buffer, count in
             let file = OpaquePointer(handle).map { UnsafeMutablePointer<FILE>($0) }

@@ -3,7 +3,7 @@
 public struct CatalogueError: Error, Hashable, CustomStringConvertible, Sendable {
     private enum Code: Hashable, Sendable {
         case database, io, badFeedLine, badFilter, badPlaylistName, noSuchPlaylist, playlistExists, badPosition
-        case malformedURI, climbsOut, accessDenied, unsupportedScheme, playlistTooLarge, damaged
+        case malformedURI, climbsOut, accessDenied, unsupportedScheme, noSuchSong, playlistTooLarge, damaged
     }
 
     private let code: Code
@@ -42,6 +42,8 @@ public struct CatalogueError: Error, Hashable, CustomStringConvertible, Sendable
     public static let climbsOut = CatalogueError(.climbsOut, "Malformed URI")
     /// An absolute path from a client that may not name files by path.
     public static let accessDenied = CatalogueError(.accessDenied, "Access denied")
+    /// A catalogue name (`xzmusic-catalogue/…`) of a file the catalogue holds no song for.
+    public static let noSuchSong = CatalogueError(.noSuchSong, "No such song")
     public static let unsupportedScheme = CatalogueError(.unsupportedScheme, "Unsupported URI scheme: only files play on this host")
 
     public static func database(_ message: String) -> CatalogueError { CatalogueError(.database, message) }

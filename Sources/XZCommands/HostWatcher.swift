@@ -102,7 +102,7 @@ final class HostWatcher: LyricLinesSwitch {
             let newSong = active && (status["songid"] != known.songId || !known.playing && known.songId == nil)
             if newSong, let file = current["file"] {
                 // A URI that names no file here (a stream's URL) is shown as the host names it.
-                let path = (try? uris.path(forURI: file, allowAbsolute: true)) ?? file
+                let path = (try? uris.locate(file, allowAbsolute: true, catalogue: database).path) ?? file
                 var item = QueueItem(.file(path), database: database)
                 // A shift that cannot be read leaves the lyric lines unshifted rather than unannounced.
                 if let key = item.songKey { item.lyricsAdjustmentMs = (try? database.lyricsAdjustment(songKey: key)) ?? 0 }
@@ -110,8 +110,8 @@ final class HostWatcher: LyricLinesSwitch {
                 if announcing, let line = PlaybackSession.text(.started(item, durationMs: duration), lyrics: false) {
                     announcements.append(line)
                 }
-                known.timeline = item.lyricsPath.flatMap { FileManager.default.contents(atPath: $0) }
-                    .map { LyricTimeline(LRCParser.parse(bytes: [UInt8]($0)), adjustmentMs: item.lyricsAdjustmentMs) }
+                known.timeline = item.lyricsPath.flatMap { RegularFile.contents(atPath: $0, limit: LRCParser.fileLimit) }
+                    .map { LyricTimeline(LRCParser.parse(bytes: $0), adjustmentMs: item.lyricsAdjustmentMs) }
                 known.lyricLine = nil
             }
             if announcing, let error = status["error"], error != known.lastError { announcements.append("error: \(error.safe)") }

@@ -6,13 +6,14 @@ import XZAudio
 import XZCatalogue
 import XZLyrics
 import XZHost
+import XZSystem
 
 extension SongLyrics {
     static func document(at path: String) throws -> LRCDocument {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = RegularFile.contents(atPath: path, limit: LRCParser.fileLimit) else {
             throw CommandError.noSuchFile("cannot read \(path.safe)")
         }
-        return LRCParser.parse(bytes: [UInt8](data))
+        return LRCParser.parse(bytes: data)
     }
 }
 

@@ -364,8 +364,8 @@ enum NowPlaying {
                 + "  vol \(snapshot.volume)  repeat \(snapshot.repeatMode.rawValue)\(snapshot.shuffle ? "  shuffle" : "")"
                 + (lyricsKind.map { "  lyrics \($0)" } ?? ""),
         ]
-        guard let path = item.lyricsPath, let data = FileManager.default.contents(atPath: path) else { return lines }
-        let timeline = LyricTimeline(LRCParser.parse(bytes: [UInt8](data)), adjustmentMs: item.lyricsAdjustmentMs)
+        guard let path = item.lyricsPath, let data = RegularFile.contents(atPath: path, limit: LRCParser.fileLimit) else { return lines }
+        let timeline = LyricTimeline(LRCParser.parse(bytes: data), adjustmentMs: item.lyricsAdjustmentMs)
         guard let current = timeline.lineIndex(at: snapshot.positionMs) ?? (timeline.isEmpty ? nil : -1) else { return lines }
         for index in (current - 1)...(current + 1) where timeline.lines.indices.contains(index) {
             let line = timeline.lines[index]

@@ -163,7 +163,7 @@ final class RemotePlayerControl: PlayerControl, Sendable {
         let database = try database()
         for pair in try run("playlistinfo") where pair.key == "file" {
             // A URI that names no file here (a stream's URL) is shown as the host names it.
-            let path = (try? uris.path(forURI: pair.value, allowAbsolute: true)) ?? pair.value
+            let path = (try? uris.locate(pair.value, allowAbsolute: true, catalogue: database).path) ?? pair.value
             queue.append(QueueItem(.file(path), database: database))
         }
         let state: PlayerState

@@ -1,6 +1,7 @@
 import Foundation
 import XZAudio
 import XZCatalogue
+import XZSystem
 
 extension LibraryDatabase {
     /// Scans a folder for audio files of every format a decoder reads (by suffix; the decoder is then chosen
@@ -93,8 +94,8 @@ extension LibraryDatabase {
                     guard type == UInt8(DT_REG) else { continue }
                     files.append(ScannedFile(path: path, size: Int64(info.st_size), mtime: Int64(info.st_mtim.tv_sec)))
                 } else if name.hasSuffix(".lrc") || name.hasSuffix(".LRC") {
-                    // A link counts when what it points to exists, as FileManager.fileExists saw it.
-                    guard type != UInt8(DT_LNK) || access(path, F_OK) == 0 else { continue }
+                    // A regular file, or a link to one; a FIFO named like lyrics would hold whoever reads it.
+                    guard type == UInt8(DT_REG) || type == UInt8(DT_LNK) && (try? RegularFile.check(path)) != nil else { continue }
                     lyrics.insert(path)
                 }
             }

@@ -105,9 +105,9 @@ extension PlayerHost {
     /// host that streams.
     private func restorable(_ uri: String) -> Playable? {
         if QueueItem.isStreamURL(uri) { return canStream ? .stream(uri) : nil }
-        guard let path = try? naming.path(forURI: uri, allowAbsolute: true) else { return nil }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { return nil }
+        // The host's own file names absolute paths too; a catalogue name still needs its song.
+        guard let path = try? naming.locate(uri, allowAbsolute: true, catalogue: database).path,
+              (try? RegularFile.check(path)) != nil else { return nil }
         return .file(path)
     }
 

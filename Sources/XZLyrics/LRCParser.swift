@@ -9,6 +9,9 @@
 /// - inside the text `<stamp>` (A2) and `[stamp]` (foobar2000) tags time the words;
 /// - a line without stamps contributes every `[key:value]` group it holds as a tag.
 public enum LRCParser {
+    /// A lyrics file larger than this is not read: no LRC file comes near it.
+    public static let fileLimit = 4 << 20
+
     /// The largest time stamp accepted (about 24.8 days): bigger ones are junk, so sums never overflow.
     public static let maxTimeMs = Int(Int32.max)
 

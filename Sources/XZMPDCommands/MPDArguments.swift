@@ -1,4 +1,5 @@
 import Foundation
+import XZSystem
 import XZAudio
 import XZCatalogue
 import XZHost
@@ -131,30 +132,25 @@ extension MPDCommands {
         QueueItem.items(try playables(forURI: uri, call: call), database: call.host.database)
     }
 
-    /// What a URI names to queue: a stream, a file, or a folder's audio files.
+    /// What a URI names to queue: a stream, a regular file, or a folder's audio files.
     static func playables(forURI uri: String, call: Invocation) throws(MPDError) -> [Playable] {
-        var text = uri
-        if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
-        if QueueItem.isStreamURL(text) {
+        if QueueItem.isStreamURL(uri) {
             guard call.host.canStream else { throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host") }
             // A catalogue song that is not offline is named by its URL: it plays as it downloads.
-            return [.stream(text)]
+            return [.stream(uri)]
         }
-        let path: String
-        if text.isEmpty || text == "/" {
-            path = call.host.naming.musicDirectory
-        } else {
-            path = try call.filePath(forURI: text, allowAbsolute: call.session.peer == .local)
-            // A catalogue name the catalogue cannot confirm names no song.
-            if text.hasPrefix(SongNaming.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
-                throw MPDError(.noExist, "No such song")
-            }
-        }
+        let location = try call.location(uri == "/" ? "" : uri)
+        let path = location.path
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw MPDError(.noExist, "No such directory")
         }
-        guard isFolder.boolValue else { return [.file(path)] }
+        guard isFolder.boolValue else {
+            // A FIFO or device named like a song would block whoever reads it: regular files only, as MPD.
+            guard (try? RegularFile.check(path)) != nil else { throw MPDError(.noExist, "No such song") }
+            return [.file(path)]
+        }
+        guard location.kind != .catalogueSong else { throw MPDError(.noExist, "No such song") }
         // A folder adds its audio files in MPD's database order (its walk of the folder).
         let base = URL(fileURLWithPath: path)
         let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
@@ -163,7 +159,12 @@ extension MPDCommands {
         while let url = enumerator?.nextObject() as? URL {
             try call.checkDeadline(visited)
             visited += 1
-            if AudioDecoders.hasAudioSuffix(url.path) { files.append(url.standardizedFileURL.path) }
+            guard AudioDecoders.hasAudioSuffix(url.path), (try? RegularFile.check(url.path)) != nil else { continue }
+            files.append(url.standardizedFileURL.path)
+        }
+        // The library's files are its own only where their real paths stay in it: each is resolved again.
+        if location.kind == .library {
+            files = files.filter { (try? call.location(call.host.naming.uri(ofPath: $0)))?.kind == .library }
         }
         // Unreadable, the files are ordered by their paths alone.
         let songs = (try? call.host.database.songs(localPaths: files)) ?? [:]

@@ -1,3 +1,4 @@
+import XZCatalogue
 import XZHost
 import XZProtocol
 import XZSystem
@@ -29,14 +30,19 @@ struct MPDCommand: Sendable {
     let arguments: ClosedRange<Int>
     let access: Access
     let work: Work
+    /// Which arguments name a file or folder (by index): each is resolved through `Invocation.location`
+    /// or is a folder name the catalogue holds, never used as a path as it is. The confinement test sends
+    /// every argument marked here its escaping names.
+    let paths: Set<Int>
     let run: @Sendable (inout MPDCommands.Invocation) throws(MPDError) -> Void
 
-    init(_ name: String, _ arguments: ClosedRange<Int>, _ access: Access, _ work: Work = .quick,
+    init(_ name: String, _ arguments: ClosedRange<Int>, _ access: Access, _ work: Work = .quick, paths: Set<Int> = [],
          _ run: @escaping @Sendable (inout MPDCommands.Invocation) throws(MPDError) -> Void) {
         self.name = name
         self.arguments = arguments
         self.access = access
         self.work = work
+        self.paths = paths
         self.run = run
     }
 }
@@ -48,10 +54,11 @@ extension MPDCommands.Invocation {
         do { try deadline.check(every: 256, count) } catch { throw MPDError(failure: error) }
     }
 
-    /// The file a URI names, as the host resolves it, its refusal as MPD's.
-    func filePath(forURI uri: String, allowAbsolute: Bool) throws(MPDError) -> String {
+    /// What a client's name stands for, through the host's one resolver (absolute names for local
+    /// clients only), its refusal as MPD's.
+    func location(_ uri: String) throws(MPDError) -> SongLocation {
         do {
-            return try host.naming.path(forURI: uri, allowAbsolute: allowAbsolute)
+            return try host.naming.locate(uri, allowAbsolute: session.peer == .local, catalogue: host.database)
         } catch {
             throw MPDError(uri: error)
         }

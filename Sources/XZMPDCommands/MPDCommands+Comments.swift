@@ -3,22 +3,19 @@ import XZAudio
 import XZCatalogue
 import XZPlayback
 import XZProtocol
+import XZSystem
 
 /// `readcomments URI`: every raw tag the file carries (Vorbis comments, ID3v2 TXXX frames ...), as MPD lists them.
 extension MPDCommands {
     static let commentCommands: [MPDCommand] = [
-        MPDCommand("readcomments", 1...1, .readOnly, .blocking) { call throws(MPDError) in
-            var text = call.arguments[0]
-            if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
-            // MPD answers a name it cannot follow, for whatever reason, with "no such song".
-            guard !QueueItem.isStreamURL(text),
-                  let path = try? call.filePath(forURI: text, allowAbsolute: call.session.peer == .local) else {
+        MPDCommand("readcomments", 1...1, .readOnly, .blocking, paths: [0]) { call throws(MPDError) in
+            let text = call.arguments[0]
+            // MPD answers a name it cannot follow, for whatever reason, with "no such song"; a folder, a
+            // FIFO or a device is no song (a FIFO would block the read).
+            guard !QueueItem.isStreamURL(text), let path = try? call.location(text).path,
+                  (try? RegularFile.check(path)) != nil else {
                 throw MPDError(.noExist, "No such song")
             }
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
-                  !text.hasPrefix(SongNaming.cataloguePrefix) || (try? call.host.database.song(localPath: path)) != nil
-            else { throw MPDError(.noExist, "No such song") }
             // A file whose tags cannot be read has no comments to list, as MPD answers it.
             for (key, value) in (try? AudioTags.comments(path: path)) ?? []
             where isCommentName(key) && !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {

@@ -4,6 +4,7 @@ import XZCatalogue
 import XZHost
 import XZPlayback
 import XZProtocol
+import XZSystem
 
 /// MPD's database commands over the catalogue: find/search (and adding what they find), count, list,
 /// folder listings, update/rescan and cover art. Filters go through the catalogue's one filter engine.
@@ -16,14 +17,14 @@ extension MPDCommands {
         MPDCommand("searchaddpl", 2...Int.max, .changesState, .blocking) { call throws(MPDError) in try addMatchesToPlaylist(&call) },
         MPDCommand("count", 1...Int.max, .readOnly, .blocking) { call throws(MPDError) in try count(&call) },
         MPDCommand("list", 1...Int.max, .readOnly, .blocking) { call throws(MPDError) in try list(&call) },
-        MPDCommand("lsinfo", 0...1, .readOnly, .blocking) { call throws(MPDError) in try listOneFolder(&call) },
-        MPDCommand("listall", 0...1, .readOnly, .blocking) { call throws(MPDError) in try listTree(&call, full: false) },
-        MPDCommand("listallinfo", 0...1, .readOnly, .blocking) { call throws(MPDError) in try listTree(&call, full: true) },
-        MPDCommand("listfiles", 0...1, .readOnly, .blocking) { call throws(MPDError) in try listFiles(&call) },
-        MPDCommand("update", 0...1, .changesState, .blocking) { call throws(MPDError) in try update(&call, rescan: false) },
-        MPDCommand("rescan", 0...1, .changesState, .blocking) { call throws(MPDError) in try update(&call, rescan: true) },
-        MPDCommand("albumart", 2...2, .readOnly, .blocking) { call throws(MPDError) in try picture(&call, embeddedFirst: false) },
-        MPDCommand("readpicture", 2...2, .readOnly, .blocking) { call throws(MPDError) in try picture(&call, embeddedFirst: true) },
+        MPDCommand("lsinfo", 0...1, .readOnly, .blocking, paths: [0]) { call throws(MPDError) in try listOneFolder(&call) },
+        MPDCommand("listall", 0...1, .readOnly, .blocking, paths: [0]) { call throws(MPDError) in try listTree(&call, full: false) },
+        MPDCommand("listallinfo", 0...1, .readOnly, .blocking, paths: [0]) { call throws(MPDError) in try listTree(&call, full: true) },
+        MPDCommand("listfiles", 0...1, .readOnly, .blocking, paths: [0]) { call throws(MPDError) in try listFiles(&call) },
+        MPDCommand("update", 0...1, .changesState, .blocking, paths: [0]) { call throws(MPDError) in try update(&call, rescan: false) },
+        MPDCommand("rescan", 0...1, .changesState, .blocking, paths: [0]) { call throws(MPDError) in try update(&call, rescan: true) },
+        MPDCommand("albumart", 2...2, .readOnly, .blocking, paths: [0]) { call throws(MPDError) in try picture(&call, embeddedFirst: false) },
+        MPDCommand("readpicture", 2...2, .readOnly, .blocking, paths: [0]) { call throws(MPDError) in try picture(&call, embeddedFirst: true) },
     ]
 
     // MARK: Selections
@@ -265,9 +266,16 @@ extension MPDCommands {
     static func listTree(_ call: inout Invocation, full: Bool) throws(MPDError) {
         let folder = try folderURI(call.arguments.first)
         let filters: [SongFilter] = folder.isEmpty ? [] : [.base(folder)]
-        let found = try songs(call, SongSelection(filters: filters))
+        // Files only, as lsinfo: a song that is not offline has no file and no folder to be listed in.
+        let naming = call.host.naming.offlineOnly
+        let found: [Song]
+        do {
+            found = try call.host.database.songs(SongSelection(filters: filters), naming: naming)
+        } catch {
+            throw MPDError(failure: error)
+        }
         let prefix = folder.isEmpty ? "" : folder + "/"
-        let named = found.map { (uri(call, $0), $0) }.filter { $0.0.hasPrefix(prefix) || $0.0 == folder }
+        let named = found.map { (naming.uri(of: $0), $0) }.filter { $0.0.hasPrefix(prefix) || $0.0 == folder }
         if named.isEmpty, !folder.isEmpty {
             throw MPDError(.noExist, "No such directory")
         }
@@ -363,16 +371,23 @@ extension MPDCommands {
     }
 
     static func modificationDate(_ call: Invocation, uri: String) -> Date? {
-        // A name that cannot be followed, or a file that cannot be asked, has no time to give.
-        guard let path = try? call.filePath(forURI: uri, allowAbsolute: false) else { return nil }
-        return (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        // A name that cannot be followed, or a file that cannot be asked, has no time to give; a catalogue
+        // folder is no song, so it is not asked.
+        guard !uri.hasPrefix(SongNaming.cataloguePrefix), let location = try? call.location(uri) else { return nil }
+        return (try? FileManager.default.attributesOfItem(atPath: location.path))?[.modificationDate] as? Date
     }
 
-    /// The files in a folder of the music directory, as they are on disk (MPD's storage listing).
+    /// The files in a folder of the music directory, as they are on disk (MPD's storage listing); a local
+    /// client may name any folder by a `file://` URL, as MPD lets it.
     static func listFiles(_ call: inout Invocation) throws(MPDError) {
-        let folder = try folderURI(call.arguments.first)
-        let path = folder.isEmpty ? call.host.naming.musicDirectory
-            : try call.filePath(forURI: folder, allowAbsolute: false)
+        let text = call.arguments.first ?? ""
+        // An absolute name is refused to a network client, as MPD refuses it; a relative one is a folder.
+        let location = try call.location(text.hasPrefix("file://") || text.hasPrefix("/") ? text : try folderURI(text))
+        // Catalogue names are songs, library names the library's own: neither is a folder to list.
+        guard location.kind == .musicFolder || location.kind == .absolute else {
+            throw MPDError(.noExist, "No such directory")
+        }
+        let path = location.path
         // An unreadable folder is no folder to the client, as MPD answers.
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
             throw MPDError(.noExist, "No such directory")
@@ -402,32 +417,32 @@ extension MPDCommands {
         var folder = call.arguments.first ?? ""
         while folder.hasSuffix("/") { folder.removeLast() }
         guard FilterParser.isSafeLocalURI(folder) else { throw MPDError(.arg, "Malformed path") }
+        // Only the music folder and the folders in it are updated: never a catalogue or library name.
         // As in MPD, a folder that is not there still makes a job, which finds nothing.
-        let path = folder.isEmpty ? call.host.naming.musicDirectory
-            : try call.filePath(forURI: folder, allowAbsolute: false)
-        call.response.add("updating_db", call.host.startUpdate(of: URL(fileURLWithPath: path), rescan: rescan))
+        let location = try call.location(folder)
+        guard location.kind == .musicFolder else { throw MPDError(.noExist, "No such directory") }
+        call.response.add("updating_db", call.host.startUpdate(of: URL(fileURLWithPath: location.path), rescan: rescan))
     }
 
     // MARK: Cover art
 
     static let coverNames = ["cover.png", "cover.jpg", "cover.jpeg", "cover.webp", "folder.jpg", "folder.png"]
+    /// A cover file larger than this is no cover: it is not read whole into memory.
+    static let coverLimit = 64 << 20
 
     /// `albumart` (a cover file beside the song first) and `readpicture` (the tag's picture first),
     /// each falling back on the other source; the bytes from OFFSET, at most `binarylimit` of them.
     static func picture(_ call: inout Invocation, embeddedFirst: Bool) throws(MPDError) {
         let offset = try MPDArgument.unsigned(call.arguments[1])
         let text = call.arguments[0]
-        let path = try call.filePath(forURI: text, allowAbsolute: call.session.peer == .local)
-        // A catalogue name the catalogue cannot confirm names no song.
-        if text.hasPrefix(SongNaming.cataloguePrefix), (try? call.host.database.song(localPath: path)) == nil {
-            throw MPDError(.noExist, "No such song")
-        }
-        guard FileManager.default.fileExists(atPath: path) else { throw MPDError(.noExist, "No file exists") }
+        let path = try call.location(text).path
+        // Only a regular file is a song: a FIFO named like one would block the reader.
+        guard (try? RegularFile.check(path)) != nil else { throw MPDError(.noExist, "No file exists") }
         func coverFile() -> (String?, [UInt8])? {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
             for name in coverNames {
-                if let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) {
-                    return (nil, Array(data))
+                if let data = RegularFile.contents(atPath: folder.appendingPathComponent(name).path, limit: coverLimit) {
+                    return (nil, data)
                 }
             }
             return nil

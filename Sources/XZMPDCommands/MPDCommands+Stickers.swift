@@ -4,12 +4,13 @@ import XZHost
 import XZPlayback
 import XZProtocol
 import XZStats
+import XZSystem
 
 /// `sticker get|set|delete|list|find song …` with MPD 0.23's answers, over the library's sticker store
 /// (XZMusic's likes and play statistics among the stickers).
 extension MPDCommands {
     static let stickerCommands: [MPDCommand] = [
-        MPDCommand("sticker", 3...Int.max, .changesState, .lookup) { call throws(MPDError) in
+        MPDCommand("sticker", 3...Int.max, .changesState, .lookup, paths: [2]) { call throws(MPDError) in
             let arguments = call.arguments
             guard arguments[1] == "song" else { throw MPDError(.arg, "unknown sticker domain") }
             let store = StickerStore(database: call.host.database)
@@ -86,17 +87,12 @@ extension MPDCommands {
     /// The song a sticker URI names: a catalogue song by its key, any other audio file as "file:<path>"
     /// (the key its plays are recorded under).
     static func stickerSong(_ uri: String, _ call: Invocation) throws(MPDError) -> (key: String, title: String, singer: String) {
-        var text = uri
-        if text.hasPrefix("file://") { text = String(text.dropFirst(7)) }
         // MPD answers a name it cannot follow, for whatever reason, with "no such song".
-        guard let path = try? call.filePath(forURI: text, allowAbsolute: call.session.peer == .local) else {
-            throw MPDError(.noExist, "No such song")
-        }
+        guard let location = try? call.location(uri) else { throw MPDError(.noExist, "No such song") }
+        let path = location.path
         // Not readable from the catalogue, the file is keyed as any file outside it.
         if let song = try? call.host.database.song(localPath: path) { return (song.songKey, song.title, song.singer) }
-        var isFolder: ObjCBool = false
-        guard !text.hasPrefix(SongNaming.cataloguePrefix),
-              FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
+        guard location.kind != .catalogueSong, (try? RegularFile.check(path)) != nil else {
             throw MPDError(.noExist, "No such song")
         }
         let item = QueueItem(.file(path), database: call.host.database)

@@ -60,7 +60,7 @@ extension MPDCommands {
             try playlistCall { try call.host.playlists.rename(call.arguments[0], to: call.arguments[1]) }
             call.host.wrote(.storedPlaylists)
         },
-        MPDCommand("playlistadd", 2...3, .changesState, .blocking) { call throws(MPDError) in
+        MPDCommand("playlistadd", 2...3, .changesState, .blocking, paths: [1]) { call throws(MPDError) in
             let name = call.arguments[0]
             _ = try playlistCall { try StoredPlaylists.validate(name) }
             let added = try items(forURI: call.arguments[1], call: call).map(call.host.playlistEntry)

@@ -246,12 +246,12 @@ public enum MPDCommands {
         },
 
         // MARK: Queue
-        MPDCommand("add", 1...2, .changesState, .lookup) { call throws(MPDError) in
+        MPDCommand("add", 1...2, .changesState, .lookup, paths: [0]) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
             try enqueue(items, at: position, call)
         },
-        MPDCommand("addid", 1...2, .changesState, .lookup) { call throws(MPDError) in
+        MPDCommand("addid", 1...2, .changesState, .lookup, paths: [0]) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
             guard items.count == 1 else { throw MPDError(.noExist, "No such song") }
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil

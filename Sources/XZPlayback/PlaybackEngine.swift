@@ -798,11 +798,12 @@ final class PlaybackEngine {
     private func loadLyrics(_ track: LoadedTrack, adjustmentMs: Int? = nil) {
         let bytes: [UInt8]
         if let path = track.start.item.lyricsPath {
-            guard let data = FileManager.default.contents(atPath: path) else {
+            // Regular files only: a FIFO named like a lyrics file would hold the player.
+            guard let data = RegularFile.contents(atPath: path, limit: LRCParser.fileLimit) else {
                 emit(.notice("Cannot read the lyrics file \(path)."))
                 return
             }
-            bytes = [UInt8](data)
+            bytes = data
         } else if let text = track.start.item.lyricsText {
             bytes = Array(text.utf8)
         } else {

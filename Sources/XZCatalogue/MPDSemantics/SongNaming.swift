@@ -74,27 +74,6 @@ public struct SongNaming: Sendable {
         return inCatalogue || roots.contains(where: { Self.relative(path, insideFolder: $0.folder) != nil }) ? uri(ofPath: path) : path
     }
 
-    /// The file a URI names. Absolute paths only when `allowAbsolute` (local clients); nothing may
-    /// climb out of its folder with `..`. A `xzmusic-catalogue/` name must still be checked against the
-    /// catalogue by the caller.
-    public func path(forURI uri: String, allowAbsolute: Bool) throws(CatalogueError) -> String {
-        guard !uri.isEmpty, !uri.utf8.contains(0) else { throw .malformedURI }
-        if uri.hasPrefix("/") {
-            guard allowAbsolute else { throw .accessDenied }
-            return URL(fileURLWithPath: uri).standardizedFileURL.path
-        }
-        if uri.contains("://") { throw .unsupportedScheme }
-        let components = uri.split(separator: "/", omittingEmptySubsequences: true)
-        guard !components.contains(where: { $0 == ".." || $0 == "." }) else { throw .climbsOut }
-        if uri.hasPrefix(Self.cataloguePrefix) {
-            return "/" + components.dropFirst().joined(separator: "/")
-        }
-        if uri.hasPrefix(Self.libraryPrefix) {
-            return libraryDirectory + "/" + components.dropFirst().joined(separator: "/")
-        }
-        return musicDirectory + "/" + components.joined(separator: "/")
-    }
-
     /// The name of a catalogue song: its file's, else its audio URL (`onlineByURL`), else its key's.
     public func uri(of song: Song) -> String {
         if !song.isLocal, onlineByURL, !song.audioURL.isEmpty { return song.audioURL }

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one way the program opens a song, a picture or a cover a client can name: regular files only, as
+/// MPD opens them. A FIFO, a device or a socket named `x.mp3` would block a reader forever (or never end),
+/// so it is refused before a byte is read.
+public enum RegularFile {
+    /// Why a file was not opened.
+    public enum Refusal: Error, Equatable, Sendable {
+        /// It could not be opened or asked (the system's errno).
+        case cannotOpen(Int32)
+        /// It is a folder.
+        case folder
+        /// It is a FIFO, a device, a socket: nothing a song or picture is read from.
+        case notRegular
+    }
+
+    /// A descriptor for reading `path` (symbolic links followed, as MPD follows them), once it is a regular
+    /// file. Opened without blocking, so a FIFO cannot hold the caller before it is refused; the descriptor
+    /// then blocks again as plain file reads expect. The caller closes it.
+    public static func openForReading(_ path: String) throws(Refusal) -> (descriptor: Int32, size: Int64) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw .cannotOpen(errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw .cannotOpen(code)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR:
+            close(fd)
+            throw .folder
+        default:
+            close(fd)
+            throw .notRegular
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return (fd, Int64(info.st_size))
+    }
+
+    /// Checks, without opening it, that `path` is a regular file: for libraries that open files by name
+    /// (TagLib), asked just before they do.
+    public static func check(_ path: String) throws(Refusal) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .cannotOpen(errno) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: throw .folder
+        default: throw .notRegular
+        }
+    }
+
+    /// The whole of a small regular file (a cover picture), nil when it is not one, cannot be read, or is
+    /// larger than `limit` bytes.
+    public static func contents(atPath path: String, limit: Int) -> [UInt8]? {
+        guard let (fd, size) = try? openForReading(path) else { return nil }
+        defer { close(fd) }
+        guard size >= 0, size <= Int64(limit) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            filled += count
+        }
+        // A file that shrank while read is what was there.
+        return filled == bytes.count ? bytes : Array(bytes[..<filled])
+    }
+}
