@@ -38,12 +38,13 @@ final class FuzzWatchdog: Sendable {
         var watching: (started: UInt64, wall: UInt64)?
         while true {
             usleep(50_000)
+            guard let current = running.withLock({ $0 }) else { watching = nil; continue }
+            // Read after the request started, so neither clock is behind its start.
             let now = Self.now(CLOCK_MONOTONIC)
             let cpu = Self.now(clock)
-            guard let current = running.withLock({ $0 }) else { watching = nil; continue }
             if watching?.started != current.started { watching = (current.started, now) }
-            let cpuUsed = cpu &- current.started
-            let wall = now &- watching!.wall
+            let cpuUsed = cpu > current.started ? cpu - current.started : 0
+            let wall = now - watching!.wall
             guard cpuUsed > Self.cpuBudgetNs || wall > Self.stallNs else { continue }
             let line = String(decoding: current.line.prefix(300), as: UTF8.self)
             let kind = cpuUsed > Self.cpuBudgetNs ? "SLOW REQUEST" : "STALLED REQUEST"

@@ -42,7 +42,7 @@ enum ProtocolFuzz {
                 printError("cannot read \(file)\n")
                 return 1
             }
-            print("== \(file)")
+            printOutput("== \(file)\n")
             Array(data).withUnsafeBufferPointer { Fuzzing.shared.run($0, echo: true) }
         }
         Fuzzing.shared.library.remove()
@@ -154,7 +154,7 @@ final class Fuzzing: @unchecked Sendable {  // driven from libFuzzer's one threa
                 let range = NSRange(text.startIndex..., in: text)
                 if skips.contains(where: { $0.firstMatch(in: text, range: range) != nil }) { continue }
             }
-            if echo { print("> " + String(decoding: bytes, as: UTF8.self)) }
+            if echo { printOutput("> " + String(decoding: bytes, as: UTF8.self) + "\n") }
             usedStickers = usedStickers || bytes.starts(with: "sticker".utf8)
             watchdog.begin(bytes)
             var output = session.receive(utf8: bytes, service: library.service)
@@ -162,13 +162,15 @@ final class Fuzzing: @unchecked Sendable {  // driven from libFuzzer's one threa
             // The transport tells the session of every change; a client in `idle` hears it at once.
             let changes = library.changes.withLock { changes in defer { changes = [] }; return changes }
             if !changes.isEmpty, let woken = session.notify(changes) { output.bytes += woken }
-            if echo { print(String(decoding: output.bytes, as: UTF8.self), terminator: "") }
+            if echo {
+                printOutput(String(decoding: output.bytes, as: UTF8.self) + "(rss \(residentMegabytes()) MB)\n")
+            }
             if let leak = library.leak(in: output.bytes) {
                 printError("==protocol-fuzz== OUTSIDE THE MUSIC FOLDER: \(leak) after: \(String(decoding: bytes.prefix(300), as: UTF8.self))\n")
                 abort()
             }
             if output.close {
-                if echo { print("(closed)") }
+                if echo { printOutput("(closed)\n") }
                 session = ClientSession(peer: .network, passwordRequired: false)
             }
         }
@@ -187,4 +189,16 @@ struct SplitMix: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
         return z ^ (z >> 31)
     }
+}
+
+/// Written at once (unbuffered): a replay's last lines must be out before a crash.
+private func printOutput(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}
+
+/// The process's resident size, which libFuzzer's -rss_limit_mb watches.
+private func residentMegabytes() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+          let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / (1024 * 1024)
 }
