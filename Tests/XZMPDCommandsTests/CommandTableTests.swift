@@ -14,6 +14,19 @@ final class CommandTableTests: XCTestCase {
         XCTAssertEqual(MPDCommands.table.count, MPDCommands.allCommands.count)
     }
 
+    /// The protocol fuzzer starts from these: a row without samples would be fuzzed only by chance.
+    func testEveryRowHasSampleArgumentsItAccepts() {
+        for command in MPDCommands.allCommands {
+            let samples = MPDCommands.sampleArguments[command.name] ?? []
+            XCTAssertFalse(samples.isEmpty, "\(command.name) has no sample arguments")
+            for arguments in samples {
+                XCTAssertTrue(command.arguments.contains(arguments.count), "\(command.name) \(arguments): wrong count")
+            }
+        }
+        XCTAssertEqual(Set(MPDCommands.sampleArguments.keys).subtracting(MPDCommands.table.keys), [],
+                       "samples of no command")
+    }
+
     func testOnlyConnectionCommandsRunBeforeThePassword() {
         let open = MPDCommands.allCommands.filter { $0.access == .beforePassword }.map(\.name).sorted()
         XCTAssertEqual(open, ["commands", "notcommands", "password", "ping"])
