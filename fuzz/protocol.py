@@ -154,7 +154,7 @@ def main():
             code = subprocess.run([BINARY, os.path.join(WORK, "corpus"), seeds, "-dict=%s.dict" % seeds,
                                    "-artifact_prefix=%s/" % os.path.join(WORK, "artifacts"),
                                    "-max_total_time=%d" % remaining, "-rss_limit_mb=%d" % RSS_LIMIT_MB,
-                                   "-malloc_limit_mb=%d" % RSS_LIMIT_MB, "-timeout=15", "-max_len=4096",
+                                   "-malloc_limit_mb=%d" % RSS_LIMIT_MB, "-timeout=15", "-max_len=8192",
                                    "-print_final_stats=1", "-reload=0"] + extra,
                                   env=environment(), stdout=log_file, stderr=subprocess.STDOUT,
                                   cwd=WORK).returncode

@@ -1,3 +1,4 @@
+import Foundation
 import XZMPDCommands
 
 /// Request lines made from the command table: its names, each row's sample arguments with the library's
@@ -30,7 +31,7 @@ struct Grammar {
         ["../\(Self.outsideMarker)", "../\(Self.outsideMarker)/song.mp3", "xzmusic-catalogue/",
          "xzmusic-catalogue/etc", "xzmusic-catalogue/../\(Self.outsideMarker)", "/etc/passwd", "file:///etc/passwd",
          "%2e%2e/\(Self.outsideMarker)", "album/../../\(Self.outsideMarker)", "", " ", "\"", "'", "\\",
-         String(repeating: "(", count: 300), "(Artist == '" + String(repeating: "x", count: 2000) + "')",
+         String(repeating: "(", count: 300), String(repeating: "(", count: 7000), "(Artist == '" + String(repeating: "x", count: 2000) + "')",
          "(file =~ '^(.*)*X$')", "(Title =~ '[')", "(Date >= 'x')", "(modified-since '1e300')",
          "(any contains '\u{0}')", "晴天", "\u{FEFF}", "a\u{0301}", "http://127.0.0.1:1/x.mp3"]
     }
@@ -56,12 +57,42 @@ struct Grammar {
         }
     }
 
+    /// Each numeric sample argument of each row replaced by each edge number, one at a time: the lines
+    /// that break number parsing, found at once instead of by chance.
+    var edgeLines: [String] {
+        var lines: [String] = []
+        for name in names.sorted() {
+            for arguments in samples[name] ?? [] {
+                for (index, argument) in arguments.enumerated() where Self.isNumeric(argument) {
+                    for edge in MPDCommands.edgeNumbers {
+                        var changed = arguments
+                        changed[index] = edge
+                        lines.append(([name] + changed.map(quoted)).joined(separator: " "))
+                    }
+                }
+            }
+        }
+        return Array(Set(lines)).sorted()
+    }
+
+    static func isNumeric(_ argument: String) -> Bool {
+        !argument.isEmpty && argument.allSatisfy { "0123456789+-.:".contains($0) }
+    }
+
     /// One grammar-level change to an input of request lines.
     func mutate<R: RandomNumberGenerator>(_ input: [UInt8], random: inout R) -> [UInt8] {
         var lines = input.split(separator: 0x0A, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
         func position(_ extra: Int = 0) -> Int { Int(random.next() % UInt64(lines.count + extra)) }
         if lines.isEmpty { lines = [sampleLine(random: &random)] }
-        switch random.next() % 9 {
+        switch random.next() % 10 {
+        case 8:
+            // A number of a line (an argument that looks like one) made an edge number.
+            let index = position()
+            var words = lines[index].split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+            let numbers = words.indices.dropFirst().filter { Self.isNumeric(words[$0].trimmingCharacters(in: ["\""])) }
+            guard let number = numbers.randomElement(using: &random) else { break }
+            words[number] = MPDCommands.edgeNumbers.randomElement(using: &random)!
+            lines[index] = words.joined(separator: " ")
         case 0: lines.insert(sampleLine(random: &random), at: position(1))
         case 1: lines[position()] = sampleLine(random: &random)
         case 2:

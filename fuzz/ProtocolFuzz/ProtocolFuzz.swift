@@ -59,6 +59,16 @@ enum ProtocolFuzz {
                 seeds.append(([name] + arguments.map(quoted)).joined(separator: " ") + "\n")
             }
         }
+        // Edge numbers in every numeric argument, after a queue is made (and sometimes playing, for
+        // positions relative to the current song).
+        // A seed holds a few dozen of them, one command's, so restarting past a finding stays quick.
+        let edgeLines = Dictionary(grouping: grammar.edgeLines) { $0.prefix { $0 != " " } }
+        for (name, lines) in edgeLines.sorted(by: { $0.key < $1.key }) {
+            for (index, start) in stride(from: 0, to: lines.count, by: 24).enumerated() {
+                let prefix = (name.utf8.count + index) % 2 == 0 ? "add album\n" : "add album\nplay 1\n"
+                seeds.append(prefix + lines[start..<min(lines.count, start + 24)].joined(separator: "\n") + "\n")
+            }
+        }
         let dictionary = Set(grammar.names + grammar.samples.values.flatMap { $0.flatMap { $0 } }
             + MPDCommands.edgeNumbers + grammar.tokens)
         do {
