@@ -42,6 +42,7 @@ def environment():
     env = dict(os.environ)
     env["XZ_FUZZ_DEMO"] = os.path.join(ROOT, "Resources", "demo")
     env["XZ_FUZZ_SKIP"] = os.path.join(WORK, "skip.txt")
+    env["XZ_FUZZ_ROOT"] = os.path.join(WORK, "host")
     # libFuzzer, not the Swift runtime's backtracer, takes the crash and saves the input.
     env["SWIFT_BACKTRACE"] = "enable=no"
     return env

@@ -10,6 +10,8 @@ import XZTestSupport
 /// the demo catalogue (CJK songs), updated once.
 final class FuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread only; `changes` is locked
     let root: URL
+    /// The folder beside the music folder, which no client may reach.
+    var outside: URL { root.appendingPathComponent(Grammar.outsideMarker) }
     let host: PlayerHost
     let service: MPDService
     /// What the host announced since the session last heard of it, as the transport would collect it.
@@ -18,8 +20,10 @@ final class FuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread 
     private(set) var names: [String: [String]] = [:]
 
     init() throws {
-        root = FileManager.default.temporaryDirectory
-            .appendingPathComponent("xzmusic-protocol-fuzz-\(getpid())", isDirectory: true)
+        // XZ_FUZZ_ROOT: one folder for every run of a session, so the absolute names of the folder
+        // beside the music folder in its corpus stay right.
+        root = ProcessInfo.processInfo.environment["XZ_FUZZ_ROOT"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("xzmusic-protocol-fuzz-\(getpid())")
         try? FileManager.default.removeItem(at: root)
         let music = root.appendingPathComponent("music")
         try Self.makeMusic(in: music)
@@ -97,8 +101,11 @@ final class FuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread 
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try AudioFixtures.makeMP3(at: folder.appendingPathComponent("song.mp3").path, seconds: 1,
                                   tags: .init(title: outsideTitle, artist: outsideTitle))
-        try FileManager.default.copyItem(at: music.appendingPathComponent("album/cover.jpg"),
-                                         to: folder.appendingPathComponent("cover.jpg"))
+        // Its cover's bytes and a file's name carry the marks too, for the picture and listing commands.
+        var cover = try Data(contentsOf: music.appendingPathComponent("album/cover.jpg"))
+        cover.insert(contentsOf: Data(outsideTitle.utf8), at: 20)
+        try cover.write(to: folder.appendingPathComponent("cover.jpg"))
+        try Data(outsideTitle.utf8).write(to: folder.appendingPathComponent("\(Grammar.outsideMarker).txt"))
     }
 
     private static func makeMusic(in music: URL) throws {

@@ -10,9 +10,24 @@ struct Grammar {
     /// Names that must stay out of every answer: the fuzz library's folder outside the music folder.
     static let outsideMarker = "canary-outside"
 
-    init(names: [String], samples: [String: [[String]]], library: [String: [String]]) {
+    /// Names that try to leave the music folder, and strings parsers choke on.
+    let hostileArguments: [String]
+
+    /// `outside`: the absolute path of the folder beside the music folder.
+    init(names: [String], samples: [String: [[String]]], library: [String: [String]], outside: String) {
         self.names = names
         self.library = library
+        hostileArguments = [
+            "../\(Self.outsideMarker)", "../\(Self.outsideMarker)/song.mp3", "../\(Self.outsideMarker)/cover.jpg", "album/../../\(Self.outsideMarker)",
+            "%2e%2e/\(Self.outsideMarker)", "xzmusic-catalogue/../\(Self.outsideMarker)", "xzmusic-catalogue/",
+            "xzmusic-catalogue/etc", "xzmusic-catalogue\(outside)", "xzmusic-catalogue\(outside)/song.mp3",
+            "\(outside)/song.mp3", "file://\(outside)/song.mp3", "/etc/passwd", "file:///etc/passwd",
+            "", " ", "\"", "'", "\\",
+            String(repeating: "(", count: 300), String(repeating: "(", count: 7000),
+            "(Artist == '" + String(repeating: "x", count: 2000) + "')",
+            "(file =~ '^(.*)*X$')", "(Title =~ '[')", "(Date >= 'x')", "(modified-since '1e300')",
+            "(any contains '\u{0}')", "晴天", "\u{FEFF}", "a\u{0301}", "http://127.0.0.1:1/x.mp3",
+        ]
         // Placeholders are filled with each of their values, so seeds name every song.
         self.samples = samples.mapValues { rows in
             rows.flatMap { row in Grammar.filled(row, library: library) }
@@ -24,16 +39,6 @@ struct Grammar {
         ["command_list_begin", "command_list_ok_begin", "command_list_end", "idle", "noidle", "close",
          "player", "playlist", "database", "stored_playlist", "sticker", "message", "options", "mixer"]
             + hostileArguments
-    }
-
-    /// Names that try to leave the music folder, and strings parsers choke on.
-    var hostileArguments: [String] {
-        ["../\(Self.outsideMarker)", "../\(Self.outsideMarker)/song.mp3", "xzmusic-catalogue/",
-         "xzmusic-catalogue/etc", "xzmusic-catalogue/../\(Self.outsideMarker)", "/etc/passwd", "file:///etc/passwd",
-         "%2e%2e/\(Self.outsideMarker)", "album/../../\(Self.outsideMarker)", "", " ", "\"", "'", "\\",
-         String(repeating: "(", count: 300), String(repeating: "(", count: 7000), "(Artist == '" + String(repeating: "x", count: 2000) + "')",
-         "(file =~ '^(.*)*X$')", "(Title =~ '[')", "(Date >= 'x')", "(modified-since '1e300')",
-         "(any contains '\u{0}')", "晴天", "\u{FEFF}", "a\u{0301}", "http://127.0.0.1:1/x.mp3"]
     }
 
     /// A request for one of the table's commands with one of its samples.

@@ -143,7 +143,7 @@ final class Fuzzing: @unchecked Sendable {  // driven from libFuzzer's one threa
     private init() throws {
         library = try FuzzLibrary()
         grammar = Grammar(names: MPDCommands.commandNames, samples: MPDCommands.sampleArguments,
-                          library: library.names)
+                          library: library.names, outside: library.outside.path)
         watchdog = FuzzWatchdog()
         let environment = ProcessInfo.processInfo.environment
         skips = environment["XZ_FUZZ_SKIP"].flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
