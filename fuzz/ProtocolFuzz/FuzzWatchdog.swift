@@ -3,7 +3,7 @@ import XZSystem
 
 /// Watches the request being answered from a thread of its own: one that has used more than a second
 /// of the fuzzing thread's CPU, or has stalled for ten seconds, is a finding. It names the line and
-/// aborts, so libFuzzer saves the input as a crash.
+/// aborts the fuzzing thread, so libFuzzer prints where it was and saves the input as a crash.
 final class FuzzWatchdog: Sendable {
     private struct Running {
         var line: [UInt8]
@@ -15,10 +15,14 @@ final class FuzzWatchdog: Sendable {
 
     private let running = Mutex<Running?>(nil)
     private let clock: clockid_t
+    /// The fuzzing thread, which gets the abort so that libFuzzer prints its stack.
+    private let fuzzing: pthread_t
 
+    /// Made on the thread that answers the requests.
     init() {
         var clock = clockid_t()
-        pthread_getcpuclockid(pthread_self(), &clock)
+        fuzzing = pthread_self()
+        pthread_getcpuclockid(fuzzing, &clock)
         self.clock = clock
         let thread = Thread { [self] in watch() }
         thread.stackSize = 1 << 20
@@ -49,7 +53,8 @@ final class FuzzWatchdog: Sendable {
             let line = String(decoding: current.line.prefix(300), as: UTF8.self)
             let kind = cpuUsed > Self.cpuBudgetNs ? "SLOW REQUEST" : "STALLED REQUEST"
             printError("==protocol-fuzz== \(kind): cpu \(cpuUsed / 1_000_000) ms, wall \(wall / 1_000_000) ms: \(line)\n")
-            abort()
+            pthread_kill(fuzzing, SIGABRT)
+            while true { pause() }
         }
     }
 
