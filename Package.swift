@@ -100,7 +100,7 @@ let package = Package(
 
         // The MPD protocol fuzzer (make fuzz-protocol); built without libFuzzer it replays inputs.
         .executableTarget(name: "xzmusic-protocol-fuzz", dependencies: [
-            "XZSystem", "XZCatalogue", "XZHost", "XZMPDCommands", "XZTestSupport",
+            "XZSystem", "XZCatalogue", "XZHost", "XZProtocol", "XZMPDCommands", "XZTestSupport",
         ], path: "fuzz/ProtocolFuzz"),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),

@@ -2,6 +2,7 @@ import Foundation
 import XZCatalogue
 import XZHost
 import XZMPDCommands
+import XZProtocol
 import XZSystem
 import XZTestSupport
 
@@ -50,8 +51,8 @@ final class FuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread 
         answers(["stop", "clear", "clearerror", "consume 0", "random 0", "repeat 0", "single 0", "crossfade 0",
                  "mixrampdelay nan", "mixrampdb 0", "replay_gain_mode off", "setvol 100", "enableoutput 0"])
         let playlists = values("playlist", in: answers(["listplaylists"]))
-        if !playlists.isEmpty { answers(playlists.map { "rm \(quoted($0))" }) }
-        if stickers { answers((names["song"] ?? []).map { "sticker delete song \(quoted($0))" }) }
+        if !playlists.isEmpty { answers(playlists.map { "rm \(MPDRequest.quote($0))" }) }
+        if stickers { answers((names["song"] ?? []).map { "sticker delete song \(MPDRequest.quote($0))" }) }
         changes.withLock { $0 = [] }
     }
 
@@ -141,11 +142,6 @@ func values(_ key: String, in answer: String) -> [String] {
     answer.split(separator: "\n").compactMap { line in
         line.hasPrefix("\(key): ") ? String(line.dropFirst(key.count + 2)) : nil
     }
-}
-
-/// An argument as MPD clients quote it.
-func quoted(_ argument: String) -> String {
-    "\"" + argument.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }
 
 /// Writes to standard error unbuffered, as a finding's last words must arrive before the abort.

@@ -1,5 +1,6 @@
 import Foundation
 import XZMPDCommands
+import XZProtocol
 
 /// Request lines made from the command table: its names, each row's sample arguments with the library's
 /// names filled in, numbers at the edges, hostile names, and the session's own commands.
@@ -48,7 +49,7 @@ struct Grammar {
         if !arguments.isEmpty, random.next() % 4 == 0 {
             arguments[Int(random.next() % UInt64(arguments.count))] = anyArgument(random: &random)
         }
-        return ([name] + arguments.map(quoted)).joined(separator: " ")
+        return ([name] + arguments.map(MPDRequest.quote)).joined(separator: " ")
     }
 
     /// An argument from anywhere: an edge number, a library name, a hostile string, another row's sample.
@@ -72,7 +73,7 @@ struct Grammar {
                     for edge in MPDCommands.edgeNumbers {
                         var changed = arguments
                         changed[index] = edge
-                        lines.append(([name] + changed.map(quoted)).joined(separator: " "))
+                        lines.append(([name] + changed.map(MPDRequest.quote)).joined(separator: " "))
                     }
                 }
             }
@@ -104,7 +105,7 @@ struct Grammar {
             // One argument of a line replaced, or one added.
             let index = position()
             var words = lines[index].split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-            let argument = quoted(anyArgument(random: &random))
+            let argument = MPDRequest.quote(anyArgument(random: &random))
             if words.count > 1, random.next() % 3 != 0 {
                 words[1 + Int(random.next() % UInt64(words.count - 1))] = argument
             } else {
@@ -133,7 +134,7 @@ struct Grammar {
             let command = random.next() % 2 == 0 ? "albumart" : "readpicture"
             let limit = ["64", "65", "100", "8192", "9223372036854775807"].randomElement(using: &random)!
             let offset = ["0", "64", "300", "301", "302", "-1", "4294967296"].randomElement(using: &random)!
-            lines.insert(contentsOf: ["binarylimit \(limit)", "\(command) \(quoted(song)) \(offset)"], at: position(1))
+            lines.insert(contentsOf: ["binarylimit \(limit)", "\(command) \(MPDRequest.quote(song)) \(offset)"], at: position(1))
         default:
             lines.swapAt(position(), position())
         }

@@ -6,6 +6,7 @@
 import Foundation
 import XZHost
 import XZMPDCommands
+import XZProtocol
 import XZSystem
 
 @main
@@ -56,7 +57,7 @@ enum ProtocolFuzz {
         var seeds: [String] = []
         for name in grammar.names.sorted() {
             for arguments in grammar.samples[name] ?? [] {
-                seeds.append(([name] + arguments.map(quoted)).joined(separator: " ") + "\n")
+                seeds.append(([name] + arguments.map(MPDRequest.quote)).joined(separator: " ") + "\n")
             }
         }
         // Edge numbers in every numeric argument, after a queue is made (and sometimes playing, for
