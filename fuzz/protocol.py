@@ -107,12 +107,18 @@ def blame(kind, log, artifact):
     return (lines[-1] if lines else ""), False
 
 
-def skip_rule(line, input_lines):
-    """Lines of the finding's class: its command with the same kind of edge argument, or the earlier line
-    with an edge argument the crash came from (binarylimit before albumart), or the whole command."""
+ESCAPE = r"""(xzmusic-catalogue|\.\.|%2e|file:|"/|\s/)"""
+
+
+def skip_rule(kind, line, input_lines):
+    """Lines of the finding's class: its command with the same kind of edge argument (or of name leaving
+    the music folder), or the earlier line with an edge argument the crash came from (binarylimit before
+    albumart), or the whole command."""
     def command(text):
         words = text.strip().split()
         return words[0].strip('"').lower() if words else ""
+    if kind == "OUTSIDE THE MUSIC FOLDER" and command(line):
+        return r'^\s*"?%s"?\s.*%s' % (re.escape(command(line)), ESCAPE)
     if re.search(EDGE, line):
         return r'^\s*"?%s"?\s.*%s' % (re.escape(command(line)), EDGE)
     for earlier in reversed(input_lines):
@@ -182,7 +188,7 @@ def main():
             where = frames[0][1] if frames and kind == "CRASH" else (words[0].strip('"') if words else "?")
             signature = "%s at %s" % (kind, where)
             input_lines = data.decode("utf-8", "replace").split("\n")
-            rule = skip_rule(line, input_lines)
+            rule = skip_rule(kind, line, input_lines)
             if rule:
                 with open(os.path.join(WORK, "skip.txt"), "a") as skips:
                     skips.write(rule + "\n")

@@ -95,7 +95,7 @@ final class FuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread 
     }
 
     /// The title of the song outside the music folder, which no client can name.
-    private static let outsideTitle = "Kanarienvogel"
+    static let outsideTitle = "Kanarienvogel"
 
     /// A folder beside the music folder, with a song and a cover no client may reach.
     private static func makeOutside(in folder: URL, music: URL) throws {

@@ -185,6 +185,14 @@ final class Fuzzing: @unchecked Sendable {  // driven from libFuzzer's one threa
                 session = ClientSession(peer: .network, passwordRequired: false)
             }
         }
+        // An update the input started may have imported the folder beside the music folder.
+        library.host.updates.wait()
+        if let leak = library.leak(in: Array(library.answers(["find \"(Title == '\(FuzzLibrary.outsideTitle)')\""]).utf8)) {
+            let updates = body.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
+                .filter { $0.contains("update") || $0.contains("rescan") }
+            printError("==protocol-fuzz== OUTSIDE THE MUSIC FOLDER: imported \(leak) after: \(updates.last ?? "?")\n")
+            abort()
+        }
         library.reset(stickers: usedStickers)
     }
 }
