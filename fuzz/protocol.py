@@ -207,6 +207,8 @@ def main():
             findings[signature] = {"count": 1, "line": line, "report": report, "stack": demangle(stack)}
             print("   finding %d: %s: %s" % (number, signature, line[:200]), flush=True)
 
+    # The host's temporary library, left behind by the runs that ended in a finding.
+    shutil.rmtree(os.path.join(WORK, "host"), ignore_errors=True)
     elapsed = max(1, time.time() - start)
     print("\n== protocol fuzz summary")
     print("time %d s, %d fuzzer runs, %d executions (%d/s)" % (elapsed, runs, executions, executions / elapsed))
