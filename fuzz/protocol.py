@@ -75,7 +75,16 @@ def our_frames(log):
     return frames
 
 
-EDGE = r"(\d{10,}|\de\d|nan|inf|\({20,}|=~)"
+# Kinds of argument at the edges, each its own class of finding: huge integers, floats out of range,
+# deep nesting, regular expressions.
+EDGES = [r"\d{10,}", r"\de\d|nan|inf", r"\({20,}", r"=~"]
+EDGE = "(%s)" % "|".join(EDGES)
+
+
+def edge_of(line):
+    """The edge kinds a line holds, as a pattern (None when it holds none)."""
+    kinds = [kind for kind in EDGES if re.search(kind, line)]
+    return "(%s)" % "|".join(kinds) if kinds else None
 
 
 def replay(artifact):
@@ -119,11 +128,11 @@ def skip_rule(kind, line, input_lines):
         return words[0].strip('"').lower() if words else ""
     if kind == "OUTSIDE THE MUSIC FOLDER" and command(line):
         return r'^\s*"?%s"?\s.*%s' % (re.escape(command(line)), ESCAPE)
-    if re.search(EDGE, line):
-        return r'^\s*"?%s"?\s.*%s' % (re.escape(command(line)), EDGE)
+    if edge_of(line):
+        return r'^\s*"?%s"?\s.*%s' % (re.escape(command(line)), edge_of(line))
     for earlier in reversed(input_lines):
-        if earlier != line and re.search(EDGE, earlier) and command(earlier):
-            return r'^\s*"?%s"?\s.*%s' % (re.escape(command(earlier)), EDGE)
+        if earlier != line and edge_of(earlier) and command(earlier):
+            return r'^\s*"?%s"?\s.*%s' % (re.escape(command(earlier)), edge_of(earlier))
     name = command(line)
     return r'^\s*"?%s"?(\s|$)' % re.escape(name) if name else None
 

@@ -190,7 +190,8 @@ final class Fuzzing: @unchecked Sendable {  // driven from libFuzzer's one threa
         if let leak = library.leak(in: Array(library.answers(["find \"(Title == '\(FuzzLibrary.outsideTitle)')\""]).utf8)) {
             let updates = body.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
                 .filter { $0.contains("update") || $0.contains("rescan") }
-            printError("==protocol-fuzz== OUTSIDE THE MUSIC FOLDER: imported \(leak) after: \(updates.last ?? "?")\n")
+            let blamed = updates.last { $0.contains("xzmusic-catalogue") || $0.contains("..") || $0.contains("/") } ?? updates.last
+            printError("==protocol-fuzz== OUTSIDE THE MUSIC FOLDER: imported \(leak) after: \(blamed ?? "?")\n")
             abort()
         }
         library.reset(stickers: usedStickers)
