@@ -75,9 +75,9 @@ def our_frames(log):
     return frames
 
 
-# Kinds of argument at the edges, each its own class of finding: huge integers, floats out of range,
-# deep nesting, regular expressions.
-EDGES = [r"\d{10,}", r"\de\d|nan|inf", r"\({20,}", r"=~"]
+# Kinds of argument at the edges, each its own class of finding: huge integers (alone or starting a
+# range, ending a range, relative), floats out of range, deep nesting, regular expressions.
+EDGES = [r"""[\s"]-?\d{10,}""", r":-?\d{10,}", r"\+\d{10,}", r"\de\d|nan|inf", r"\({20,}", r"=~"]
 EDGE = "(%s)" % "|".join(EDGES)
 
 
