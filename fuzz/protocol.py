@@ -43,6 +43,7 @@ def environment():
     env["XZ_FUZZ_DEMO"] = os.path.join(ROOT, "Resources", "demo")
     env["XZ_FUZZ_SKIP"] = os.path.join(WORK, "skip.txt")
     env["XZ_FUZZ_ROOT"] = os.path.join(WORK, "host")
+    env["XZ_FUZZ_LAST"] = os.path.join(WORK, "last-input")
     # libFuzzer, not the Swift runtime's backtracer, takes the crash and saves the input.
     env["SWIFT_BACKTRACE"] = "enable=no"
     return env
@@ -60,7 +61,9 @@ def kind_of(log):
                           (r"ERROR: libFuzzer: out-of-memory \(malloc", "HUGE ALLOCATION"),
                           (r"ERROR: libFuzzer: out-of-memory", "OUT OF MEMORY"),
                           (r"ERROR: libFuzzer: timeout", "TIMEOUT"),
-                          (r"ERROR: libFuzzer: deadly signal", "CRASH")]:
+                          (r"ERROR: libFuzzer: deadly signal", "CRASH"),
+                          (r"ERROR: UndefinedBehaviorSanitizer: SEGV|Assertion failed|invalid pointer|Fatal error",
+                           "MEMORY CORRUPTION OR CRASH OFF THE FUZZING THREAD")]:
         match = re.search(pattern, log)
         if match:
             return kind or match.group(1)
@@ -127,12 +130,12 @@ def skip_rule(kind, line, input_lines):
         words = text.strip().split()
         return words[0].strip('"').lower() if words else ""
     if kind == "OUTSIDE THE MUSIC FOLDER" and command(line):
-        return r'^\s*"?%s"?\s.*%s' % (re.escape(command(line)), ESCAPE)
+        return r'^\s*"?%s"?(?=\s).*%s' % (re.escape(command(line)), ESCAPE)
     if edge_of(line):
-        return r'^\s*"?%s"?\s.*%s' % (re.escape(command(line)), edge_of(line))
+        return r'^\s*"?%s"?(?=\s).*%s' % (re.escape(command(line)), edge_of(line))
     for earlier in reversed(input_lines):
         if earlier != line and edge_of(earlier) and command(earlier):
-            return r'^\s*"?%s"?\s.*%s' % (re.escape(command(earlier)), edge_of(earlier))
+            return r'^\s*"?%s"?(?=\s).*%s' % (re.escape(command(earlier)), edge_of(earlier))
     name = command(line)
     return r'^\s*"?%s"?(\s|$)' % re.escape(name) if name else None
 
@@ -178,7 +181,16 @@ def main():
         executions += sum(int(n) for n in re.findall(r"stat::number_of_executed_units: (\d+)", log))
         for cov, ft in re.findall(r"cov: (\d+) ft: (\d+)", log):
             coverage, features = max(coverage, int(cov)), max(features, int(ft))
-        new = sorted(set(os.listdir(os.path.join(WORK, "artifacts"))) - before)
+        # The inputs libFuzzer saved (one already saved comes again when its skip rule missed it).
+        new = [os.path.basename(path) for path in re.findall(r"Test unit written to (\S+)", log)]
+        new = [name for name in new if os.path.exists(os.path.join(WORK, "artifacts", name))]
+        if not new and code != 0 and os.path.exists(os.path.join(WORK, "last-input")):
+            # Died without libFuzzer saving the input (a corrupted heap): the input being run is kept.
+            data = open(os.path.join(WORK, "last-input"), "rb").read()
+            name = "crash-unsaved-" + hashlib.sha1(data).hexdigest()
+            if name not in before:
+                shutil.copy(os.path.join(WORK, "last-input"), os.path.join(WORK, "artifacts", name))
+                new = [name]
         if not new:
             if code == 0:
                 break
@@ -198,12 +210,20 @@ def main():
             signature = "%s at %s" % (kind, where)
             input_lines = data.decode("utf-8", "replace").split("\n")
             rule = skip_rule(kind, line, input_lines)
-            if rule:
+            known = open(os.path.join(WORK, "skip.txt")).read().splitlines()
+            if rule in known and words:
+                # Its class is skipped already, yet it came again: the whole command is skipped from now on.
+                rule = r'^\s*"?%s"?(\s|$)' % re.escape(words[0].strip('"').lower())
+            if rule and rule not in known:
                 with open(os.path.join(WORK, "skip.txt"), "a") as skips:
                     skips.write(rule + "\n")
+                failed_runs = 0
+            else:
+                # Nothing new to skip: the next run would stop on it again.
+                failed_runs += 1
+                print("   %s: no new class to skip (%s)" % (name, rule), flush=True)
             if signature in findings:
                 findings[signature]["count"] += 1
-                os.remove(artifact)
                 continue
             number = len(findings) + 1
             stack = "\n".join("    %s  (%s)" % frame for frame in frames[:8])
@@ -215,6 +235,9 @@ def main():
             shutil.copy(artifact, report[:-4] + ".input")
             findings[signature] = {"count": 1, "line": line, "report": report, "stack": demangle(stack)}
             print("   finding %d: %s: %s" % (number, signature, line[:200]), flush=True)
+        if failed_runs >= 3:
+            print("   stopped: three findings in a row with nothing new to skip", flush=True)
+            break
 
     # The host's temporary library, left behind by the runs that ended in a finding.
     shutil.rmtree(os.path.join(WORK, "host"), ignore_errors=True)

@@ -153,7 +153,16 @@ final class Fuzzing: @unchecked Sendable {  // driven from libFuzzer's one threa
         atexit { Fuzzing.shared.library.remove() }
     }
 
+    /// XZ_FUZZ_LAST: a file that holds the input being run, for a crash that corrupts the heap before
+    /// libFuzzer can save it.
+    private let lastInput: Int32 = ProcessInfo.processInfo.environment["XZ_FUZZ_LAST"]
+        .map { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o644) } ?? -1
+
     func run(_ input: UnsafeBufferPointer<UInt8>, echo: Bool = false) {
+        if lastInput >= 0 {
+            _ = ftruncate(lastInput, 0)
+            if let base = input.baseAddress { _ = pwrite(lastInput, base, input.count, 0) }
+        }
         var session = ClientSession(peer: .network, passwordRequired: false)
         var usedStickers = false
         // The newline ending the last line starts no line of its own.
