@@ -11,7 +11,7 @@ SWIFT ?= swift
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-export-dynamic
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-online bench-lyrics fuzz-lyrics install clean
+.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-online bench-lyrics fuzz-lyrics fuzz-protocol install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -105,6 +105,12 @@ bench-online: deps
 	$(RELEASE_BUILD) --product xzmusic
 	$(RELEASE_BUILD) --product xzmusic-bench
 	.build/release/xzmusic-bench online
+
+# The MPD protocol fuzzer against a real host (fuzz/README.md) for FUZZ_SECONDS; ends with a summary of
+# executions, coverage and findings (in .build-fuzz/protocol/findings/), and fails when there are findings.
+FUZZ_SECONDS ?= 60
+fuzz-protocol: deps
+	fuzz/protocol.py $(FUZZ_SECONDS)
 
 install: build
 	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/xzmusic

@@ -100,6 +100,11 @@ let package = Package(
         // The bench's floor for a one-shot client: swift-argument-parser and one request, nothing else.
         .executableTarget(name: "xzmusic-floor-client", dependencies: [product("ArgumentParser", "swift-argument-parser")]),
 
+        // The MPD protocol fuzzer (make fuzz-protocol); built without libFuzzer it replays inputs.
+        .executableTarget(name: "xzmusic-protocol-fuzz", dependencies: [
+            "XZSystem", "XZCatalogue", "XZHost", "XZProtocol", "XZMPDCommands", "XZTestSupport",
+        ], path: "fuzz/ProtocolFuzz"),
+
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
         // The optional public corpora: found, or the test is skipped (XCTest, which the bench must not link).
         .target(name: "XZCorpusTestSupport", dependencies: ["XZTestSupport"], path: "Tests/XZCorpusTestSupport"),

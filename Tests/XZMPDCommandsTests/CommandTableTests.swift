@@ -14,26 +14,31 @@ final class CommandTableTests: XCTestCase {
         XCTAssertEqual(MPDCommands.table.count, MPDCommands.allCommands.count)
     }
 
+    /// The protocol fuzzer starts from these: a row without samples would be fuzzed only by chance.
+    func testEveryRowHasSampleArgumentsItAccepts() {
+        for command in MPDCommands.allCommands {
+            let samples = MPDCommands.sampleArguments[command.name] ?? []
+            XCTAssertFalse(samples.isEmpty, "\(command.name) has no sample arguments")
+            for arguments in samples {
+                XCTAssertTrue(command.arguments.contains(arguments.count), "\(command.name) \(arguments): wrong count")
+            }
+        }
+        XCTAssertEqual(Set(MPDCommands.sampleArguments.keys).subtracting(MPDCommands.table.keys), [],
+                       "samples of no command")
+    }
+
     func testOnlyConnectionCommandsRunBeforeThePassword() {
         let open = MPDCommands.allCommands.filter { $0.access == .beforePassword }.map(\.name).sorted()
         XCTAssertEqual(open, ["commands", "notcommands", "password", "ping"])
     }
 
-    /// Arguments each read-only command is tried with; a new read-only row must be given some here.
-    private let samples: [String: [[String]]] = [
-        "ping": [[]], "password": [["wrong"]], "commands": [[]], "notcommands": [[]],
-        "tagtypes": [[], ["disable", "Artist"], ["clear"], ["all"]], "urlhandlers": [[]], "decoders": [[]], "config": [[]],
-        "binarylimit": [["128"]], "status": [[]], "currentsong": [[]], "stats": [[]], "getvol": [[]],
-        "replay_gain_status": [[]], "playlist": [[]], "playlistinfo": [[], ["0"], ["0:2"]], "playlistid": [[]],
-        "plchanges": [["0"]], "plchangesposid": [["0"]], "playlistfind": [["title", "One"]],
-        "playlistsearch": [["title", "o"]], "outputs": [[]], "listplaylists": [[]], "listplaylist": [["mix"]],
-        "listplaylistinfo": [["mix"]], "find": [["title", "One"], ["(artist == \"Band\")"]],
-        "search": [["any", "o"], ["title", "t", "sort", "Title", "window", "0:1"]],
-        "count": [["album", "LP"], ["album", "LP", "group", "artist"]], "list": [["album"], ["title", "group", "album"]],
-        "lsinfo": [[], ["album"]], "listall": [[], ["album"]], "listallinfo": [[]], "listfiles": [[], ["album"]],
-        "albumart": [["album/1.mp3", "0"]], "readpicture": [["album/1.mp3", "0"]], "readcomments": [["album/1.mp3"]],
-        "channels": [[]], "readmessages": [[]], "listmounts": [[]],
-    ]
+    /// Each row's sample arguments, with the album host's names in place of the placeholders.
+    private let samples: [String: [[String]]] = MPDCommands.sampleArguments.mapValues { rows in
+        let names = ["{song}": "album/1.mp3", "{folder}": "album", "{catalogue}": "album/2.mp3", "{playlist}": "mix"]
+        return rows.map { row in
+            row.map { argument in names.reduce(argument) { $0.replacingOccurrences(of: $1.key, with: $1.value) } }
+        }
+    }
 
     func testReadOnlyCommandsChangeNothing() throws {
         let folder = try TemporaryFolder("command-table")
