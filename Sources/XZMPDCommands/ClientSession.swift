@@ -81,9 +81,16 @@ public struct ClientSession: Sendable {
         guard !isIdle else { return .eventLoop }
         let name = line.drop { $0 == 0x20 || $0 == 0x09 }.prefix { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }
         let command = String(decoding: name, as: UTF8.self)
-        if let list {
-            guard command == "command_list_end" else { return .eventLoop }
-            return list.requests.contains { MPDCommands.table[$0.name]?.work == .blocking } ? .heavy : .lookup
+        // Tested, not bound: a bound copy of the growing list would cost every line of it a retain.
+        if list != nil {
+            guard command == "command_list_end", let requests = list?.requests else { return .eventLoop }
+            // A list repeats a few names: each run of one name is looked up once, not every line of it.
+            var checked: String?
+            for request in requests where request.name != checked {
+                if MPDCommands.table[request.name]?.work == .blocking { return .heavy }
+                checked = request.name
+            }
+            return .lookup
         }
         switch MPDCommands.table[command]?.work {
         case .blocking?: return .heavy
@@ -125,7 +132,8 @@ public struct ClientSession: Sendable {
             return Output(bytes: leaveIdle().utf8Bytes + "OK\n".utf8Bytes)
         }
         // Another protocol's request sent to this port (a web page's POST, a proxy) runs nothing.
-        if Self.isHTTPRequestLine(line) { return Output(close: true) }
+        // Inside a command list it cannot be a request line: an HTTP client's request starts with one.
+        if list == nil, Self.isHTTPRequestLine(line) { return Output(close: true) }
         let request: MPDRequest
         do {
             request = try MPDRequest.parse(utf8: line)

@@ -4,7 +4,8 @@ import XZProtocol
 import XZSystem
 
 /// One row of the command table: the name, how many arguments, who may run it, and what it does.
-struct MPDCommand: Sendable {
+/// A class: a request's lookup then takes one reference, not one for each of the row's parts.
+final class MPDCommand: Sendable {
     enum Access: Equatable, Sendable {
         /// Allowed before the `password` command; changes nothing of the host.
         case beforePassword

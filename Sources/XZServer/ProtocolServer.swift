@@ -292,7 +292,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             answer.close = false
             answer.delay = .zero
             session.receive(utf8: line, service: server.service, into: &answer)
-            if answer.delay > .zero {
+            if answer.delay != .zero {
                 answerLater(answer, on: channel)
                 answer = ClientSession.Output()
                 return
