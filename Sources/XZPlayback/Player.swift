@@ -304,10 +304,11 @@ public final class Player: Sendable {
             core.mailbox += effects.map(EngineCommand.effect)
             return (result, !effects.isEmpty, changes)
         }
-        if queued { core.wake() }
         // Said on the caller's thread before it returns, not by the audio thread later: a client that
-        // made a change and then waits in `idle` must not hear its own change afterwards, as in MPD.
+        // made a change and then waits in `idle` must not hear its own change afterwards, as in MPD. Said
+        // before the audio thread is woken, so the change comes before the events of its effects.
         if !changes.isEmpty { hub.emit(.changed(changes)) }
+        if queued { core.wake() }
         return result
     }
 
