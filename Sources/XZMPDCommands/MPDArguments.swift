@@ -141,14 +141,16 @@ extension MPDCommands {
         }
         let location = try call.location(uri == "/" ? "" : uri)
         let path = location.path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw MPDError(.noExist, "No such directory")
-        }
-        guard isFolder.boolValue else {
-            // A FIFO or device named like a song would block whoever reads it: regular files only, as MPD.
-            guard (try? RegularFile.check(path)) != nil else { throw MPDError(.noExist, "No such song") }
+        // One stat tells a song from a folder. A FIFO or device named like a song would block whoever
+        // reads it: regular files only, as MPD.
+        do {
+            try RegularFile.check(path)
             return [.file(path)]
+        } catch .folder {
+        } catch .cannotOpen {
+            throw MPDError(.noExist, "No such directory")
+        } catch {
+            throw MPDError(.noExist, "No such song")
         }
         guard location.kind != .catalogueSong else { throw MPDError(.noExist, "No such song") }
         // A folder adds its audio files in MPD's database order (its walk of the folder).

@@ -77,9 +77,9 @@ public enum AtomicFile {
     /// Whether `file` is named as `temporaryName` names one (of `name`, when given).
     static func isTemporaryName(_ file: String, of name: String?) -> Bool {
         let parts = file.split(separator: ".", omittingEmptySubsequences: false)
-        guard file.hasPrefix("."), parts.count >= 5, parts.last == "tmp",
-              parts[parts.count - 2].allSatisfy { $0.isASCII && $0.isNumber }, !parts[parts.count - 2].isEmpty,
-              parts[parts.count - 3].allSatisfy { $0.isASCII && $0.isNumber }, !parts[parts.count - 3].isEmpty else { return false }
+        let isNumber = { (part: Substring) in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard file.hasPrefix("."), parts.count >= 5, parts.last == "tmp", isNumber(parts[parts.count - 2]),
+              isNumber(parts[parts.count - 3]) else { return false }
         let target = parts[1..<(parts.count - 3)].joined(separator: ".")
         return !target.isEmpty && (name == nil || target == name)
     }
