@@ -84,10 +84,14 @@ let package = Package(
             "XZSystem", "XZCatalogue", "XZProtocol", "XZHost", "XZMPDCommands",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
+        // Host assembly and its door: one call starts a library's host from its configuration.
+        .target(name: "XZHosting", dependencies: [
+            "XZSystem", "XZCatalogue", "XZPlayback", "XZDownloader", "XZHost", "XZMPDCommands", "XZServer",
+        ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
             "XZText", "XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
-            "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
+            "XZHost", "XZProtocol", "XZMPDCommands", "XZServer", "XZHosting",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
         ]),
@@ -137,7 +141,10 @@ let package = Package(
         ]),
         .testTarget(name: "XZServerTests", dependencies: [
             "XZServer", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport", "XZPlayback",
-            "XZSystem", "XZAudio",
+            "XZSystem", "XZAudio", "XZHosting",
+        ]),
+        .testTarget(name: "XZHostingTests", dependencies: [
+            "XZHosting", "XZHost", "XZServer", "XZMPDCommands", "XZCatalogue", "XZPlayback", "XZSystem", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", product("ArgumentParser", "swift-argument-parser"),

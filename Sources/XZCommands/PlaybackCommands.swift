@@ -6,9 +6,12 @@ import XZPlayback
 import XZProtocol
 import XZText
 import XZHost
+import XZHosting
 #if canImport(Glibc)
 import Glibc
 #endif
+
+extension ReplayGainMode: ExpressibleByArgument {}
 
 struct Play: AsyncLibraryCommand {
     static let configuration = CommandConfiguration(
@@ -55,25 +58,28 @@ struct Play: AsyncLibraryCommand {
         guard !songs.isEmpty else { throw ValidationError("name at least one song to play") }
         let database = try context.database
         let items = try context.playables(for: songs).map { QueueItem($0, database: database) }
-        let session = PlaybackSession(folder: context.folder, database: database,
-                                      output: output ?? .systemDefault, realtime: realtime,
-                                      console: context.console, presentation: json ? .json : .text, keepURLs: keep)
-        if let replayGain { session.player.replayGain.mode = replayGain }
-        if let crossfade { session.player.updateCrossfade { $0.seconds = crossfade } }
+        var configuration = try HostConfiguration.load(output: output)
+        configuration.realtime = realtime
+        configuration.keepsURLs = keep
+        if let replayGain { configuration.replayGain.mode = replayGain }
+        if let crossfade { configuration.crossfade.seconds = crossfade }
+        let host = try await context.startHost(configuration, listening: .nowhere,
+                                               showing: PlaybackSession(console: context.console, presentation: json ? .json : .text))
+        let player = host.player
         // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()
         let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { number in
             // Seeing the flag leads to shutdown, which ignores a later stop(): the flag shows only once stop() is in.
-            interrupted.set(number) { session.player.stop() }
+            interrupted.set(number) { player.stop() }
         }
-        session.player.play(items)
+        player.play(items)
         // Waiting blocks the main thread, which is no thread of the cooperative pool.
-        while !session.player.waitUntilFinished(timeout: 0.2) {
+        while !player.waitUntilFinished(timeout: 0.2) {
             if interrupted.signal != nil { break }
         }
-        let failed = session.player.failedTrackCount
-        await session.close()
+        let failed = player.failedTrackCount
+        await host.stop()
         signals.cancel()
         if let number = interrupted.signal { throw ExitCode(128 + number) }
         if failed > 0 { throw ExitCode.failure }

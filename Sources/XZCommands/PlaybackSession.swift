@@ -1,62 +1,24 @@
 import Foundation
-import XZAudio
-import XZCatalogue
-import XZDownloader
-import XZLyrics
 import XZPlayback
-import XZProtocol
 import XZServer
 import XZSystem
 import XZText
 import XZHost
+import XZHosting
 
-/// A player host in this process plus the presentation of its events: inside the REPL events become
-/// lines above the prompt; one-shot `play --json` prints them as JSON lines.
+/// How a host of this process shows its events: inside the REPL they become lines above the prompt;
+/// one-shot `play` prints them as lines, `play --json` as JSON lines (its notes on stderr).
 final class PlaybackSession: LyricLinesSwitch {
     enum Presentation { case interactive, text, json }
 
-    let host: PlayerHost
-    /// Fetches what the player streams; shut down with the session.
-    private let downloads: DownloadManager?
-    var player: Player { host.player }
     private let console: Console
     private let presentation: Presentation
     private let lyricsShown: Mutex<Bool>
 
-    /// `keepURLs`: plain URLs played here are kept in the library too (`play --keep`).
-    convenience init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool,
-                     musicDirectory: URL = SongNaming.defaultMusicDirectory(), console: Console, presentation: Presentation,
-                     keepURLs: Bool = false) {
-        // A config file the downloader cannot read must not stop playing files: its defaults stream.
-        let settings = (try? DownloadSettings.load()) ?? DownloadSettings()
-        let downloads = DownloadManager(database: database, library: folder, settings: settings)
-        let host = PlayerHost(folder: folder, database: database, output: output, realtime: realtime,
-                              musicDirectory: musicDirectory,
-                              streams: Self.streamOpener(downloads, database: database, cache: settings.onlineCache,
-                                                         keepURLs: keepURLs)) { message in
-            console.announce("note: \(message)")
-        }
-        host.player.prebufferSeconds = settings.prebufferSeconds
-        do {
-            host.player.replayGain = try ReplayGainSettings(config: ConfigFile.load())
-        } catch {
-            console.announce("note: \(error); ReplayGain stays off")
-        }
-        do {
-            host.player.crossfade = try host.player.crossfade.reading(ConfigFile.load())
-        } catch {
-            console.announce("note: \(error); crossfade keys ignored")
-        }
-        self.init(host: host, console: console, presentation: presentation, downloads: downloads)
-    }
-
-    init(host: PlayerHost, console: Console, presentation: Presentation, downloads: DownloadManager? = nil) {
-        self.host = host
-        self.downloads = downloads
+    init(console: Console, presentation: Presentation) {
         self.console = console
         self.presentation = presentation
         lyricsShown = Mutex(presentation == .interactive && console.stdoutIsTTY)
-        host.observe { [weak self] event in self?.handle(event) }
     }
 
     var showsLyrics: Bool {
@@ -64,36 +26,7 @@ final class PlaybackSession: LyricLinesSwitch {
         set { lyricsShown.withLock { $0 = newValue } }
     }
 
-    /// Stops playback (the play session saved as ended by leaving) once every event has been handled.
-    /// For a program about to leave at once; downloads the player started are left to the next run.
-    func stopPlaying() {
-        host.shutdown()
-    }
-
-    /// Stops playback, then lets streams worth keeping land in the library before the downloader stops.
-    /// On the main actor: the host's shutdown blocks until its events are handled.
-    @MainActor func close() async {
-        host.shutdown()
-        guard let downloads else { return }
-        await downloads.finishKeptStreams()
-        await downloads.finishWholeStreams()
-        await downloads.shutdown()
-    }
-
-    /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
-    /// other URLs stream without being kept, unless `keepURLs`.
-    static func streamOpener(_ downloads: DownloadManager, database: LibraryDatabase, cache: OnlineCache,
-                             keepURLs: Bool) -> StreamOpener {
-        { item in
-            // A song the catalogue cannot look up now streams as a plain URL: played, not kept.
-            if item.songKey != nil, let song = try? database.song(audioURL: item.path) {
-                return try downloads.openStream(song: song, cache: cache)
-            }
-            return try downloads.openStream(url: item.path, keep: keepURLs)
-        }
-    }
-
-    private func handle(_ event: PlayerEvent) {
+    func handle(_ event: PlayerEvent) {
         let lyrics = showsLyrics
         switch presentation {
         case .json:
@@ -164,6 +97,13 @@ final class PlaybackSession: LyricLinesSwitch {
 
 
 extension CommandContext {
+    /// Starts this library's host in this process, its events and notes shown by `session`.
+    @MainActor func startHost(_ configuration: HostConfiguration, listening: LibraryHost.Listening,
+                              showing session: PlaybackSession) async throws -> LibraryHost {
+        try await LibraryHost.start(configuration, library: folder, database: database, listening: listening,
+                                    events: session.handle, notes: { session.handle(.notice($0)) })
+    }
+
     /// The player commands act on: this prompt's host, else the library's running host.
     func playerControl() throws -> PlayerControl {
         if let player { return player }

@@ -3,7 +3,7 @@ import Foundation
 import XZCatalogue
 import XZPlayback
 import XZProtocol
-import XZServer
+import XZHosting
 import XZSystem
 import XZText
 import XZHost

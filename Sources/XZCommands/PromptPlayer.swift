@@ -1,5 +1,5 @@
 import Foundation
-import XZPlayback
+import XZHosting
 import XZServer
 import XZSystem
 
@@ -11,7 +11,7 @@ final class PromptPlayer: Sendable {
 
     private struct Attachment {
         /// This prompt's own host; nil while it follows another.
-        var hosted: HostedPlayer?
+        var hosted: LibraryHost?
         var watcher: HostWatcher?
     }
 
@@ -62,22 +62,20 @@ final class PromptPlayer: Sendable {
     }
 
     @MainActor private func host() async throws {
-        let output = try OutputSpec(parsing: ProcessInfo.processInfo.environment["XZMUSIC_OUTPUT"] ?? "default")
-        let settings = try HostSettings(config: ConfigFile.load())
-        let host: HostedPlayer
+        let configuration = try HostConfiguration.load()
+        let session = PlaybackSession(console: context.console, presentation: .interactive)
+        let host: LibraryHost
         do {
-            host = try await HostedPlayer.start(context: context, endpoint: HostEndpoint(library: context.folder),
-                                                settings: settings, output: output, tcp: false,
-                                                presentation: .interactive, recordsAhead: false)
+            host = try await context.startHost(configuration, listening: .socket, showing: session)
             context.hostsHere = true
         } catch {
             // The prompt still plays when it cannot be the host (a host that does not answer, a socket
             // folder it may not write); other programs then cannot reach its player.
             context.console.error("note: \(error); this prompt's player serves no other program")
-            host = try HostedPlayer.unlistened(context: context, settings: settings, output: output)
+            host = try await context.startHost(configuration, listening: .nowhere, showing: session)
         }
-        context.player = LocalPlayerControl(host: host.session.host)
-        context.lyricLines = host.session
+        context.player = LocalPlayerControl(host: host.host)
+        context.lyricLines = session
         state.withLock { $0.hosted = host }
     }
 
@@ -91,7 +89,7 @@ final class PromptPlayer: Sendable {
         let (hosted, watcher) = state.withLock { ($0.hosted, $0.watcher) }
         watcher?.stop()
         guard let hosted else { return }
-        let clients = hosted.session.host.clientCount
+        let clients = hosted.host.clientCount
         if clients > 0 { context.console.line("note: stopping the music for \(clients) attached client\(clients == 1 ? "" : "s")") }
         await hosted.stop()
     }

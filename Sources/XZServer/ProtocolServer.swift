@@ -27,7 +27,7 @@ public struct ServerLimits: Sendable, Equatable {
 
     public init() {}
 
-    var session: SessionLimits {
+    public var session: SessionLimits {
         var session = SessionLimits()
         session.maxCommandListBytes = maxCommandListBytes
         session.maxOutputBytes = maxOutputBytes

@@ -1,7 +1,7 @@
 /// The transport's failures, by kind; the message is what a user reads.
 public struct ServerError: Error, Hashable, CustomStringConvertible, Sendable {
     private enum Code: Hashable, Sendable {
-        case cannotOpen, hostRunning, cannotConnect, notAHost, connectionClosed, refusedAddress
+        case cannotOpen, hostRunning, cannotConnect, notAHost, connectionClosed
     }
 
     private let code: Code
@@ -28,6 +28,4 @@ public struct ServerError: Error, Hashable, CustomStringConvertible, Sendable {
     /// What answered does not speak the protocol.
     static func notAHost(_ message: String) -> ServerError { ServerError(.notAHost, message) }
     public static let connectionClosed = ServerError(.connectionClosed, "the host closed the connection")
-    /// An open address without a password.
-    static func refusedAddress(_ message: String) -> ServerError { ServerError(.refusedAddress, message) }
 }

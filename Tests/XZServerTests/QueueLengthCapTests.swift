@@ -3,6 +3,7 @@ import XZHost
 import XZPlayback
 import XZProtocol
 @testable import XZServer
+import XZHosting
 import XZSystem
 import XZTestSupport
 

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import XZProtocol
 @testable import XZServer
+import XZHosting
 import XZSystem
 import XZTestSupport
 

@@ -2,6 +2,7 @@ import XCTest
 import XZCatalogue
 import XZProtocol
 @testable import XZServer
+import XZHosting
 import XZTestSupport
 import XZHost
 import XZMPDCommands

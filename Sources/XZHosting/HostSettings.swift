@@ -2,6 +2,7 @@ import Foundation
 import XZCatalogue
 import XZHost
 import XZMPDCommands
+import XZServer
 import XZSystem
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password`, `music_directory`, `state_file`
@@ -101,7 +102,7 @@ public struct HostSettings: Sendable, Equatable {
     public func validate() throws {
         let loopback = ["127.0.0.1", "::1", "localhost"].contains(bindAddress) || bindAddress.hasPrefix("127.")
         if !loopback, password == nil {
-            throw ServerError.refusedAddress("refusing to listen on \(bindAddress) without a password: set 'password = …' in the config")
+            throw HostingError.refusedAddress("refusing to listen on \(bindAddress) without a password: set 'password = …' in the config")
         }
     }
 }

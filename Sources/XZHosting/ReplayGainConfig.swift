@@ -1,8 +1,5 @@
-import ArgumentParser
 import XZPlayback
 import XZSystem
-
-extension ReplayGainMode: ExpressibleByArgument {}
 
 extension ReplayGainSettings {
     /// The config file's ReplayGain keys, with MPD's names: `replay_gain_mode`, `replaygain_preamp`,

@@ -1,0 +1,55 @@
+import Foundation
+import XZDownloader
+import XZPlayback
+import XZSystem
+
+/// Everything a host of one library is started from: the host's config keys (`HostSettings`), the audio
+/// output, how streams are fetched, ReplayGain and crossfade. Read from the config file once; a command's
+/// options then change what they override.
+public struct HostConfiguration: Sendable {
+    public var settings: HostSettings
+    public var output: OutputSpec
+    /// File outputs paced to real time (`play --realtime`).
+    public var realtime = false
+    /// How streams are fetched and kept (`online_cache`, the prebuffer).
+    public var downloads: DownloadSettings
+    public var replayGain: ReplayGainSettings
+    public var crossfade: CrossfadeSettings
+    /// Plain URLs played here are kept in the library too (`play --keep`).
+    public var keepsURLs = false
+    /// A headless host, whose work is answering clients, makes every song's record before the first
+    /// listing (`MPDService.watchCatalogue`); a prompt keeps its memory.
+    public var makesRecordsAhead = false
+    /// Keys that could not be read and were left at their defaults, one line each, told when the host starts.
+    public private(set) var notes: [String] = []
+
+    /// The host's keys must be valid: a bad one is an error naming its line. The player's own keys
+    /// (ReplayGain, crossfade) and the downloader's fall back to their defaults with a note, so a bad
+    /// one never stops the music.
+    /// `output`: nil for `$XZMUSIC_OUTPUT`, else the system's default output.
+    public init(config: ConfigFile, output: OutputSpec? = nil,
+                environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        settings = try HostSettings(config: config)
+        self.output = try output ?? OutputSpec(parsing: environment["XZMUSIC_OUTPUT"] ?? "default")
+        // A config file the downloader cannot read must not stop playing files: its defaults stream.
+        downloads = (try? DownloadSettings(config: config)) ?? DownloadSettings()
+        do {
+            replayGain = try ReplayGainSettings(config: config)
+        } catch {
+            replayGain = ReplayGainSettings()
+            notes.append("\(error); ReplayGain stays off")
+        }
+        do {
+            crossfade = try CrossfadeSettings().reading(config)
+        } catch {
+            crossfade = CrossfadeSettings()
+            notes.append("\(error); crossfade keys ignored")
+        }
+    }
+
+    /// The config file's configuration (`ConfigFile.load`); a file that cannot be read is an error.
+    public static func load(output: OutputSpec? = nil,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) throws -> HostConfiguration {
+        try HostConfiguration(config: ConfigFile.load(environment: environment), output: output, environment: environment)
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import XZCatalogue
+import XZDownloader
+import XZHost
+import XZMPDCommands
+import XZPlayback
+import XZServer
+import XZSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One library's host, assembled in one place for `serve`, a hosting prompt and `play --output` alike:
+/// the player with its streams, ReplayGain and crossfade, the catalogue and statistics, and, for a host
+/// others reach, the library's lock, its state file, the library's watch and the protocol server.
+public final class LibraryHost: Sendable {
+    /// Who else reaches the host.
+    public enum Listening: Sendable, Equatable {
+        /// Nobody: a player of this process alone (`play --output`, a prompt that cannot serve). It takes
+        /// no lock and keeps no state file.
+        case nowhere
+        /// The library's Unix socket, where prompts and one-shot commands find it (a hosting prompt).
+        case socket
+        /// The socket, and TCP at the settings' address and port for MPD clients (`serve`).
+        case socketAndTCP
+    }
+
+    public let host: PlayerHost
+    /// The command table over this host, shared by its connections and by sessions in this process.
+    public let service: MPDService
+    /// Nil for a host that listens nowhere.
+    public let socketPath: String?
+    /// The TCP port listened on (the one picked, for port 0); nil without TCP.
+    public let tcpPort: Int?
+    private let server: ProtocolServer?
+    /// Fetches what the player streams; shut down with the host.
+    private let downloads: DownloadManager
+    /// Held while the host runs; freed by `stop()`, or by the kernel when the process ends.
+    private let lock: Mutex<HostLock?>
+
+    public var player: Player { host.player }
+
+    private init(host: PlayerHost, service: MPDService, server: ProtocolServer?, socketPath: String?, tcpPort: Int?,
+                 downloads: DownloadManager, lock: HostLock?) {
+        self.host = host
+        self.service = service
+        self.server = server
+        self.socketPath = socketPath
+        self.tcpPort = tcpPort
+        self.downloads = downloads
+        self.lock = Mutex(lock)
+    }
+
+    /// The socket a host of `library` listens on.
+    public static func socketPath(of library: LibraryFolder) -> String {
+        HostEndpoint(library: library).socketPath
+    }
+
+    /// Starts the host of `library`. A host on TCP needs a password for an address that is no loopback.
+    /// A host that listens takes the library's lock first (failing with
+    /// the running host's name), restores the state file before anyone can connect, so no client sees
+    /// the empty queue first, and keeps it; then watches the catalogue and the music folder.
+    /// `events` hears every player event from the start, off the audio thread; `notes` hears one line
+    /// for each key left at its default and each problem that is no command's failure.
+    /// On the main actor, as the commands run: the lock, the state file and the binds block.
+    @MainActor public static func start(_ configuration: HostConfiguration, library: LibraryFolder,
+                                        database: LibraryDatabase, listening: Listening,
+                                        events: @escaping @Sendable (PlayerEvent) -> Void = { _ in },
+                                        notes: @escaping @Sendable (String) -> Void = { _ in }) async throws -> LibraryHost {
+        let settings = configuration.settings
+        if listening == .socketAndTCP { try settings.validate() }
+        let endpoint = listening == .nowhere ? nil : HostEndpoint(library: library)
+        let lock = try endpoint.map { endpoint in
+            let description = "pid \(getpid()), socket \(endpoint.socketPath)"
+                + (listening == .socketAndTCP ? ", tcp \(settings.bindAddress):\(settings.port)" : "")
+            return try HostLock(path: endpoint.lockPath, description: description)
+        }
+        let downloads = DownloadManager(database: database, library: library, settings: configuration.downloads)
+        let host = PlayerHost(folder: library, database: database, output: configuration.output,
+                              realtime: configuration.realtime, musicDirectory: settings.musicDirectory,
+                              streams: streamOpener(downloads, database: database, cache: configuration.downloads.onlineCache,
+                                                    keepURLs: configuration.keepsURLs),
+                              report: notes)
+        host.player.prebufferSeconds = configuration.downloads.prebufferSeconds
+        host.player.replayGain = configuration.replayGain
+        host.player.crossfade = configuration.crossfade
+        host.player.maxQueueLength = settings.maxPlaylistLength
+        host.observe(events)
+        var server: ProtocolServer?
+        var tcpPort: Int?
+        if let endpoint {
+            // Kept only by a host that serves, which holds the lock.
+            let stateFile = settings.stateFile(library: library)
+            if let stateFile {
+                // A state file kept outside the library has its own folder to clear of half-written copies.
+                let url = URL(fileURLWithPath: stateFile)
+                AtomicFile.removeLeftovers(in: url.deletingLastPathComponent().path, of: url.lastPathComponent)
+                host.restoreState(from: stateFile, paused: settings.restorePaused)
+            }
+            let listener = ProtocolServer(host: host, password: settings.password, limits: settings.limits)
+            do {
+                try listener.listen(unixPath: endpoint.socketPath)
+                if listening == .socketAndTCP { tcpPort = try listener.listen(host: settings.bindAddress, port: settings.port) }
+            } catch {
+                listener.shutdown()
+                host.shutdown()
+                await downloads.shutdown()
+                throw HostingError.cannotListen(error)
+            }
+            listener.service.watchCatalogue(makingRecordsAhead: configuration.makesRecordsAhead)
+            if let stateFile { host.keepState(at: stateFile) }
+            host.watchLibrary(settings.libraryWatch)
+            server = listener
+        }
+        configuration.notes.forEach(notes)
+        let service = server?.service ?? MPDService(host: host, password: settings.password, limits: settings.limits.session)
+        return LibraryHost(host: host, service: service, server: server, socketPath: endpoint?.socketPath, tcpPort: tcpPort,
+                           downloads: downloads, lock: lock)
+    }
+
+    /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
+    /// other URLs stream without being kept, unless `keepURLs`.
+    static func streamOpener(_ downloads: DownloadManager, database: LibraryDatabase, cache: OnlineCache,
+                             keepURLs: Bool) -> StreamOpener {
+        { item in
+            // A song the catalogue cannot look up now streams as a plain URL: played, not kept.
+            if item.songKey != nil, let song = try? database.song(audioURL: item.path) {
+                return try downloads.openStream(song: song, cache: cache)
+            }
+            return try downloads.openStream(url: item.path, keep: keepURLs)
+        }
+    }
+
+    /// Closes every connection, stops the music (the play session and the state saved), lets streams
+    /// worth keeping land in the library, removes the socket and frees the library for another host.
+    /// On the main actor: the host's shutdown blocks until its events are handled.
+    @MainActor public func stop() async {
+        // Briefly: what is stuck is left behind, so the state is saved (first in the host's shutdown) soon after a signal.
+        server?.shutdown(patience: .milliseconds(500))
+        host.shutdown()
+        await downloads.finishKeptStreams()
+        await downloads.finishWholeStreams()
+        await downloads.shutdown()
+        if let socketPath { unlink(socketPath) }
+        lock.withLock { $0 = nil }
+    }
+
+    /// As `stop()`, for a program that leaves right after, from any thread: the downloads the player
+    /// started are not waited for, and the next run resumes them from their .part.
+    public func stopForExit() {
+        server?.shutdown()
+        host.shutdown()
+        if let socketPath { unlink(socketPath) }
+    }
+}
