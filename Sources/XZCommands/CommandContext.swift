@@ -111,7 +111,7 @@ protocol LyricLinesSwitch: AnyObject, Sendable {
 public struct CommandError: Error, Hashable, CustomStringConvertible {
     private enum Code: Hashable {
         case usage, noSuchSong, noSuchFile, noSuchPlaylist, playlistExists, noSuchEntry, noSuchDownload
-        case emptyQueue, nothingPlaying, noLyrics, notOffline, noHost, lostHost, refusedByHost, cannotListen
+        case emptyQueue, nothingPlaying, noLyrics, notOffline, noHost, lostHost, refusedByHost
         case failed
     }
 
@@ -155,9 +155,6 @@ public struct CommandError: Error, Hashable, CustomStringConvertible {
     }
     public static func refusedByHost(_ command: String, _ message: String) -> CommandError {
         CommandError(.refusedByHost, "the host refused \(command): \(message)")
-    }
-    public static func cannotListen(_ error: Error) -> CommandError {
-        CommandError(.cannotListen, "cannot listen: \(error)")
     }
     /// A lower layer's failure, in its own words.
     public static func failed(_ error: Error) -> CommandError { CommandError(.failed, "\(CatalogueError.readable(error))") }

@@ -63,9 +63,9 @@ struct Play: AsyncLibraryCommand {
         configuration.keepsURLs = keep
         if let replayGain { configuration.replayGain.mode = replayGain }
         if let crossfade { configuration.crossfade.seconds = crossfade }
-        let host = try await context.startHost(configuration, listening: .nowhere,
-                                               showing: PlaybackSession(console: context.console, presentation: json ? .json : .text))
-        let player = host.player
+        let running = try await context.startHost(configuration, listening: .nowhere,
+                                                  showing: PlaybackSession(console: context.console, presentation: json ? .json : .text))
+        let player = running.host.player
         // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()
@@ -79,7 +79,7 @@ struct Play: AsyncLibraryCommand {
             if interrupted.signal != nil { break }
         }
         let failed = player.failedTrackCount
-        await host.stop()
+        await running.stop()
         signals.cancel()
         if let number = interrupted.signal { throw ExitCode(128 + number) }
         if failed > 0 { throw ExitCode.failure }

@@ -38,8 +38,6 @@ public final class LibraryHost: Sendable {
     /// Held while the host runs; freed by `stop()`, or by the kernel when the process ends.
     private let lock: Mutex<HostLock?>
 
-    public var player: Player { host.player }
-
     private init(host: PlayerHost, service: MPDService, server: ProtocolServer?, socketPath: String?, tcpPort: Int?,
                  downloads: DownloadManager, lock: HostLock?) {
         self.host = host
