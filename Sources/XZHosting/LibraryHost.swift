@@ -55,9 +55,9 @@ public final class LibraryHost: Sendable {
     }
 
     /// Starts the host of `library`. A host on TCP needs a password for an address that is no loopback.
-    /// A host that listens takes the library's lock first (failing with
-    /// the running host's name), restores the state file before anyone can connect, so no client sees
-    /// the empty queue first, and keeps it; then watches the catalogue and the music folder.
+    /// A host that listens takes the library's lock first (failing with the running host's name),
+    /// restores the state file before anyone can connect, so no client sees the empty queue first, and
+    /// keeps it; then watches the catalogue and the music folder.
     /// `events` hears every player event from the start, off the audio thread; `notes` hears one line
     /// for each key left at its default and each problem that is no command's failure.
     /// On the main actor, as the commands run: the lock, the state file and the binds block.
@@ -118,7 +118,7 @@ public final class LibraryHost: Sendable {
 
     /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
     /// other URLs stream without being kept, unless `keepURLs`.
-    static func streamOpener(_ downloads: DownloadManager, database: LibraryDatabase, cache: OnlineCache,
+    private static func streamOpener(_ downloads: DownloadManager, database: LibraryDatabase, cache: OnlineCache,
                              keepURLs: Bool) -> StreamOpener {
         { item in
             // A song the catalogue cannot look up now streams as a plain URL: played, not kept.
