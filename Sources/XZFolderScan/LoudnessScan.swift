@@ -95,8 +95,8 @@ extension LibraryDatabase {
     /// Measures the plan's songs that carry no ReplayGain (EBU R128, ReplayGain 2.0 gains) and keeps what it
     /// measures here, album by album, so an interrupted scan loses at most the album it was in. Decoding runs
     /// on a thread of its own; the library is written and `report` called on the caller's thread, each event
-    /// after what it tells is kept. Stops before the next song once `isInterrupted` says so; a `report` or
-    /// library error stops it too, and is thrown.
+    /// after what it tells is kept. Stops soon after `isInterrupted` says so (the album being decoded is dropped,
+    /// and measured next time); a `report` or library error stops it too, and is thrown.
     public func measureLoudness(_ plan: LoudnessPlan, isInterrupted: @escaping @Sendable () -> Bool,
                                 report: (LoudnessEvent) throws -> Void) throws -> LoudnessCounts {
         let events = ThreadHandOff<LoudnessEvent>()
