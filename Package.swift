@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "XZCatalogue", dependencies: [
             "CCollation", "CPCRE2", "XZSystem", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
         ]),
-        // A music folder's files into the catalogue, their tags read through the decoders.
+        // A music folder's files into the catalogue, their tags and loudness read through the decoders.
         .target(name: "XZFolderScan", dependencies: ["XZSystem", "XZAudio", "XZCatalogue"]),
         // Likes, play sessions and counts.
         .target(name: "XZStats", dependencies: [

@@ -145,26 +145,6 @@ final class CommandDownloads: DownloadQueue {
         }
         let console = self.console
         let json = progress.json
-        // Only this run's failures decide the exit status, not those an earlier run left in the list.
-        let failures = FailureCount()
-        let printer = Task.detached {
-            for await event in manager.events {
-                if case .failed = event { failures.add() }
-                if json {
-                    console.line(DownloadJSON.event(event))
-                    continue
-                }
-                switch event {
-                case .progress(let info): console.status(DownloadText.progress(info))
-                case .finished(let info):
-                    console.clearStatus()
-                    console.line(DownloadText.finished(info))
-                case .failed(let info):
-                    console.clearStatus()
-                    console.error("✗ \(info.kind.rawValue) of \(info.title.safe): \((info.lastError ?? "").safe)")
-                }
-            }
-        }
         // Ctrl-C, SIGTERM or a closed terminal: running tasks stop and stay queued with their .part.
         let interrupted = InterruptFlag()
         let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { number in
@@ -172,14 +152,25 @@ final class CommandDownloads: DownloadQueue {
             Task { await manager.shutdown() }
         }
         defer { signals.cancel() }
-        await manager.run()
-        await manager.waitUntilIdle()
-        // Shutting down ends the event stream, so the printer has printed every event once it is done.
-        await manager.shutdown()
-        await printer.value
+        // Only this run's failures decide the exit status, not those an earlier run left in the list.
+        let failures = await manager.runUntilIdle { event in
+            if json {
+                console.line(DownloadJSON.event(event))
+                return
+            }
+            switch event {
+            case .progress(let info): console.status(DownloadText.progress(info))
+            case .finished(let info):
+                console.clearStatus()
+                console.line(DownloadText.finished(info))
+            case .failed(let info):
+                console.clearStatus()
+                console.error("✗ \(info.kind.rawValue) of \(info.title.safe): \((info.lastError ?? "").safe)")
+            }
+        }
         console.clearStatus()
         if let number = interrupted.signal { throw ExitCode(128 + number) }
-        if failures.count > 0 { throw ExitCode.failure }
+        if failures > 0 { throw ExitCode.failure }
     }
 }
 
@@ -229,7 +220,7 @@ enum DownloadText {
 
 /// Names a download subcommand that stops tasks.
 protocol StopAction {
-    static var name: String { get }
+    static var action: DownloadAction { get }
     static var abstract: String { get }
 }
 
@@ -277,10 +268,7 @@ struct Download: ParsableCommand {
         @MainActor func run(in context: CommandContext) async throws {
             try await context.downloads.using(context, try options.settings()) { manager in
                 var targets = try songs.map { try SongReference($0, listing: context.lastListing).resolve(in: context) }
-                if allLiked {
-                    let liked = try context.stats.liked().compactMap(\.songId)
-                    targets += try context.database.songs(ids: liked).filter { !$0.isLocal }
-                }
+                if allLiked { targets += try context.stats.likedSongsNotOffline() }
                 let result = try await manager.enqueue(songs: targets)
                 // The result names songs by key.
                 let titles = Dictionary(targets.map { ($0.songKey, "\($0.title) — \($0.singer)") }, uniquingKeysWith: { a, _ in a })
@@ -296,23 +284,23 @@ struct Download: ParsableCommand {
     /// pause and cancel: one task or all, no waiting.
     struct Stop<Action: StopAction>: AsyncLibraryCommand {
         static var configuration: CommandConfiguration {
-            CommandConfiguration(commandName: Action.name, abstract: Action.abstract)
+            CommandConfiguration(commandName: Action.action.rawValue, abstract: Action.abstract)
         }
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("A task id from 'downloads', or all.", valueName: "id")) var target: DownloadTarget
 
         @MainActor func run(in context: CommandContext) async throws {
-            try await Download.act(Action.name, on: target, context: context, settings: nil, progress: nil)
+            try await Download.act(Action.action, on: target, context: context, settings: nil, progress: nil)
         }
     }
 
     enum PauseAction: StopAction {
-        static let name = "pause"
+        static let action = DownloadAction.pause
         static let abstract = "Pause a download (its .part is kept)."
     }
 
     enum CancelAction: StopAction {
-        static let name = "cancel"
+        static let action = DownloadAction.cancel
         static let abstract = "Cancel a download and delete its .part."
     }
 
@@ -324,38 +312,22 @@ struct Download: ParsableCommand {
         @Argument(help: ArgumentHelp("A task id from 'downloads', or all.", valueName: "id")) var target: DownloadTarget
 
         @MainActor func run(in context: CommandContext) async throws {
-            try await Download.act("resume", on: target, context: context, settings: try options.settings(),
+            try await Download.act(.resume, on: target, context: context, settings: try options.settings(),
                                    progress: progress)
         }
     }
 
-    @MainActor static func act(_ action: String, on target: DownloadTarget, context: CommandContext,
+    @MainActor static func act(_ action: DownloadAction, on target: DownloadTarget, context: CommandContext,
                                settings: DownloadSettings?, progress: Progress?) async throws {
         try await context.downloads.using(context, settings) { manager in
-            let count: Int
-            switch action {
-            case "pause": count = try await manager.pause(target)
-            case "cancel": count = try await manager.cancel(target)
-            default:
-                let interrupted = try await manager.resumeInterrupted()
-                count = try await manager.resume(target) + interrupted
+            guard let count = try await manager.apply(action, to: target) else {
+                if case .task(let id) = target { throw CommandError.noSuchDownload(id) }
+                return
             }
-            if case .task(let id) = target, count == 0 {
-                guard try await manager.tasks().contains(where: { $0.id == id }) else {
-                    throw CommandError.noSuchDownload(id)
-                }
-            }
-            context.console.line("\(action): \(count) task\(count == 1 ? "" : "s")")
+            context.console.line("\(action.rawValue): \(count) task\(count == 1 ? "" : "s")")
             if let progress { try await context.downloads.start(manager, progress: progress) }
         }
     }
-}
-
-/// Failed tasks seen in the event stream.
-private final class FailureCount: Sendable {
-    private let value = Mutex(0)
-    func add() { value.withLock { $0 += 1 } }
-    var count: Int { value.withLock { $0 } }
 }
 
 enum DownloadJSON {

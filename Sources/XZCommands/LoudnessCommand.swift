@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import XZAudio
 import XZCatalogue
+import XZFolderScan
 import XZSystem
 import XZText
 
@@ -52,39 +52,10 @@ struct LoudnessScan: LibraryCommand {
         let targets = try all ? nil : songs.map { try Self.localSong($0, in: context) }
         let plan = try LoudnessPlan(targets: targets, database: database, force: force)
         let report = LoudnessReport(plan: plan, console: context.console, json: json)
-        let events = LoudnessEvents()
-        let worker = LoudnessWorker(plan: plan, events: events) { isInterrupted() || events.isCancelled }
-        // Decoding blocks for seconds per song: a thread of its own, never Swift's cooperative pool.
-        let thread = Thread { worker.run() }
-        thread.name = "xzmusic-loudness"
-        thread.start()
-        defer {
-            events.cancel()
-            events.waitUntilFinished()
-            context.console.clearStatus()
-        }
-        while let event = events.take() {
-            switch event {
-            case .started(let index): report.started(index)
-            case .progress(let index, let fraction): report.progress(index, fraction)
-            case .tagged(let index):
-                // Tags of its own now win: a measurement of an earlier version of the file goes.
-                let key = plan.songs[index].songKey
-                if try database.loudness(songKey: key) != nil { try database.deleteLoudness(songKeys: [key]) }
-                report.skipped(index, tagged: true)
-            case .current(let index): report.skipped(index, tagged: false)
-            case .failed(let index, let message): report.failed(index, message)
-            case .measured(let results):
-                try database.saveLoudness(results.map { result in
-                    LoudnessRecord(songKey: plan.songs[result.index].songKey, trackGain: result.track.gainDB,
-                                   trackPeak: result.track.samplePeak, albumGain: result.album?.gainDB,
-                                   albumPeak: result.album?.samplePeak, file: result.file)
-                })
-                report.measured(results)
-            }
-        }
+        defer { context.console.clearStatus() }
+        let counts = try database.measureLoudness(plan, isInterrupted: isInterrupted, report: report.tell)
         report.finish(interrupted: isInterrupted())
-        return report.counts
+        return counts
     }
 
     /// A SONG argument as a catalogue song with a local file.
@@ -107,159 +78,13 @@ struct LoudnessScan: LibraryCommand {
     }
 }
 
-/// The songs a scan looks at, album by album: an album's gain needs all its songs measured together.
-struct LoudnessPlan {
-    let songs: [Song]
-    /// Indexes into `songs`: an album's songs, or one song of no album.
-    let groups: [[Int]]
-    let groupIsAlbum: [Bool]
-    /// Measured before from the file as it is now (always false with --force).
-    let current: [Bool]
-
-    /// `targets` and their albums' songs, or every local song when nil.
-    init(targets: [Song]?, database: LibraryDatabase, force: Bool) throws {
-        let local = try database.localSongs()
-        var albums: [String: [Song]] = [:]
-        for song in local {
-            if let key = Self.albumKey(song) { albums[key, default: []].append(song) }
-        }
-        var songs: [Song] = [], groups: [[Int]] = [], isAlbum: [Bool] = []
-        var seenAlbums = Set<String>(), seenSongs = Set<String>()
-        for song in targets ?? local where !seenSongs.contains(song.songKey) {
-            let albumKey = Self.albumKey(song)
-            if let albumKey, !seenAlbums.insert(albumKey).inserted { continue }
-            let members = albumKey.flatMap { albums[$0] } ?? [song]
-            groups.append(Array(songs.count ..< songs.count + members.count))
-            isAlbum.append(albumKey != nil)
-            songs += members
-            members.forEach { seenSongs.insert($0.songKey) }
-        }
-        let needing = Set(try database.songsNeedingLoudness(among: songs).map(\.songKey))
-        self.songs = songs
-        self.groups = groups
-        groupIsAlbum = isAlbum
-        current = songs.map { !force && !needing.contains($0.songKey) }
-    }
-
-    /// Songs share an album when album title and album artist (else singer) are the same.
-    private static func albumKey(_ song: Song) -> String? {
-        guard let album = song.album, !album.isEmpty else { return nil }
-        return (song.albumArtist ?? song.singer) + "\u{1F}" + album
-    }
-}
-
-/// What the decoding thread tells the command's thread.
-enum LoudnessEvent {
-    struct Measurement {
-        let index: Int
-        let track: LoudnessResult
-        let album: LoudnessResult?
-        let file: FileVersion?
-    }
-
-    case started(Int)
-    case progress(Int, Double)
-    /// Its tags carry ReplayGain: nothing to measure.
-    case tagged(Int)
-    /// Measured before from the same file, in an album with nothing new.
-    case current(Int)
-    case failed(Int, String)
-    /// An album's songs (or one song), with the album's values.
-    case measured([Measurement])
-}
-
-/// Events from the decoding thread, in order.
-typealias LoudnessEvents = ThreadHandOff<LoudnessEvent>
-
-/// Reads tags and decodes, album by album, on the scan's own thread; never touches the database.
-final class LoudnessWorker: Sendable {
-    private let plan: LoudnessPlan
-    private let events: LoudnessEvents
-    private let isCancelled: @Sendable () -> Bool
-
-    init(plan: LoudnessPlan, events: LoudnessEvents, isCancelled: @escaping @Sendable () -> Bool) {
-        self.plan = plan
-        self.events = events
-        self.isCancelled = isCancelled
-    }
-
-    func run() {
-        for (number, group) in plan.groups.enumerated() {
-            if isCancelled() || !measure(group, isAlbum: plan.groupIsAlbum[number]) { break }
-        }
-        events.finish()
-    }
-
-    /// Measures the group's songs that carry no ReplayGain, unless every one was measured before; false
-    /// when cancelled (the group's measurements are dropped, and measured again next time).
-    private func measure(_ group: [Int], isAlbum: Bool) -> Bool {
-        var untagged: [Int] = []
-        var anyNew = false
-        for index in group {
-            if !plan.current[index] {
-                // Tags that cannot be read carry no ReplayGain; decoding then tells whether the file measures.
-                let tags = try? AudioTags.read(path: plan.songs[index].localPath)
-                if let tags, !tags.replayGain.isEmpty {
-                    events.put(.tagged(index))
-                    continue
-                }
-                anyNew = true
-            }
-            untagged.append(index)
-        }
-        guard anyNew else {
-            untagged.forEach { events.put(.current($0)) }
-            return true
-        }
-        var meters: [(index: Int, meter: LoudnessMeter, file: FileVersion?)] = []
-        for index in untagged {
-            let path = plan.songs[index].localPath
-            events.put(.started(index))
-            // Taken before decoding: a file that changes meanwhile is measured again next time.
-            let file = FileVersion(path: path)
-            var lastReport = Date()
-            do {
-                let meter = try LoudnessMeter.measure(path: path, progress: { [events] fraction in
-                    guard Date().timeIntervalSince(lastReport) >= 0.1 else { return }
-                    lastReport = Date()
-                    events.put(.progress(index, fraction))
-                }, isCancelled: isCancelled)
-                meters.append((index, meter, file))
-            } catch is CancellationError {
-                return false
-            } catch {
-                events.put(.failed(index, LoudnessText.failure(error, path: path)))
-            }
-        }
-        // Without an album loudness the songs still get their track gains, which the player falls back to.
-        let album = isAlbum && !meters.isEmpty ? try? LoudnessMeter.album(meters.map(\.meter)) : nil
-        var results: [LoudnessEvent.Measurement] = []
-        for (index, meter, file) in meters {
-            do {
-                results.append(.init(index: index, track: try meter.result(), album: album, file: file))
-            } catch {
-                events.put(.failed(index, LoudnessText.failure(error, path: meter.path)))
-            }
-        }
-        if !results.isEmpty { events.put(.measured(results)) }
-        return true
-    }
-}
-
-struct LoudnessCounts {
-    var measured = 0
-    var tagged = 0
-    var current = 0
-    var failed = 0
-}
-
 /// The scan's output: a line per measured song and per failure, a progress bar with an ETA on a terminal;
 /// with --json one object per song.
 final class LoudnessReport {
     private let plan: LoudnessPlan
     private let console: Console
     private let json: Bool
-    private(set) var counts = LoudnessCounts()
+    private var counts = LoudnessCounts()
     /// Seconds of audio, for the ETA: every song of a group with something to measure, less those that turn
     /// out to need nothing.
     private var totalSeconds = 0.0
@@ -287,30 +112,39 @@ final class LoudnessReport {
         Double(plan.songs[index].durationMs ?? 180_000) / 1000
     }
 
-    private var handled: Int { counts.measured + counts.tagged + counts.current + counts.failed }
+    /// Renders one event of the scan.
+    func tell(_ event: LoudnessEvent) {
+        counts.count(event)
+        switch event {
+        case .started(let index): started(index)
+        case .progress(let index, let fraction): progress(index, fraction)
+        case .tagged(let index): skipped(index, tagged: true)
+        case .current(let index): skipped(index, tagged: false)
+        case .failed(let index, let message): failed(index, message)
+        case .measured(let results): measured(results)
+        }
+    }
 
-    func started(_ index: Int) {
+    private func started(_ index: Int) {
         if let previous = decoding { markDecoded(previous.index) }
         decoding = (index, 0)
         startTime = startTime ?? Date()
         draw(force: true)
     }
 
-    func progress(_ index: Int, _ fraction: Double) {
+    private func progress(_ index: Int, _ fraction: Double) {
         guard decoding?.index == index else { return }
         decoding = (index, fraction)
         draw()
     }
 
-    func skipped(_ index: Int, tagged: Bool) {
-        if tagged { counts.tagged += 1 } else { counts.current += 1 }
+    private func skipped(_ index: Int, tagged: Bool) {
         if inTotal[index] { totalSeconds -= seconds(index) }
         if json { emit([("event", .string("skipped")), ("reason", .string(tagged ? "tags" : "measured"))], index) }
         draw()
     }
 
-    func failed(_ index: Int, _ message: String) {
-        counts.failed += 1
+    private func failed(_ index: Int, _ message: String) {
         markDecoded(index)
         console.clearStatus()
         if json {
@@ -321,24 +155,25 @@ final class LoudnessReport {
         draw(force: true)
     }
 
-    func measured(_ results: [LoudnessEvent.Measurement]) {
-        counts.measured += results.count
+    private func measured(_ results: [LoudnessEvent.Measurement]) {
         results.forEach { markDecoded($0.index) }
         console.clearStatus()
         for result in results {
             if json {
-                emit([("event", .string("measured")), ("loudness_lufs", .number(result.track.integratedLUFS, 2)),
-                      ("track_gain", .number(result.track.gainDB, 2)), ("track_peak", .number(result.track.samplePeak, 6)),
-                      ("album_gain", result.album.map { .number($0.gainDB, 2) } ?? .null),
-                      ("album_peak", result.album.map { .number($0.samplePeak, 6) } ?? .null)], result.index)
+                let record = result.record
+                emit([("event", .string("measured")), ("loudness_lufs", .number(result.trackLUFS, 2)),
+                      ("track_gain", .number(record.trackGain, 2)), ("track_peak", .number(record.trackPeak, 6)),
+                      ("album_gain", record.albumGain.map { .number($0, 2) } ?? .null),
+                      ("album_peak", record.albumPeak.map { .number($0, 6) } ?? .null)], result.index)
             } else {
                 let song = plan.songs[result.index]
-                console.line("\(song.title.safe) — \(song.singer.safe): " + LoudnessText.values(result.track))
+                console.line("\(song.title.safe) — \(song.singer.safe): "
+                    + LoudnessText.values(lufs: result.trackLUFS, gainDB: result.record.trackGain, peak: result.record.trackPeak))
             }
         }
-        if !json, let first = results.first, let album = first.album, results.count > 1,
-           let name = plan.songs[first.index].album {
-            console.line("album \(name.safe) (\(results.count) songs): " + LoudnessText.values(album))
+        if !json, let first = results.first, let lufs = first.albumLUFS, let gain = first.record.albumGain,
+           let peak = first.record.albumPeak, results.count > 1, let name = plan.songs[first.index].album {
+            console.line("album \(name.safe) (\(results.count) songs): " + LoudnessText.values(lufs: lufs, gainDB: gain, peak: peak))
         }
         draw(force: true)
     }
@@ -375,7 +210,7 @@ final class LoudnessReport {
         let fraction = totalSeconds > 0 ? min(max(done / totalSeconds, 0), 1) : 0
         let width = 20
         let filled = Int((fraction * Double(width)).rounded())
-        var text = "loudness \(handled)/\(plan.songs.count) [" + String(repeating: "█", count: filled)
+        var text = "loudness \(counts.handled)/\(plan.songs.count) [" + String(repeating: "█", count: filled)
             + String(repeating: "·", count: width - filled) + "] \(Int(fraction * 100))%"
         if let startTime, fraction > 0.01, Date().timeIntervalSince(startTime) > 2 {
             let left = Date().timeIntervalSince(startTime) * (1 - fraction) / fraction
@@ -445,15 +280,9 @@ enum LoudnessJSON {
 
 enum LoudnessText {
     /// "-21.20 LUFS, gain +3.20 dB, peak 0.100000".
-    static func values(_ result: LoudnessResult) -> String {
-        let loudness = result.integratedLUFS.isFinite ? String(format: "%.2f LUFS", result.integratedLUFS) : "silent"
-        return loudness + String(format: ", gain %+.2f dB, peak %.6f", result.gainDB, result.samplePeak)
-    }
-
-    /// One line naming the file.
-    static func failure(_ error: Error, path: String) -> String {
-        if let error = error as? AudioError, error.file == path { return error.description }
-        return "\(path): \(error)"
+    static func values(lufs: Double, gainDB: Double, peak: Double) -> String {
+        let loudness = lufs.isFinite ? String(format: "%.2f LUFS", lufs) : "silent"
+        return loudness + String(format: ", gain %+.2f dB, peak %.6f", gainDB, peak)
     }
 
     /// `info SONG`'s line: the measured gains, and whether the file changed since.

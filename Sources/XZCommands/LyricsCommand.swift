@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
-import XZAudio
 import XZProtocol
-import XZAudio
 import XZCatalogue
+import XZFolderScan
 import XZLyrics
 import XZHost
 import XZSystem
@@ -152,7 +151,7 @@ struct ShowLyrics: LibraryCommand {
         let path = LibraryFolder.expandTilde(text)
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists, !isDirectory.boolValue, !AudioDecoders.hasAudioSuffix(path) {
+        if exists, !isDirectory.boolValue, !LibraryFolder.isSongFileName(path) {
             try show(SongLyrics.document(at: path), console: .shared)
             return true
         }

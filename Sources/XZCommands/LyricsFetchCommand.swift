@@ -41,91 +41,33 @@ struct FetchLyrics: AsyncLibraryCommand {
         if let lyricsServer { settings.lyricsServer = lyricsServer }
         let database = try context.database
         let targets = songs.isEmpty
-            ? try database.localSongs()
+            ? nil
             : try songs.map { try SongReference($0, listing: context.lastListing).resolve(in: context) }
-        var run = LyricsFetchRun(console: context.console, json: json, total: targets.count)
-
-        let kept = try database.fetchedLyrics(songKeys: targets.map(\.songKey))
-        var pending: [LyricsLookup] = []
-        var byKey: [String: Song] = [:]
-        for song in targets {
-            if let reason = Self.skipReason(song, kept: kept[song.songKey], settings: settings, missingOnly: missing) {
-                try run.skipped(song, reason: reason)
-            } else if byKey[song.songKey] == nil {
-                byKey[song.songKey] = song
-                pending.append(LyricsLookup(song))
-            }
-        }
+        let fetch = try LyricsFetchRun(songs: targets, database: database, settings: settings, missingOnly: missing,
+                                       ownLyrics: { SongLyrics.kind(for: $0, fetched: nil) })
+        var report = LyricsFetchReport(console: context.console, json: json)
+        for (song, reason) in fetch.skipped { try report.skipped(song, reason: reason) }
         if !json, context.downloads is BackgroundDownloads {
             // Inside the prompt the lookups go on in the background, with progress lines above the prompt.
-            context.console.line("fetching lyrics for \(pending.count) song\(pending.count == 1 ? "" : "s") in the background"
-                + (run.counts.skipped > 0 ? " (\(run.counts.skipped) skipped)" : ""))
-            Self.runInBackground(run, pending: pending, songs: byKey, database: database, settings: settings)
+            context.console.line("fetching lyrics for \(fetch.pending.count) song\(fetch.pending.count == 1 ? "" : "s") in the background"
+                + (report.counts.skipped > 0 ? " (\(report.counts.skipped) skipped)" : ""))
+            report.announcing = true
+            report.startLookups(fetch.pending.count)
+            let shared = Mutex(report)
+            fetch.runInBackground(report: { event in shared.withLock { try? $0.tell(event) } },
+                                  finished: { shared.withLock { $0.finish() } })
             return
         }
-        run.startLookups(pending.count)
-        let fetch = LyricsFetch(settings: settings)
-        for await (lookup, result) in fetch.results(for: pending) {
-            guard let song = byKey[lookup.songKey] else { continue }
-            try run.keep(song, result, database: database, settings: settings)
-        }
-        await fetch.shutdown()
-        run.finish()
-        if run.counts.failed > 0 { throw ExitCode.failure }
+        report.startLookups(fetch.pending.count)
+        let counts = try await fetch.run { try report.tell($0) }
+        report.finish()
+        if counts.failed > 0 { throw ExitCode.failure }
     }
-
-    /// The lookups on the cooperative pool, their results kept by a thread of their own (SQLite and
-    /// sidecar files block), which announces progress every few seconds and the counts at the end.
-    private static func runInBackground(_ start: LyricsFetchRun, pending: [LyricsLookup], songs: [String: Song],
-                                        database: LibraryDatabase, settings: DownloadSettings) {
-        let results = ThreadHandOff<(LyricsLookup, LyricsLookupResult)>()
-        let keeper = Thread {
-            var run = start
-            run.announcing = true
-            run.startLookups(pending.count)
-            while let (lookup, result) = results.take() {
-                guard let song = songs[lookup.songKey] else { continue }
-                do {
-                    try run.keep(song, result, database: database, settings: settings)
-                } catch {
-                    run.console.announce("lyrics: cannot keep the lyrics of \(song.title.safe): \("\(CatalogueError.readable(error))".safe)")
-                }
-            }
-            run.finish()
-        }
-        keeper.start()
-        Task.detached {
-            let fetch = LyricsFetch(settings: settings)
-            for await answer in fetch.results(for: pending) { results.put(answer) }
-            await fetch.shutdown()
-            results.finish()
-        }
-    }
-
-    /// Why a song is not asked for, nil when it is. Synced lyrics of its own always win; a kept answer
-    /// stands, a miss until it is older than `lyrics_miss_days`.
-    static func skipReason(_ song: Song, kept: FetchedLyrics?, settings: DownloadSettings,
-                           missingOnly: Bool, now: Date = Date()) -> String? {
-        switch SongLyrics.locate(for: song) {
-        case .file: return "has synced lyrics"
-        case .embedded(let text) where LyricStamps.isSynced(text): return "has synced lyrics"
-        case .embedded where missingOnly: return "has lyrics"
-        default: break
-        }
-        guard let kept else { return nil }
-        if kept.kind != .notFound { return "already fetched (\(kept.kind.rawValue))" }
-        return now.timeIntervalSince(kept.fetchedAt) < settings.lyricsMissDays * 86_400 ? "not found recently" : nil
-    }
-}
-
-/// Counts of one `lyrics fetch` run: what it found, in the progress line and the summary.
-struct LyricsFetchCounts: Equatable {
-    var synced = 0, plain = 0, instrumental = 0, notFound = 0, failed = 0, skipped = 0
 }
 
 /// The output of one run: a JSON event per song, or a progress line with counts and ETA and each kind of
 /// failure told once.
-struct LyricsFetchRun {
+struct LyricsFetchReport {
     struct Event: Encodable {
         let id: Int64
         let title: String
@@ -139,7 +81,6 @@ struct LyricsFetchRun {
 
     let console: Console
     let json: Bool
-    let total: Int
     private(set) var counts = LyricsFetchCounts()
     private var lookups = 0
     private var looked = 0
@@ -149,10 +90,9 @@ struct LyricsFetchRun {
     var announcing = false
     private let throttle = ProgressThrottle(interval: 3)
 
-    init(console: Console, json: Bool, total: Int) {
+    init(console: Console, json: Bool) {
         self.console = console
         self.json = json
-        self.total = total
     }
 
     mutating func skipped(_ song: Song, reason: String) throws {
@@ -166,35 +106,26 @@ struct LyricsFetchRun {
         showProgress()
     }
 
-    /// Keeps an answer in the library (and beside the song with `lyrics_sidecar = yes`), then counts it.
-    mutating func keep(_ song: Song, _ result: LyricsLookupResult, database: LibraryDatabase, settings: DownloadSettings) throws {
-        if case .found(let lyrics, _) = result {
-            try database.saveFetchedLyrics(lyrics, songKey: song.songKey)
-            if settings.lyricsSidecar {
-                do {
-                    _ = try LyricsFetch.writeSidecar(lyrics, song: song)
-                } catch {
-                    tell("lyrics: cannot write lyrics beside \(song.title.safe): \("\(error)".safe)")
-                }
-            }
+    /// Renders one event of the run.
+    mutating func tell(_ event: LyricsFetchRun.Event) throws {
+        switch event {
+        case .sidecarNotWritten(let song, let error):
+            tell("lyrics: cannot write lyrics beside \(song.title.safe): \("\(error)".safe)")
+        case .answered(let song, let result):
+            try finished(song, result)
+        case .notKept(let song, let error):
+            console.announce("lyrics: cannot keep the lyrics of \(song.title.safe): \("\(CatalogueError.readable(error))".safe)")
         }
-        try finished(song, result)
     }
 
-    mutating func finished(_ song: Song, _ result: LyricsLookupResult) throws {
+    private mutating func finished(_ song: Song, _ result: LyricsLookupResult) throws {
         looked += 1
+        counts.count(result)
         let event: Event
         switch result {
         case .found(let lyrics, let via):
-            switch lyrics.kind {
-            case .synced: counts.synced += 1
-            case .plain: counts.plain += 1
-            case .instrumental: counts.instrumental += 1
-            case .notFound: counts.notFound += 1
-            }
             event = Event(id: song.id, title: song.title, singer: song.singer, result: lyrics.kind.rawValue, via: via, reason: nil)
         case .failed(let error, _):
-            counts.failed += 1
             event = Event(id: song.id, title: song.title, singer: song.singer, result: "failed", via: nil, reason: error.description)
             // One line per kind of failure in a run, not one per song.
             if !json, told.insert(error).inserted { tell("lyrics: \(error.description.safe)") }

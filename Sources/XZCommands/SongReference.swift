@@ -1,6 +1,6 @@
 import Foundation
-import XZAudio
 import XZCatalogue
+import XZFolderScan
 
 /// A SONG argument: `#ID` anywhere; a bare number is a position in the last listing where listings are
 /// remembered (the prompt), else an id; a path to an audio file; other text is a search, best hit taken.
@@ -27,7 +27,7 @@ enum SongReference: Equatable {
     /// "name.flac" (any audio suffix) is a path when such a file exists, else a search.
     private static func looksLikePath(_ text: String) -> Bool {
         if text == "~" || ["/", "~/", "./", "../"].contains(where: text.hasPrefix) { return true }
-        return AudioDecoders.hasAudioSuffix(text) && FileManager.default.fileExists(atPath: LibraryFolder.expandTilde(text))
+        return LibraryFolder.isSongFileName(text) && FileManager.default.fileExists(atPath: LibraryFolder.expandTilde(text))
     }
 
     /// The catalogue song this refers to; files are not catalogue songs.

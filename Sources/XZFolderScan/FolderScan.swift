@@ -77,7 +77,7 @@ extension LibraryDatabase {
                 if name == "." || name == ".." { continue }
                 let path = folder + "/" + name
                 var type = entry.pointee.d_type
-                let isAudio = AudioDecoders.hasAudioSuffix(name)
+                let isAudio = LibraryFolder.isSongFileName(name)
                 var info = stat()
                 if type == UInt8(DT_UNKNOWN) || (isAudio && type == UInt8(DT_REG)) {
                     guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
@@ -151,5 +151,12 @@ extension LibraryDatabase {
         for (name, id) in tags.musicBrainz { if let tag = SongTag(name) { more[tag] = [id] } }
         for (name, values) in tags.more { if let tag = SongTag(name) { more[tag] = values } }
         return more
+    }
+}
+
+extension LibraryFolder {
+    /// True when a folder scan takes a file of this name as a song: its suffix is one some decoder reads.
+    public static func isSongFileName(_ path: String) -> Bool {
+        AudioDecoders.hasAudioSuffix(path)
     }
 }

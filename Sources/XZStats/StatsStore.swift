@@ -63,6 +63,11 @@ public struct StatsStore: Sendable {
         try database.pool.read { db in try Self.likes(db, current: true) }
     }
 
+    /// Liked songs still in the catalogue and not yet offline, newest like first: what `download --all-liked` queues.
+    public func likedSongsNotOffline() throws -> [Song] {
+        try database.songs(ids: liked().compactMap(\.songId)).filter { !$0.isLocal }
+    }
+
     /// `current` names songs as the catalogue does now; otherwise as stored (for export).
     static func likes(_ db: Database, current: Bool) throws -> [LikedSong] {
         let names = current ? "coalesce(song.title, l.title), coalesce(singer.name, l.singer)" : "l.title, l.singer"

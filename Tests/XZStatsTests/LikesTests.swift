@@ -1,6 +1,8 @@
 import XCTest
 import XZCatalogue
+import XZFolderScan
 @testable import XZStats
+import XZTestSupport
 
 final class LikesTests: XCTestCase {
     func testLikeUnlikeAndNewestFirst() throws {
@@ -23,6 +25,22 @@ final class LikesTests: XCTestCase {
         XCTAssertFalse(try store.isLiked(songKey: "src:1"))
         XCTAssertEqual(try store.liked().map(\.songKey), ["src:3", "src:2"])
         XCTAssertEqual(try store.summary().liked, 2)
+    }
+
+    /// What `download --all-liked` queues: liked catalogue songs without a local file, newest like first.
+    func testLikedSongsNotOfflineLeaveOutLocalSongs() throws {
+        let fixture = try StatsFixture()
+        try fixture.importFeed([("1", "Online", "Singer", 100_000), ("2", "Older", "Singer", 100_000)])
+        let music = fixture.folder.url.appendingPathComponent("music")
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        try AudioFixtures.makeMP3(at: music.appendingPathComponent("here.mp3").path, seconds: 1,
+                                  tags: .init(title: "Here", artist: "Singer"))
+        XCTAssertEqual(try fixture.database.importFolder(at: music).added, 1)
+        let local = try XCTUnwrap(try fixture.database.localSongs().first)
+        try fixture.store.like(songKey: "src:2", at: utc("2026-11-19T08:00:00Z"))
+        try fixture.store.like(songKey: local.songKey, at: utc("2026-11-20T08:00:00Z"))
+        try fixture.store.like(songKey: "src:1", at: utc("2026-11-21T08:00:00Z"))
+        XCTAssertEqual(try fixture.store.likedSongsNotOffline().map(\.title), ["Online", "Older"])
     }
 
     func testLikedAtIsStoredInUTC() throws {
