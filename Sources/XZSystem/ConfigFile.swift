@@ -160,8 +160,8 @@ extension ConfigFile {
                     firstLine[entry.key] = entry.line
                 }
             } else if let known = ConfigKey.mpdOnly[entry.key] {
-                let hint = known.map { "; XZMusic's key is \"\($0)\"" } ?? ""
-                warnings.append("\(at): \(quoted) is an MPD setting XZMusic does not use; ignored\(hint)")
+                warnings.append(known.map { "\(at): \(quoted) is MPD's name; XZMusic's key is \"\($0)\"" }
+                    ?? "\(at): \(quoted) is an MPD setting XZMusic does not use; ignored")
             } else if let suggestion = Self.closestKey(to: entry.key) {
                 warnings.append("\(at): unknown key \(quoted); did you mean \"\(suggestion.name)\"?")
             } else {
@@ -216,7 +216,7 @@ public struct ConfigSetting: Sendable, Equatable {
     /// The value as written (nil: not set); a secret key's is hidden.
     public let text: String?
     public let source: Source
-    /// The error line when the file's value is not one the key takes.
+    /// Why the file's value is not one the key takes (`port must be …`).
     public let problem: String?
 }
 
@@ -228,7 +228,7 @@ extension ConfigFile {
                 let valid = key.parse(entry.value, environment: environment) != nil
                 let shown = key.kind == .secret && valid ? "********" : entry.value
                 return ConfigSetting(key: key, text: shown, source: .file(line: entry.line),
-                                     problem: valid ? nil : "\(error(entry, key.refusal(of: entry.value)))")
+                                     problem: valid ? nil : key.refusal(of: entry.value))
             }
             switch key.defaultValue {
             case .value(let text):

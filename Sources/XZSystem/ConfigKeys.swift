@@ -88,6 +88,6 @@ public struct ConfigEnvironmentVariable: Sendable, Hashable {
         .init(name: "XZMUSIC_OUTPUT", summary: "the audio output of `serve` and a hosting prompt, unless `--output` names one"),
         .init(name: "XDG_RUNTIME_DIR", summary: "the host's socket is in `xzmusic` in it, else `host.sock` in the library folder"),
         .init(name: "XZMUSIC_DEMO", summary: "the demo songs a new library starts with"),
-        .init(name: "NO_COLOR", summary: "set: no colours"),
+        .init(name: "NO_COLOR", summary: "no colours when set"),
     ]
 }
