@@ -23,10 +23,10 @@ public struct ConfigFile: Sendable, Equatable {
 
     public static func location(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-            return URL(fileURLWithPath: config).appendingPathComponent("xzmusic/config")
+            return URL(fileURLWithPath: config, isDirectory: true).appendingPathComponent("xzmusic/config", isDirectory: false)
         }
         let home = environment["HOME"] ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".config/xzmusic/config")
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config/xzmusic/config", isDirectory: false)
     }
 
     /// The process's config file, read at the first call and kept: every reader of one process sees the
@@ -42,11 +42,9 @@ public struct ConfigFile: Sendable, Equatable {
     /// The config file of `environment`, read now; a missing file has no entries.
     public static func load(environment: [String: String]) throws(SystemError) -> ConfigFile {
         let path = location(environment: environment).path
-        let size: Int64
+        let bytes: [UInt8]?
         do {
-            let (descriptor, length) = try RegularFile.openForReading(path)
-            close(descriptor)
-            size = length
+            bytes = try RegularFile.readWhole(path, limit: sizeLimit)
         } catch .cannotOpen(ENOENT) {
             return ConfigFile(source: path, entries: [])
         } catch .cannotOpen(let code) {
@@ -54,9 +52,7 @@ public struct ConfigFile: Sendable, Equatable {
         } catch {
             throw .config("the config file \(path) is not a regular file")
         }
-        guard size <= Int64(sizeLimit), let bytes = RegularFile.contents(atPath: path, limit: sizeLimit) else {
-            throw .config("the config file \(path) is larger than \(sizeLimit / 1024) KiB")
-        }
+        guard let bytes else { throw .config("the config file \(path) is larger than \(sizeLimit / 1024) KiB") }
         return try ConfigFile(parsing: String(decoding: bytes, as: UTF8.self), source: path)
     }
 
