@@ -131,6 +131,21 @@ final class ConfigTableTests: LibraryProcessTestCase {
         XCTAssertFalse(long.warnings[0].contains("\u{1B}"))
     }
 
+    func testTheFileIsARegularFileOfAtMostOneMebibyte() throws {
+        let environment = ["XDG_CONFIG_HOME": temp.path("config")]
+        XCTAssertEqual(try ConfigFile.load(environment: environment).entries, [])
+        try writeConfig(String(repeating: "# padding\n", count: ConfigFile.sizeLimit / 10 + 1))
+        XCTAssertThrowsError(try ConfigFile.load(environment: environment)) { error in
+            XCTAssertEqual("\(error)", "the config file \(temp.path("config/xzmusic/config")) is larger than 1024 KiB")
+        }
+        // A FIFO would hold the reader forever: refused before a byte is read.
+        try FileManager.default.removeItem(atPath: temp.path("config/xzmusic/config"))
+        XCTAssertEqual(mkfifo(temp.path("config/xzmusic/config"), 0o600), 0)
+        XCTAssertThrowsError(try ConfigFile.load(environment: environment)) { error in
+            XCTAssertEqual("\(error)", "the config file \(temp.path("config/xzmusic/config")) is not a regular file")
+        }
+    }
+
     // MARK: - The program
 
     func testTheProgramWarnsOnceAndReadsTheFileOnce() throws {
