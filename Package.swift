@@ -147,7 +147,8 @@ let package = Package(
             "XZHosting", "XZHost", "XZServer", "XZMPDCommands", "XZCatalogue", "XZPlayback", "XZSystem", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
-            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", product("ArgumentParser", "swift-argument-parser"),
+            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZServer", "XZPlayback",
+            product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],
     swiftLanguageModes: [.v6],

@@ -22,9 +22,7 @@ public struct LibraryFolder: Sendable, Equatable {
 
     /// `~` and `~/…` name $HOME (as in a shell, so a changed HOME counts); `~user/…` that user's home.
     public static func expandTilde(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        guard path == "~" || path.hasPrefix("~/") else { return (path as NSString).expandingTildeInPath }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return home + path.dropFirst()
+        HomePath.expand(path, environment: environment)
     }
 
     public var databasePath: String { url.appendingPathComponent("library.sqlite").path }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import XZCatalogue
+import XZSystem
 import XZText
 
 /// The whole program: parse the arguments, run the command, map failures to exit codes
@@ -8,6 +9,11 @@ import XZText
 /// calls (SQLite, readline) must not hold a thread of the cooperative pool.
 public enum Main {
     @MainActor public static func run(_ arguments: [String]) async -> Int32 {
+        // Lines of the config file that set nothing are told once, as the program starts (as MPD does);
+        // a file that cannot be read is the error of the first command that needs it.
+        for warning in (try? ConfigFile.load())?.warnings ?? [] {
+            Console.shared.error("xzmusic: warning: \(warning)")
+        }
         do {
             var command = try XZMusic.parseAsRoot(CommandLineWords.markingNegativeNumbers(arguments))
             if var command = command as? AsyncParsableCommand {

@@ -51,8 +51,13 @@ public struct DownloadSettings: Sendable, Equatable {
 
     public init() {}
 
-    /// The defaults with the config file's values applied; a missing file is no error.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SystemError) -> DownloadSettings {
+    /// The defaults with the process's config file applied (read once per process); a missing file is no error.
+    public static func load() throws(SystemError) -> DownloadSettings {
+        try DownloadSettings(config: ConfigFile.load())
+    }
+
+    /// The defaults with the config file of `environment` applied, read now.
+    public static func load(environment: [String: String]) throws(SystemError) -> DownloadSettings {
         try DownloadSettings(config: ConfigFile.load(environment: environment))
     }
 
@@ -63,75 +68,23 @@ public struct DownloadSettings: Sendable, Equatable {
 
     public init(config: ConfigFile, base: DownloadSettings = DownloadSettings()) throws(SystemError) {
         var settings = base
-        for entry in config.entries {
-            let value = entry.value
-            func fail(_ why: String) -> SystemError { config.error(entry, why) }
-            switch entry.key {
-            case "concurrency":
-                guard let n = Int(value), (1 ... 32).contains(n) else { throw fail("concurrency must be a whole number from 1 to 32") }
-                settings.concurrency = n
-            case "retries":
-                guard let n = Int(value), (0 ... 100).contains(n) else { throw fail("retries must be a whole number from 0 to 100") }
-                settings.retries = n
-            case "timeout":
-                guard let seconds = Double(value), seconds > 0, seconds <= 3600 else { throw fail("timeout must be seconds, more than 0") }
-                settings.idleTimeout = seconds
-            case "lyrics_server":
-                guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
-                      scheme == "http" || scheme == "https", url.host != nil else {
-                    throw fail("lyrics_server must be an http or https URL")
-                }
-                settings.lyricsServer = value
-            case "archive_url", "jamendo_url", "ccmixter_url":
-                guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
-                      scheme == "http" || scheme == "https", url.host != nil else {
-                    throw fail("\(entry.key) must be an http or https URL")
-                }
-                switch entry.key {
-                case "archive_url": settings.archiveURL = value
-                case "jamendo_url": settings.jamendoURL = value
-                default: settings.ccmixterURL = value
-                }
-            case "jamendo_client_id":
-                settings.jamendoClientID = value
-            case "lyrics_concurrency":
-                guard let n = Int(value), (1 ... 8).contains(n) else { throw fail("lyrics_concurrency must be a whole number from 1 to 8") }
-                settings.lyricsConcurrency = n
-            case "lyrics_miss_days":
-                guard let days = Double(value), days >= 0, days <= 3650 else { throw fail("lyrics_miss_days must be days, from 0 to 3650") }
-                settings.lyricsMissDays = days
-            case "lyrics_sidecar":
-                switch value.lowercased() {
-                case "yes", "true", "on", "1": settings.lyricsSidecar = true
-                case "no", "false", "off", "0": settings.lyricsSidecar = false
-                default: throw fail("lyrics_sidecar must be yes or no")
-                }
-            case "online_cache":
-                guard let cache = OnlineCache(rawValue: value) else { throw fail("online_cache must be keep or none") }
-                settings.onlineCache = cache
-            case "min_rate":
-                guard let n = Int64(value), (0 ... 1 << 30).contains(n) else { throw fail("min_rate must be bytes a second, from 0 (off) to 1073741824") }
-                settings.minRate = n
-            case "min_rate_window":
-                guard let seconds = Double(value), seconds >= 1, seconds <= 3600 else { throw fail("min_rate_window must be seconds, from 1 to 3600") }
-                settings.minRateWindow = seconds
-            case "max_download_size":
-                guard let n = Int64(value), n >= 1 << 20 else { throw fail("max_download_size must be bytes, at least 1048576") }
-                settings.maxDownloadSize = n
-            case "stream_buffer":
-                guard let n = Int(value), (64 << 10 ... 1 << 30).contains(n) else {
-                    throw fail("stream_buffer must be bytes, from 65536 to 1073741824")
-                }
-                settings.streamBuffer = n
-            case "prebuffer":
-                guard let seconds = Double(value), seconds >= 0, seconds <= 60 else {
-                    throw fail("prebuffer must be seconds of audio, from 0 to 60")
-                }
-                settings.prebufferSeconds = seconds
-            default:
-                continue
-            }
-        }
+        if let n = try config.wholeNumber(.concurrency) { settings.concurrency = n }
+        if let n = try config.wholeNumber(.retries) { settings.retries = n }
+        if let seconds = try config.number(.timeout) { settings.idleTimeout = seconds }
+        if let n = try config.wholeNumber(.minRate) { settings.minRate = Int64(n) }
+        if let seconds = try config.number(.minRateWindow) { settings.minRateWindow = seconds }
+        if let n = try config.wholeNumber(.maxDownloadSize) { settings.maxDownloadSize = Int64(n) }
+        if let cache = try config.text(.onlineCache) { settings.onlineCache = OnlineCache(rawValue: cache) ?? .keep }
+        if let seconds = try config.number(.prebuffer) { settings.prebufferSeconds = seconds }
+        if let n = try config.wholeNumber(.streamBuffer) { settings.streamBuffer = n }
+        if let url = try config.text(.lyricsServer) { settings.lyricsServer = url }
+        if let n = try config.wholeNumber(.lyricsConcurrency) { settings.lyricsConcurrency = n }
+        if let days = try config.number(.lyricsMissDays) { settings.lyricsMissDays = days }
+        if let sidecar = try config.yesNo(.lyricsSidecar) { settings.lyricsSidecar = sidecar }
+        if let url = try config.text(.archiveURL) { settings.archiveURL = url }
+        if let url = try config.text(.jamendoURL) { settings.jamendoURL = url }
+        if let id = try config.text(.jamendoClientID) { settings.jamendoClientID = id }
+        if let url = try config.text(.ccmixterURL) { settings.ccmixterURL = url }
         self = settings
     }
 }

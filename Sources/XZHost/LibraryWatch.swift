@@ -5,7 +5,7 @@ import XZCatalogue
 import XZFolderScan
 
 /// Config keys `auto_update` (yes/no; on unless `no`) and `auto_update_depth` (folders below the music
-/// folder that are watched; 0: only the music folder itself; none: all), MPD's names.
+/// folder that are watched; 0: only the music folder itself; unset: all), MPD's names.
 public struct LibraryWatchSettings: Sendable, Equatable {
     public var enabled = true
     public var depth: Int?
@@ -19,23 +19,8 @@ public struct LibraryWatchSettings: Sendable, Equatable {
     public init() {}
 
     public init(config: ConfigFile) throws(SystemError) {
-        for entry in config.entries {
-            switch entry.key {
-            case "auto_update":
-                switch entry.value.lowercased() {
-                case "yes", "true", "on", "1": enabled = true
-                case "no", "false", "off", "0": enabled = false
-                default: throw config.error(entry, "auto_update must be yes or no")
-                }
-            case "auto_update_depth":
-                guard let depth = Int(entry.value), depth >= 0 else {
-                    throw config.error(entry, "auto_update_depth must be a number from 0 up")
-                }
-                self.depth = depth
-            default:
-                continue
-            }
-        }
+        if let enabled = try config.yesNo(.autoUpdate) { self.enabled = enabled }
+        if let depth = try config.wholeNumber(.autoUpdateDepth) { self.depth = depth }
     }
 }
 

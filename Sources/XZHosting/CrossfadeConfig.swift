@@ -8,24 +8,8 @@ extension CrossfadeSettings {
     /// by default. The other settings are kept as they are.
     func reading(_ config: ConfigFile) throws -> CrossfadeSettings {
         var settings = self
-        for entry in config.entries {
-            switch entry.key {
-            case "crossfade_skip_albums": settings.skipsAlbums = try config.yesNo(entry)
-            case "crossfade_on_skip": settings.onlyOnSkip = try config.yesNo(entry)
-            default: continue
-            }
-        }
+        if let skipsAlbums = try config.yesNo(.crossfadeSkipAlbums) { settings.skipsAlbums = skipsAlbums }
+        if let onlyOnSkip = try config.yesNo(.crossfadeOnSkip) { settings.onlyOnSkip = onlyOnSkip }
         return settings
-    }
-}
-
-extension ConfigFile {
-    /// A yes/no key's value (also true/false, on/off, 1/0).
-    func yesNo(_ entry: Entry) throws(SystemError) -> Bool {
-        switch entry.value.lowercased() {
-        case "yes", "true", "on", "1": return true
-        case "no", "false", "off", "0": return false
-        default: throw error(entry, "\(entry.key) must be yes or no")
-        }
     }
 }

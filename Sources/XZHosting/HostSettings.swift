@@ -34,62 +34,23 @@ public struct HostSettings: Sendable, Equatable {
     public init(config: ConfigFile) throws {
         self.init()
         libraryWatch = try LibraryWatchSettings(config: config)
-        for entry in config.entries {
-            switch entry.key {
-            case "port":
-                guard let port = Int(entry.value), (0...65535).contains(port) else {
-                    throw config.error(entry, "port must be a number from 0 to 65535")
-                }
-                self.port = port
-            case "bind_to_address":
-                guard !entry.value.isEmpty else { throw config.error(entry, "bind_to_address needs an address") }
-                bindAddress = entry.value
-            case "password":
-                guard !entry.value.isEmpty else { throw config.error(entry, "password must not be empty") }
-                password = entry.value
-            case "music_directory":
-                musicDirectory = URL(fileURLWithPath: (entry.value as NSString).expandingTildeInPath)
-            case "state_file":
-                let path = (entry.value as NSString).expandingTildeInPath
-                if ["none", "no", "off", ""].contains(entry.value.lowercased()) {
-                    keepsState = false
-                } else if path.hasPrefix("/") {
-                    stateFilePath = path
-                } else {
-                    throw config.error(entry, "state_file must be an absolute path, or none")
-                }
-            case "restore_paused":
-                guard let value = ["yes": true, "no": false, "true": true, "false": false, "on": true, "off": false,
-                                   "1": true, "0": false][entry.value.lowercased()] else {
-                    throw config.error(entry, "restore_paused must be yes or no")
-                }
-                restorePaused = value
-            case "max_playlist_length":
-                guard let length = Int(entry.value), (1...Int(Int32.max)).contains(length) else {
-                    throw config.error(entry, "max_playlist_length must be a whole number of songs, at least 1")
-                }
-                maxPlaylistLength = length
-            case "request_time_budget":
-                guard let seconds = Double(entry.value), seconds.isFinite, seconds >= 0.001, seconds <= 86_400 else {
-                    throw config.error(entry, "request_time_budget must be a number of seconds from 0.001 to 86400")
-                }
-                limits.requestBudget = .milliseconds(Int64((seconds * 1000).rounded()))
-            case "max_command_list_size":
-                limits.maxCommandListBytes = try Self.kibibytes(entry, in: config)
-            case "max_output_buffer_size":
-                limits.maxOutputBytes = try Self.kibibytes(entry, in: config)
-            default:
-                continue
-            }
+        if let port = try config.wholeNumber(.port) { self.port = port }
+        if let address = try config.text(.bindToAddress) { bindAddress = address }
+        if let password = try config.text(.password) { self.password = password }
+        if let folder = try config.text(.musicDirectory) { musicDirectory = URL(fileURLWithPath: folder) }
+        switch try config.value(.stateFile) {
+        case .noPath?: keepsState = false
+        case .text(let path)?: stateFilePath = path
+        default: break
         }
-    }
-
-    /// A size in KiB, as MPD reads its buffer sizes: from 1 KiB to 1 GiB.
-    private static func kibibytes(_ entry: ConfigFile.Entry, in config: ConfigFile) throws -> Int {
-        guard let value = Int(entry.value), (1...1024 * 1024).contains(value) else {
-            throw config.error(entry, "\(entry.key) must be a size in KiB from 1 to 1048576")
+        if let restorePaused = try config.yesNo(.restorePaused) { self.restorePaused = restorePaused }
+        if let length = try config.wholeNumber(.maxPlaylistLength) { maxPlaylistLength = length }
+        if let seconds = try config.number(.requestTimeBudget) {
+            limits.requestBudget = .milliseconds(Int64((seconds * 1000).rounded()))
         }
-        return value * 1024
+        // In KiB, as MPD reads its buffer sizes.
+        if let kibibytes = try config.wholeNumber(.maxCommandListSize) { limits.maxCommandListBytes = kibibytes * 1024 }
+        if let kibibytes = try config.wholeNumber(.maxOutputBufferSize) { limits.maxOutputBytes = kibibytes * 1024 }
     }
 
     /// The state file of a host of `library`, or nil when it keeps none.

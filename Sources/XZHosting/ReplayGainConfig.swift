@@ -6,24 +6,9 @@ extension ReplayGainSettings {
     /// `replaygain_missing_preamp` (dB, -15 to 15) and `replaygain_limit` (yes/no).
     init(config: ConfigFile) throws {
         self.init()
-        for entry in config.entries {
-            func decibels() throws -> Double {
-                guard let value = Double(entry.value), (-15...15).contains(value) else {
-                    throw config.error(entry, "\(entry.key) must be a number of dB from -15 to 15")
-                }
-                return value
-            }
-            switch entry.key {
-            case "replay_gain_mode":
-                guard let mode = ReplayGainMode(rawValue: entry.value) else {
-                    throw config.error(entry, "replay_gain_mode must be off, track, album or auto")
-                }
-                self.mode = mode
-            case "replaygain_preamp": preampDB = try decibels()
-            case "replaygain_missing_preamp": missingPreampDB = try decibels()
-            case "replaygain_limit": limit = try config.yesNo(entry)
-            default: continue
-            }
-        }
+        if let mode = try config.text(.replayGainMode) { self.mode = ReplayGainMode(rawValue: mode) ?? .off }
+        if let decibels = try config.number(.replayGainPreamp) { preampDB = decibels }
+        if let decibels = try config.number(.replayGainMissingPreamp) { missingPreampDB = decibels }
+        if let limit = try config.yesNo(.replayGainLimit) { self.limit = limit }
     }
 }

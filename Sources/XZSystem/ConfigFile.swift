@@ -1,8 +1,12 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The program's config file, `$XDG_CONFIG_HOME/xzmusic/config` (else `~/.config/xzmusic/config`):
-/// one `key = value` a line, `#` starts a comment line, values may be quoted. Each layer reads the keys
-/// it owns and leaves the others alone.
+/// one `key = value` a line, `#` starts a comment line, values may be quoted. Its keys are the table of
+/// `ConfigKeys.swift`; each reader asks for its own (`config.yesNo(.autoUpdate)`) and gets the value in
+/// the key's domain, or an error naming the file, the line and the key.
 public struct ConfigFile: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var key: String
@@ -14,19 +18,42 @@ public struct ConfigFile: Sendable, Equatable {
     public let source: String
     public let entries: [Entry]
 
+    /// A config file is a few hundred bytes; a larger one than this is refused rather than read.
+    public static let sizeLimit = 1 << 20
+
     public static func location(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
-            return URL(fileURLWithPath: config).appendingPathComponent("xzmusic/config")
+            return URL(fileURLWithPath: config, isDirectory: true).appendingPathComponent("xzmusic/config", isDirectory: false)
         }
         let home = environment["HOME"] ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".config/xzmusic/config")
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".config/xzmusic/config", isDirectory: false)
     }
 
-    /// The config file's entries; a missing file has none.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SystemError) -> ConfigFile {
-        let url = location(environment: environment)
-        guard let data = FileManager.default.contents(atPath: url.path) else { return ConfigFile(source: url.path, entries: []) }
-        return try ConfigFile(parsing: String(decoding: data, as: UTF8.self), source: url.path)
+    /// The process's config file, read at the first call and kept: every reader of one process sees the
+    /// same file, read once (as MPD reads its own at start). A file that could not be read stays an error.
+    public static func load() throws(SystemError) -> ConfigFile {
+        try processFile.get()
+    }
+
+    private static let processFile = Result { () throws(SystemError) in
+        try load(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The config file of `environment`, read now; a missing file has no entries.
+    public static func load(environment: [String: String]) throws(SystemError) -> ConfigFile {
+        let path = location(environment: environment).path
+        let bytes: [UInt8]?
+        do {
+            bytes = try RegularFile.readWhole(path, limit: sizeLimit)
+        } catch .cannotOpen(ENOENT) {
+            return ConfigFile(source: path, entries: [])
+        } catch .cannotOpen(let code) {
+            throw .config("cannot read the config file \(path): \(String(cString: strerror(code)))")
+        } catch {
+            throw .config("the config file \(path) is not a regular file")
+        }
+        guard let bytes else { throw .config("the config file \(path) is larger than \(sizeLimit / 1024) KiB") }
+        return try ConfigFile(parsing: String(decoding: bytes, as: UTF8.self), source: path)
     }
 
     public init(source: String, entries: [Entry]) {
@@ -56,5 +83,160 @@ public struct ConfigFile: Sendable, Equatable {
     /// An error naming the file and line of `entry`.
     public func error(_ entry: Entry, _ why: String) -> SystemError {
         .config("\(source) line \(entry.line): \(why)")
+    }
+}
+
+// MARK: - Values, by key
+
+extension ConfigFile {
+    /// The line that sets `key`: the last, when the file sets it twice.
+    public func entry(_ key: ConfigKey) -> Entry? {
+        entries.last { $0.key == key.name }
+    }
+
+    /// `key`'s value, nil when the file does not set it. A value outside the key's domain is an error
+    /// naming the file, the line and the key.
+    public func value(_ key: ConfigKey) throws(SystemError) -> ConfigValue? {
+        assert(ConfigKey.named(key.name) == key, "\(key.name) is not in ConfigKey.all")
+        guard let entry = entry(key) else { return nil }
+        guard let value = key.parse(entry.value) else { throw error(entry, key.refusal(of: entry.value)) }
+        return value
+    }
+
+    public func yesNo(_ key: ConfigKey) throws(SystemError) -> Bool? {
+        switch try value(key) {
+        case nil: return nil
+        case .yesNo(let value): return value
+        default: preconditionFailure("\(key.name) is no yes/no key")
+        }
+    }
+
+    public func wholeNumber(_ key: ConfigKey) throws(SystemError) -> Int? {
+        switch try value(key) {
+        case nil: return nil
+        case .wholeNumber(let value): return value
+        default: preconditionFailure("\(key.name) is no whole-number key")
+        }
+    }
+
+    public func number(_ key: ConfigKey) throws(SystemError) -> Double? {
+        switch try value(key) {
+        case nil: return nil
+        case .number(let value): return value
+        default: preconditionFailure("\(key.name) is no number key")
+        }
+    }
+
+    /// A word, URL, text, secret or path key's value (a path with `~` expanded).
+    public func text(_ key: ConfigKey) throws(SystemError) -> String? {
+        switch try value(key) {
+        case nil: return nil
+        case .text(let value): return value
+        default: preconditionFailure("\(key.name) is no text key, or takes none")
+        }
+    }
+}
+
+// MARK: - Warnings
+
+extension ConfigFile {
+    /// One line for each line of the file that sets nothing: a key the table does not know (with the
+    /// closest known key), a key of MPD's that XZMusic does not read, and a key set twice, whose earlier
+    /// line is ignored. MPD stops at such lines; these only warn.
+    public var warnings: [String] {
+        var warnings: [String] = []
+        var firstLine: [String: Int] = [:]
+        for entry in entries {
+            let at = "\(source) line \(entry.line)"
+            let quoted = String(reflecting: entry.key.count > 60 ? String(entry.key.prefix(60)) + "…" : entry.key)
+            if ConfigKey.named(entry.key) != nil {
+                if let first = firstLine[entry.key] {
+                    warnings.append("\(at): \(quoted) is set again (first on line \(first)); this line counts")
+                } else {
+                    firstLine[entry.key] = entry.line
+                }
+            } else if let known = ConfigKey.mpdOnly[entry.key] {
+                warnings.append(known.map { "\(at): \(quoted) is MPD's name; XZMusic's key is \"\($0)\"" }
+                    ?? "\(at): \(quoted) is an MPD setting XZMusic does not use; ignored")
+            } else if let suggestion = Self.closestKey(to: entry.key) {
+                warnings.append("\(at): unknown key \(quoted); did you mean \"\(suggestion.name)\"?")
+            } else {
+                warnings.append("\(at): unknown key \(quoted); ignored ('xzmusic config' lists the keys)")
+            }
+        }
+        return warnings
+    }
+
+    /// The known key nearest to a misspelt `name` (edit distance), when near enough to be what was meant:
+    /// at most half the longer name's letters differ.
+    static func closestKey(to name: String) -> ConfigKey? {
+        let typed = Array(name.unicodeScalars)
+        // Nothing longer than twice the longest key is a misspelling of one, and costs no comparison.
+        guard typed.count <= 60 else { return nil }
+        var best: (key: ConfigKey, distance: Int)?
+        for key in ConfigKey.all {
+            let known = Array(key.name.unicodeScalars)
+            let distance = editDistance(typed, known)
+            if distance * 2 <= max(typed.count, known.count), distance < best?.distance ?? .max {
+                best = (key, distance)
+            }
+        }
+        return best?.key
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions.
+    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = x == y ? previous[j] : 1 + min(previous[j], previous[j + 1], current[j])
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+// MARK: - Effective values
+
+/// A key's effective value and where it came from, as `xzmusic config` shows it.
+public struct ConfigSetting: Sendable, Equatable {
+    public enum Source: Sendable, Equatable {
+        case file(line: Int)
+        case environment(String)
+        case defaultValue
+    }
+
+    public let key: ConfigKey
+    /// The value as written (nil: not set); a secret key's is hidden.
+    public let text: String?
+    public let source: Source
+    /// Why the file's value is not one the key takes (`port must be …`).
+    public let problem: String?
+}
+
+extension ConfigFile {
+    /// Every key of the table: its value in this file, else from the environment, else its default.
+    public func settings(environment: [String: String] = ProcessInfo.processInfo.environment) -> [ConfigSetting] {
+        ConfigKey.all.map { key in
+            if let entry = entry(key) {
+                let valid = key.parse(entry.value, environment: environment) != nil
+                let shown = key.kind == .secret && valid ? "********" : entry.value
+                return ConfigSetting(key: key, text: shown, source: .file(line: entry.line),
+                                     problem: valid ? nil : key.refusal(of: entry.value))
+            }
+            switch key.defaultValue {
+            case .value(let text):
+                return ConfigSetting(key: key, text: text, source: .defaultValue, problem: nil)
+            case .environment(let variable, let otherwise):
+                if let text = environment[variable], !text.isEmpty, key.parse(text, environment: environment) != nil {
+                    return ConfigSetting(key: key, text: text, source: .environment(variable), problem: nil)
+                }
+                return ConfigSetting(key: key, text: otherwise, source: .defaultValue, problem: nil)
+            case .unset:
+                return ConfigSetting(key: key, text: nil, source: .defaultValue, problem: nil)
+            }
+        }
     }
 }

@@ -58,7 +58,13 @@ public enum RegularFile {
     /// The whole of a small regular file (a cover picture), nil when it is not one, cannot be read, or is
     /// larger than `limit` bytes.
     public static func contents(atPath path: String, limit: Int) -> [UInt8]? {
-        guard let (fd, size) = try? openForReading(path) else { return nil }
+        (try? readWhole(path, limit: limit)) ?? nil
+    }
+
+    /// The whole of a small regular file, nil when it is larger than `limit` bytes; why it could not be
+    /// opened otherwise.
+    public static func readWhole(_ path: String, limit: Int) throws(Refusal) -> [UInt8]? {
+        let (fd, size) = try openForReading(path)
         defer { close(fd) }
         guard size >= 0, size <= Int64(limit) else { return nil }
         var bytes = [UInt8](repeating: 0, count: Int(size))

@@ -1,0 +1,11 @@
+import Foundation
+
+/// Paths a person writes with `~`.
+public enum HomePath {
+    /// `~` and `~/…` name `$HOME` (as in a shell, so a changed HOME counts), `~user/…` that user's home.
+    public static func expand(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return (path as NSString).expandingTildeInPath }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + path.dropFirst()
+    }
+}
