@@ -90,7 +90,7 @@ let package = Package(
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
-            "XZText", "XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
+            "XZText", "XZSystem", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
             "XZHost", "XZProtocol", "XZMPDCommands", "XZServer", "XZHosting",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
@@ -147,7 +147,7 @@ let package = Package(
             "XZHosting", "XZHost", "XZServer", "XZMPDCommands", "XZCatalogue", "XZPlayback", "XZSystem", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
-            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZServer", "XZPlayback",
+            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHosting", "XZPlayback",
             product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],

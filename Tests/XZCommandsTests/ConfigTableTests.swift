@@ -3,7 +3,7 @@ import XCTest
 @testable import XZCommands
 import XZDownloader
 import XZPlayback
-import XZServer
+import XZHosting
 import XZSystem
 import XZTestSupport
 
