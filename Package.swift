@@ -84,10 +84,12 @@ let package = Package(
             "XZSystem", "XZCatalogue", "XZProtocol", "XZHost", "XZMPDCommands",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
+        // Host assembly and its door: the one client of the command table the prompt and the CLI drive a host by.
+        .target(name: "XZHosting", dependencies: ["XZSystem", "XZProtocol", "XZMPDCommands", "XZServer"]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
             "XZText", "XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
-            "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
+            "XZHost", "XZProtocol", "XZMPDCommands", "XZServer", "XZHosting",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
         ]),
@@ -138,6 +140,9 @@ let package = Package(
         .testTarget(name: "XZServerTests", dependencies: [
             "XZServer", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport", "XZPlayback",
             "XZSystem", "XZAudio",
+        ]),
+        .testTarget(name: "XZHostingTests", dependencies: [
+            "XZHosting", "XZMPDCommands", "XZHost", "XZProtocol", "XZServer", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", product("ArgumentParser", "swift-argument-parser"),

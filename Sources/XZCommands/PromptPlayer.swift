@@ -1,4 +1,6 @@
 import Foundation
+import XZHosting
+import XZMPDCommands
 import XZPlayback
 import XZServer
 import XZSystem
@@ -49,12 +51,18 @@ final class PromptPlayer: Sendable {
 
     /// Attaches to a host that answers on the library's socket; false when none does.
     private func attach() throws -> Bool {
-        guard let remote = try context.connectToHost() else { return false }
+        guard let door = try context.connectToHost() else { return false }
+        let musicDirectory: String
+        do {
+            musicDirectory = try door.musicDirectory()
+        } catch {
+            throw CommandError.door(error)
+        }
         let watcher = try HostEndpoint(library: context.folder).connect().map { client in
             HostWatcher(client: client, folder: context.folder, database: try context.database,
-                        musicDirectory: try remote.musicDirectory, console: context.console)
+                        musicDirectory: URL(fileURLWithPath: musicDirectory), console: context.console)
         }
-        context.player = remote
+        context.door = door
         context.lyricLines = watcher
         context.hostsHere = false
         state.withLock { $0.watcher = watcher }
@@ -76,7 +84,7 @@ final class PromptPlayer: Sendable {
             context.console.error("note: \(error); this prompt's player serves no other program")
             host = try HostedPlayer.unlistened(context: context, settings: settings, output: output)
         }
-        context.player = LocalPlayerControl(host: host.session.host)
+        context.door = HostDoor(service: host.server?.service ?? MPDService(host: host.session.host))
         context.lyricLines = host.session
         state.withLock { $0.hosted = host }
     }

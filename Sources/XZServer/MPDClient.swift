@@ -108,14 +108,9 @@ public final class MPDClient {
 
     /// Reads `key: value` lines up to `OK`; an ACK line is thrown.
     public func readResponse() throws -> [(key: String, value: String)] {
-        var pairs: [(key: String, value: String)] = []
-        while true {
-            let line = try readLine()
-            if line == "OK" { return pairs }
-            if line.hasPrefix("ACK ") { throw MPDError.parse(ackLine: line) }
-            guard let colon = line.range(of: ": ") else { continue }
-            pairs.append((String(line[..<colon.lowerBound]), String(line[colon.upperBound...])))
-        }
+        var answer = MPDAnswer()
+        while try !answer.take(line: readLine()) {}
+        return answer.pairs
     }
 
     public func readLine() throws -> String {
@@ -160,19 +155,5 @@ public final class MPDClient {
             guard count > 0 else { throw ServerError.connectionClosed }
             buffer += chunk[..<count]
         }
-    }
-}
-
-extension MPDError {
-    /// `ACK [code@index] {command} message` back into an error.
-    static func parse(ackLine line: String) -> MPDError {
-        let scanner = line.dropFirst(4)
-        guard scanner.hasPrefix("["), let at = scanner.firstIndex(of: "@"), let open = scanner.firstIndex(of: "{"), let end = scanner.firstIndex(of: "}") else {
-            return MPDError(.unknown, String(line))
-        }
-        let code = Int(scanner[scanner.index(after: scanner.startIndex)..<at]).flatMap(ACKCode.init(rawValue:)) ?? .unknown
-        let command = String(scanner[scanner.index(after: open)..<end])
-        let message = scanner[scanner.index(after: end)...].trimmingCharacters(in: .whitespaces)
-        return MPDError(code, message, command: command)
     }
 }

@@ -256,7 +256,7 @@ final class SessionTests: XCTestCase {
         while !streaming.player.snapshot().isBuffering, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         let status = fields(run("status"))
         XCTAssertEqual(status["state"], "play")
-        XCTAssertEqual(status["xzmusic_buffering"], "1")
+        XCTAssertEqual(status["buffering"], "1")
         XCTAssertEqual(streaming.player.snapshot().stateText, "buffering")
         waiting.fail("gone")
     }
