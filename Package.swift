@@ -145,7 +145,8 @@ let package = Package(
             "XZHosting", "XZMPDCommands", "XZHost", "XZProtocol", "XZServer", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
-            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", product("ArgumentParser", "swift-argument-parser"),
+            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZCatalogue", "XZProtocol", "XZServer",
+            "XZSystem", product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],
     swiftLanguageModes: [.v6],

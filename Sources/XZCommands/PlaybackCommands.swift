@@ -196,11 +196,13 @@ struct Queue: ParsableCommand {
         @Argument(help: ArgumentHelp("The entry's number in 'queue'.", valueName: "n")) var number: Int
 
         func run(on door: HostDoor, context: CommandContext) throws {
+            // MPD deletes nothing, and says nothing, at the position just past the end: it is refused here.
+            let count = try door.status().playlistLength
+            guard (1...max(count, 1)).contains(number), count > 0 else { throw CommandError.noSuchEntry(number, count: count) }
             do {
-                // Numbers below 1 name no entry: the host is not asked.
-                guard number >= 1 else { throw HostDoor.Failure.refused(MPDError(.arg, "Bad song index", command: "delete")) }
                 try door.run("delete", [String(number - 1)])
             } catch HostDoor.Failure.refused(let error) where error.code == .arg {
+                // The queue shrank since it was counted.
                 throw CommandError.noSuchEntry(number, count: try door.status().playlistLength)
             }
         }
@@ -242,7 +244,7 @@ struct Next: PlayerCommand {
     static let configuration = CommandConfiguration(commandName: "next", abstract: "Skip to the next song.")
     @OptionGroup var global: GlobalOptions
     func run(on door: HostDoor, context: CommandContext) throws {
-        try requireQueue(door)
+        guard try requireQueue(door).isActive else { throw CommandError.nothingPlaying("nothing is playing: 'play' starts the queue") }
         try door.run("next")
     }
 }
@@ -252,6 +254,7 @@ struct Prev: PlayerCommand {
     @OptionGroup var global: GlobalOptions
     func run(on door: HostDoor, context: CommandContext) throws {
         let status = try requireQueue(door)
+        guard status.isActive else { throw CommandError.nothingPlaying("nothing is playing: 'play' starts the queue") }
         // The prompt's own rule (MPD's previous always goes back): more than 3 s in, the song restarts.
         if status.isActive, (status.elapsedMs ?? 0) > 3000 { try door.run("seekcur", ["0"]) } else { try door.run("previous") }
     }
