@@ -142,7 +142,7 @@ let package = Package(
             "XZSystem", "XZAudio",
         ]),
         .testTarget(name: "XZHostingTests", dependencies: [
-            "XZHosting", "XZMPDCommands", "XZHost", "XZProtocol", "XZServer", "XZTestSupport",
+            "XZHosting", "XZCatalogue", "XZHost", "XZMPDCommands", "XZProtocol", "XZServer", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZCatalogue", "XZProtocol", "XZServer",
