@@ -31,6 +31,8 @@ public final class HostDoor: Sendable {
 
     /// Bytes one command list may hold: MPD's default `max_command_list_size`, which a host may lower.
     public static let maxListBytes = SessionLimits().maxCommandListBytes
+    /// Bytes one answer may hold: MPD's default `max_output_buffer_size`, past which a host sends nothing.
+    public static let maxAnswerBytes = SessionLimits().maxOutputBytes
 
     /// A door over the socket of a host in another process.
     public init(client: sending MPDClient) {
@@ -87,13 +89,6 @@ public final class HostDoor: Sendable {
         return music
     }
 
-    /// Ends a socket door's connection from any thread; a request waiting in another returns `lost`.
-    public func disconnect() {
-        line.withLock { line in
-            if case .socket(let client) = line { client.disconnect() }
-        }
-    }
-
     /// Sends `lines` and reads the one answer they make.
     private func exchange(_ lines: [String]) throws(Failure) -> [(key: String, value: String)] {
         var answer = MPDAnswer()
@@ -102,7 +97,9 @@ public final class HostDoor: Sendable {
                 switch line {
                 case .socket(let client):
                     try client.sendLine(lines.joined(separator: "\n"))
-                    while try !answer.take(line: client.readLine()) {}
+                    while try !answer.take(line: client.readLine()) {
+                        guard answer.bytes <= Self.maxAnswerBytes else { throw Failure.lost("the host's answer is longer than any host sends") }
+                    }
                 case .session(var session, let service):
                     // Every line's answer, as a socket would carry them: the first complete one is the answer.
                     var output = ClientSession.Output()

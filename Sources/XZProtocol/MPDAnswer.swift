@@ -2,12 +2,15 @@
 /// reader of answers, for those read off a socket and those made in process alike.
 public struct MPDAnswer: Sendable {
     public private(set) var pairs: [(key: String, value: String)] = []
+    /// Bytes of the lines taken so far, for a reader to cap what a host may send.
+    public private(set) var bytes = 0
 
     public init() {}
 
     /// Takes one line (without its newline); true once the answer is complete. An ACK line is thrown;
     /// a line that is no pair (`list_OK`) is passed over.
     public mutating func take(line: String) throws(MPDError) -> Bool {
+        bytes += line.utf8.count + 1
         if line == "OK" { return true }
         if line.hasPrefix("ACK ") { throw MPDError.parse(ackLine: line) }
         if let colon = line.range(of: ": ") {

@@ -149,6 +149,8 @@ public final class MPDClient {
                 buffer.removeSubrange(...newline)
                 return line
             }
+            // A host's line is at most its answer; one without end is no host's.
+            guard buffer.count <= maxLineBytes else { throw ServerError.connectionClosed }
             var chunk = [UInt8](repeating: 0, count: 16 * 1024)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0, errno == EINTR { continue }
@@ -156,4 +158,7 @@ public final class MPDClient {
             buffer += chunk[..<count]
         }
     }
+
+    /// MPD's default `max_output_buffer_size`: no host's answer, so no line of it, is longer.
+    static let maxLineBytes = 8 * 1024 * 1024
 }
