@@ -31,10 +31,14 @@ extension CommandContext {
         }
     }
 
+    /// How the host names songs: its music folder, and this library for the rest.
+    func songNaming(_ door: HostDoor) throws -> SongNaming {
+        SongNaming(musicDirectory: URL(fileURLWithPath: try door.musicDirectory()), library: folder)
+    }
+
     /// The file (or stream URL) a song the host names plays from.
-    func path(ofURI uri: String, _ door: HostDoor) throws -> String {
+    func path(ofURI uri: String, naming: SongNaming) -> String {
         if QueueItem.isStreamURL(uri) { return uri }
-        let naming = SongNaming(musicDirectory: URL(fileURLWithPath: try door.musicDirectory()), library: folder)
         // A name this library cannot place is shown as the host names it.
         return (try? naming.locate(uri, allowAbsolute: true, catalogue: database).path) ?? uri
     }
@@ -42,7 +46,7 @@ extension CommandContext {
     /// The host's current song as this library knows it (title, lyrics, lyric shift); nil when there is none.
     func currentItem(_ door: HostDoor) throws -> QueueItem? {
         guard let song = try door.currentSong() else { return nil }
-        let path = try path(ofURI: song.file, door)
+        let path = path(ofURI: song.file, naming: try songNaming(door))
         return QueueItem(QueueItem.isStreamURL(path) ? .stream(path) : .file(path), database: try database)
     }
 }

@@ -73,9 +73,12 @@ struct PlaylistCommand: ParsableCommand {
             // An empty queue makes an empty playlist, as MPD's save does. The queue is read a part at a time,
             // each well under what one answer may hold.
             let count = try door.status().playlistLength
+            let naming = try context.songNaming(door)
             var paths: [String] = []
             for start in stride(from: 0, to: count, by: Queue.readSize) {
-                paths += try door.queue(window: start..<min(count, start + Queue.readSize)).map { try context.path(ofURI: $0.file, door) }
+                paths += try door.queue(window: start..<min(count, start + Queue.readSize)).map {
+                    context.path(ofURI: $0.file, naming: naming)
+                }
             }
             let queue = QueueItem.items(paths.map { QueueItem.isStreamURL($0) ? .stream($0) : .file($0) }, database: try context.database)
             do {

@@ -96,9 +96,17 @@ public final class HostDoor: Sendable {
             try line.withLock { line throws in
                 switch line {
                 case .socket(let client):
-                    try client.sendLine(lines.joined(separator: "\n"))
-                    while try !answer.take(line: client.readLine()) {
-                        guard answer.bytes <= Self.maxAnswerBytes else { throw Failure.lost("the host's answer is longer than any host sends") }
+                    do {
+                        try client.sendLine(lines.joined(separator: "\n"))
+                        while try !answer.take(line: client.readLine()) {
+                            guard answer.bytes <= Self.maxAnswerBytes else { throw Failure.lost("the host's answer is longer than any host sends") }
+                        }
+                    } catch let error as MPDError {
+                        throw error
+                    } catch {
+                        // Whatever is left of the answer would be read as the next one's: the connection ends here.
+                        client.disconnect()
+                        throw error
                     }
                 case .session(var session, let service):
                     // Every line's answer, as a socket would carry them: the first complete one is the answer.
