@@ -84,9 +84,10 @@ let package = Package(
             "XZSystem", "XZCatalogue", "XZProtocol", "XZHost", "XZMPDCommands",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
-        // Host assembly and its door: one call starts a library's host from its configuration.
+        // Host assembly and its door: one call starts a library's host from its configuration, and the one
+        // client of the command table the prompt and the CLI drive a host by.
         .target(name: "XZHosting", dependencies: [
-            "XZSystem", "XZCatalogue", "XZPlayback", "XZDownloader", "XZHost", "XZMPDCommands", "XZServer",
+            "XZSystem", "XZCatalogue", "XZPlayback", "XZDownloader", "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
@@ -144,11 +145,12 @@ let package = Package(
             "XZSystem", "XZAudio", "XZHosting",
         ]),
         .testTarget(name: "XZHostingTests", dependencies: [
-            "XZHosting", "XZHost", "XZServer", "XZMPDCommands", "XZCatalogue", "XZPlayback", "XZSystem", "XZTestSupport",
+            "XZHosting", "XZHost", "XZServer", "XZMPDCommands", "XZProtocol", "XZCatalogue", "XZPlayback", "XZSystem",
+            "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHosting", "XZPlayback",
-            product("ArgumentParser", "swift-argument-parser"),
+            "XZCatalogue", "XZProtocol", "XZServer", product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],
     swiftLanguageModes: [.v6],

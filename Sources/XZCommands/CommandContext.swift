@@ -3,6 +3,7 @@ import Foundation
 import XZSystem
 import XZCatalogue
 import XZDownloader
+import XZHosting
 
 /// What a command needs: the library and, inside the REPL, the session's state.
 public final class CommandContext: Sendable {
@@ -15,7 +16,7 @@ public final class CommandContext: Sendable {
     private struct State {
         var opened: LibraryDatabase?
         var lastListing: [Int64]?
-        var player: PlayerControl?
+        var door: HostDoor?
         var lyricLines: LyricLinesSwitch?
         var hostsHere = false
     }
@@ -34,10 +35,10 @@ public final class CommandContext: Sendable {
         set { state.withLock { $0.lastListing = newValue } }
     }
 
-    /// The player commands act on, once known: the prompt's own host or a running host.
-    var player: PlayerControl? {
-        get { state.withLock { $0.player } }
-        set { state.withLock { $0.player = newValue } }
+    /// The door to the player commands act on, once known: the prompt's own host or a running host.
+    var door: HostDoor? {
+        get { state.withLock { $0.door } }
+        set { state.withLock { $0.door = newValue } }
     }
 
     /// This prompt is the library's host: other programs reach its player on the library's socket.

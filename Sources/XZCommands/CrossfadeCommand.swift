@@ -1,4 +1,6 @@
 import ArgumentParser
+import XZHosting
+import XZProtocol
 
 struct Crossfade: PlayerCommand {
     static let configuration = CommandConfiguration(
@@ -9,9 +11,9 @@ struct Crossfade: PlayerCommand {
               transform: Crossfade.seconds(parsing:))
     var seconds: Int?
 
-    func run(on player: PlayerControl, context: CommandContext) throws {
-        if let seconds { try player.setCrossfade(seconds) }
-        let now = try player.crossfade()
+    func run(on door: HostDoor, context: CommandContext) throws {
+        let change = seconds.map { [MPDRequest(name: "crossfade", arguments: [String($0)])] } ?? []
+        let now = PlayerStatus(try door.runList(change + [MPDRequest(name: "status")])).crossfadeSeconds
         context.console.line(now > 0 ? "crossfade \(now) s" : "crossfade off")
     }
 

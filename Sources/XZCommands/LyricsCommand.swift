@@ -5,6 +5,7 @@ import XZCatalogue
 import XZFolderScan
 import XZLyrics
 import XZHost
+import XZHosting
 import XZSystem
 
 extension SongLyrics {
@@ -85,14 +86,14 @@ struct LyricsCommand: ParsableCommand {
                   transform: Shift.init(parsing:))
         var shift: Shift?
 
-        func run(on player: PlayerControl, context: CommandContext) throws {
-            guard let item = try player.view().current, let key = item.songKey else {
+        func run(on door: HostDoor, context: CommandContext) throws {
+            guard let item = try context.currentItem(door), let key = item.songKey else {
                 throw CommandError.nothingPlaying("play a catalogue song first: the offset is kept per song")
             }
             if let shift {
                 let value = try shift.applied(to: context.database.lyricsAdjustment(songKey: key))
                 try context.database.setLyricsAdjustment(songKey: key, offsetMs: value)
-                try player.applyLyricsAdjustment(value)
+                try door.run("lyricsoffset", [String(value)])
             }
             let value = try context.database.lyricsAdjustment(songKey: key)
             context.console.line("lyrics offset for \(item.title.safe): \(value > 0 ? "+" : "")\(value) ms"
@@ -162,14 +163,17 @@ struct ShowLyrics: LibraryCommand {
 
     /// The playing song's lyrics, a few lines either side of the current one.
     private func showCurrent(_ context: CommandContext) throws {
-        let snapshot = try context.playerControl().view()
-        guard let item = snapshot.current, snapshot.isActive else {
+        let (status, playing) = try context.withPlayer { door in
+            let status = try door.status()
+            return (status, status.isActive ? try context.currentItem(door) : nil)
+        }
+        guard let item = playing else {
             throw CommandError.nothingPlaying("nothing is playing: use 'lyrics SONG'")
         }
         guard let path = item.lyricsPath else { throw CommandError.noLyrics("no synced lyrics for \(item.title.safe)") }
         let adjustment = try item.songKey.map { try context.database.lyricsAdjustment(songKey: $0) } ?? item.lyricsAdjustmentMs
         let timeline = LyricTimeline(try SongLyrics.document(at: path), adjustmentMs: adjustment)
-        let current = timeline.lineIndex(at: snapshot.positionMs) ?? -1
+        let current = timeline.lineIndex(at: status.elapsedMs ?? 0) ?? -1
         for index in max(0, current - 5)...min(timeline.lines.count - 1, current + 5) where timeline.lines.indices.contains(index) {
             let line = timeline.lines[index]
             let text = "\(LRCFormat.stamp(line.timeMs, fractionDigits: 2)) \(line.text.safe)"

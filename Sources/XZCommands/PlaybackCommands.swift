@@ -43,16 +43,26 @@ struct Play: AsyncLibraryCommand {
     private var playsHere: Bool { output != nil || realtime || json || keep || replayGain != nil }
 
     @MainActor func run(in context: CommandContext) async throws {
-        if !playsHere, let control = try context.player ?? context.connectToHost() {
+        if !playsHere, let door = try context.door ?? context.connectToHost() {
+            context.door = door
+            let setCrossfade = crossfade.map { [MPDRequest(name: "crossfade", arguments: [String($0)])] } ?? []
             if songs.isEmpty {
-                if let crossfade { try control.setCrossfade(crossfade) }
-                let view = try control.view()
-                guard !view.queue.isEmpty else { throw CommandError.emptyQueue }
-                if view.state != .playing { try control.togglePause() }
+                try context.withPlayer { door in
+                    try door.runList(setCrossfade)
+                    let status = try door.status()
+                    guard status.playlistLength > 0 else { throw CommandError.emptyQueue }
+                    switch status.state {
+                    case .stop: try door.run("play")
+                    case .pause: try door.run("pause", ["0"])
+                    case .play: break
+                    }
+                }
                 return
             }
-            if let crossfade { try control.setCrossfade(crossfade) }
-            try control.play(context.playables(for: songs))
+            // One command list: no other client sees the queue emptied or half filled.
+            let requests = setCrossfade + [MPDRequest(name: "clear")] + MPDRequest.adds(try context.playables(for: songs))
+                + [MPDRequest(name: "play", arguments: ["0"])]
+            try context.withPlayer { try $0.runList(requests) }
             return
         }
         guard !songs.isEmpty else { throw ValidationError("name at least one song to play") }
@@ -121,10 +131,11 @@ struct Add: PlayerCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("Songs to add.", valueName: "song")) var songs: [String]
 
-    func run(on player: PlayerControl, context: CommandContext) throws {
+    func run(on door: HostDoor, context: CommandContext) throws {
         let playables = try context.playables(for: songs)
-        try player.add(playables)
-        context.console.line("added \(playables.count) to the queue (\(try player.queueCount()) in all)")
+        // The adds and the count that follows them, in one command list.
+        let status = PlayerStatus(try door.runList(MPDRequest.adds(playables) + [MPDRequest(name: "status")]))
+        context.console.line("added \(playables.count) to the queue (\(status.playlistLength) in all)")
     }
 }
 
@@ -134,19 +145,53 @@ struct Queue: ParsableCommand {
         abstract: "List the queue; 'queue remove N' or 'queue clear' change it.",
         subcommands: [List.self, Remove.self, Clear.self], defaultSubcommand: List.self)
 
-    struct List: PlayerCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the queue.")
-        @OptionGroup var global: GlobalOptions
+    /// Entries `queue` shows at a time.
+    static let pageSize = 20
+    /// Entries asked for at once by `queue --all`, well under what one answer may hold.
+    static let readSize = 1000
 
-        func run(on player: PlayerControl, context: CommandContext) throws {
-            let view = try player.view()
-            if view.queue.isEmpty { context.console.line("The queue is empty.") }
-            context.console.lines(view.queue.enumerated().map { index, item in
-                let mark = index == view.currentIndex ? context.console.styled("▶", "32") : " "
-                let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
-                return "\(mark) \(DisplayWidth.fit("\(index + 1)", to: 3, alignRight: true))  "
-                    + "\(item.title.safe)\(who)  [\(DurationText.clock(ms: item.durationMs))]"
-            })
+    struct List: PlayerCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the queue, a page at a time.",
+            discussion: "Shows the \(Queue.pageSize) entries of the page that holds the current song (the first page "
+                + "when none plays); --page N shows another, --all the whole queue.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: ArgumentHelp("The page to show (\(Queue.pageSize) entries a page).", valueName: "n")) var page: Int?
+        @Flag(help: "Show the whole queue.") var all = false
+
+        func validate() throws {
+            if page != nil && all { throw ValidationError("--page and --all exclude each other") }
+            if let page, page < 1 { throw ValidationError("--page counts from 1") }
+        }
+
+        func run(on door: HostDoor, context: CommandContext) throws {
+            let status = try door.status()
+            let count = status.playlistLength
+            guard count > 0 else {
+                context.console.line("The queue is empty.")
+                return
+            }
+            let size = Queue.pageSize
+            let pages = (count - 1) / size + 1
+            let number = page ?? (status.song ?? 0) / size + 1
+            guard all || number <= pages else {
+                throw CommandError.usage("the queue has \(pages) page\(pages == 1 ? "" : "s") of \(size): --page 1 to \(pages)")
+            }
+            let shown = all ? 0..<count : (number - 1) * size..<min(count, number * size)
+            for start in stride(from: shown.lowerBound, to: shown.upperBound, by: Queue.readSize) {
+                let records = try door.queue(window: start..<min(shown.upperBound, start + Queue.readSize))
+                context.console.lines(records.enumerated().map { offset, record in
+                    let position = record.position ?? start + offset
+                    let mark = position == status.song ? context.console.styled("▶", "32") : " "
+                    let who = record.artists.isEmpty ? "" : " — \(record.artists.joined(separator: ", ").safe)"
+                    let title = record.title ?? URL(fileURLWithPath: record.file).deletingPathExtension().lastPathComponent
+                    return "\(mark) \(DisplayWidth.fit("\(position + 1)", to: 3, alignRight: true))  "
+                        + "\(title.safe)\(who)  [\(DurationText.clock(ms: record.durationMs))]"
+                })
+            }
+            if !all, pages > 1 {
+                context.console.line("page \(number) of \(pages), \(count) in the queue: 'queue --page N' shows another, 'queue --all' all")
+            }
         }
     }
 
@@ -155,9 +200,15 @@ struct Queue: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The entry's number in 'queue'.", valueName: "n")) var number: Int
 
-        func run(on player: PlayerControl, context: CommandContext) throws {
-            guard try player.remove(at: number - 1) else {
-                throw CommandError.noSuchEntry(number, count: try player.queueCount())
+        func run(on door: HostDoor, context: CommandContext) throws {
+            // MPD deletes nothing, and says nothing, at the position just past the end: it is refused here.
+            let count = try door.status().playlistLength
+            guard (1...max(count, 1)).contains(number), count > 0 else { throw CommandError.noSuchEntry(number, count: count) }
+            do {
+                try door.run("delete", [String(number - 1)])
+            } catch HostDoor.Failure.refused(let error) where error.code == .arg {
+                // The queue shrank since it was counted.
+                throw CommandError.noSuchEntry(number, count: try door.status().playlistLength)
             }
         }
     }
@@ -166,66 +217,71 @@ struct Queue: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "clear", abstract: "Empty the queue.")
         @OptionGroup var global: GlobalOptions
 
-        func run(on player: PlayerControl, context: CommandContext) throws {
-            try player.clearQueue()
+        func run(on door: HostDoor, context: CommandContext) throws {
+            try door.run("clear")
             context.console.line("queue cleared")
         }
     }
 }
 
-/// Commands that act on the player: the prompt's own host, or the library's running host.
+/// Commands that act on the player: the prompt's own host, or the library's running host, through its door.
 protocol PlayerCommand: LibraryCommand {
     var global: GlobalOptions { get }
-    func run(on player: PlayerControl, context: CommandContext) throws
+    func run(on door: HostDoor, context: CommandContext) throws
 }
 
 extension PlayerCommand {
     func run(in context: CommandContext) throws {
-        try run(on: context.playerControl(), context: context)
+        try context.withPlayer { try run(on: $0, context: context) }
     }
 
     /// pause, next, prev and stop mean nothing without a queue; saying so beats a silent no-op.
-    func requireQueue(_ player: PlayerControl) throws {
-        guard try player.queueCount() > 0 else { throw CommandError.emptyQueue }
+    /// The status, for the command to go on with.
+    @discardableResult
+    func requireQueue(_ door: HostDoor) throws -> PlayerStatus {
+        let status = try door.status()
+        guard status.playlistLength > 0 else { throw CommandError.emptyQueue }
+        return status
     }
 }
 
 struct Next: PlayerCommand {
     static let configuration = CommandConfiguration(commandName: "next", abstract: "Skip to the next song.")
     @OptionGroup var global: GlobalOptions
-    func run(on player: PlayerControl, context: CommandContext) throws {
-        try requireQueue(player)
-        try player.next()
+    func run(on door: HostDoor, context: CommandContext) throws {
+        guard try requireQueue(door).isActive else { throw CommandError.nothingPlaying("nothing is playing: 'play' starts the queue") }
+        try door.run("next")
     }
 }
 
 struct Prev: PlayerCommand {
     static let configuration = CommandConfiguration(commandName: "prev", abstract: "Previous song (restarts the song if more than 3 s in).")
     @OptionGroup var global: GlobalOptions
-    func run(on player: PlayerControl, context: CommandContext) throws {
-        try requireQueue(player)
+    func run(on door: HostDoor, context: CommandContext) throws {
+        let status = try requireQueue(door)
+        guard status.isActive else { throw CommandError.nothingPlaying("nothing is playing: 'play' starts the queue") }
         // The prompt's own rule (MPD's previous always goes back): more than 3 s in, the song restarts.
-        let view = try player.view()
-        if view.isActive, view.positionMs > 3000 { try player.seek(.absolute(ms: 0)) } else { try player.previous() }
+        if status.isActive, (status.elapsedMs ?? 0) > 3000 { try door.run("seekcur", ["0"]) } else { try door.run("previous") }
     }
 }
 
 struct Pause: PlayerCommand {
     static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause or resume.")
     @OptionGroup var global: GlobalOptions
-    func run(on player: PlayerControl, context: CommandContext) throws {
-        try requireQueue(player)
-        try player.togglePause()
-        context.console.line(try player.view().state == .paused ? "paused" : "playing")
+    func run(on door: HostDoor, context: CommandContext) throws {
+        let before = try requireQueue(door)
+        // A stopped queue starts; else MPD's pause toggles. The state after comes in the same list.
+        let after = PlayerStatus(try door.runList([MPDRequest(name: before.state == .stop ? "play" : "pause"), MPDRequest(name: "status")]))
+        context.console.line(after.state == .pause ? "paused" : "playing")
     }
 }
 
 struct Stop: PlayerCommand {
     static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop playing (the queue stays).")
     @OptionGroup var global: GlobalOptions
-    func run(on player: PlayerControl, context: CommandContext) throws {
-        try requireQueue(player)
-        try player.stop()
+    func run(on door: HostDoor, context: CommandContext) throws {
+        try requireQueue(door)
+        try door.run("stop")
         context.console.line("stopped")
     }
 }
@@ -243,19 +299,36 @@ struct Seek: PlayerCommand {
     @Argument(help: ArgumentHelp(SeekTarget.usage, valueName: "position"), transform: SeekTarget.init(parsing:))
     var position: SeekTarget
 
-    func run(on player: PlayerControl, context: CommandContext) throws {
-        let view = try player.view()
-        guard view.isActive else { throw CommandError.nothingPlaying("nothing is playing") }
-        try player.seek(position)
-        // The position asked for: the player may not have reached it yet when this prints.
-        let total = view.durationMs ?? view.current?.durationMs
-        let target: Int? = switch position {
-        case .absolute(let ms): ms
-        case .relative(let ms): view.positionMs + ms
-        case .percent(let percent): total.map { Int(Double($0) * percent / 100) }
+    func run(on door: HostDoor, context: CommandContext) throws {
+        let status = try door.status()
+        guard status.isActive else { throw CommandError.nothingPlaying("nothing is playing") }
+        let total = status.durationMs
+        let elapsed = status.elapsedMs ?? 0
+        // Relative seeks stay relative on the host, so two clients seeking at once both count.
+        let argument: String
+        let target: Int?
+        switch position {
+        case .absolute(let ms):
+            argument = Self.seconds(ms)
+            target = ms
+        case .relative(let ms):
+            argument = (ms < 0 ? "-" : "+") + Self.seconds(ms.magnitude)
+            target = elapsed + ms
+        case .percent(let percent):
+            guard let total else { throw CommandError.nothingPlaying("the song's length is unknown: seek to a time") }
+            let ms = Int((Double(total) * percent / 100).rounded(.down))
+            argument = Self.seconds(ms)
+            target = ms
         }
+        try door.run("seekcur", [argument])
+        // The position asked for: the player may not have reached it yet when this prints.
         let clamped = target.map { max(0, min($0, total ?? $0)) }
         context.console.line("seek to \(DurationText.clock(ms: clamped)) of \(DurationText.clock(ms: total))")
+    }
+
+    /// Milliseconds as seconds with three decimals, as `seekcur` takes them.
+    private static func seconds<N: BinaryInteger>(_ ms: N) -> String {
+        "\(ms / 1000).\(String(Int(ms % 1000) + 1000).dropFirst())"
     }
 }
 
@@ -289,13 +362,15 @@ struct Volume: PlayerCommand {
               transform: VolumeChange.init(parsing:))
     var level: VolumeChange?
 
-    func run(on player: PlayerControl, context: CommandContext) throws {
-        switch level {
-        case .to(let value): try player.setVolume(value)
-        case .by(let step): try player.setVolume(min(100, max(0, try player.view().volume + step)))
-        case nil: break
+    func run(on door: HostDoor, context: CommandContext) throws {
+        // MPD's relative `volume`: a step taken by the host, so steps from many clients all count.
+        let change: [MPDRequest] = switch level {
+        case .to(let value): [MPDRequest(name: "setvol", arguments: [String(value)])]
+        case .by(let step): [MPDRequest(name: "volume", arguments: [String(step)])]
+        case nil: []
         }
-        context.console.line("volume \(try player.view().volume)")
+        let status = PlayerStatus(try door.runList(change + [MPDRequest(name: "status")]))
+        context.console.line("volume \(status.volume.map(String.init) ?? "unknown (no mixer)")")
     }
 }
 
@@ -306,9 +381,12 @@ struct Repeat: PlayerCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "off, one or all.") var mode: RepeatMode
 
-    func run(on player: PlayerControl, context: CommandContext) throws {
-        try player.setRepeat(mode)
-        context.console.line("repeat \(try player.view().repeatMode.rawValue)")
+    func run(on door: HostDoor, context: CommandContext) throws {
+        let status = PlayerStatus(try door.runList([
+            MPDRequest(name: "repeat", arguments: [mode.repeats ? "1" : "0"]),
+            MPDRequest(name: "single", arguments: [mode.single.rawValue]), MPDRequest(name: "status"),
+        ]))
+        context.console.line("repeat \(NowPlaying.repeatMode(status).rawValue)")
     }
 }
 
@@ -322,9 +400,11 @@ struct Shuffle: PlayerCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "on or off.") var mode: Switch
 
-    func run(on player: PlayerControl, context: CommandContext) throws {
-        try player.setShuffle(mode == .on)
-        context.console.line("shuffle \(try player.view().shuffle ? "on" : "off")")
+    func run(on door: HostDoor, context: CommandContext) throws {
+        let status = PlayerStatus(try door.runList([
+            MPDRequest(name: "random", arguments: [mode == .on ? "1" : "0"]), MPDRequest(name: "status"),
+        ]))
+        context.console.line("shuffle \(status.random ? "on" : "off")")
     }
 }
 
@@ -332,53 +412,51 @@ struct Now: PlayerCommand {
     static let configuration = CommandConfiguration(commandName: "now", abstract: "What is playing, with the lyrics around it.")
     @OptionGroup var global: GlobalOptions
 
-    func run(on player: PlayerControl, context: CommandContext) throws {
+    func run(on door: HostDoor, context: CommandContext) throws {
         let console = context.console
-        let snapshot = try player.view()
-        if var item = snapshot.current, snapshot.isActive {
-            // The stored offset wins: 'lyrics offset' may have changed it since the song started. One that
-            // cannot be read shows the lyrics unshifted rather than failing 'now'.
-            if let key = item.songKey { item.lyricsAdjustmentMs = (try? context.database.lyricsAdjustment(songKey: key)) ?? 0 }
+        let status = try door.status()
+        if status.isActive, let item = try context.currentItem(door) {
             // Which lyrics the song has is an extra: a failed read leaves it out.
             let database = try? context.database
             let lyrics = item.songKey.flatMap { key in database.flatMap { try? $0.song(key: key) } }
                 .flatMap { song in database.flatMap { SongLyrics.kind(for: song, database: $0) } }
-            console.lines(NowPlaying.lines(snapshot: snapshot, item: item, width: console.width, console: console,
+            console.lines(NowPlaying.lines(status: status, item: item, width: console.width, console: console,
                                            lyricsKind: lyrics?.rawValue))
         } else {
-            console.line(snapshot.queue.isEmpty ? "Nothing is playing." : "Stopped (\(snapshot.queue.count) in the queue).")
+            console.line(status.playlistLength == 0 ? "Nothing is playing." : "Stopped (\(status.playlistLength) in the queue).")
         }
         // A client hears no error from before it came; 'now' tells the last one, once.
-        if let error = snapshot.lastError {
+        if let error = status.error {
             console.line("last error: \(error.safe)")
-            try player.clearError()
+            try door.run("clearerror")
         }
     }
 }
 
 enum NowPlaying {
-    static func lines(snapshot: PlayerView, item: QueueItem, width: Int, console: Console, lyricsKind: String? = nil) -> [String] {
-        let total = snapshot.durationMs ?? item.durationMs
+    static func lines(status: PlayerStatus, item: QueueItem, width: Int, console: Console, lyricsKind: String? = nil) -> [String] {
+        let total = status.durationMs ?? item.durationMs
+        let position = status.elapsedMs ?? 0
         let barWidth = max(10, min(40, width - 30))
-        let fraction = total.map { $0 > 0 ? min(1, Double(snapshot.positionMs) / Double($0)) : 0 } ?? 0
+        let fraction = total.map { $0 > 0 ? min(1, Double(position) / Double($0)) : 0 } ?? 0
         let filled = Int(fraction * Double(barWidth))
         let bar = String(repeating: "━", count: filled) + "●" + String(repeating: "─", count: max(0, barWidth - filled))
         let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
         var lines = [
             console.styled(DisplayWidth.truncate(item.title.safe + who, to: width - 2), "1"),
-            "\(snapshot.stateText)  \(DurationText.clock(ms: snapshot.positionMs)) \(bar) \(DurationText.clock(ms: total))"
-                + "  vol \(snapshot.volume)  repeat \(snapshot.repeatMode.rawValue)\(snapshot.shuffle ? "  shuffle" : "")"
+            "\(stateText(status))  \(DurationText.clock(ms: position)) \(bar) \(DurationText.clock(ms: total))"
+                + "  vol \(status.volume.map(String.init) ?? "-")  repeat \(repeatMode(status).rawValue)\(status.random ? "  shuffle" : "")"
                 + (lyricsKind.map { "  lyrics \($0)" } ?? ""),
         ]
         guard let path = item.lyricsPath, let data = RegularFile.contents(atPath: path, limit: LRCParser.fileLimit) else { return lines }
         let timeline = LyricTimeline(LRCParser.parse(bytes: data), adjustmentMs: item.lyricsAdjustmentMs)
-        guard let current = timeline.lineIndex(at: snapshot.positionMs) ?? (timeline.isEmpty ? nil : -1) else { return lines }
+        guard let current = timeline.lineIndex(at: position) ?? (timeline.isEmpty ? nil : -1) else { return lines }
         for index in (current - 1)...(current + 1) where timeline.lines.indices.contains(index) {
             let line = timeline.lines[index]
             var text = DisplayWidth.truncate(line.text.safe, to: width - 4)
             if index == current {
                 // The sung part of a word-timed line is marked.
-                if let word = timeline.wordIndex(line: index, at: snapshot.positionMs), !line.words.isEmpty {
+                if let word = timeline.wordIndex(line: index, at: position), !line.words.isEmpty {
                     let sung = line.words[...word].map(\.text).joined()
                     let rest = line.words[(word + 1)...].map(\.text).joined()
                     text = console.colorEnabled
@@ -391,5 +469,18 @@ enum NowPlaying {
             }
         }
         return lines
+    }
+
+    /// The state as our output shows it.
+    static func stateText(_ status: PlayerStatus) -> String {
+        switch status.state {
+        case .play: status.isBuffering ? "buffering" : "playing"
+        case .pause: "paused"
+        case .stop: "stopped"
+        }
+    }
+
+    static func repeatMode(_ status: PlayerStatus) -> RepeatMode {
+        RepeatMode(repeats: status.repeats, single: SingleMode(rawValue: status.single) ?? .off)
     }
 }

@@ -104,22 +104,6 @@ extension CommandContext {
                                     events: session.handle, notes: { session.handle(.notice($0)) })
     }
 
-    /// The player commands act on: this prompt's host, else the library's running host.
-    func playerControl() throws -> PlayerControl {
-        if let player { return player }
-        if let remote = try connectToHost() {
-            player = remote
-            return remote
-        }
-        throw CommandError.noHost
-    }
-
-    /// The library's running host, if one answers on its socket.
-    func connectToHost() throws -> RemotePlayerControl? {
-        guard let client = try HostEndpoint(library: folder).connect() else { return nil }
-        return RemotePlayerControl(client: client, folder: folder) { [unowned self] in try self.database }
-    }
-
     /// Files for SONG arguments: catalogue songs (their audio URL when not offline), audio files, or URLs.
     func playables(for arguments: [String]) throws -> [Playable] {
         try arguments.map { argument in

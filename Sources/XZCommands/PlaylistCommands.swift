@@ -7,6 +7,7 @@ import XZHosting
 import XZSystem
 import XZText
 import XZHost
+import XZHosting
 
 struct PlaylistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -67,10 +68,19 @@ struct PlaylistCommand: ParsableCommand {
             if append && replace { throw ValidationError("--append and --replace exclude each other") }
         }
 
-        func run(on player: PlayerControl, context: CommandContext) throws {
+        func run(on door: HostDoor, context: CommandContext) throws {
             let playlists = context.playlists
-            // An empty queue makes an empty playlist, as MPD's save does.
-            let queue = try player.view().queue
+            // An empty queue makes an empty playlist, as MPD's save does. The queue is read a part at a time,
+            // each well under what one answer may hold.
+            let count = try door.status().playlistLength
+            let naming = try context.songNaming(door)
+            var paths: [String] = []
+            for start in stride(from: 0, to: count, by: Queue.readSize) {
+                paths += try door.queue(window: start..<min(count, start + Queue.readSize)).map {
+                    context.path(ofURI: $0.file, naming: naming)
+                }
+            }
+            let queue = QueueItem.items(paths.map { QueueItem.isStreamURL($0) ? .stream($0) : .file($0) }, database: try context.database)
             do {
                 try playlists.run {
                     try $0.save(name, queue.map(playlists.entry), mode: append ? .append : replace ? .replace : .create,
@@ -88,11 +98,12 @@ struct PlaylistCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The playlist's name.") var name: String
 
-        func run(on player: PlayerControl, context: CommandContext) throws {
+        func run(on door: HostDoor, context: CommandContext) throws {
             let playlists = context.playlists
             let entries = try playlists.read(name)
             let paths = entries.compactMap(playlists.path).filter { FileManager.default.isReadableFile(atPath: $0) }
-            if !paths.isEmpty { try player.add(paths.map(Playable.file)) }
+            // One command list: the playlist arrives whole.
+            try door.runList(MPDRequest.adds(paths.map(Playable.file)))
             let missing = entries.count - paths.count
             context.console.line("loaded \(paths.count) song\(paths.count == 1 ? "" : "s") from \(name.safe)"
                 + (missing > 0 ? " (\(missing) missing, skipped)" : ""))
@@ -267,11 +278,9 @@ extension CommandContext {
         let music: String
         // Names relative to the music folder need no valid config: its defaults stand in.
         let settings = (try? ConfigFile.load()).flatMap { try? HostSettings(config: $0) } ?? HostSettings()
-        if let local = player as? LocalPlayerControl {
-            music = local.host.naming.musicDirectory
-        } else if let remote = player as? RemotePlayerControl {
+        if let door {
             // A host that cannot say where its music is gets the default, as a host without a config would.
-            music = ((try? remote.musicDirectory) ?? SongNaming.defaultMusicDirectory()).standardizedFileURL.path
+            music = (try? door.musicDirectory()) ?? SongNaming.defaultMusicDirectory().standardizedFileURL.path
         } else {
             music = settings.musicDirectory.standardizedFileURL.path
         }

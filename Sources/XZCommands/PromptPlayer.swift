@@ -49,12 +49,18 @@ final class PromptPlayer: Sendable {
 
     /// Attaches to a host that answers on the library's socket; false when none does.
     private func attach() throws -> Bool {
-        guard let remote = try context.connectToHost() else { return false }
+        guard let door = try context.connectToHost() else { return false }
+        let musicDirectory: String
+        do {
+            musicDirectory = try door.musicDirectory()
+        } catch {
+            throw CommandError.door(error)
+        }
         let watcher = try HostEndpoint(library: context.folder).connect().map { client in
             HostWatcher(client: client, folder: context.folder, database: try context.database,
-                        musicDirectory: try remote.musicDirectory, console: context.console)
+                        musicDirectory: URL(fileURLWithPath: musicDirectory), console: context.console)
         }
-        context.player = remote
+        context.door = door
         context.lyricLines = watcher
         context.hostsHere = false
         state.withLock { $0.watcher = watcher }
@@ -74,7 +80,7 @@ final class PromptPlayer: Sendable {
             context.console.error("note: \(error); this prompt's player serves no other program")
             host = try await context.startHost(configuration, listening: .nowhere, showing: session)
         }
-        context.player = LocalPlayerControl(host: host.host)
+        context.door = HostDoor(service: host.service)
         context.lyricLines = session
         state.withLock { $0.hosted = host }
     }

@@ -39,7 +39,7 @@ struct Serve: AsyncLibraryCommand {
 
     @MainActor func run(in context: CommandContext) async throws {
         // Inside a prompt that plays itself, the lock would name this very process as "another" host.
-        if context.player is LocalPlayerControl {
+        if context.door?.isInProcess == true {
             let socket = LibraryHost.socketPath(of: context.folder)
             throw CommandError.usage(context.hostsHere
                 ? "this prompt already hosts this library (socket \(socket.safe)); for MPD clients over TCP, quit and run 'xzmusic serve'"

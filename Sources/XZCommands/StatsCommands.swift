@@ -13,7 +13,7 @@ extension CommandContext {
     /// SONG arguments, or the host's playing song when there are none.
     func songKeyAndTitle(_ words: [String]) throws -> (key: String, title: String) {
         if words.isEmpty {
-            guard let item = try playerControl().view().current else {
+            guard let item = try withPlayer({ try currentItem($0) }) else {
                 throw CommandError.nothingPlaying("name a song, or play one first")
             }
             return (item.songKey ?? "file:\(item.path)", item.title)

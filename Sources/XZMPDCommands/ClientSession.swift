@@ -264,11 +264,19 @@ public struct ClientSession: Sendable {
         // A list's run of plain `add URI`s is queued in one insert when the run ends: each insert is a
         // pass over the queue and the catalogue is read once for all, so a long list stays linear.
         var appending: [Playable] = []
+        // A list's `clear` waits for the adds after it: the queue is emptied and filled in one step, so no
+        // other client sees it empty or half built.
+        var clearing = false
         // The queue's room when the run began: an add that passes it is the one refused.
         var room = 0
         func queueAppending() {
-            guard !appending.isEmpty else { return }
-            service.host.player.insert(QueueItem.items(appending, database: service.host.database), at: nil)
+            let player = service.host.player
+            if clearing {
+                clearing = false
+                player.replaceQueue(with: QueueItem.items(appending, database: service.host.database))
+            } else if !appending.isEmpty {
+                player.insert(QueueItem.items(appending, database: service.host.database), at: nil)
+            }
             appending = []
         }
         defer { queueAppending() }
@@ -283,7 +291,7 @@ public struct ClientSession: Sendable {
                 if !single, authenticated, request.name == "add", request.arguments.count == 1 {
                     let adding = try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service,
                                                                   deadline: deadline ?? .never)
-                    if appending.isEmpty { room = service.host.player.queueRoom }
+                    if appending.isEmpty { room = clearing ? service.host.player.maxQueueLength : service.host.player.queueRoom }
                     guard appending.count + adding.count <= room else {
                         // As MPD: what fits is added, then the add is refused.
                         appending += adding.prefix(max(room - appending.count, 0))
@@ -291,6 +299,9 @@ public struct ClientSession: Sendable {
                         throw MPDError.queueFull
                     }
                     appending += adding
+                } else if !single, authenticated, request.name == "clear", request.arguments.isEmpty {
+                    queueAppending()
+                    clearing = true
                 } else {
                     queueAppending()
                     try MPDCommands.execute(request, session: &self, service: service, deadline: deadline, into: &response)

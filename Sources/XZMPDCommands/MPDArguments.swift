@@ -76,8 +76,7 @@ extension MPDCommands {
         // As MPD: only when set.
         if status.crossfade.seconds > 0 { call.response.add("xfade", status.crossfade.seconds) }
         if status.crossfade.isMixRampEnabled { call.response.add("mixrampdelay", mpdFloat(status.crossfade.mixRampDelay)) }
-        // MPD has no such state: clients see `play`; our own remote commands read this extra line.
-        if status.isBuffering { call.response.add("xzmusic_buffering", 1) }
+        addExtensionStatus(&call, status)
         if let index = status.currentIndex, let id = status.currentId {
             call.response.add("song", index)
             call.response.add("songid", id)

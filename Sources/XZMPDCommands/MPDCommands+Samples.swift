@@ -8,7 +8,6 @@ extension MPDCommands {
         "ping": [[]], "password": [["secret"], [""]], "commands": [[]], "notcommands": [[]],
         "tagtypes": [[], ["clear"], ["all"], ["enable", "Artist", "Title"], ["disable", "Album"], ["enable", "Nope"]],
         "urlhandlers": [[]], "decoders": [[]], "config": [[]],
-        "xzmusic_lyrics_offset": [["0"], ["-500"], ["1500"]],
         "binarylimit": [["64"], ["8192"], ["63"], ["1048576"]],
         "status": [[]], "currentsong": [[]], "stats": [[]], "clearerror": [[]],
         // Options
@@ -75,7 +74,7 @@ extension MPDCommands {
         "listmounts": [[]], "mount": [["m", "nfs://x/y"]], "unmount": [["m"]],
         "outputs": [[]], "enableoutput": [["0"]], "disableoutput": [["0"]], "toggleoutput": [["0"]],
         "outputset": [["0", "dop", "1"]],
-    ]
+    ].merging(extensionSamples) { first, _ in first }
 
     /// Numbers at the edges of every domain a client may write, for the fuzzer to put in any argument.
     public static let edgeNumbers = ["0", "-1", "1", "2147483647", "2147483648", "4294967295", "4294967296",

@@ -57,7 +57,7 @@ public enum MPDCommands {
 
     /// Every command, one row each.
     static let allCommands: [MPDCommand] = playerCommands + databaseCommands + storedPlaylistCommands + stickerCommands
-        + commentCommands + messageCommands + mountAndSongEditCommands + songRangeCommands
+        + commentCommands + messageCommands + mountAndSongEditCommands + songRangeCommands + extensionCommands
 
     /// The rows by name; a name given twice is a mistake the table's test reports (the first row is kept).
     static let table: [String: MPDCommand] = Dictionary(allCommands.map { ($0.name, $0) }) { first, _ in first }
@@ -123,10 +123,6 @@ public enum MPDCommands {
         MPDCommand("config", 0...0, .readOnly) { call throws(MPDError) in
             guard call.session.peer == .local else { throw MPDError(.permission, "Command only permitted to local clients") }
             call.response.add("music_directory", call.host.naming.musicDirectory)
-        },
-        // XZMusic's own: the playing song's lyrics shift changed (already stored by the client).
-        MPDCommand("xzmusic_lyrics_offset", 1...1, .changesState) { call throws(MPDError) in
-            call.player.setLyricsAdjustment(try MPDArgument.integer(call.arguments[0]))
         },
         MPDCommand("binarylimit", 1...1, .readOnly) { call throws(MPDError) in
             // As MPD: at most the output limit less room for the answer's other lines.

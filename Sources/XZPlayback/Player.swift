@@ -80,6 +80,16 @@ public final class Player: Sendable {
         command { $0.clear() }
     }
 
+    /// Empties the queue and inserts `items` in one step, so no reader sees the queue in between; returns
+    /// the new entries' ids, fewer than the items when they pass the queue's length.
+    @discardableResult
+    public func replaceQueue(with items: [QueueItem]) -> [Int] {
+        transact(otherwise: []) { core in
+            let effects = core.machine.clear()
+            return (core.machine.insert(items, at: nil), effects)
+        }
+    }
+
     /// The most entries the queue holds (MPD's `max_playlist_length`); adds past it add what fits.
     public var maxQueueLength: Int {
         get { core.withLock { $0.machine.maxLength } }

@@ -58,7 +58,7 @@ public struct PlayerStatus: Sendable, Equatable {
             case "xfade": crossfadeSeconds = Self.count(value) ?? 0
             case "updating_db": updatingDatabase = Self.count(value)
             case "error": error = value
-            case "xzmusic_buffering": isBuffering = value == "1"
+            case "buffering": isBuffering = value == "1"
             default: continue
             }
         }

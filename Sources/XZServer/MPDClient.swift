@@ -108,14 +108,9 @@ public final class MPDClient {
 
     /// Reads `key: value` lines up to `OK`; an ACK line is thrown.
     public func readResponse() throws -> [(key: String, value: String)] {
-        var pairs: [(key: String, value: String)] = []
-        while true {
-            let line = try readLine()
-            if line == "OK" { return pairs }
-            if line.hasPrefix("ACK ") { throw MPDError.parse(ackLine: line) }
-            guard let colon = line.range(of: ": ") else { continue }
-            pairs.append((String(line[..<colon.lowerBound]), String(line[colon.upperBound...])))
-        }
+        var answer = MPDAnswer()
+        while try !answer.take(line: readLine()) {}
+        return answer.pairs
     }
 
     public func readLine() throws -> String {
@@ -154,6 +149,8 @@ public final class MPDClient {
                 buffer.removeSubrange(...newline)
                 return line
             }
+            // A host's line is at most its answer; one without end is no host's.
+            guard buffer.count <= maxLineBytes else { throw ServerError.connectionClosed }
             var chunk = [UInt8](repeating: 0, count: 16 * 1024)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0, errno == EINTR { continue }
@@ -161,18 +158,7 @@ public final class MPDClient {
             buffer += chunk[..<count]
         }
     }
-}
 
-extension MPDError {
-    /// `ACK [code@index] {command} message` back into an error.
-    static func parse(ackLine line: String) -> MPDError {
-        let scanner = line.dropFirst(4)
-        guard scanner.hasPrefix("["), let at = scanner.firstIndex(of: "@"), let open = scanner.firstIndex(of: "{"), let end = scanner.firstIndex(of: "}") else {
-            return MPDError(.unknown, String(line))
-        }
-        let code = Int(scanner[scanner.index(after: scanner.startIndex)..<at]).flatMap(ACKCode.init(rawValue:)) ?? .unknown
-        let command = String(scanner[scanner.index(after: open)..<end])
-        let message = scanner[scanner.index(after: end)...].trimmingCharacters(in: .whitespaces)
-        return MPDError(code, message, command: command)
-    }
+    /// MPD's default `max_output_buffer_size`: no host's answer, so no line of it, is longer.
+    static let maxLineBytes = 8 * 1024 * 1024
 }

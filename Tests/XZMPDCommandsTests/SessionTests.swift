@@ -256,9 +256,30 @@ final class SessionTests: XCTestCase {
         while !streaming.player.snapshot().isBuffering, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         let status = fields(run("status"))
         XCTAssertEqual(status["state"], "play")
-        XCTAssertEqual(status["xzmusic_buffering"], "1")
+        XCTAssertEqual(status["buffering"], "1")
         XCTAssertEqual(streaming.player.snapshot().stateText, "buffering")
         waiting.fail("gone")
+    }
+
+    /// A list's `clear` and the adds after it are one change of the queue; the adds have the whole queue's
+    /// room, and a refused add leaves the queue cleared and holding what fitted, as MPD's.
+    func testAListsClearAndItsAddsAreOneChange() {
+        host.player.maxQueueLength = 2
+        var session = ClientSession(peer: .network, passwordRequired: false)
+        for line in ["command_list_begin", "add album/1.mp3", "add album/2.mp3", "command_list_end"] { send(line, &session) }
+        let version = Int(fields(send("status", &session))["playlist"] ?? "") ?? -1
+        for line in ["command_list_begin", "clear", "add album/3.mp3", "add album/1.mp3"] { send(line, &session) }
+        XCTAssertEqual(send("command_list_end", &session), "OK\n")
+        let titles = { (text: String) in text.split(separator: "\n").filter { $0.hasPrefix("Title: ") } }
+        XCTAssertEqual(titles(send("playlistinfo", &session)), ["Title: Three", "Title: One"])
+        XCTAssertEqual(Int(fields(send("status", &session))["playlist"] ?? ""), version + 2, "one clear, one insert")
+
+        for line in ["command_list_begin", "clear", "add album/2.mp3", "add album/3.mp3", "add album/1.mp3"] { send(line, &session) }
+        XCTAssertEqual(send("command_list_end", &session), "ACK [51@3] {add} Playlist is too large\n")
+        XCTAssertEqual(titles(send("playlistinfo", &session)), ["Title: Two", "Title: Three"])
+
+        for line in ["command_list_begin", "clear", "status"] { send(line, &session) }
+        XCTAssertEqual(fields(send("command_list_end", &session))["playlistlength"], "0", "cleared before the next command")
     }
 
     func testCommandListsStopAtTheFirstError() {

@@ -7,7 +7,7 @@ final class PlayerStatusTests: XCTestCase {
             ("volume", "40"), ("repeat", "1"), ("random", "0"), ("single", "oneshot"), ("consume", "0"),
             ("playlist", "7"), ("playlistlength", "3"), ("state", "pause"), ("xfade", "2"), ("song", "1"),
             ("songid", "12"), ("time", "13:200"), ("elapsed", "12.345"), ("duration", "199.999"),
-            ("bitrate", "320"), ("audio", "44100:16:2"), ("error", "x.mp3: damaged"), ("xzmusic_buffering", "1"),
+            ("bitrate", "320"), ("audio", "44100:16:2"), ("error", "x.mp3: damaged"), ("buffering", "1"),
         ])
         XCTAssertEqual(status.state, .pause)
         XCTAssertEqual(status.volume, 40)

@@ -1,0 +1,79 @@
+import Foundation
+import XZCatalogue
+import XZHost
+import XZHosting
+import XZPlayback
+import XZProtocol
+import XZServer
+
+extension CommandContext {
+    /// The door player commands go through: the prompt's, else one to the library's running host.
+    func playerDoor() throws -> HostDoor {
+        if let door { return door }
+        guard let opened = try connectToHost() else { throw CommandError.noHost }
+        door = opened
+        return opened
+    }
+
+    /// A door to the library's running host, if one answers on its socket.
+    func connectToHost() throws -> HostDoor? {
+        guard let client = try HostEndpoint(library: folder).connect() else { return nil }
+        return HostDoor(client: client)
+    }
+
+    /// Runs `body` against the player; the host's refusal and its loss become this command's one-line errors.
+    func withPlayer<T>(_ body: (HostDoor) throws -> T) throws -> T {
+        let door = try playerDoor()
+        do {
+            return try body(door)
+        } catch let failure as HostDoor.Failure {
+            throw CommandError.door(failure)
+        }
+    }
+
+    /// How the host names songs: its music folder, and this library for the rest.
+    func songNaming(_ door: HostDoor) throws -> SongNaming {
+        SongNaming(musicDirectory: URL(fileURLWithPath: try door.musicDirectory()), library: folder)
+    }
+
+    /// The file (or stream URL) a song the host names plays from.
+    func path(ofURI uri: String, naming: SongNaming) -> String {
+        if QueueItem.isStreamURL(uri) { return uri }
+        // A name this library cannot place is shown as the host names it.
+        return (try? naming.locate(uri, allowAbsolute: true, catalogue: database).path) ?? uri
+    }
+
+    /// The host's current song as this library knows it (title, lyrics, lyric shift); nil when there is none.
+    func currentItem(_ door: HostDoor) throws -> QueueItem? {
+        guard let song = try door.currentSong() else { return nil }
+        let path = path(ofURI: song.file, naming: try songNaming(door))
+        return QueueItem(QueueItem.isStreamURL(path) ? .stream(path) : .file(path), database: try database)
+    }
+}
+
+extension MPDRequest {
+    /// `add` for each song, named as the host takes names from a client on its socket.
+    static func adds(_ playables: [Playable]) -> [MPDRequest] {
+        playables.map { playable in
+            let uri = switch playable {
+            case .song(let song): song.isLocal ? song.localPath : song.audioURL
+            case .file(let path): path
+            case .stream(let url): url
+            }
+            return MPDRequest(name: "add", arguments: [uri])
+        }
+    }
+}
+
+extension CommandError {
+    /// The door's failure as a command's one-line error.
+    static func door(_ failure: HostDoor.Failure) -> CommandError {
+        switch failure {
+        case .refused(let error): .refusedByHost(error.command ?? "a request", error.message)
+        case .lost: .lostHost(failure)
+        case .listTooLarge(let bytes, let limit):
+            .usage("that many songs make a command list of \(bytes) bytes, more than the host takes at once "
+                + "(\(limit), max_command_list_size): name fewer")
+        }
+    }
+}
