@@ -1,0 +1,258 @@
+import Foundation
+import XZTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One-shot player commands (`xzmusic pause`, `now`, `volume +1`, `queue`) as whole processes against
+/// `xzmusic serve --output null` holding 10, 10,000 and 100,000 queued songs, each run taking turns
+/// with its `mpc` counterpart on the same host. With `compare`, another build's binary gets a host of
+/// its own at each size in the same run (before and after side by side).
+struct CLIBenchmark {
+    let folder: URL
+    let xzmusic: String
+    var compare: String?
+    var sizes = [10, 10_000, 100_000]
+    /// Runs a cell at most, and the wall time after which a cell takes no further run of xzmusic.
+    var runs = 21
+    var cellBudget = 30.0
+    /// A cell whose median so far reaches this many seconds stops after `slowRuns` runs.
+    var slowSeconds = 1.0
+    var slowRuns = 3
+    /// A run killed after this long, which ends its cell: a host that stalls must not stall the benchmark.
+    var runTimeout = 60.0
+    /// Files the queue repeats: the queue's length is what is measured, not the library's.
+    let fileCount = 100
+
+    /// A one-shot command and the mpc command it is measured against.
+    struct Pair {
+        let label: String
+        let xzmusic: [String]
+        let mpc: [String]
+        /// A request line whose answer, fetched by the leanest one-shot client, is the least the command can cost.
+        var floor: String? = nil
+    }
+
+    /// mpc lists the queue only whole (`--range` limits `load`, not `playlist`), so `queue` has a
+    /// second baseline: one page of 20 (`playlistinfo 0:20`) fetched by bash over /dev/tcp.
+    let pairs = [
+        Pair(label: "pause", xzmusic: ["pause"], mpc: ["toggle"]),
+        Pair(label: "now", xzmusic: ["now"], mpc: ["status"]),
+        Pair(label: "volume +1", xzmusic: ["volume", "+1"], mpc: ["volume", "+1"]),
+        Pair(label: "queue", xzmusic: ["queue"], mpc: ["playlist"], floor: "playlistinfo 0:20"),
+    ]
+
+    struct Cell {
+        var times: [Double] = []
+        var mpcTimes: [Double] = []
+        var floorTimes: [Double] = []
+        var stopped: String?
+    }
+
+    func run() throws {
+        let music = try makeMusicFolder()
+        let runtime = folder.appendingPathComponent("runtime")
+        let config = folder.appendingPathComponent("config")
+        try? FileManager.default.removeItem(at: runtime)
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(at: config.appendingPathComponent("xzmusic"), withIntermediateDirectories: true)
+        let cap = max(sizes.max() ?? 0, 16_384)
+        try "music_directory = \(music.path)\nmax_playlist_length = \(cap)\n"
+            .write(to: config.appendingPathComponent("xzmusic/config"), atomically: true, encoding: .utf8)
+        // Set here too, so the one-shot clients spawned below find the host and its music folder.
+        let settings = ["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": config.path, "XZMUSIC_DEMO": ""]
+        for (key, value) in settings { setenv(key, value, 1) }
+        let environment = ProcessInfo.processInfo.environment.merging(settings) { $1 }
+
+        let builds = [("xzmusic", xzmusic)] + (compare.map { [("before", $0)] } ?? [])
+        print("one-shot commands against `xzmusic serve --output null`, each run taking turns with mpc on the same host")
+        print("queued entries repeat \(fileCount) tagged MP3 files; at most \(runs) runs a cell, none started after "
+            + String(format: "%.0f s; a command whose median reaches %.0f s stops after %d runs", cellBudget, slowSeconds, slowRuns))
+        for (label, path) in builds { print("  \(label): \(path)") }
+        print("\nqueued  command    build    runs   p50 ms   p90 ms | mpc            runs   p50 ms   p90 ms |   ratio   p50 <= 15 ms")
+        var medians: [String: [Int: Double]] = [:]
+        for size in sizes {
+            for (label, binary) in builds {
+                let cells = try measureHost(binary: binary, size: size, music: music, environment: environment)
+                for (pair, cell) in zip(pairs, cells) {
+                    printRow(size: size, pair: pair, build: label, cell: cell)
+                    medians["\(pair.label)|\(label)", default: [:]][size] = percentile(cell.times.sorted(), 0.5)
+                }
+            }
+        }
+        if let smallest = sizes.min(), let largest = sizes.max(), smallest != largest {
+            print("\np50 at \(largest) queued / p50 at \(smallest) (flat: about 1x)")
+            for pair in pairs {
+                for (label, _) in builds {
+                    guard let figures = medians["\(pair.label)|\(label)"], let low = figures[smallest],
+                          let high = figures[largest], low > 0 else { continue }
+                    print(String(format: "  %@ %@ %7.2fx", pair.label.padding(toLength: 10, withPad: " ", startingAt: 0),
+                                 label.padding(toLength: 8, withPad: " ", startingAt: 0), high / low))
+                }
+            }
+        }
+        print("\npaired: xzmusic pause / mpc toggle (both toggle), now / mpc status (song and status lines), "
+            + "volume +1 / mpc volume +1, queue / mpc playlist (mpc lists only the whole queue: `--range` limits `load`, "
+            + "not `playlist`), and under it one page of 20 fetched by bash as the floor of a window; "
+            + "ratio = xzmusic p50 / mpc p50 on the same host")
+    }
+
+    /// A fresh host of `binary` with `size` entries queued and playing, and each pair's cell measured on it.
+    private func measureHost(binary: String, size: Int, music: URL, environment: [String: String]) throws -> [Cell] {
+        let library = folder.appendingPathComponent("library-\(URL(fileURLWithPath: binary).lastPathComponent)-\(size)")
+        try? FileManager.default.removeItem(at: library)
+        try checked([binary, "import", music.path, "--library", library.path])
+        let port = try freeLoopbackPort()
+        let host = try RunningProcess(binary, ["serve", "--output", "null", "--port", "\(port)", "--library", library.path],
+                                      environment: environment)
+        defer {
+            host.signal(SIGTERM)
+            _ = host.finish(timeout: 30)
+            try? FileManager.default.removeItem(at: library)
+        }
+        let connection = try waitForHost(port: port, host: host)
+        try fillQueue(connection, size: size)
+        let xz = [binary, "--library", library.path]
+        let mpc = ["mpc", "-q", "-h", "127.0.0.1", "-p", "\(port)"]
+        // Untimed: the binaries into the page cache.
+        _ = try MeasuredRun.timed([binary, "--version"])
+        _ = try MeasuredRun.timed(mpc + ["status"])
+        return try pairs.map { pair in try measureCell(pair, xzmusic: xz, mpc: mpc, port: port) }
+    }
+
+    /// The pair's runs taking turns: xzmusic until its cell is done (runs, budget or slowness), mpc every round.
+    private func measureCell(_ pair: Pair, xzmusic: [String], mpc: [String], port: Int) throws -> Cell {
+        var cell = Cell()
+        let started = Date()
+        for _ in 0..<runs {
+            if cell.stopped == nil {
+                guard let seconds = try timedRun(xzmusic + pair.xzmusic) else {
+                    // Counted at the timeout: the cell's figures are then lower bounds.
+                    cell.times.append(runTimeout)
+                    cell.stopped = String(format: "run %d killed at %.0f s: figures are lower bounds", cell.times.count, runTimeout)
+                    continue
+                }
+                cell.times.append(seconds)
+                let median = percentile(cell.times.sorted(), 0.5)
+                if cell.times.count < runs {
+                    if median >= slowSeconds, cell.times.count >= slowRuns {
+                        cell.stopped = String(format: "stopped after %d runs: median %.1f s", cell.times.count, median)
+                    } else if Date().timeIntervalSince(started) >= cellBudget {
+                        cell.stopped = String(format: "stopped at the %.0f s budget", cellBudget)
+                    }
+                }
+            }
+            cell.mpcTimes.append(try timedRun(mpc + pair.mpc) ?? runTimeout)
+            if let request = pair.floor {
+                // `close` ends the answer with the connection, so cat stops at its end.
+                let script = "exec 3<>/dev/tcp/127.0.0.1/\(port) && printf '%s\\nclose\\n' \"$1\" >&3 && cat <&3"
+                cell.floorTimes.append(try timedRun(["bash", "-c", script, "page", request]) ?? runTimeout)
+            }
+        }
+        return cell
+    }
+
+    /// Wall seconds of one run, nil when it was killed at the timeout; a failure throws with the command's output.
+    private func timedRun(_ arguments: [String]) throws -> Double? {
+        let run = try MeasuredRun.timed(arguments, timeout: runTimeout)
+        guard run.status == 0 else {
+            // wait4's status of a child ended by SIGKILL is the signal's number.
+            if run.status == SIGKILL { return nil }
+            try checked(arguments)
+            throw benchFailure("\(arguments.joined(separator: " ")) exited with status \(run.status), then not")
+        }
+        return run.wallSeconds
+    }
+
+    /// `size` entries in command lists of at most 10,000 adds (well under MPD's 2 MiB list cap), then
+    /// repeat on and playing, so pause toggles and `now` has a song.
+    private func fillQueue(_ connection: ProtocolConnection, size: Int) throws {
+        try connection.request("clear")
+        var added = 0
+        while added < size {
+            let count = min(10_000, size - added)
+            let adds = (added..<(added + count)).map { "add \(quoted(relativePath(file: $0 % fileCount)))" }
+            try connection.request((["command_list_begin"] + adds + ["command_list_end"]).joined(separator: "\n"))
+            added += count
+        }
+        try connection.request("command_list_begin\nrepeat 1\nsetvol 50\nplay 0\ncommand_list_end")
+        let status = try connection.text("status")
+        guard status.contains("playlistlength: \(size)\n"), status.contains("state: play") else {
+            throw benchFailure("the host's queue is not \(size) songs playing: \(status)")
+        }
+    }
+
+    private func waitForHost(port: Int, host: RunningProcess) throws -> ProtocolConnection {
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while Date() < deadline {
+            if let connection = try? ProtocolConnection(port: port) { return connection }
+            guard host.process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw benchFailure("xzmusic serve did not answer on port \(port): \(host.stderr.suffix(500))")
+    }
+
+    private func printRow(size: Int, pair: Pair, build: String, cell: Cell) {
+        let ours = cell.times.sorted(), theirs = cell.mpcTimes.sorted()
+        let p50 = percentile(ours, 0.5), mpcP50 = percentile(theirs, 0.5)
+        var line = String(format: "%6d  %@ %@ %4d %8.1f %8.1f | %@ %4d %8.1f %8.1f | %6.1fx   %@", size,
+                          pair.label.padding(toLength: 10, withPad: " ", startingAt: 0),
+                          build.padding(toLength: 8, withPad: " ", startingAt: 0), ours.count, p50 * 1000,
+                          percentile(ours, 0.9) * 1000, ("mpc " + pair.mpc.joined(separator: " "))
+                              .padding(toLength: 14, withPad: " ", startingAt: 0),
+                          theirs.count, mpcP50 * 1000, percentile(theirs, 0.9) * 1000, p50 / mpcP50,
+                          p50 <= 0.015 ? "met" : "MISSED")
+        if let stopped = cell.stopped { line += "  (\(stopped))" }
+        print(line)
+        if let request = pair.floor {
+            let floor = cell.floorTimes.sorted(), floorP50 = percentile(floor, 0.5)
+            // Its runs under mpc's.
+            let label = "        floor: `\(request)` by bash over /dev/tcp".padding(toLength: 68, withPad: " ", startingAt: 0)
+            print(label + String(format: "%4d %8.1f %8.1f | %6.1fx   (xzmusic / floor)", floor.count, floorP50 * 1000,
+                                 percentile(floor, 0.9) * 1000, p50 / floorP50))
+        }
+    }
+
+    // MARK: Music
+
+    /// `fileCount` short tagged MP3 files, kept under bench-data between runs.
+    private func makeMusicFolder() throws -> URL {
+        let music = folder.appendingPathComponent("music")
+        let done = folder.appendingPathComponent("music-\(fileCount).done")
+        if FileManager.default.fileExists(atPath: done.path) { return music }
+        try? FileManager.default.removeItem(at: music)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let encoded = folder.appendingPathComponent("unit.mp3").path
+        // 30 s: the song playing stays the same through most cells.
+        try AudioFixtures.makeMP3(at: encoded, seconds: 30, channels: 1, lameOptions: ["-b", "32", "--resample", "22.05"])
+        let audio = try Data(contentsOf: URL(fileURLWithPath: encoded))
+        for file in 0..<fileCount {
+            let url = music.appendingPathComponent(relativePath(file: file))
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            var data = Data(ID3v23.tag([("TIT2", "Song \(file)"), ("TPE1", "Singer \(file / 10)"),
+                                        ("TALB", "Album \(file / 10)"), ("TRCK", "\(file % 10 + 1)/10")]))
+            data.append(audio)
+            try data.write(to: url)
+        }
+        try Data().write(to: done)
+        return music
+    }
+
+    private func relativePath(file: Int) -> String {
+        String(format: "Singer %02d/%02d Song %03d.mp3", file / 10, file % 10 + 1, file)
+    }
+
+    private func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    private func checked(_ arguments: [String]) throws {
+        let log = folder.appendingPathComponent("command.log").path
+        let run = try MeasuredRun.run(arguments, stdoutPath: log)
+        guard run.status == 0 else {
+            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw benchFailure("\(arguments.joined(separator: " ")) exited with status \(run.status): \(output.suffix(500))")
+        }
+    }
+}
