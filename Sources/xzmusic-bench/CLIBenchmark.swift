@@ -77,6 +77,7 @@ struct CLIBenchmark {
                 let cells = try measureHost(binary: binary, size: size, music: music, environment: environment)
                 for (pair, cell) in zip(pairs, cells) {
                     printRow(size: size, pair: pair, build: label, cell: cell)
+                    fflush(nil)  // every stream: a long run shows its rows as they come
                     medians["\(pair.label)|\(label)", default: [:]][size] = percentile(cell.times.sorted(), 0.5)
                 }
             }
@@ -114,36 +115,23 @@ struct CLIBenchmark {
         let connection = try waitForHost(port: port, host: host)
         try fillQueue(connection, size: size)
         let xz = [binary, "--library", library.path]
-        let mpc = ["mpc", "-q", "-h", "127.0.0.1", "-p", "\(port)"]
+        // Not quiet: mpc then prints the status after a change, as xzmusic prints the new state.
+        let mpc = ["mpc", "-h", "127.0.0.1", "-p", "\(port)"]
         // Untimed: the binaries into the page cache.
         _ = try MeasuredRun.timed([binary, "--version"])
         _ = try MeasuredRun.timed(mpc + ["status"])
         return try pairs.map { pair in try measureCell(pair, xzmusic: xz, mpc: mpc, port: port) }
     }
 
-    /// The pair's runs taking turns: xzmusic until its cell is done (runs, budget or slowness), mpc every round.
+    /// The pair's runs taking turns: xzmusic until its cell is done (runs, budget or slowness), mpc every
+    /// round. Who goes first alternates, so each toggle pauses as often as it resumes.
     private func measureCell(_ pair: Pair, xzmusic: [String], mpc: [String], port: Int) throws -> Cell {
         var cell = Cell()
         let started = Date()
-        for _ in 0..<runs {
-            if cell.stopped == nil {
-                guard let seconds = try timedRun(xzmusic + pair.xzmusic) else {
-                    // Counted at the timeout: the cell's figures are then lower bounds.
-                    cell.times.append(runTimeout)
-                    cell.stopped = String(format: "run %d killed at %.0f s: figures are lower bounds", cell.times.count, runTimeout)
-                    continue
-                }
-                cell.times.append(seconds)
-                let median = percentile(cell.times.sorted(), 0.5)
-                if cell.times.count < runs {
-                    if median >= slowSeconds, cell.times.count >= slowRuns {
-                        cell.stopped = String(format: "stopped after %d runs: median %.1f s", cell.times.count, median)
-                    } else if Date().timeIntervalSince(started) >= cellBudget {
-                        cell.stopped = String(format: "stopped at the %.0f s budget", cellBudget)
-                    }
-                }
-            }
-            cell.mpcTimes.append(try timedRun(mpc + pair.mpc) ?? runTimeout)
+        for round in 0..<runs {
+            if round % 2 == 1 { cell.mpcTimes.append(try timedRun(mpc + pair.mpc) ?? runTimeout) }
+            if cell.stopped == nil { try runOnce(xzmusic + pair.xzmusic, into: &cell, started: started) }
+            if round % 2 == 0 { cell.mpcTimes.append(try timedRun(mpc + pair.mpc) ?? runTimeout) }
             if let request = pair.floor {
                 // `close` ends the answer with the connection, so cat stops at its end.
                 let script = "exec 3<>/dev/tcp/127.0.0.1/\(port) && printf '%s\\nclose\\n' \"$1\" >&3 && cat <&3"
@@ -151,6 +139,24 @@ struct CLIBenchmark {
             }
         }
         return cell
+    }
+
+    /// One timed run of xzmusic, and whether its cell stops here.
+    private func runOnce(_ arguments: [String], into cell: inout Cell, started: Date) throws {
+        guard let seconds = try timedRun(arguments) else {
+            // Counted at the timeout: the cell's figures are then lower bounds.
+            cell.times.append(runTimeout)
+            cell.stopped = String(format: "run %d killed at %.0f s: figures are lower bounds", cell.times.count, runTimeout)
+            return
+        }
+        cell.times.append(seconds)
+        let median = percentile(cell.times.sorted(), 0.5)
+        guard cell.times.count < runs else { return }
+        if median >= slowSeconds, cell.times.count >= slowRuns {
+            cell.stopped = String(format: "stopped after %d runs: median %.1f s", cell.times.count, median)
+        } else if Date().timeIntervalSince(started) >= cellBudget {
+            cell.stopped = String(format: "stopped at the %.0f s budget", cellBudget)
+        }
     }
 
     /// Wall seconds of one run, nil when it was killed at the timeout; a failure throws with the command's output.
