@@ -42,11 +42,19 @@ struct CLIBenchmark {
         Pair(label: "queue", xzmusic: ["queue"], mpc: ["playlist"], floor: "playlistinfo 0:20"),
     ]
 
-    struct Cell {
+    /// One client's runs in a cell, and why they stopped before the last round, if they did.
+    struct Series {
         var times: [Double] = []
-        var mpcTimes: [Double] = []
-        var floorTimes: [Double] = []
         var stopped: String?
+        var p50: Double { percentile(times.sorted(), 0.5) }
+        var p90: Double { percentile(times.sorted(), 0.9) }
+        var note: String { stopped.map { "  (\($0))" } ?? "" }
+    }
+
+    struct Cell {
+        var ours = Series()
+        var mpc = Series()
+        var floor = Series()
     }
 
     func run() throws {
@@ -78,7 +86,7 @@ struct CLIBenchmark {
                 for (pair, cell) in zip(pairs, cells) {
                     printRow(size: size, pair: pair, build: label, cell: cell)
                     fflush(nil)  // every stream: a long run shows its rows as they come
-                    medians["\(pair.label)|\(label)", default: [:]][size] = percentile(cell.times.sorted(), 0.5)
+                    if !cell.ours.times.isEmpty { medians["\(pair.label)|\(label)", default: [:]][size] = cell.ours.p50 }
                 }
             }
         }
@@ -123,52 +131,58 @@ struct CLIBenchmark {
         return try pairs.map { pair in try measureCell(pair, xzmusic: xz, mpc: mpc, port: port) }
     }
 
-    /// The pair's runs taking turns: xzmusic until its cell is done (runs, budget or slowness), mpc every
-    /// round. Who goes first alternates, so each toggle pauses as often as it resumes.
+    /// The pair's runs taking turns, each client until its series is done (runs, budget, slowness or
+    /// failure). Who goes first alternates, so each toggle pauses as often as it resumes.
     private func measureCell(_ pair: Pair, xzmusic: [String], mpc: [String], port: Int) throws -> Cell {
         var cell = Cell()
         let started = Date()
         for round in 0..<runs {
-            if round % 2 == 1 { cell.mpcTimes.append(try timedRun(mpc + pair.mpc) ?? runTimeout) }
-            if cell.stopped == nil { try runOnce(xzmusic + pair.xzmusic, into: &cell, started: started) }
-            if round % 2 == 0 { cell.mpcTimes.append(try timedRun(mpc + pair.mpc) ?? runTimeout) }
+            let turns = round % 2 == 0 ? [true, false] : [false, true]
+            for ours in turns {
+                if ours { try runOnce(xzmusic + pair.xzmusic, into: &cell.ours, started: started) }
+                else { try runOnce(mpc + pair.mpc, into: &cell.mpc, started: started) }
+            }
             if let request = pair.floor {
                 // `close` ends the answer with the connection, so cat stops at its end.
                 let script = "exec 3<>/dev/tcp/127.0.0.1/\(port) && printf '%s\\nclose\\n' \"$1\" >&3 && cat <&3"
-                cell.floorTimes.append(try timedRun(["bash", "-c", script, "page", request]) ?? runTimeout)
+                try runOnce(["bash", "-c", script, "page", request], into: &cell.floor, started: started)
             }
         }
         return cell
     }
 
-    /// One timed run of xzmusic, and whether its cell stops here.
-    private func runOnce(_ arguments: [String], into cell: inout Cell, started: Date) throws {
-        guard let seconds = try timedRun(arguments) else {
-            // Counted at the timeout: the cell's figures are then lower bounds.
-            cell.times.append(runTimeout)
-            cell.stopped = String(format: "run %d killed at %.0f s: figures are lower bounds", cell.times.count, runTimeout)
+    /// One timed run added to `series`, unless the series has stopped; and whether it stops here.
+    private func runOnce(_ arguments: [String], into series: inout Series, started: Date) throws {
+        guard series.stopped == nil else { return }
+        let run = try MeasuredRun.timed(arguments, timeout: runTimeout)
+        // wait4's status of a child ended by SIGKILL is the signal's number.
+        if run.status == SIGKILL {
+            // Counted at the timeout: the figures are then lower bounds.
+            series.times.append(runTimeout)
+            series.stopped = String(format: "run %d killed at %.0f s: figures are lower bounds", series.times.count, runTimeout)
             return
         }
-        cell.times.append(seconds)
-        let median = percentile(cell.times.sorted(), 0.5)
-        guard cell.times.count < runs else { return }
-        if median >= slowSeconds, cell.times.count >= slowRuns {
-            cell.stopped = String(format: "stopped after %d runs: median %.1f s", cell.times.count, median)
+        guard run.status == 0 else {
+            // A failure is a result too (a host dropping a client whose answer is too large): the row says it.
+            series.stopped = "run \(series.times.count + 1) failed: \(try failure(of: arguments))"
+            return
+        }
+        series.times.append(run.wallSeconds)
+        guard series.times.count < runs else { return }
+        if series.p50 >= slowSeconds, series.times.count >= slowRuns {
+            series.stopped = String(format: "stopped after %d runs: median %.1f s", series.times.count, series.p50)
         } else if Date().timeIntervalSince(started) >= cellBudget {
-            cell.stopped = String(format: "stopped at the %.0f s budget", cellBudget)
+            series.stopped = String(format: "stopped at the %.0f s budget", cellBudget)
         }
     }
 
-    /// Wall seconds of one run, nil when it was killed at the timeout; a failure throws with the command's output.
-    private func timedRun(_ arguments: [String]) throws -> Double? {
-        let run = try MeasuredRun.timed(arguments, timeout: runTimeout)
-        guard run.status == 0 else {
-            // wait4's status of a child ended by SIGKILL is the signal's number.
-            if run.status == SIGKILL { return nil }
-            try checked(arguments)
-            throw benchFailure("\(arguments.joined(separator: " ")) exited with status \(run.status), then not")
-        }
-        return run.wallSeconds
+    /// The last line a failing command prints, from running it again.
+    private func failure(of arguments: [String]) throws -> String {
+        let log = folder.appendingPathComponent("command.log").path
+        let run = try MeasuredRun.run(arguments, stdoutPath: log)
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let last = output.split(separator: "\n").last.map(String.init) ?? ""
+        return run.status == 0 ? "then ran (status 0): \(last.prefix(160))" : String(last.prefix(160))
     }
 
     /// `size` entries in command lists of at most 10,000 adds (well under MPD's 2 MiB list cap), then
@@ -200,24 +214,30 @@ struct CLIBenchmark {
     }
 
     private func printRow(size: Int, pair: Pair, build: String, cell: Cell) {
-        let ours = cell.times.sorted(), theirs = cell.mpcTimes.sorted()
-        let p50 = percentile(ours, 0.5), mpcP50 = percentile(theirs, 0.5)
-        var line = String(format: "%6d  %@ %@ %4d %8.1f %8.1f | %@ %4d %8.1f %8.1f | %6.1fx   %@", size,
-                          pair.label.padding(toLength: 10, withPad: " ", startingAt: 0),
-                          build.padding(toLength: 8, withPad: " ", startingAt: 0), ours.count, p50 * 1000,
-                          percentile(ours, 0.9) * 1000, ("mpc " + pair.mpc.joined(separator: " "))
-                              .padding(toLength: 14, withPad: " ", startingAt: 0),
-                          theirs.count, mpcP50 * 1000, percentile(theirs, 0.9) * 1000, p50 / mpcP50,
-                          p50 <= 0.015 ? "met" : "MISSED")
-        if let stopped = cell.stopped { line += "  (\(stopped))" }
-        print(line)
+        let ours = cell.ours, mpc = cell.mpc
+        let met = ours.times.isEmpty ? "-" : ours.p50 <= 0.015 ? "met" : "MISSED"
+        print(String(format: "%6d  %@ %@ %@ | %@ %@ | %@   %@", size,
+                     pair.label.padding(toLength: 10, withPad: " ", startingAt: 0),
+                     build.padding(toLength: 8, withPad: " ", startingAt: 0), figures(ours),
+                     ("mpc " + pair.mpc.joined(separator: " ")).padding(toLength: 14, withPad: " ", startingAt: 0),
+                     figures(mpc), ratio(ours, mpc), met)
+            + ours.note + (mpc.stopped.map { "  (mpc: \($0))" } ?? ""))
         if let request = pair.floor {
-            let floor = cell.floorTimes.sorted(), floorP50 = percentile(floor, 0.5)
             // Its runs under mpc's.
             let label = "        floor: `\(request)` by bash over /dev/tcp".padding(toLength: 68, withPad: " ", startingAt: 0)
-            print(label + String(format: "%4d %8.1f %8.1f | %6.1fx   (xzmusic / floor)", floor.count, floorP50 * 1000,
-                                 percentile(floor, 0.9) * 1000, p50 / floorP50))
+            print(label + figures(cell.floor) + " | " + ratio(ours, cell.floor) + "   (xzmusic / floor)" + cell.floor.note)
         }
+    }
+
+    /// Runs, p50 and p90 in ms; dashes for a series with no run that ended well.
+    private func figures(_ series: Series) -> String {
+        guard !series.times.isEmpty else { return "   0        -        -" }
+        return String(format: "%4d %8.1f %8.1f", series.times.count, series.p50 * 1000, series.p90 * 1000)
+    }
+
+    private func ratio(_ ours: Series, _ baseline: Series) -> String {
+        guard !ours.times.isEmpty, !baseline.times.isEmpty else { return "      -" }
+        return String(format: "%6.1fx", ours.p50 / baseline.p50)
     }
 
     // MARK: Music
