@@ -77,7 +77,13 @@ struct CLIBenchmark {
         print("one-shot commands against `xzmusic serve --output null`, each run taking turns with mpc on the same host")
         print("queued entries repeat \(fileCount) tagged MP3 files; at most \(runs) runs a cell, none started after "
             + String(format: "%.0f s; a command whose median reaches %.0f s stops after %d runs", cellBudget, slowSeconds, slowRuns))
-        for (label, path) in builds { print("  \(label): \(path)") }
+        for (label, path) in builds {
+            // Start-up alone bounds what any one-shot command can reach.
+            var startUp = Series()
+            for _ in 0..<runs { try runOnce([path, "--version"], into: &startUp, started: Date()) }
+            print(String(format: "  %@: %@ (start-up alone, `--version`: p50 %.1f ms, p90 %.1f ms)", label, path,
+                         startUp.p50 * 1000, startUp.p90 * 1000))
+        }
         print("\nqueued  command    build    runs   p50 ms   p90 ms | mpc            runs   p50 ms   p90 ms |   ratio   p50 <= 15 ms")
         var medians: [String: [Int: Double]] = [:]
         for size in sizes {
@@ -90,15 +96,15 @@ struct CLIBenchmark {
                 }
             }
         }
-        if let smallest = sizes.min(), let largest = sizes.max(), smallest != largest {
-            print("\np50 at \(largest) queued / p50 at \(smallest) (flat: about 1x)")
-            for pair in pairs {
-                for (label, _) in builds {
-                    guard let figures = medians["\(pair.label)|\(label)"], let low = figures[smallest],
-                          let high = figures[largest], low > 0 else { continue }
-                    print(String(format: "  %@ %@ %7.2fx", pair.label.padding(toLength: 10, withPad: " ", startingAt: 0),
-                                 label.padding(toLength: 8, withPad: " ", startingAt: 0), high / low))
+        print("\np50 ms by queue length (flat: about the same at each; - where no run ended well)")
+        print("  command    build   " + sizes.map { String(format: "%10d", $0) }.joined())
+        for pair in pairs {
+            for (label, _) in builds {
+                let figures = sizes.map { size in
+                    medians["\(pair.label)|\(label)"]?[size].map { String(format: "%10.1f", $0 * 1000) } ?? "         -"
                 }
+                print("  " + pair.label.padding(toLength: 10, withPad: " ", startingAt: 0) + " "
+                    + label.padding(toLength: 8, withPad: " ", startingAt: 0) + figures.joined())
             }
         }
         print("\npaired: xzmusic pause / mpc toggle (both toggle), now / mpc status (song and status lines), "
@@ -164,7 +170,8 @@ struct CLIBenchmark {
         }
         guard run.status == 0 else {
             // A failure is a result too (a host dropping a client whose answer is too large): the row says it.
-            series.stopped = "run \(series.times.count + 1) failed: \(try failure(of: arguments))"
+            series.stopped = String(format: "run %d failed after %.1f s: ", series.times.count + 1, run.wallSeconds)
+                + (try failure(of: arguments))
             return
         }
         series.times.append(run.wallSeconds)
