@@ -24,6 +24,30 @@ struct CLIBenchmark {
     /// Files the queue repeats: the queue's length is what is measured, not the library's.
     let fileCount = 100
 
+    /// `--compare OTHER_BINARY` (a host of its own beside this build's at each size) and `--sizes N,N,…`.
+    init(folder: URL, xzmusic: String, options: [String]) throws {
+        self.folder = folder
+        self.xzmusic = xzmusic
+        var rest = options[...]
+        while let option = rest.popFirst() {
+            guard let value = rest.popFirst() else { throw benchFailure("\(option) needs a value") }
+            switch option {
+            case "--compare":
+                guard FileManager.default.isExecutableFile(atPath: value) else { throw benchFailure("not a program: \(value)") }
+                compare = value
+            case "--sizes":
+                let parts = value.split(separator: ",", omittingEmptySubsequences: false)
+                let lengths = parts.compactMap { Int($0) }.filter { (1...1_000_000).contains($0) }
+                guard !lengths.isEmpty, lengths.count == parts.count else {
+                    throw benchFailure("--sizes takes queue lengths from 1 to 1000000, comma-separated")
+                }
+                sizes = lengths
+            default:
+                throw benchFailure("usage: xzmusic-bench cli [--compare OTHER_BINARY] [--sizes N,N,…]")
+            }
+        }
+    }
+
     /// A one-shot command and the mpc command it is measured against.
     struct Pair {
         let label: String
@@ -79,10 +103,12 @@ struct CLIBenchmark {
             + "asking for a longer answer is dropped)")
         print("queued entries repeat \(fileCount) tagged MP3 files; at most \(runs) runs a cell, none started after a client's runs "
             + String(format: "add up to %.0f s; a command whose median reaches %.0f s stops after %d runs", cellBudget, slowSeconds, slowRuns))
-        for (label, path) in builds {
-            // Start-up alone bounds what any one-shot command can reach.
-            var startUp = Series()
-            for _ in 0..<runs { try runOnce([path, "--version"], into: &startUp) }
+        // Start-up alone bounds what any one-shot command can reach; the builds take turns.
+        var startUps = builds.map { _ in Series() }
+        for _ in 0..<runs {
+            for index in builds.indices { try runOnce([builds[index].1, "--version"], into: &startUps[index]) }
+        }
+        for ((label, path), startUp) in zip(builds, startUps) {
             print(String(format: "  %@: %@ (start-up alone, `--version`: p50 %.1f ms, p90 %.1f ms)", label, path,
                          startUp.p50 * 1000, startUp.p90 * 1000))
         }

@@ -61,27 +61,8 @@ case "lyrics":
 case "online":
     benchmark { try OnlineBenchmark(folder: folder.appendingPathComponent("online"), mp3: try playback.makeTestFile()).run() }
 case "cli":
-    // cli [--compare OTHER_BINARY] [--sizes 10,10000,…]: OTHER_BINARY gets a host of its own beside this build's.
     benchmark {
-        var bench = CLIBenchmark(folder: folder.appendingPathComponent("cli"), xzmusic: binary)
-        var rest = arguments.dropFirst()
-        while let option = rest.popFirst() {
-            guard let value = rest.popFirst() else { throw benchFailure("\(option) needs a value") }
-            switch option {
-            case "--compare":
-                guard FileManager.default.isExecutableFile(atPath: value) else { throw benchFailure("not a program: \(value)") }
-                bench.compare = value
-            case "--sizes":
-                let sizes = value.split(separator: ",").compactMap { Int($0) }
-                guard !sizes.isEmpty, sizes.count == value.split(separator: ",").count, sizes.allSatisfy({ (1...1_000_000).contains($0) }) else {
-                    throw benchFailure("--sizes takes queue lengths from 1 to 1000000, comma-separated")
-                }
-                bench.sizes = sizes
-            default:
-                throw benchFailure("usage: xzmusic-bench cli [--compare OTHER_BINARY] [--sizes N,N,…]")
-            }
-        }
-        try bench.run()
+        try CLIBenchmark(folder: folder.appendingPathComponent("cli"), xzmusic: binary, options: Array(arguments.dropFirst())).run()
     }
 case "server":
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary,
