@@ -11,7 +11,7 @@ SWIFT ?= swift
 RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-export-dynamic
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-online bench-lyrics fuzz-lyrics fuzz-protocol install clean
+.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-cli bench-online bench-lyrics fuzz-lyrics fuzz-protocol install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -95,6 +95,13 @@ bench-server: deps
 	$(RELEASE_BUILD) --product xzmusic-floor-client
 	$(RELEASE_BUILD) --product xzmusic-bench
 	.build/release/xzmusic-bench server
+
+# One-shot player commands against a host with 10 to 100,000 queued songs, beside mpc on the same host;
+# COMPARE=OTHER_BINARY measures another build's xzmusic in the same run (before and after).
+bench-cli: deps
+	$(RELEASE_BUILD) --product xzmusic
+	$(RELEASE_BUILD) --product xzmusic-bench
+	.build/release/xzmusic-bench cli $(if $(COMPARE),--compare $(COMPARE))
 
 bench-lyrics: deps
 	$(RELEASE_BUILD) --product xzmusic

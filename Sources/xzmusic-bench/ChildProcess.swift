@@ -1,4 +1,5 @@
 import Foundation
+import XZSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,12 +42,23 @@ struct MeasuredRun {
     }
 
     /// Runs `arguments` to its end, output discarded, blocked in wait4 rather than polling, so the wall
-    /// time of a program that lasts milliseconds is exact; no peak RSS (0).
-    static func timed(_ arguments: [String]) throws -> MeasuredRun {
+    /// time of a program that lasts milliseconds is exact; no peak RSS (0). Given `timeout`, a program
+    /// still running after that many seconds is killed (its status then tells SIGKILL).
+    static func timed(_ arguments: [String], timeout: Double? = nil) throws -> MeasuredRun {
         let started = DispatchTime.now().uptimeNanoseconds
         let pid = try spawn(arguments) { actions in
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        if let timeout {
+            // The child is reaped only once `exited` is set, so the watchdog never signals a reused pid.
+            let exited = Mutex(false)
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                exited.withLock { if !$0 { kill(pid, SIGKILL) } }
+            }
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            exited.withLock { $0 = true }
         }
         var status: Int32 = 0
         var usage = rusage()

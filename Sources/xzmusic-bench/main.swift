@@ -60,6 +60,10 @@ case "lyrics":
     }
 case "online":
     benchmark { try OnlineBenchmark(folder: folder.appendingPathComponent("online"), mp3: try playback.makeTestFile()).run() }
+case "cli":
+    benchmark {
+        try CLIBenchmark(folder: folder.appendingPathComponent("cli"), xzmusic: binary, options: Array(arguments.dropFirst())).run()
+    }
 case "server":
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary,
                                          library1M: folder.appendingPathComponent("library-1m")).run() }
@@ -84,6 +88,6 @@ case "transport-floor":
     }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | formats | json | download | oneshot-search | rescan | server | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats | json | download | oneshot-search | rescan | server | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }
