@@ -57,8 +57,8 @@ final class HostWatcher: LyricLinesSwitch {
         self.database = database
         self.console = console
         state = Mutex(State(lyricsShown: console.stdoutIsTTY))
-        Self.start("xzmusic-host-follow") { [self] in follow() }
-        Self.start("xzmusic-host-lyrics") { [self] in showLyrics() }
+        Self.start("xz-host-follow") { [self] in follow() }
+        Self.start("xz-host-lyrics") { [self] in showLyrics() }
     }
 
     private static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {

@@ -21,6 +21,7 @@ final class LineEditor: Sendable {
     nonisolated(unsafe) fileprivate static var matches: [String] = []
     nonisolated(unsafe) fileprivate static var interruptFD: Int32 = -1
     nonisolated(unsafe) fileprivate static var interrupted: sig_atomic_t = 0
+    nonisolated(unsafe) fileprivate static var resized: sig_atomic_t = 0
 
     init(prompt: String, historyPath: String, completer: @escaping (String, Bool) -> [String]) {
         self.prompt = prompt
@@ -35,8 +36,6 @@ final class LineEditor: Sendable {
         // libedit decodes multibyte input by the locale: without a UTF-8 one, CJK keystrokes are lost.
         setlocale(LC_ALL, "")
         if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }
-        stifle_history(1000)
-        _ = read_history(historyPath)
         xz_rl_configure(UnsafePointer(strdup("xzmusic"))) { text, start, _ in
             LineEditor.matches = LineEditor.completer?(text.map { String(cString: $0) } ?? "", start == 0) ?? []
             xz_rl_completion_done()
@@ -47,9 +46,20 @@ final class LineEditor: Sendable {
                 return strdup(LineEditor.matches[LineEditor.matchIndex])
             }
         }
+        // After the configuration, which turns off libedit's own signal handlers: the first history call
+        // sets libedit up, and with its handlers on it would take SIGHUP and SIGTERM from the prompt's
+        // watch and pass them on to the whole process group.
+        stifle_history(1000)
+        _ = read_history(historyPath)
         signal(SIGINT) { _ in
             LineEditor.interrupted = 1
             var byte: UInt8 = 3
+            _ = write(LineEditor.interruptFD, &byte, 1)
+        }
+        // libedit's own handler, off with the others, would learn the terminal's new width.
+        signal(SIGWINCH) { _ in
+            LineEditor.resized = 1
+            var byte: UInt8 = 4
             _ = write(LineEditor.interruptFD, &byte, 1)
         }
     }
@@ -58,6 +68,7 @@ final class LineEditor: Sendable {
 
     deinit {
         signal(SIGINT, SIG_DFL)
+        signal(SIGWINCH, SIG_DFL)
         for fd in wakePipe where fd >= 0 { close(fd) }
     }
 
@@ -111,6 +122,10 @@ final class LineEditor: Sendable {
                     xz_print_now("^C\n")
                     rl_callback_handler_remove()
                     installHandler()
+                }
+                if LineEditor.resized != 0 {
+                    LineEditor.resized = 0
+                    rl_resize_terminal()
                 }
                 flushAnnouncements()
             }

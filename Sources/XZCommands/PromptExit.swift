@@ -68,7 +68,7 @@ final class PromptExit: Sendable {
                 return
             }
         }
-        thread.name = "xzmusic-terminal"
+        thread.name = "xz-terminal"
         thread.start()
     }
 }

@@ -51,7 +51,7 @@ private final class SignalRouter: Sendable {
         signalPipe = fds[1]
         let reader = fds[0]
         let thread = Thread { [self] in route(from: reader) }
-        thread.name = "xzmusic-signals"
+        thread.name = "xz-signals"
         thread.start()
     }
 
