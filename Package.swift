@@ -89,7 +89,7 @@ let package = Package(
             "XZText", "XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
             "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
             "CEditLine",
-            product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
+            product("ArgumentParser", "swift-argument-parser"),
         ]),
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.

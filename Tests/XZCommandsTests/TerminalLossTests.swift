@@ -32,8 +32,14 @@ final class TerminalLossTests: LibraryProcessTestCase {
         let gone = try prompt(session: true)
         let restarting = try prompt(session: false)
         let reattached = try prompt(session: false)
-        for prompt in [alive, gone, restarting, reattached] { XCTAssertTrue(prompt.waitFor("Attached to the running"), prompt.output) }
-        assertLeaves(alive, .closeTerminal, "idle, attached to a running host")
+        let typed = try prompt(session: true)
+        for prompt in [alive, gone, restarting, reattached, typed] { XCTAssertTrue(prompt.waitFor("Attached to the running"), prompt.output) }
+        // The host's song and its lyric lines print above the prompt (the follower of the host at work).
+        alive.type("play 晴天小调")
+        XCTAssertTrue(alive.waitFor("▶ 晴天小调"), alive.output)
+        XCTAssertTrue(alive.waitFor("♪ "), "lyric lines print: \(alive.output)")
+        assertLeaves(alive, .closeTerminal, "attached to a running host, lyric lines printing")
+        assertLeaves(typed, .endOfInput, "attached to a running host, lyric lines printing")
 
         stop(host)
         for prompt in [gone, restarting, reattached] { XCTAssertTrue(prompt.waitFor("the xzmusic host has stopped"), prompt.output) }
@@ -205,14 +211,15 @@ final class TerminalLossTests: LibraryProcessTestCase {
             .map { "\(folder)/\($0)" }
     }
 
-    /// The prompt is gone within 1 s of losing its terminal, having used under 0.2 s of CPU since.
+    /// The prompt is gone within 1 s of losing its terminal (or of Ctrl-D), having used under 0.2 s of CPU since.
     private func assertLeaves(_ prompt: TerminalPrompt, _ way: TerminalPrompt.Loss, _ state: String,
                               file: StaticString = #filePath, line: UInt = #line) {
         let end = prompt.lose(way)
         XCTAssertLessThan(end.seconds, 1, "\(state): gone within 1 s of \(way); \(end.description)\n\(prompt.output)",
                           file: file, line: line)
         XCTAssertLessThan(end.cpuSeconds, 0.2, "\(state): CPU after \(way); \(end.description)", file: file, line: line)
-        XCTAssertEqual(end.status, 128 + SIGHUP, "\(state): exit status; \(end.description)", file: file, line: line)
+        XCTAssertEqual(end.status, way == .endOfInput ? 0 : 128 + SIGHUP, "\(state): exit status; \(end.description)",
+                       file: file, line: line)
     }
 }
 
@@ -226,8 +233,15 @@ final class TerminalPrompt {
     private var reaped = false
 
     enum Loss: CustomStringConvertible {
-        case closeTerminal, hangUp
-        var description: String { self == .closeTerminal ? "closing its terminal" : "SIGHUP" }
+        /// The master closed (the terminal hangs up), SIGHUP alone, or Ctrl-D typed (which quits).
+        case closeTerminal, hangUp, endOfInput
+        var description: String {
+            switch self {
+            case .closeTerminal: "closing its terminal"
+            case .hangUp: "SIGHUP"
+            case .endOfInput: "Ctrl-D"
+            }
+        }
     }
 
     struct End: CustomStringConvertible {
@@ -332,6 +346,9 @@ final class TerminalPrompt {
             master = -1
         case .hangUp:
             kill(pid, SIGHUP)
+        case .endOfInput:
+            var byte: UInt8 = 4
+            _ = write(master, &byte, 1)
         }
         var status: Int32 = 0
         var usage = rusage()
