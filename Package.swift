@@ -94,7 +94,7 @@ let package = Package(
             "XZText", "XZSystem", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
             "XZHost", "XZProtocol", "XZServer", "XZHosting",
             "CEditLine",
-            product("ArgumentParser", "swift-argument-parser"), product("SystemPackage", "swift-system"),
+            product("ArgumentParser", "swift-argument-parser"),
         ]),
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.

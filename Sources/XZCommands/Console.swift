@@ -1,6 +1,5 @@
 import Foundation
 import XZSystem
-import SystemPackage
 import XZPlayback
 import XZText
 #if canImport(Glibc)
@@ -13,9 +12,17 @@ import Glibc
 public final class Console: Sendable {
     public static let shared = Console()
 
-    /// The line editor's sink while it waits at the prompt, which receives asynchronous lines. Held
-    /// while writing, so that lines from different threads never interleave.
-    private let output = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// Where lines go, held while writing so that lines from different threads never interleave.
+    private let output = Mutex(Output())
+
+    private struct Output {
+        /// The line editor's sink while it waits at the prompt, which receives asynchronous lines.
+        var sink: (@Sendable (String) -> Void)?
+        /// A write found the terminal (or the pipe) gone: nothing is written any more.
+        var lost = false
+        /// Told once, outside the lock, when that happens (the prompt leaves).
+        var onLoss: (@Sendable () -> Void)?
+    }
 
     public let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
     public let stderrIsTTY = isatty(STDERR_FILENO) == 1
@@ -26,7 +33,7 @@ public final class Console: Sendable {
     }
 
     public func line(_ text: String = "") {
-        output.withLock { _ in write(STDOUT_FILENO, text + "\n") }
+        writing { write(STDOUT_FILENO, text + "\n", &$0.lost) }
     }
 
     /// Several lines in one write, so that a line from a background activity cannot land among them.
@@ -37,42 +44,81 @@ public final class Console: Sendable {
 
     /// Text handed over piece by piece and written as it comes; no background line lands among the pieces.
     public func stream<Failure: Error>(_ produce: (@escaping (String) -> Void) throws(Failure) -> Void) throws(Failure) {
-        try output.withLock { (_) throws(Failure) in try produce { self.write(STDOUT_FILENO, $0) } }
+        var lostNow = false
+        defer { if lostNow { tellLoss() } }
+        try output.withLock { (output) throws(Failure) in
+            var lost = output.lost
+            defer {
+                lostNow = !output.lost && lost
+                output.lost = lost
+            }
+            try produce { self.write(STDOUT_FILENO, $0, &lost) }
+        }
     }
 
     public func error(_ text: String) {
-        output.withLock { _ in
+        writing { output in
             // The player silences fd 2 for a moment while libao probes drivers.
-            StderrSilencer.outsideSilence { write(STDERR_FILENO, text + "\n") }
+            StderrSilencer.outsideSilence { write(STDERR_FILENO, text + "\n", &output.lost) }
         }
     }
 
     /// Progress that redraws itself on one stderr line (TTY only).
     public func status(_ text: String) {
         guard stderrIsTTY else { return }
-        output.withLock { _ in write(STDERR_FILENO, "\r\u{1B}[2K" + text) }
+        writing { write(STDERR_FILENO, "\r\u{1B}[2K" + text, &$0.lost) }
     }
 
     public func clearStatus() {
         guard stderrIsTTY else { return }
-        output.withLock { _ in write(STDERR_FILENO, "\r\u{1B}[2K") }
+        writing { write(STDERR_FILENO, "\r\u{1B}[2K", &$0.lost) }
     }
 
     /// A line from a background activity: above the prompt when the user is typing, else plain.
     /// Above the prompt it is broken into lines that fit the terminal: a line the terminal wraps itself
     /// would garble the redraw, and a cut one would lose the end of an error.
     public func announce(_ text: String) {
-        output.withLock { sink in
-            if let sink {
+        writing { output in
+            if let sink = output.sink {
                 Format.wrap(text, width: width - 1).forEach(sink)
             } else {
-                write(STDOUT_FILENO, text + "\n")
+                write(STDOUT_FILENO, text + "\n", &output.lost)
             }
         }
     }
 
     func setPromptSink(_ sink: (@Sendable (String) -> Void)?) {
-        output.withLock { $0 = sink }
+        output.withLock { $0.sink = sink }
+    }
+
+    /// `handler` runs once, on the thread whose write failed, when the terminal or the pipe written to is
+    /// gone; from then on nothing is written. Without one a failed write is only dropped.
+    func onLoss(_ handler: @escaping @Sendable () -> Void) {
+        output.withLock { $0.onLoss = handler }
+    }
+
+    /// Tells that the terminal is gone: for the line editor, which reads it.
+    func lose() {
+        let first = output.withLock { output in
+            defer { output.lost = true }
+            return !output.lost
+        }
+        if first { tellLoss() }
+    }
+
+    /// Runs `body` under the lock; a loss it caused is told after the lock is let go, so that the handler
+    /// may print (its lines are dropped) without waiting on itself.
+    private func writing(_ body: (inout Output) -> Void) {
+        let lostNow = output.withLock { output in
+            let wasLost = output.lost
+            body(&output)
+            return !wasLost && output.lost
+        }
+        if lostNow { tellLoss() }
+    }
+
+    private func tellLoss() {
+        output.withLock { $0.onLoss }?()
     }
 
     public func styled(_ text: String, _ code: String) -> String {
@@ -88,9 +134,28 @@ public final class Console: Sendable {
         return 100
     }
 
-    private func write(_ fd: Int32, _ text: String) {
-        // A terminal or pipe that is gone leaves nowhere to report the failure to.
-        _ = try? FileDescriptor(rawValue: fd).writeAll(text.utf8)
+    /// Writes all of `text`, or drops it. A terminal or pipe that is gone (EIO, EPIPE, ENXIO) marks the
+    /// output lost: a failed write is never retried.
+    private func write(_ fd: Int32, _ text: String, _ lost: inout Bool) {
+        guard !lost else { return }
+        var failure: Int32 = 0
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if count > 0 {
+                    offset += count
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    // A write of nothing would be asked again for ever: as final as an error.
+                    failure = count < 0 ? errno : EIO
+                    return
+                }
+            }
+        }
+        if [EIO, EPIPE, ENXIO].contains(failure) { lost = true }
     }
 }
 

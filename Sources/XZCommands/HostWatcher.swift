@@ -12,12 +12,21 @@ import XZHost
 /// announces them (`idle`), and synced lyric lines that follow the host's position between announcements.
 /// Only what happens while attached: the song playing and the error standing when it attaches are known,
 /// not announced.
+///
+/// Two threads, both blocked while nothing happens: one waits in `idle` for the host's next change; the
+/// other sleeps until the next lyric line is due, woken early by a change, by `lyrics on|off` or by
+/// `stop()`, and without a deadline while nothing plays.
 final class HostWatcher: LyricLinesSwitch {
     private let connection: Connection
+    private let folder: LibraryFolder
     private let database: LibraryDatabase
-    private let uris: SongNaming
     private let console: Console
     private let state: Mutex<State>
+    /// Wakes the lyric thread to look again; extra signals only cost a look.
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// A host that reports changes faster than this is asked at most this often.
+    static let minimumRefreshInterval = 0.1
 
     private struct State {
         var lyricsShown: Bool
@@ -26,11 +35,11 @@ final class HostWatcher: LyricLinesSwitch {
         var hostLeft = false
         /// The first answer only sets what is known.
         var attached = false
-        /// The host's state when last asked, and when.
-        var songId: String?
+        /// The host's state when last asked, and when (monotonic).
+        var songId: Int?
         var playing = false
         var positionMs = 0
-        var askedAt = Date()
+        var askedAt = DispatchTime.now()
         var lastError: String?
         var timeline: LyricTimeline?
         var lyricLine: Int?
@@ -42,28 +51,34 @@ final class HostWatcher: LyricLinesSwitch {
         let client: MPDClient
     }
 
-    init(client: MPDClient, folder: LibraryFolder, database: LibraryDatabase, musicDirectory: URL, console: Console) {
+    init(client: MPDClient, folder: LibraryFolder, database: LibraryDatabase, console: Console) {
         connection = Connection(client: client)
+        self.folder = folder
         self.database = database
-        uris = SongNaming(musicDirectory: musicDirectory, library: folder)
         self.console = console
         state = Mutex(State(lyricsShown: console.stdoutIsTTY))
-        Thread.detachNewThread { [self] in follow() }
-        Thread.detachNewThread { [self] in tick() }
+        Self.start("xz-host-follow") { [self] in follow() }
+        Self.start("xz-host-lyrics") { [self] in showLyrics() }
+    }
+
+    private static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
+        thread.name = name
+        thread.start()
     }
 
     var showsLyrics: Bool {
         get { state.withLock { $0.lyricsShown } }
-        set { state.withLock { $0.lyricsShown = newValue } }
+        set {
+            state.withLock { $0.lyricsShown = newValue }
+            wake.signal()
+        }
     }
 
     func stop() {
         state.withLock { $0.stopped = true }
+        wake.signal()
         connection.client.disconnect()
-    }
-
-    private var isStopped: Bool {
-        state.withLock { $0.stopped }
     }
 
     /// The host quit or its connection broke: the prompt needs another.
@@ -71,73 +86,102 @@ final class HostWatcher: LyricLinesSwitch {
         state.withLock { $0.hostLeft }
     }
 
-    /// Asks, announces, waits for the next change; until the host or this prompt goes.
+    /// Asks, announces, waits in `idle` for the next change; until the host or this prompt goes. A read
+    /// that fails (the host gone, or `stop()`) ends it: the connection is never tried again.
     private func follow() {
         let client = connection.client
         do {
-            while !isStopped {
-                try refresh()
+            let uris = SongNaming(musicDirectory: try musicDirectory(client), library: folder)
+            var lastRefresh = DispatchTime(uptimeNanoseconds: 0)
+            while !state.withLock({ $0.stopped }) {
+                let since = Double(DispatchTime.now().uptimeNanoseconds &- lastRefresh.uptimeNanoseconds) / 1e9
+                if since < Self.minimumRefreshInterval { Thread.sleep(forTimeInterval: Self.minimumRefreshInterval - since) }
+                lastRefresh = .now()
+                try refresh(uris)
                 try client.sendLine("idle player playlist")
                 _ = try client.readResponse()
             }
         } catch {
             let left = state.withLock { state in
                 if !state.stopped { state.hostLeft = true }
+                state.stopped = true
                 return state.hostLeft
             }
+            wake.signal()
             if left { console.announce("note: the xzmusic host has stopped; the next command attaches to a new host or plays here") }
         }
     }
 
-    private func refresh() throws {
+    /// How the host names songs: by their path in its music folder.
+    private func musicDirectory(_ client: MPDClient) throws -> URL {
+        let config: [(key: String, value: String)]
+        do {
+            config = try client.run("config")
+        } catch is MPDError {
+            // A host that keeps its configuration to itself names songs from the default folder.
+            return SongNaming.defaultMusicDirectory()
+        }
+        return config.first { $0.key == "music_directory" }.map { URL(fileURLWithPath: $0.value) }
+            ?? SongNaming.defaultMusicDirectory()
+    }
+
+    private func refresh(_ uris: SongNaming) throws {
         let client = connection.client
-        let status = Dictionary(try client.run("status").map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-        let current = Dictionary(try client.run("currentsong").map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-        let state = status["state"] ?? "stop"
-        let active = state == "play" || state == "pause"
-        let announcements = self.state.withLock { known in
+        let status = PlayerStatus(try client.run("status"))
+        let current = SongRecord.records(try client.run("currentsong")).first
+        let announcements = state.withLock { known in
             var announcements: [String] = []
             let announcing = known.attached
             known.attached = true
-            let newSong = active && (status["songid"] != known.songId || !known.playing && known.songId == nil)
-            if newSong, let file = current["file"] {
+            let newSong = status.isActive && (status.songId != known.songId || !known.playing && known.songId == nil)
+            if newSong, let file = current?.file {
                 // A URI that names no file here (a stream's URL) is shown as the host names it.
                 let path = (try? uris.locate(file, allowAbsolute: true, catalogue: database).path) ?? file
                 var item = QueueItem(.file(path), database: database)
                 // A shift that cannot be read leaves the lyric lines unshifted rather than unannounced.
                 if let key = item.songKey { item.lyricsAdjustmentMs = (try? database.lyricsAdjustment(songKey: key)) ?? 0 }
-                let duration = status["duration"].flatMap(Double.init).map { Int(clamping: ($0 * 1000).rounded(.down), to: 0...Int.max) }
-                if announcing, let line = PlaybackSession.text(.started(item, durationMs: duration), lyrics: false) {
+                if announcing, let line = PlaybackSession.text(.started(item, durationMs: status.durationMs), lyrics: false) {
                     announcements.append(line)
                 }
                 known.timeline = item.lyricsPath.flatMap { RegularFile.contents(atPath: $0, limit: LRCParser.fileLimit) }
                     .map { LyricTimeline(LRCParser.parse(bytes: $0), adjustmentMs: item.lyricsAdjustmentMs) }
                 known.lyricLine = nil
             }
-            if announcing, let error = status["error"], error != known.lastError { announcements.append("error: \(error.safe)") }
-            known.lastError = status["error"]
-            known.songId = active ? status["songid"] : nil
-            known.playing = state == "play"
-            known.positionMs = status["elapsed"].flatMap(Double.init).map { Int(clamping: $0 * 1000, to: 0...Int.max) } ?? 0
-            known.askedAt = Date()
+            if announcing, let error = status.error, error != known.lastError { announcements.append("error: \(error.safe)") }
+            known.lastError = status.error
+            known.songId = status.isActive ? status.songId : nil
+            known.playing = status.state == .play
+            known.positionMs = status.elapsedMs ?? 0
+            known.askedAt = .now()
             return announcements
         }
+        wake.signal()
         announcements.forEach(console.announce)
     }
 
     /// Lyric lines as the host's position crosses them, reckoned from the last answer and the clock.
-    private func tick() {
-        while !isStopped {
-            Thread.sleep(forTimeInterval: 0.02)
-            let text: String? = state.withLock { known in
-                guard known.playing, known.lyricsShown, let timeline = known.timeline else { return nil }
-                let position = known.positionMs + Int(Date().timeIntervalSince(known.askedAt) * 1000)
+    /// Sleeps until the next line is due; with nothing playing (or lyrics off) until woken.
+    private func showLyrics() {
+        while true {
+            let (text, due, stopped) = state.withLock { known -> (String?, DispatchTime?, Bool) in
+                guard !known.stopped else { return (nil, nil, true) }
+                guard known.playing, known.lyricsShown, let timeline = known.timeline else { return (nil, nil, false) }
+                let elapsed = Int((DispatchTime.now().uptimeNanoseconds &- known.askedAt.uptimeNanoseconds) / 1_000_000)
+                let (position, overflow) = known.positionMs.addingReportingOverflow(elapsed)
+                guard !overflow else { return (nil, nil, false) }
                 let index = timeline.lineIndex(at: position)
                 let text = index != known.lyricLine ? index.map { timeline.lines[$0].text } : nil
                 known.lyricLine = index
-                return text
+                // The line after the current one starts later than `position` (lineIndex takes the last at or before it).
+                let next = (index ?? -1) + 1
+                guard timeline.lines.indices.contains(next) else { return (text, nil, false) }
+                let wait = UInt64(max(0, timeline.lines[next].timeMs - position))
+                let (nanoseconds, tooFar) = wait.multipliedReportingOverflow(by: 1_000_000)
+                return (text, tooFar ? nil : DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds)), false)
             }
+            if stopped { return }
             if let text { console.announce("♪ \(text.safe)") }
+            if let due { _ = wake.wait(timeout: due) } else { wake.wait() }
         }
     }
 }

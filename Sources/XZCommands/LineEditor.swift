@@ -21,6 +21,7 @@ final class LineEditor: Sendable {
     nonisolated(unsafe) fileprivate static var matches: [String] = []
     nonisolated(unsafe) fileprivate static var interruptFD: Int32 = -1
     nonisolated(unsafe) fileprivate static var interrupted: sig_atomic_t = 0
+    nonisolated(unsafe) fileprivate static var resized: sig_atomic_t = 0
 
     init(prompt: String, historyPath: String, completer: @escaping (String, Bool) -> [String]) {
         self.prompt = prompt
@@ -35,8 +36,6 @@ final class LineEditor: Sendable {
         // libedit decodes multibyte input by the locale: without a UTF-8 one, CJK keystrokes are lost.
         setlocale(LC_ALL, "")
         if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" { setlocale(LC_CTYPE, "C.UTF-8") }
-        stifle_history(1000)
-        _ = read_history(historyPath)
         xz_rl_configure(UnsafePointer(strdup("xzmusic"))) { text, start, _ in
             LineEditor.matches = LineEditor.completer?(text.map { String(cString: $0) } ?? "", start == 0) ?? []
             xz_rl_completion_done()
@@ -47,9 +46,20 @@ final class LineEditor: Sendable {
                 return strdup(LineEditor.matches[LineEditor.matchIndex])
             }
         }
+        // After the configuration, which turns off libedit's own signal handlers: the first history call
+        // sets libedit up, and with its handlers on it would take SIGHUP and SIGTERM from the prompt's
+        // watch and pass them on to the whole process group.
+        stifle_history(1000)
+        _ = read_history(historyPath)
         signal(SIGINT) { _ in
             LineEditor.interrupted = 1
             var byte: UInt8 = 3
+            _ = write(LineEditor.interruptFD, &byte, 1)
+        }
+        // libedit's own handler, off with the others, would learn the terminal's new width.
+        signal(SIGWINCH) { _ in
+            LineEditor.resized = 1
+            var byte: UInt8 = 4
             _ = write(LineEditor.interruptFD, &byte, 1)
         }
     }
@@ -58,18 +68,32 @@ final class LineEditor: Sendable {
 
     deinit {
         signal(SIGINT, SIG_DFL)
+        signal(SIGWINCH, SIG_DFL)
         for fd in wakePipe where fd >= 0 { close(fd) }
     }
 
     /// Prints `text` above the prompt and redraws the line being typed. Called from any thread.
     func announce(_ text: String) {
-        pendingAnnouncements.withLock { $0.append(text) }
+        pendingAnnouncements.withLock { pending in
+            // A prompt that cannot print (its loop held up) keeps the latest lines, not all of them.
+            if pending.count >= Self.maxPendingAnnouncements { pending.removeFirst() }
+            pending.append(text)
+        }
         var byte: UInt8 = 1
         _ = write(wakePipe[1], &byte, 1)
     }
 
-    /// The next line, or nil at end of input (Ctrl-D).
-    @MainActor func readLine() -> String? {
+    static let maxPendingAnnouncements = 200
+
+    /// What the terminal gave: a line, the end of input (Ctrl-D), or nothing any more (hung up, or a read
+    /// that fails).
+    enum Input: Equatable {
+        case line(String), end, lost
+    }
+
+    /// The next line typed. Waits without spinning: every pass of the loop either takes input, prints
+    /// lines, or ends; a terminal that reports input it does not give twice in a row is final.
+    @MainActor func readLine() -> Input {
         LineEditor.completedLine = nil
         LineEditor.reachedEOF = false
         // The sink goes first: a line arriving while the prompt is drawn waits for the redraw below.
@@ -77,11 +101,18 @@ final class LineEditor: Sendable {
         defer { Console.shared.setPromptSink(nil) }
         installHandler()
         flushAnnouncements()
+        var emptyReadable = 0, readsTakingNothing = 0
         while LineEditor.completedLine == nil && !LineEditor.reachedEOF {
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, -1)
-            if ready < 0 && errno != EINTR { return nil }
+            if ready < 0 {
+                // A signal interrupts the wait; any other failure leaves nothing to wait on.
+                if errno == EINTR { continue }
+                return .lost
+            }
+            // A hung-up terminal (its window closed, the pty's master gone), or a closed descriptor.
+            if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .lost }
             if fds[1].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(wakePipe[0], &drain, drain.count) > 0 {}
@@ -92,22 +123,41 @@ final class LineEditor: Sendable {
                     rl_callback_handler_remove()
                     installHandler()
                 }
+                if LineEditor.resized != 0 {
+                    LineEditor.resized = 0
+                    rl_resize_terminal()
+                }
                 flushAnnouncements()
             }
-            if fds[0].revents & Int16(POLLIN | POLLHUP) != 0 {
-                rl_callback_read_char()
+            guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
+            let available = Self.bytesWaiting()
+            if available == 0 {
+                // Readable with nothing to read is the end of input (a cooked terminal's Ctrl-D).
+                emptyReadable += 1
+                if emptyReadable >= 2 { return .end }
+                continue
             }
+            emptyReadable = 0
+            errno = 0
+            rl_callback_read_char()
+            // A read that fails and takes nothing (EIO for a process group that lost its terminal) fails the
+            // same way at once again.
+            let failed = errno != 0 && errno != EINTR && errno != EAGAIN
+            readsTakingNothing = failed && Self.bytesWaiting() >= available ? readsTakingNothing + 1 : 0
+            if readsTakingNothing >= 2 { return .lost }
         }
-        if let line = LineEditor.completedLine, !line.trimmingCharacters(in: .whitespaces).isEmpty {
+        guard let line = LineEditor.completedLine else { return .end }
+        if !line.trimmingCharacters(in: .whitespaces).isEmpty {
             _ = add_history(line)
             _ = write_history(historyPath)
         }
-        return LineEditor.completedLine
+        return .line(line)
     }
 
-    /// Gives the terminal back its normal settings, for a program leaving on a signal mid-line.
-    func restoreTerminal() {
-        rl_callback_handler_remove()
+    /// Bytes the terminal holds for reading; 0 when it cannot say.
+    private static func bytesWaiting() -> Int32 {
+        var count: Int32 = 0
+        return ioctl(STDIN_FILENO, UInt(FIONREAD), &count) == 0 ? count : 0
     }
 
     private func installHandler() {

@@ -84,46 +84,16 @@ struct Play: AsyncLibraryCommand {
             interrupted.set(number) { player.stop() }
         }
         player.play(items)
+        // A signal that came before the queue started stopped nothing: stopped now, the wait below ends.
+        if interrupted.signal != nil { player.stop() }
         // Waiting blocks the main thread, which is no thread of the cooperative pool.
-        while !player.waitUntilFinished(timeout: 0.2) {
-            if interrupted.signal != nil { break }
-        }
+        player.waitUntilFinished()
         let failed = player.failedTrackCount
         await running.stop()
         signals.cancel()
         if let number = interrupted.signal { throw ExitCode(128 + number) }
         if failed > 0 { throw ExitCode.failure }
     }
-}
-
-/// The signal that asked the program to stop: set from a signal handler queue, read by the waiting thread.
-final class InterruptFlag: Sendable {
-    private let value = Mutex<Int32?>(nil)
-    /// Runs `action` before the signal becomes visible to readers, so they never act ahead of it.
-    func set(_ signal: Int32, after action: () -> Void = {}) {
-        value.withLock { value in
-            action()
-            value = value ?? signal
-        }
-    }
-    var signal: Int32? { value.withLock { $0 } }
-}
-
-/// Handles signals on a dispatch queue instead of letting them end the process at once.
-final class SignalWatch {
-    private let sources: [DispatchSourceSignal]
-
-    init(_ numbers: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
-        sources = numbers.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { handler(number) }
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() { sources.forEach { $0.cancel() } }
 }
 
 struct Add: PlayerCommand {

@@ -29,7 +29,8 @@ final class PromptPlayer: Sendable {
     }
 
     /// After the followed host has gone: attaches to the host running now, or hosts here; says which.
-    /// A failure is one line and leaves the prompt as it was, to try again at the next command.
+    /// A failure is one line and leaves the prompt as it was, to try again at the next command: one
+    /// attempt per command typed, never a loop of its own.
     @MainActor func replaceLostHost() async {
         guard let watcher = state.withLock({ $0.watcher }), watcher.hostLeft else { return }
         watcher.stop()
@@ -50,15 +51,8 @@ final class PromptPlayer: Sendable {
     /// Attaches to a host that answers on the library's socket; false when none does.
     private func attach() throws -> Bool {
         guard let door = try context.connectToHost() else { return false }
-        let musicDirectory: String
-        do {
-            musicDirectory = try door.musicDirectory()
-        } catch {
-            throw CommandError.door(error)
-        }
         let watcher = try HostEndpoint(library: context.folder).connect().map { client in
-            HostWatcher(client: client, folder: context.folder, database: try context.database,
-                        musicDirectory: URL(fileURLWithPath: musicDirectory), console: context.console)
+            HostWatcher(client: client, folder: context.folder, database: try context.database, console: context.console)
         }
         context.door = door
         context.lyricLines = watcher
@@ -85,9 +79,12 @@ final class PromptPlayer: Sendable {
         state.withLock { $0.hosted = host }
     }
 
-    /// From a signal handler's queue, for a program that leaves at once.
+    /// From the thread of a prompt that leaves at once (PromptExit): stops following, or stops this
+    /// prompt's host as `quit` does, the state saved first.
     func stopForExit() {
-        state.withLock { $0.hosted }?.stopForExit()
+        let (hosted, watcher) = state.withLock { ($0.hosted, $0.watcher) }
+        watcher?.stop()
+        hosted?.stopForExit()
     }
 
     /// Stops following, or stops this prompt's music (saying so when other clients hear it).

@@ -21,6 +21,14 @@ enum Repl {
         let database = try session.database
         // The library's running host plays for this prompt; without one, this prompt becomes the host.
         let player = PromptPlayer(context: session)
+        // From here on, whatever the prompt is doing, a terminal that goes, SIGHUP or SIGTERM ends it
+        // (see PromptExit); a pipe whose reader has gone fails its write rather than kill the prompt unsaved.
+        let leaving = PromptExit(console: session.console) { player.stopForExit() }
+        let terminate = SignalWatch([SIGTERM, SIGHUP]) { leaving.leave(status: 128 + $0) }
+        defer { terminate.cancel() }
+        session.console.onLoss { leaving.leave(status: 128 + SIGHUP) }
+        leaving.watchTerminal()
+        signal(SIGPIPE, SIG_IGN)
         try await player.start()
         let interactive = isatty(STDIN_FILENO) == 1
         let editor = interactive
@@ -28,15 +36,6 @@ enum Repl {
                 completions(for: text, isCommand: isCommand, database: database)
             }
             : nil
-        // SIGTERM, or SIGHUP from a closed terminal, whatever the prompt is doing: the play session is
-        // saved from here and the program leaves at once. Running downloads keep their .part and, left
-        // running by a process that is gone, resume at the next start.
-        let terminate = SignalWatch([SIGTERM, SIGHUP]) { number in
-            player.stopForExit()
-            editor?.restoreTerminal()
-            exit(128 + number)
-        }
-        defer { terminate.cancel() }
         downloads.resumeInterrupted(in: session)
         if interactive {
             // The count only greets: a library that cannot count its songs fails the first command instead.
@@ -46,20 +45,25 @@ enum Repl {
             if player.isAttached {
                 session.console.line("Attached to the running xzmusic host: the music plays on after 'quit'.")
             }
-        } else {
-            // Ctrl-C from a script ends the program as usual; on a terminal the editor handles it.
-            signal(SIGPIPE, SIG_IGN)
         }
         while true {
-            let line: String?
+            let line: String
             if let editor {
-                line = editor.readLine()
+                let input = editor.readLine()
+                if input == .lost {
+                    leaving.leave(status: 128 + SIGHUP)
+                    leaving.waitForExit()
+                }
+                guard case .line(let text) = input else {
+                    // Ctrl-D ends it as 'quit' does.
+                    session.console.line()
+                    break
+                }
+                line = text
             } else {
-                line = Swift.readLine(strippingNewline: true)
-            }
-            guard let line else {
-                if interactive { session.console.line() }
-                break
+                // A script's end of input (or a read that fails) ends it as 'quit' does.
+                guard let text = Swift.readLine(strippingNewline: true) else { break }
+                line = text
             }
             // Leaving needs no player.
             if let word = line.split(separator: " ").first, word != "quit", word != "exit" { await player.replaceLostHost() }

@@ -144,10 +144,12 @@ public final class LibraryHost: Sendable {
     }
 
     /// As `stop()`, for a program that leaves right after, from any thread: the downloads the player
-    /// started are not waited for, and the next run resumes them from their .part.
+    /// started are not waited for, and the next run resumes them from their .part. The music stops (and
+    /// the state is saved) before the connections close, so a request stuck in the server cannot hold
+    /// up the save.
     public func stopForExit() {
-        server?.shutdown()
         host.shutdown()
+        server?.shutdown()
         if let socketPath { unlink(socketPath) }
     }
 }

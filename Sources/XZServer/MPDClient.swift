@@ -11,10 +11,18 @@ public final class MPDClient {
     private var buffer: [UInt8] = []
     public let greeting: String
 
+    /// How long connecting and the greeting may take: a host whose socket accepts but never greets
+    /// (its loop stuck, or no host at all) is an error, not a wait for ever. Answers after that wait as
+    /// long as the host takes (`idle` waits by design).
+    public static let greetingTimeout = 10
+    /// The largest `binary` chunk taken (hosts send at most their output buffer, MPD's 8 MiB by default).
+    static let maxBinaryBytes = 64 << 20
+
     /// Connects to a Unix socket; nil when nothing listens there (no host, or a dead host's socket).
     public static func connect(unixPath: String) throws -> MPDClient? {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError.cannotConnect("socket: \(String(cString: strerror(errno)))") }
+        setTimeout(fd, seconds: greetingTimeout)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(unixPath.utf8)
@@ -49,6 +57,7 @@ public final class MPDClient {
         }
         defer { freeaddrinfo(list) }
         let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+        if fd >= 0 { setTimeout(fd, seconds: greetingTimeout) }
         guard fd >= 0, Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let message = String(cString: strerror(errno))
             if fd >= 0 { close(fd) }
@@ -70,9 +79,18 @@ public final class MPDClient {
             close(fd)
             throw ServerError.notAHost("not a protocol host: \(line.prefix(80))")
         }
+        MPDClient.setTimeout(fd, seconds: 0)
         self.fd = fd
         buffer = pending
         greeting = line
+    }
+
+    /// Bounds connect, sends and reads of `fd` (0: no bound).
+    private static func setTimeout(_ fd: Int32, seconds: Int) {
+        var time = timeval(tv_sec: seconds, tv_usec: 0)
+        let size = socklen_t(MemoryLayout<timeval>.size)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, size)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, size)
     }
 
     deinit { close(fd) }
@@ -129,6 +147,7 @@ public final class MPDClient {
             let key = String(line[..<colon.lowerBound]), value = String(line[colon.upperBound...])
             pairs.append((key, value))
             guard key == "binary", let count = Int(value), count >= 0 else { continue }
+            guard count <= Self.maxBinaryBytes else { throw ServerError.notAHost("a binary chunk of \(count) bytes is more than any host sends") }
             // The bytes, then a newline.
             while buffer.count < count + 1 {
                 var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -149,11 +168,14 @@ public final class MPDClient {
                 buffer.removeSubrange(...newline)
                 return line
             }
-            // A host's line is at most its answer; one without end is no host's.
-            guard buffer.count <= maxLineBytes else { throw ServerError.connectionClosed }
+            guard buffer.count <= maxLineBytes else { throw ServerError.notAHost("a line of more than \(maxLineBytes) bytes") }
             var chunk = [UInt8](repeating: 0, count: 16 * 1024)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            // A read that ends (0) or fails is final; only a signal's interruption is read again.
             if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                throw ServerError.cannotConnect("the host said nothing for \(greetingTimeout) s")
+            }
             guard count > 0 else { throw ServerError.connectionClosed }
             buffer += chunk[..<count]
         }
