@@ -1,6 +1,5 @@
 import Foundation
 import XZPlayback
-import XZServer
 import XZSystem
 import XZText
 import XZHost
