@@ -121,6 +121,28 @@ public final class LibraryHost: Sendable {
                            downloads: downloads, lock: lock)
     }
 
+    /// Clients connected to the host (its sockets' and its sessions in process).
+    public var clientCount: Int { host.clientCount }
+
+    /// Plays `items` from the first, replacing the queue: a player of one command (`play --output`), which
+    /// waits for them rather than driving the host through its table.
+    public func play(_ items: [QueueItem]) {
+        host.player.play(items)
+    }
+
+    /// Stops the music, the track ending as stopped; from any thread (a signal's).
+    public func stopPlaying() {
+        host.player.stop()
+    }
+
+    /// Blocks until nothing plays (the queue done, or stopped); false when `timeout` seconds passed first.
+    public func waitUntilFinished(timeout: TimeInterval) -> Bool {
+        host.player.waitUntilFinished(timeout: timeout)
+    }
+
+    /// Tracks that ended with an error so far (a one-shot command's exit status).
+    public var failedTrackCount: Int { host.player.failedTrackCount }
+
     /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
     /// other URLs stream without being kept, unless `keepURLs`.
     private static func streamOpener(_ downloads: DownloadManager, database: LibraryDatabase, cache: OnlineCache,
