@@ -175,6 +175,9 @@ final class DownloadCommandTests: XCTestCase {
         XCTAssertTrue(eventually(timeout: 30) { server.bytesSent(path: "/song.mp3") > 0 }, "the song streams")
 
         input.fileHandleForWriting.write(Data("downloads\ndownload resume all\ndownloads\n".utf8))
+        // Another program sees the task as the prompt's: running, not to be taken over.
+        let listed = try TestProcess.run(binary, ["downloads", "--json"], environment: environment)
+        let states = try XCTUnwrap(JSONSerialization.jsonObject(with: listed.stdoutData) as? [[String: Any]]).compactMap { $0["state"] as? String }
         let other = try TestProcess.run(binary, ["download", "resume", "all", "--wait"], environment: environment)
         XCTAssertEqual(other.status, 0, other.stdout + other.stderr)
         let songs = temp.url.appendingPathComponent("library/songs")
@@ -186,6 +189,8 @@ final class DownloadCommandTests: XCTestCase {
         let seen = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         prompt.waitUntilExit()
         XCTAssertEqual(server.requests(path: "/song.mp3").count, 1, "one writer: \(seen)")
+        XCTAssertFalse(seen.contains(" queued "), "the prompt lists the song it streams as running: \(seen)")
+        XCTAssertTrue(states == ["running"] || states == ["done"], "\(states)")
         let info = try XCTUnwrap(JSONSerialization.jsonObject(with: try xzmusic(["info", "#1", "--json"]).stdoutData) as? [String: Any])
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(info["local_path"] as? String))), payload, seen)
     }
