@@ -92,7 +92,7 @@ let package = Package(
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
             "XZText", "XZSystem", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
-            "XZHost", "XZProtocol", "XZServer", "XZHosting",
+            "XZHost", "XZProtocol", "XZHosting",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"),
         ]),

@@ -4,7 +4,6 @@ import XZHost
 import XZHosting
 import XZPlayback
 import XZProtocol
-import XZServer
 
 extension CommandContext {
     /// The door player commands go through: the prompt's, else one to the library's running host.
@@ -17,8 +16,7 @@ extension CommandContext {
 
     /// A door to the library's running host, if one answers on its socket.
     func connectToHost() throws -> HostDoor? {
-        guard let client = try HostEndpoint(library: folder).connect() else { return nil }
-        return HostDoor(client: client)
+        try HostDoor.connect(library: folder)
     }
 
     /// Runs `body` against the player; the host's refusal and its loss become this command's one-line errors.

@@ -42,6 +42,11 @@ protocol DownloadQueue: AnyObject, Sendable {
     @MainActor func start(_ manager: DownloadManager, progress: Download.Progress) async throws
     /// Called when the command is done with the manager.
     func release(_ manager: DownloadManager) async
+    /// The manager a host this process starts is to use: the queue's, once it has made one, so the player
+    /// and the queue never both write a song's download. Nil: the host makes its own and `share`s it.
+    var managerForHost: DownloadManager? { get }
+    /// Makes the manager of the host this process runs the queue's.
+    func share(_ hostManager: DownloadManager, in context: CommandContext)
 }
 
 extension DownloadQueue {
@@ -65,9 +70,21 @@ private func loadSettings(_ settings: DownloadSettings?) throws -> DownloadSetti
     do { return try settings ?? DownloadSettings.load() } catch { throw CommandError.failed(error) }
 }
 
-/// The prompt's queue: created on first use, announcing progress above the prompt.
+/// The prompt's queue: the manager of the prompt's host, else one made on first use; announcing progress
+/// above the prompt.
 final class BackgroundDownloads: DownloadQueue {
     private let current = Mutex<DownloadManager?>(nil)
+
+    var managerForHost: DownloadManager? { current.withLock { $0 } }
+
+    func share(_ hostManager: DownloadManager, in context: CommandContext) {
+        current.withLock { current in
+            // A host started with the queue's manager has nothing to hand over.
+            guard current == nil else { return }
+            current = hostManager
+            Self.announceEvents(of: hostManager, on: context.console)
+        }
+    }
 
     func manager(in context: CommandContext, _ settings: DownloadSettings?) throws -> DownloadManager {
         try current.withLock { current in
@@ -137,6 +154,10 @@ final class CommandDownloads: DownloadQueue {
     func release(_ manager: DownloadManager) async {
         await manager.shutdown()
     }
+
+    /// A one-shot command that hosts (`serve`, `play --output`) queues no downloads: its host keeps its own.
+    var managerForHost: DownloadManager? { nil }
+    func share(_ hostManager: DownloadManager, in context: CommandContext) {}
 
     @MainActor func start(_ manager: DownloadManager, progress: Download.Progress) async throws {
         guard progress.wait else {

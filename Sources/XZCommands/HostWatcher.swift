@@ -4,7 +4,7 @@ import XZCatalogue
 import XZLyrics
 import XZPlayback
 import XZProtocol
-import XZServer
+import XZHosting
 import XZText
 import XZHost
 
@@ -17,7 +17,8 @@ import XZHost
 /// other sleeps until the next lyric line is due, woken early by a change, by `lyrics on|off` or by
 /// `stop()`, and without a deadline while nothing plays.
 final class HostWatcher: LyricLinesSwitch {
-    private let connection: Connection
+    /// The watcher's own door to the host, in `idle` most of the time; other threads only hang it up.
+    private let door: HostDoor
     private let folder: LibraryFolder
     private let database: LibraryDatabase
     private let console: Console
@@ -45,14 +46,8 @@ final class HostWatcher: LyricLinesSwitch {
         var lyricLine: Int?
     }
 
-    /// The socket to the host. Unchecked: only the follow thread talks over it; other threads only
-    /// disconnect, which MPDClient allows from any thread.
-    private struct Connection: @unchecked Sendable {
-        let client: MPDClient
-    }
-
-    init(client: MPDClient, folder: LibraryFolder, database: LibraryDatabase, console: Console) {
-        connection = Connection(client: client)
+    init(door: HostDoor, folder: LibraryFolder, database: LibraryDatabase, console: Console) {
+        self.door = door
         self.folder = folder
         self.database = database
         self.console = console
@@ -78,7 +73,7 @@ final class HostWatcher: LyricLinesSwitch {
     func stop() {
         state.withLock { $0.stopped = true }
         wake.signal()
-        connection.client.disconnect()
+        door.hangUp()
     }
 
     /// The host quit or its connection broke: the prompt needs another.
@@ -89,17 +84,15 @@ final class HostWatcher: LyricLinesSwitch {
     /// Asks, announces, waits in `idle` for the next change; until the host or this prompt goes. A read
     /// that fails (the host gone, or `stop()`) ends it: the connection is never tried again.
     private func follow() {
-        let client = connection.client
         do {
-            let uris = SongNaming(musicDirectory: try musicDirectory(client), library: folder)
+            let uris = SongNaming(musicDirectory: try musicDirectory(), library: folder)
             var lastRefresh = DispatchTime(uptimeNanoseconds: 0)
             while !state.withLock({ $0.stopped }) {
                 let since = Double(DispatchTime.now().uptimeNanoseconds &- lastRefresh.uptimeNanoseconds) / 1e9
                 if since < Self.minimumRefreshInterval { Thread.sleep(forTimeInterval: Self.minimumRefreshInterval - since) }
                 lastRefresh = .now()
                 try refresh(uris)
-                try client.sendLine("idle player playlist")
-                _ = try client.readResponse()
+                try door.run("idle", ["player", "playlist"])
             }
         } catch {
             let left = state.withLock { state in
@@ -113,22 +106,18 @@ final class HostWatcher: LyricLinesSwitch {
     }
 
     /// How the host names songs: by their path in its music folder.
-    private func musicDirectory(_ client: MPDClient) throws -> URL {
-        let config: [(key: String, value: String)]
+    private func musicDirectory() throws -> URL {
         do {
-            config = try client.run("config")
-        } catch is MPDError {
+            return URL(fileURLWithPath: try door.musicDirectory())
+        } catch .refused {
             // A host that keeps its configuration to itself names songs from the default folder.
             return SongNaming.defaultMusicDirectory()
         }
-        return config.first { $0.key == "music_directory" }.map { URL(fileURLWithPath: $0.value) }
-            ?? SongNaming.defaultMusicDirectory()
     }
 
     private func refresh(_ uris: SongNaming) throws {
-        let client = connection.client
-        let status = PlayerStatus(try client.run("status"))
-        let current = SongRecord.records(try client.run("currentsong")).first
+        let status = try door.status()
+        let current = try door.currentSong()
         let announcements = state.withLock { known in
             var announcements: [String] = []
             let announcing = known.attached

@@ -75,20 +75,19 @@ struct Play: AsyncLibraryCommand {
         if let crossfade { configuration.crossfade.seconds = crossfade }
         let running = try await context.startHost(configuration, listening: .nowhere,
                                                   showing: PlaybackSession(console: context.console, presentation: json ? .json : .text))
-        let player = running.host.player
         // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()
         let signals = SignalWatch([SIGINT, SIGTERM, SIGHUP]) { number in
             // Seeing the flag leads to shutdown, which ignores a later stop(): the flag shows only once stop() is in.
-            interrupted.set(number) { player.stop() }
+            interrupted.set(number) { running.stopPlaying() }
         }
-        player.play(items)
+        running.play(items)
         // A signal that came before the queue started stopped nothing: stopped now, the wait below ends.
-        if interrupted.signal != nil { player.stop() }
+        if interrupted.signal != nil { running.stopPlaying() }
         // Waiting blocks the main thread, which is no thread of the cooperative pool.
-        player.waitUntilFinished()
-        let failed = player.failedTrackCount
+        running.waitUntilFinished()
+        let failed = running.failedTrackCount
         await running.stop()
         signals.cancel()
         if let number = interrupted.signal { throw ExitCode(128 + number) }

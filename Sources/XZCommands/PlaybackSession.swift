@@ -1,6 +1,5 @@
 import Foundation
 import XZPlayback
-import XZServer
 import XZSystem
 import XZText
 import XZHost
@@ -100,8 +99,12 @@ extension CommandContext {
     /// Starts this library's host in this process, its events and notes shown by `session`.
     @MainActor func startHost(_ configuration: HostConfiguration, listening: LibraryHost.Listening,
                               showing session: PlaybackSession) async throws -> LibraryHost {
-        try await LibraryHost.start(configuration, library: folder, database: database, listening: listening,
-                                    events: session.handle, notes: { session.handle(.notice($0)) })
+        // One download manager in this process: the player's streams and the download queue share it.
+        let host = try await LibraryHost.start(configuration, library: folder, database: database, listening: listening,
+                                               downloads: downloads.managerForHost,
+                                               events: session.handle, notes: { session.handle(.notice($0)) })
+        downloads.share(host.downloads, in: self)
+        return host
     }
 
     /// Files for SONG arguments: catalogue songs (their audio URL when not offline), audio files, or URLs.

@@ -1,6 +1,5 @@
 import Foundation
 import XZHosting
-import XZServer
 import XZSystem
 
 /// Who plays for a prompt: the library's running host, followed for the lines above the prompt, or a
@@ -51,8 +50,8 @@ final class PromptPlayer: Sendable {
     /// Attaches to a host that answers on the library's socket; false when none does.
     private func attach() throws -> Bool {
         guard let door = try context.connectToHost() else { return false }
-        let watcher = try HostEndpoint(library: context.folder).connect().map { client in
-            HostWatcher(client: client, folder: context.folder, database: try context.database, console: context.console)
+        let watcher = try HostDoor.connect(library: context.folder).map { watching in
+            HostWatcher(door: watching, folder: context.folder, database: try context.database, console: context.console)
         }
         context.door = door
         context.lyricLines = watcher
@@ -92,7 +91,7 @@ final class PromptPlayer: Sendable {
         let (hosted, watcher) = state.withLock { ($0.hosted, $0.watcher) }
         watcher?.stop()
         guard let hosted else { return }
-        let clients = hosted.host.clientCount
+        let clients = hosted.clientCount
         if clients > 0 { context.console.line("note: stopping the music for \(clients) attached client\(clients == 1 ? "" : "s")") }
         await hosted.stop()
     }

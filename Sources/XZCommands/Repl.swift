@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import XZCatalogue
-import XZPlayback
-import XZServer
 import XZSystem
 import XZText
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import XZCatalogue
 import XZMPDCommands
 import XZProtocol
 import XZServer
@@ -22,8 +23,15 @@ public final class HostDoor: Sendable {
         case session(ClientSession, MPDService)
     }
 
+    /// The socket, for hanging up from another thread while a request waits on it. Unchecked: its only
+    /// use is `disconnect()`, a `shutdown(2)` of the descriptor, which MPDClient allows from any thread.
+    private struct HangUp: @unchecked Sendable {
+        let client: MPDClient?
+    }
+
     /// One request at a time, whichever thread asks.
     private let line: Mutex<Line>
+    private let hangUpLine: HangUp
     /// The host's music folder, asked once (`config`).
     private let knownMusicDirectory = Mutex<String?>(nil)
     /// Whether the host runs in this process.
@@ -36,14 +44,29 @@ public final class HostDoor: Sendable {
 
     /// A door over the socket of a host in another process.
     public init(client: sending MPDClient) {
+        hangUpLine = HangUp(client: client)
         line = Mutex(.socket(client))
         isInProcess = false
+    }
+
+    /// A door to the running host of `library`, over its socket; nil when no host answers there (no socket,
+    /// or one a host that died left behind).
+    public static func connect(library: LibraryFolder) throws -> HostDoor? {
+        guard let client = try MPDClient.connect(unixPath: LibraryHost.socketPath(of: library)) else { return nil }
+        return HostDoor(client: client)
     }
 
     /// A door to this process's host: a client session of its own, local and let in as the socket's are.
     public init(service: MPDService) {
         line = Mutex(.session(ClientSession(peer: .local, passwordRequired: false), service))
+        hangUpLine = HangUp(client: nil)
         isInProcess = true
+    }
+
+    /// Ends a socket door from any thread: a request waiting for its answer (`idle`) fails as `lost`, and so
+    /// does every later one. A door in process has no line to end.
+    public func hangUp() {
+        hangUpLine.client?.disconnect()
     }
 
     /// Runs one command: the `key: value` pairs of its answer.

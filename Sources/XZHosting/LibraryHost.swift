@@ -33,8 +33,9 @@ public final class LibraryHost: Sendable {
     /// The TCP port listened on (the one picked, for port 0); nil without TCP.
     public let tcpPort: Int?
     private let server: ProtocolServer?
-    /// Fetches what the player streams; shut down with the host.
-    private let downloads: DownloadManager
+    /// Fetches what the player streams, and the download queue of the process that hosts: one manager per
+    /// process, so a song that plays as it downloads has one writer. Shut down with the host.
+    public let downloads: DownloadManager
     /// Held while the host runs; freed by `stop()`, or by the kernel when the process ends.
     private let lock: Mutex<HostLock?>
 
@@ -59,10 +60,13 @@ public final class LibraryHost: Sendable {
     /// restores the state file before anyone can connect, so no client sees the empty queue first, and
     /// keeps it; then watches the catalogue and the music folder.
     /// `events` hears every player event from the start, off the audio thread; `notes` hears one line
-    /// for each key left at its default and each problem that is no command's failure.
+    /// for each key left at its default and each problem that is no command's failure. `downloads` is the
+    /// process's download manager when it has one already (a prompt's queue), which the host then uses and
+    /// shuts down; without it the host makes its own.
     /// On the main actor, as the commands run: the lock, the state file and the binds block.
     @MainActor public static func start(_ configuration: HostConfiguration, library: LibraryFolder,
                                         database: LibraryDatabase, listening: Listening,
+                                        downloads shared: DownloadManager? = nil,
                                         events: @escaping @Sendable (PlayerEvent) -> Void = { _ in },
                                         notes: @escaping @Sendable (String) -> Void = { _ in }) async throws -> LibraryHost {
         let settings = configuration.settings
@@ -73,7 +77,7 @@ public final class LibraryHost: Sendable {
                 + (listening == .socketAndTCP ? ", tcp \(settings.bindAddress):\(settings.port)" : "")
             return try HostLock(path: endpoint.lockPath, description: description)
         }
-        let downloads = DownloadManager(database: database, library: library, settings: configuration.downloads)
+        let downloads = shared ?? DownloadManager(database: database, library: library, settings: configuration.downloads)
         let host = PlayerHost(folder: library, database: database, output: configuration.output,
                               realtime: configuration.realtime, musicDirectory: settings.musicDirectory,
                               streams: streamOpener(downloads, database: database, cache: configuration.downloads.onlineCache,
@@ -102,7 +106,8 @@ public final class LibraryHost: Sendable {
             } catch {
                 listener.shutdown()
                 host.shutdown()
-                await downloads.shutdown()
+                // The process's manager goes on serving its queue, or another host started in its place.
+                if shared == nil { await downloads.shutdown() }
                 throw HostingError.cannotListen(error)
             }
             listener.service.watchCatalogue(makingRecordsAhead: configuration.makesRecordsAhead)
@@ -115,6 +120,29 @@ public final class LibraryHost: Sendable {
         return LibraryHost(host: host, service: service, server: server, socketPath: endpoint?.socketPath, tcpPort: tcpPort,
                            downloads: downloads, lock: lock)
     }
+
+    /// Clients connected to the host (its sockets' and its sessions in process).
+    public var clientCount: Int { host.clientCount }
+
+    /// Plays `items` from the first, replacing the queue: a player of one command (`play --output`), which
+    /// waits for them rather than driving the host through its table.
+    public func play(_ items: [QueueItem]) {
+        host.player.play(items)
+    }
+
+    /// Stops the music, the track ending as stopped; from any thread (a signal's).
+    public func stopPlaying() {
+        host.player.stop()
+    }
+
+    /// Blocks until nothing plays (the queue done, or stopped); false when `timeout` seconds passed first.
+    @discardableResult
+    public func waitUntilFinished(timeout: TimeInterval? = nil) -> Bool {
+        host.player.waitUntilFinished(timeout: timeout)
+    }
+
+    /// Tracks that ended with an error so far (a one-shot command's exit status).
+    public var failedTrackCount: Int { host.player.failedTrackCount }
 
     /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
     /// other URLs stream without being kept, unless `keepURLs`.

@@ -146,4 +146,52 @@ final class DownloadCommandTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(info["local_path"] as? String))), payload)
         XCTAssertLessThan(server.bytesSent(path: "/song.mp3") - payload.count, 1_000_000, "bytes fetched twice stay under 1 MB")
     }
+
+    /// A prompt that hosts streams a song through the download it starts; the prompt's download commands, and
+    /// another program's, leave that download to it: one request for the song, and the kept copy whole.
+    func testTheSongAPromptStreamsHasOneWriter() throws {
+        var body = song!
+        while body.count < 600_000 { body += song! }
+        let payload = body
+        let server = try TestHTTPServer { request, _ in
+            guard request.path == "/song.mp3" else { return .text(404, "no") }
+            var response = TestHTTPServer.file(payload, request: request)
+            response.chunk = 16 * 1024
+            response.delay = 0.05
+            return response
+        }
+        try importFeed(server: server, title: "Streamed Tune")
+        var environment = self.environment
+        environment["XZMUSIC_OUTPUT"] = "null"
+        let prompt = Process()
+        prompt.executableURL = URL(fileURLWithPath: binary)
+        prompt.environment = environment
+        let input = Pipe(), output = Pipe()
+        prompt.standardInput = input
+        prompt.standardOutput = output
+        prompt.standardError = output
+        try prompt.run()
+        input.fileHandleForWriting.write(Data("play Streamed Tune\n".utf8))
+        XCTAssertTrue(eventually(timeout: 30) { server.bytesSent(path: "/song.mp3") > 0 }, "the song streams")
+
+        input.fileHandleForWriting.write(Data("downloads\ndownload resume all\ndownloads\n".utf8))
+        // Another program sees the task as the prompt's: running, not to be taken over.
+        let listed = try TestProcess.run(binary, ["downloads", "--json"], environment: environment)
+        let states = try XCTUnwrap(JSONSerialization.jsonObject(with: listed.stdoutData) as? [[String: Any]]).compactMap { $0["state"] as? String }
+        let other = try TestProcess.run(binary, ["download", "resume", "all", "--wait"], environment: environment)
+        XCTAssertEqual(other.status, 0, other.stdout + other.stderr)
+        let songs = temp.url.appendingPathComponent("library/songs")
+        XCTAssertTrue(eventually(timeout: 60) {
+            (FileManager.default.enumerator(atPath: songs.path)?.allObjects as? [String] ?? []).contains { $0.hasSuffix(".mp3") }
+        }, "the streamed song is kept")
+        input.fileHandleForWriting.write(Data("quit\n".utf8))
+        try input.fileHandleForWriting.close()
+        let seen = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        prompt.waitUntilExit()
+        XCTAssertEqual(server.requests(path: "/song.mp3").count, 1, "one writer: \(seen)")
+        XCTAssertFalse(seen.contains(" queued "), "the prompt lists the song it streams as running: \(seen)")
+        XCTAssertTrue(states == ["running"] || states == ["done"], "\(states)")
+        let info = try XCTUnwrap(JSONSerialization.jsonObject(with: try xzmusic(["info", "#1", "--json"]).stdoutData) as? [String: Any])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(info["local_path"] as? String))), payload, seen)
+    }
 }

@@ -6,6 +6,7 @@ import XZHosting
 import XZMPDCommands
 import XZProtocol
 import XZServer
+import XZSystem
 import XZTestSupport
 
 /// The door over a real host's socket and the door to the same host in process answer alike: the same
@@ -103,5 +104,39 @@ final class HostDoorTests: XCTestCase {
         XCTAssertThrowsError(try door.status()) { error in
             guard case .lost? = error as? HostDoor.Failure else { return XCTFail("\(error)") }
         }
+    }
+
+    func testADoorFindsTheLibrarysHostOnItsSocketAndHangsUpAWaitingIdle() throws {
+        let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
+        XCTAssertNil(try HostDoor.connect(library: library), "no host answers for the library yet")
+        let socketPath = LibraryHost.socketPath(of: library)
+        try server.listen(unixPath: socketPath)
+        defer { unlink(socketPath) }
+        let door = try XCTUnwrap(try HostDoor.connect(library: library))
+        XCTAssertFalse(door.isInProcess)
+        XCTAssertEqual(try door.status().playlistLength, 0)
+
+        // An idle answers a change another client makes, then waits until the door is hung up.
+        let other = try XCTUnwrap(try HostDoor.connect(library: library))
+        let outcome = Mutex<[String]>([])
+        let done = expectation(description: "the idles ended")
+        Thread.detachNewThread {
+            do throws(HostDoor.Failure) {
+                let changed = try door.run("idle", ["playlist"]).map(\.value)
+                outcome.withLock { $0 += changed }
+                try door.run("idle", ["playlist"])
+                outcome.withLock { $0.append("the second idle answered") }
+            } catch {
+                let ending = if case .lost = error { "lost" } else { "\(error)" }
+                outcome.withLock { $0.append(ending) }
+            }
+            done.fulfill()
+        }
+        try other.run("add", ["album/1.mp3"])
+        XCTAssertTrue(eventually { !outcome.withLock { $0.isEmpty } })
+        door.hangUp()
+        wait(for: [done], timeout: 30)
+        XCTAssertEqual(outcome.withLock { $0 }, ["playlist", "lost"])
+        XCTAssertThrowsError(try door.status(), "a door hung up stays so")
     }
 }
