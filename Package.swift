@@ -74,7 +74,7 @@ let package = Package(
         // changes its observers hear.
         .target(name: "XZHost", dependencies: ["XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"]),
         // The MPD protocol's wire format as plain values: requests, arguments, responses, ACKs.
-        .target(name: "XZProtocol"),
+        .target(name: "XZProtocol", dependencies: ["XZSystem"]),
         // MPD's command table over the host, and one connection's protocol state.
         .target(name: "XZMPDCommands", dependencies: [
             "XZSystem", "XZProtocol", "XZHost", "XZAudio", "XZCatalogue", "XZStats", "XZPlayback",

@@ -168,7 +168,7 @@ extension MPDError {
     static func parse(ackLine line: String) -> MPDError {
         let scanner = line.dropFirst(4)
         guard scanner.hasPrefix("["), let at = scanner.firstIndex(of: "@"), let open = scanner.firstIndex(of: "{"), let end = scanner.firstIndex(of: "}") else {
-            return MPDError(.unknown, String(line))
+            return MPDError.unknown(String(line))
         }
         let code = Int(scanner[scanner.index(after: scanner.startIndex)..<at]).flatMap(ACKCode.init(rawValue:)) ?? .unknown
         let command = String(scanner[scanner.index(after: open)..<end])
