@@ -141,6 +141,7 @@ let package = Package(
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", product("ArgumentParser", "swift-argument-parser"),
+            "XZSystem", "XZAudio", "XZCatalogue", "XZPlayback", "XZProtocol", "XZServer",
         ]),
     ],
     swiftLanguageModes: [.v6],
