@@ -74,7 +74,7 @@ let package = Package(
         // changes its observers hear.
         .target(name: "XZHost", dependencies: ["XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"]),
         // The MPD protocol's wire format as plain values: requests, arguments, responses, ACKs.
-        .target(name: "XZProtocol"),
+        .target(name: "XZProtocol", dependencies: ["XZSystem"]),
         // MPD's command table over the host, and one connection's protocol state.
         .target(name: "XZMPDCommands", dependencies: [
             "XZSystem", "XZProtocol", "XZHost", "XZAudio", "XZCatalogue", "XZStats", "XZPlayback",
@@ -150,7 +150,7 @@ let package = Package(
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHosting", "XZPlayback",
-            "XZCatalogue", "XZProtocol", "XZServer", product("ArgumentParser", "swift-argument-parser"),
+            "XZCatalogue", "XZProtocol", "XZServer", "XZAudio", product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],
     swiftLanguageModes: [.v6],

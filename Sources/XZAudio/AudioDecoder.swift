@@ -75,20 +75,20 @@ extension AudioDecoder {
     /// The Ogg decoders' seek: granule-exact through the library's own `pcmSeek` when the stream is
     /// seekable, else by decoding forward. Returns the new position.
     func seekOgg(to sample: Int, codec: String, seekable: Bool, failure: AudioError?, pcmSeek: (Int) -> Int32) throws -> Int {
-        guard sample >= 0 else { throw AudioError(.cannotSeek, file: path, message: "cannot seek to negative sample \(sample)") }
+        guard sample >= 0 else { throw AudioError.cannotSeek("cannot seek to negative sample \(sample)", file: path) }
         let target = lengthInSamples.map { min(sample, $0) } ?? sample
         // The libraries refuse a seek to the very end; nothing is left to read there anyway.
         if let length = lengthInSamples, target == length { return target }
         guard seekable else {
             guard target >= positionInSamples else {
-                throw AudioError(.cannotSeek, file: path, message: "cannot seek back in this \(codec) stream: it is not seekable")
+                throw AudioError.cannotSeek("cannot seek back in this \(codec) stream: it is not seekable", file: path)
             }
             try skipByDecoding(target - positionInSamples)
             return positionInSamples
         }
         let code = pcmSeek(target)
         guard code == 0 else {
-            throw failure ?? AudioError(.cannotSeek, file: path, message: "cannot seek in the \(codec) stream (error \(code))")
+            throw failure ?? AudioError.cannotSeek("cannot seek in the \(codec) stream (error \(code))", file: path)
         }
         return target
     }

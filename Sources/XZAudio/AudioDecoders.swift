@@ -95,8 +95,7 @@ public enum AudioDecoders {
     /// channels) is refused here, before any sum of rates and lengths can overflow.
     static func checkFormat(_ format: AudioFormat, name: String) throws {
         guard (1..<(1 << 30)).contains(format.sampleRate), (1...8).contains(format.channels) else {
-            throw AudioError(.unsupportedFormat, file: name,
-                             message: "has an impossible format (\(format.sampleRate) Hz, \(format.channels) channels)")
+            throw AudioError.unsupportedFormat("has an impossible format (\(format.sampleRate) Hz, \(format.channels) channels)", file: name)
         }
     }
 
@@ -104,7 +103,7 @@ public enum AudioDecoders {
     static func choose(for input: AudioInput) throws -> DecoderPlugin {
         let head = try readHead(input)
         if head.bytes.isEmpty {
-            throw AudioError(.unsupportedFormat, file: input.name, message: "is empty, not an audio file")
+            throw AudioError.unsupportedFormat("is empty, not an audio file", file: input.name)
         }
         if let plugin = plugins.first(where: { $0.claims(head) }) { return plugin }
         // Content no plug-in recognises: an MP3 may start with junk before its first frame, which
@@ -112,8 +111,8 @@ public enum AudioDecoders {
         if let suffix = suffix(of: input.name), MP3Decoder.plugin.suffixes.contains(suffix) {
             return MP3Decoder.plugin
         }
-        throw AudioError(.unsupportedFormat, file: input.name, message: "not an audio file XZMusic can decode: its content is none of "
-            + "MP3, FLAC, Ogg Vorbis, Opus, MP4/M4A, WAV, AIFF or another format FFmpeg recognises")
+        throw AudioError.unsupportedFormat("not an audio file XZMusic can decode: its content is none of "
+            + "MP3, FLAC, Ogg Vorbis, Opus, MP4/M4A, WAV, AIFF or another format FFmpeg recognises", file: input.name)
     }
 
     /// Tags, format and duration of a file, for folder scans: the decoder its content calls for reads the
@@ -148,7 +147,7 @@ public enum AudioDecoders {
             if n == 0 { break }
             decoded += n
         }
-        guard decoded > 0 else { throw AudioError(.unsupportedFormat, file: path, message: "holds no audio") }
+        guard decoded > 0 else { throw AudioError.unsupportedFormat("holds no audio", file: path) }
         return contentSuffix(head)
     }
 
@@ -172,7 +171,7 @@ public enum AudioDecoders {
         var bytes = [UInt8](repeating: 0, count: 4096)
         let n = bytes.withUnsafeMutableBytes { source.readFully(into: $0) }
         if n < 0 {
-            throw source.failure ?? AudioError(.unreadable, file: input.name, message: "cannot read the file")
+            throw source.failure ?? AudioError.unreadable("cannot read the file", file: input.name)
         }
         bytes.removeSubrange(n...)
         var afterID3: [UInt8]?

@@ -83,13 +83,13 @@ private final class TagLibFile {
     private static func error(_ status: tl_status, _ errorNumber: Int32, path: String) -> AudioError {
         switch status {
         case TL_CANNOT_OPEN:
-            return AudioError(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(errorNumber)))
+            return AudioError.unreadable("cannot open the file: " + String(cString: strerror(errorNumber)), file: path)
         case TL_IS_FOLDER:
-            return AudioError(.unreadable, file: path, message: "is a folder, not an audio file")
+            return AudioError.unreadable("is a folder, not an audio file", file: path)
         case TL_UNKNOWN_FORMAT:
-            return AudioError(.tagsUnreadable, file: path, message: "cannot read its tags: not an audio format TagLib knows, or damaged")
+            return AudioError.tagsUnreadable("cannot read its tags: not an audio format TagLib knows, or damaged", file: path)
         default:
-            return AudioError(.tagsUnreadable, file: path, message: "cannot read its tags: TagLib failed while reading the file")
+            return AudioError.tagsUnreadable("cannot read its tags: TagLib failed while reading the file", file: path)
         }
     }
 

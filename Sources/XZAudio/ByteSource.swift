@@ -44,7 +44,7 @@ final class ByteSource {
     var failureMessage: String? { growing?.failureMessage }
 
     /// The error to throw once a stream's bytes stopped coming; nil while they have not.
-    var failure: AudioError? { failureMessage.map { AudioError(.unreadable, file: name, message: $0) } }
+    var failure: AudioError? { failureMessage.map { AudioError.unreadable($0, file: name) } }
 
     var growingFile: GrowingFile? { growing }
 
@@ -102,7 +102,7 @@ extension RegularFile {
         do {
             return try openForReading(path)
         } catch {
-            throw AudioError(refusal: error, path: path)
+            throw AudioError.unreadable(error, path: path)
         }
     }
 
@@ -111,20 +111,20 @@ extension RegularFile {
         do {
             try check(path)
         } catch {
-            throw AudioError(refusal: error, path: path)
+            throw AudioError.unreadable(error, path: path)
         }
     }
 }
 
 extension AudioError {
-    init(refusal: RegularFile.Refusal, path: String) {
+    static func unreadable(_ refusal: RegularFile.Refusal, path: String) -> AudioError {
         switch refusal {
         case .cannotOpen(let code):
-            self.init(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(code)))
+            return .unreadable("cannot open the file: " + String(cString: strerror(code)), file: path)
         case .folder:
-            self.init(.unreadable, file: path, message: "is a folder, not an audio file")
+            return .unreadable("is a folder, not an audio file", file: path)
         case .notRegular:
-            self.init(.unreadable, file: path, message: "is not a regular file (a FIFO, device or socket)")
+            return .unreadable("is not a regular file (a FIFO, device or socket)", file: path)
         }
     }
 }

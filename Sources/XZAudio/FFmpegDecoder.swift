@@ -98,12 +98,12 @@ final class FFmpegDecoder {
             case .failed(let code):
                 failures += 1
                 if failures > 64 || damage.log.places > 256 {
-                    throw AudioError(.damaged, file: path, message: "cannot decode \(codecName) audio: \(Self.describe(code))")
+                    throw AudioError.damaged("cannot decode \(codecName) audio: \(Self.describe(code))", file: path)
                 }
             case .end(let code):
                 if decodedAny { break firstFrame }
                 let reason = code.map(Self.describe) ?? damage.lastError.map(Self.describe) ?? "the stream holds no audio"
-                throw AudioError(.damaged, file: path, message: "cannot decode \(codecName) audio: \(reason)")
+                throw AudioError.damaged("cannot decode \(codecName) audio: \(reason)", file: path)
             }
         }
 
@@ -113,7 +113,7 @@ final class FFmpegDecoder {
         let rate = Int(frame.sample_rate > 0 ? frame.sample_rate : codec.sample_rate)
         let channels = Int(frame.ch_layout.nb_channels)
         guard rate > 0, channels > 0 else {
-            throw AudioError(.damaged, file: path, message: "cannot decode \(codecName) audio: no sample rate or channel count")
+            throw AudioError.damaged("cannot decode \(codecName) audio: no sample rate or channel count", file: path)
         }
         // FFmpeg 5.1's Ogg demuxer can label the packets after a jump with the wrong timestamps, and a tick
         // longer than a sample (Matroska's and ASF's milliseconds) cannot name a sample: these streams
@@ -159,8 +159,8 @@ final class FFmpegDecoder {
     /// Loads FFmpeg's libraries on first use; throws a one-line reason when they are not installed.
     static func requireLibraries(for name: String) throws {
         guard xz_ffmpeg_load() == nil else { return }
-        throw AudioError(.unsupportedFormat, file: name, message: "FFmpeg's libraries are needed for this file: "
-                         + (xz_ffmpeg_error().map { String(cString: $0) } ?? "they cannot be loaded"))
+        throw AudioError.unsupportedFormat("FFmpeg's libraries are needed for this file: "
+                         + (xz_ffmpeg_error().map { String(cString: $0) } ?? "they cannot be loaded"), file: name)
     }
 
     /// FFmpeg's short name of a codec ("aac", "alac").
@@ -190,7 +190,7 @@ final class FFmpegDecoder {
         let usable = buffer.count - buffer.count % frameBytes
         guard usable > 0, let base = buffer.baseAddress else {
             if buffer.count == 0 { return 0 }
-            throw AudioError(.invalidArgument, file: path, message: "read buffer of \(buffer.count) bytes is smaller than one sample frame (\(frameBytes) bytes)")
+            throw AudioError.invalidArgument("read buffer of \(buffer.count) bytes is smaller than one sample frame (\(frameBytes) bytes)", file: path)
         }
         var written = 0
         while written < usable {
@@ -218,7 +218,7 @@ final class FFmpegDecoder {
     /// enough before that the decoder has settled), and frames are decoded and dropped up to the target.
     func seek(toSample sample: Int) throws {
         guard sample >= 0 else {
-            throw AudioError(.cannotSeek, file: path, message: "cannot seek to negative sample \(sample)")
+            throw AudioError.cannotSeek("cannot seek to negative sample \(sample)", file: path)
         }
         // A length that is only the container's estimate does not limit the target.
         let target = lengthIsExact || lengthIsFinal ? lengthInSamples.map { min(sample, $0) } ?? sample : sample

@@ -43,7 +43,7 @@ extension FFmpegDecoder {
         init(source: ByteSource, name: String) throws {
             self.source = source
             let size = 65536
-            guard let buffer = libav.av_malloc(size) else { throw AudioError(.libraryFailed, file: name, message: "out of memory") }
+            guard let buffer = libav.av_malloc(size) else { throw AudioError.libraryFailed("out of memory", file: name) }
             let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = { opaque, buffer, size in
                 let source = Unmanaged<ByteSource>.fromOpaque(opaque!).takeUnretainedValue()
                 let got = source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)))
@@ -58,7 +58,7 @@ extension FFmpegDecoder {
             guard let context = libav.avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0,
                                                    opaque, read, nil, seek) else {
                 libav.av_free(buffer)
-                throw AudioError(.libraryFailed, file: name, message: "out of memory")
+                throw AudioError.libraryFailed("out of memory", file: name)
             }
             pointer = context
         }
@@ -77,7 +77,7 @@ extension FFmpegDecoder {
 
         init(io: IOContext, name: String) throws {
             self.io = io
-            guard var context = libav.avformat_alloc_context() else { throw AudioError(.libraryFailed, file: name, message: "out of memory") }
+            guard var context = libav.avformat_alloc_context() else { throw AudioError.libraryFailed("out of memory", file: name) }
             context.pointee.pb = io.pointer
             // FFmpeg's default reads up to 5 MB looking for streams hidden in PCM (DTS or AC-3 in a WAV),
             // running every demuxer's probe over it: most of a folder scan's time. A WAV or AIFF header says
@@ -89,9 +89,9 @@ extension FFmpegDecoder {
                 // avformat_open_input freed the context.
                 if let failure = io.source.failure { throw failure }
                 if MP4Timing.lacksIndex(io.source) {
-                    throw AudioError(.damaged, file: name, message: "MP4 file without its index (moov box): it is probably cut short")
+                    throw AudioError.damaged("MP4 file without its index (moov box): it is probably cut short", file: name)
                 }
-                throw AudioError(.unsupportedFormat, file: name, message: "not an audio file FFmpeg can read (\(FFmpegDecoder.describe(code)))")
+                throw AudioError.unsupportedFormat("not an audio file FFmpeg can read (\(FFmpegDecoder.describe(code)))", file: name)
             }
             context = opened
             pointer = context
@@ -127,7 +127,7 @@ extension FFmpegDecoder {
         let pointer: UnsafeMutablePointer<AVPacket>
 
         init() throws {
-            guard let packet = libav.av_packet_alloc() else { throw AudioError(.libraryFailed, file: "", message: "out of memory") }
+            guard let packet = libav.av_packet_alloc() else { throw AudioError.libraryFailed("out of memory", file: "") }
             pointer = packet
         }
 
@@ -141,7 +141,7 @@ extension FFmpegDecoder {
         let pointer: UnsafeMutablePointer<AVFrame>
 
         init() throws {
-            guard let frame = libav.av_frame_alloc() else { throw AudioError(.libraryFailed, file: "", message: "out of memory") }
+            guard let frame = libav.av_frame_alloc() else { throw AudioError.libraryFailed("out of memory", file: "") }
             pointer = frame
         }
 
@@ -171,11 +171,11 @@ extension FFmpegDecoder {
             let infoCode = libav.avformat_find_stream_info(context, nil)
             if infoCode < 0 {
                 if let failure = source.failure { throw failure }
-                throw AudioError(.unsupportedFormat, file: name, message: "not an audio file FFmpeg can read (\(FFmpegDecoder.describe(infoCode)))")
+                throw AudioError.unsupportedFormat("not an audio file FFmpeg can read (\(FFmpegDecoder.describe(infoCode)))", file: name)
             }
             let index = libav.av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
             guard index >= 0, let stream = context.pointee.streams[Int(index)] else {
-                throw AudioError(.unsupportedFormat, file: name, message: "no audio stream in this \(String(cString: context.pointee.iformat.pointee.long_name ?? context.pointee.iformat.pointee.name)) file")
+                throw AudioError.unsupportedFormat("no audio stream in this \(String(cString: context.pointee.iformat.pointee.long_name ?? context.pointee.iformat.pointee.name)) file", file: name)
             }
             for other in 0..<Int(context.pointee.nb_streams) where other != Int(index) {
                 context.pointee.streams[other]?.pointee.discard = AVDISCARD_ALL
@@ -191,9 +191,9 @@ extension FFmpegDecoder {
             let parameters = stream.pointee.codecpar!
             let codecName = FFmpegDecoder.codecName(parameters.pointee.codec_id)
             guard let decoder = libav.avcodec_find_decoder(parameters.pointee.codec_id) else {
-                throw AudioError(.unsupportedFormat, file: name, message: "cannot decode \(codecName) audio: this FFmpeg has no decoder for it")
+                throw AudioError.unsupportedFormat("cannot decode \(codecName) audio: this FFmpeg has no decoder for it", file: name)
             }
-            guard let pointer = libav.avcodec_alloc_context3(decoder) else { throw AudioError(.libraryFailed, file: name, message: "out of memory") }
+            guard let pointer = libav.avcodec_alloc_context3(decoder) else { throw AudioError.libraryFailed("out of memory", file: name) }
             let context = CodecContext(pointer: pointer)
             var code = libav.avcodec_parameters_to_context(pointer, parameters)
             if code >= 0 {
@@ -202,7 +202,7 @@ extension FFmpegDecoder {
                 code = libav.avcodec_open2(pointer, decoder, nil)
             }
             guard code >= 0 else {
-                throw AudioError(.damaged, file: name, message: "cannot decode \(codecName) audio: \(FFmpegDecoder.describe(code))")
+                throw AudioError.damaged("cannot decode \(codecName) audio: \(FFmpegDecoder.describe(code))", file: name)
             }
             codecContext = context
         }

@@ -35,20 +35,20 @@ final class FLACDecoder: AudioDecoder {
         path = input.name
         source = try ByteSource(input)
         guard let decoder = FLAC__stream_decoder_new() else {
-            throw AudioError(.libraryFailed, file: path, message: "cannot create a FLAC decoder")
+            throw AudioError.libraryFailed("cannot create a FLAC decoder", file: path)
         }
         self.decoder = decoder
         let me = Unmanaged.passUnretained(self).toOpaque()
         let status = FLAC__stream_decoder_init_stream(
             decoder, flacRead, flacSeek, flacTell, flacLength, flacEOF, flacWrite, flacMetadata, flacError, me)
         guard status == FLAC__STREAM_DECODER_INIT_STATUS_OK else {
-            throw AudioError(.libraryFailed, file: path, message: "cannot start the FLAC decoder")
+            throw AudioError.libraryFailed("cannot start the FLAC decoder", file: path)
         }
         guard FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0, sawStreamInfo else {
-            throw source.failure ?? unsupported.map { AudioError(.unsupportedFormat, file: path, message: $0) }
-                ?? AudioError(.damaged, file: path, message: "broken FLAC header: no readable STREAMINFO block")
+            throw source.failure ?? unsupported.map { AudioError.unsupportedFormat($0, file: path) }
+                ?? AudioError.damaged("broken FLAC header: no readable STREAMINFO block", file: path)
         }
-        if let unsupported { throw AudioError(.unsupportedFormat, file: path, message: unsupported) }
+        if let unsupported { throw AudioError.unsupportedFormat(unsupported, file: path) }
     }
 
     deinit {
@@ -100,7 +100,7 @@ final class FLACDecoder: AudioDecoder {
     }
 
     func seek(toSample sample: Int) throws {
-        guard sample >= 0 else { throw AudioError(.cannotSeek, file: path, message: "cannot seek to negative sample \(sample)") }
+        guard sample >= 0 else { throw AudioError.cannotSeek("cannot seek to negative sample \(sample)", file: path) }
         let target = lengthInSamples.map { min(sample, $0) } ?? sample
         queue.removeAll()
         finished = false
@@ -119,7 +119,7 @@ final class FLACDecoder: AudioDecoder {
             // No seek table and a damaged stream: decode through from the start.
             guard FLAC__stream_decoder_reset(decoder) != 0,
                   FLAC__stream_decoder_process_until_end_of_metadata(decoder) != 0 else {
-                throw AudioError(.cannotSeek, file: path, message: "cannot seek in this FLAC stream")
+                throw AudioError.cannotSeek("cannot seek in this FLAC stream", file: path)
             }
             queue.removeAll()
             positionInSamples = 0

@@ -149,7 +149,7 @@ public final class GrowingFile: Sendable {
     public init(completeFileAt path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw AudioError(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
+            throw AudioError.unreadable("cannot open the file: " + String(cString: strerror(errno)), file: path)
         }
         var info = stat()
         fstat(fd, &info)

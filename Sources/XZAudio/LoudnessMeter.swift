@@ -41,7 +41,7 @@ public final class LoudnessMeter {
         guard format.channels > 0, format.sampleRate > 0,
               let state = ebur128_init(UInt32(format.channels), UInt(format.sampleRate),
                                        Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_SAMPLE_PEAK.rawValue)) else {
-            throw AudioError(.measurementFailed, file: path, message: "cannot measure loudness of \(format.channels) channels at \(format.sampleRate) Hz")
+            throw AudioError.measurementFailed("cannot measure loudness of \(format.channels) channels at \(format.sampleRate) Hz", file: path)
         }
         self.state = state
         self.path = path
@@ -68,7 +68,7 @@ public final class LoudnessMeter {
         case .float32: status = ebur128_add_frames_float(state, base.assumingMemoryBound(to: Float.self), frames)
         }
         guard status == Int32(EBUR128_SUCCESS.rawValue) else {
-            throw AudioError(.measurementFailed, file: path, message: "loudness measurement ran out of memory")
+            throw AudioError.measurementFailed("loudness measurement ran out of memory", file: path)
         }
     }
 
@@ -76,7 +76,7 @@ public final class LoudnessMeter {
     public func result() throws -> LoudnessResult {
         var loudness = 0.0
         guard ebur128_loudness_global(state, &loudness) == Int32(EBUR128_SUCCESS.rawValue) else {
-            throw AudioError(.measurementFailed, file: path, message: "cannot compute the integrated loudness")
+            throw AudioError.measurementFailed("cannot compute the integrated loudness", file: path)
         }
         return LoudnessResult(integratedLUFS: loudness, samplePeak: try peak())
     }
@@ -86,7 +86,7 @@ public final class LoudnessMeter {
         for channel in 0 ..< format.channels {
             var value = 0.0
             guard ebur128_sample_peak(state, UInt32(channel), &value) == Int32(EBUR128_SUCCESS.rawValue) else {
-                throw AudioError(.measurementFailed, file: path, message: "cannot read the sample peak")
+                throw AudioError.measurementFailed("cannot read the sample peak", file: path)
             }
             peak = max(peak, value)
         }
@@ -115,7 +115,7 @@ public final class LoudnessMeter {
                 progress(min(Double(frames) / Double(length), 1))
             }
         }
-        guard frames > 0 else { throw AudioError(.measurementFailed, file: path, message: "holds no audio to measure") }
+        guard frames > 0 else { throw AudioError.measurementFailed("holds no audio to measure", file: path) }
         return meter
     }
 
@@ -129,7 +129,7 @@ public final class LoudnessMeter {
             ebur128_loudness_global_multiple(&states, states.count, &loudness)
         }
         guard status == Int32(EBUR128_SUCCESS.rawValue) else {
-            throw AudioError(.measurementFailed, file: first.path, message: "cannot compute the album's integrated loudness")
+            throw AudioError.measurementFailed("cannot compute the album's integrated loudness", file: first.path)
         }
         return LoudnessResult(integratedLUFS: loudness, samplePeak: try meters.map { try $0.peak() }.max() ?? 0)
     }

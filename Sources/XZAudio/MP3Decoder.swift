@@ -142,7 +142,7 @@ final class MP3Decoder {
         let usable = buffer.count - buffer.count % frameBytes
         guard usable > 0, let base = buffer.baseAddress else {
             if buffer.count == 0 { return 0 }
-            throw AudioError(.invalidArgument, file: path, message: "read buffer of \(buffer.count) bytes is smaller than one sample frame (\(frameBytes) bytes)")
+            throw AudioError.invalidArgument("read buffer of \(buffer.count) bytes is smaller than one sample frame (\(frameBytes) bytes)", file: path)
         }
         var written = 0
         while written < usable {
@@ -179,7 +179,7 @@ final class MP3Decoder {
     /// chosen so the phase at the target matches a straight decode.
     func seek(toSample sample: Int) throws {
         guard sample >= 0 else {
-            throw AudioError(.cannotSeek, file: path, message: "cannot seek to negative sample \(sample)")
+            throw AudioError.cannotSeek("cannot seek to negative sample \(sample)", file: path)
         }
         let target = lengthInSamples.map { min(sample, $0) } ?? sample
         deferredError = nil
@@ -280,7 +280,7 @@ final class MP3Decoder {
         }
         let now = try handle.streamFormat()
         guard now == format else {
-            throw AudioError(.damaged, file: path, message: "file changed while open: now \(now.sampleRate) Hz, \(now.channels) channel(s)")
+            throw AudioError.damaged("file changed while open: now \(now.sampleRate) Hz, \(now.channels) channel(s)", file: path)
         }
         if let index = seekIndex {
             var offsets = index.offsets  // libmpg123 copies them
@@ -306,7 +306,7 @@ final class MP3Decoder {
             // Expected once at the start; output is pinned, so a different format means conversion failed.
             let now = try handle.streamFormat()
             if now != format {
-                throw AudioError(.damaged, file: path, message: "stream changed to \(now.sampleRate) Hz, \(now.channels) channel(s) mid-way and cannot be converted to \(format.sampleRate) Hz, \(format.channels) channel(s)")
+                throw AudioError.damaged("stream changed to \(now.sampleRate) Hz, \(now.channels) channel(s) mid-way and cannot be converted to \(format.sampleRate) Hz, \(format.channels) channel(s)", file: path)
             }
         case MPG123_DONE.rawValue, MPG123_NEED_MORE.rawValue:
             finished = true

@@ -25,7 +25,7 @@ final class MPG123Handle {
         let (fd, _) = try RegularFile.audio(path)
         guard let file = fdopen(fd, "rb") else {
             close(fd)
-            throw AudioError(.unreadable, file: path, message: "cannot open the file: " + String(cString: strerror(errno)))
+            throw AudioError.unreadable("cannot open the file: " + String(cString: strerror(errno)), file: path)
         }
         self.file = file
         setvbuf(file, nil, _IOFBF, 1 << 16)
@@ -41,7 +41,7 @@ final class MPG123Handle {
         }, nil))
         let openCode = mpg123_open_handle(pointer, UnsafeMutableRawPointer(file))
         if openCode != MPG123_OK.rawValue {
-            throw AudioError(.unreadable, file: path, message: message(openCode))
+            throw AudioError.unreadable(message(openCode), file: path)
         }
     }
 
@@ -83,7 +83,7 @@ final class MPG123Handle {
         reader.position = 0
         let openCode = mpg123_open_handle(pointer, Unmanaged.passUnretained(reader).toOpaque())
         if openCode != MPG123_OK.rawValue {
-            throw sourceFailure ?? AudioError(.unreadable, file: path, message: message(openCode))
+            throw sourceFailure ?? AudioError.unreadable(message(openCode), file: path)
         }
     }
 
@@ -93,7 +93,7 @@ final class MPG123Handle {
 
     /// The error to throw once a stream's bytes stopped coming; nil while they have not.
     var sourceFailure: AudioError? {
-        reader?.source.failureMessage.map { AudioError(.unreadable, file: path, message: $0) }
+        reader?.source.failureMessage.map { AudioError.unreadable($0, file: path) }
     }
 
     /// The growing file and libmpg123's place in it.
@@ -113,11 +113,11 @@ final class MPG123Handle {
     private static func makeHandle(path: String) throws -> OpaquePointer {
         let initCode = MPG123Handle.initResult
         guard initCode == MPG123_OK.rawValue else {
-            throw AudioError(.libraryFailed, file: path, message: "cannot initialise libmpg123: " + MPG123Handle.plainMessage(initCode))
+            throw AudioError.libraryFailed("cannot initialise libmpg123: " + MPG123Handle.plainMessage(initCode), file: path)
         }
         var err: Int32 = 0
         guard let mh = mpg123_new(nil, &err) else {
-            throw AudioError(.libraryFailed, file: path, message: "cannot create decoder: " + MPG123Handle.plainMessage(err))
+            throw AudioError.libraryFailed("cannot create decoder: " + MPG123Handle.plainMessage(err), file: path)
         }
         return mh
     }
@@ -158,7 +158,7 @@ final class MPG123Handle {
     }
 
     func error(_ code: Int32) -> AudioError {
-        sourceFailure ?? AudioError(.damaged, file: path, message: message(code))
+        sourceFailure ?? AudioError.damaged(message(code), file: path)
     }
 
     /// The handle's message when it has one, else the plain text for `code`.
@@ -189,11 +189,11 @@ final class MPG123Handle {
             if let tagEnd = id3v2End(), let file = ReadOnlyFile(path: path), tagEnd > file.size {
                 let cleanEnd = code == MPG123_OK.rawValue || code == MPG123_DONE.rawValue || code == MPG123_NEED_MORE.rawValue
                 let detail = cleanEnd ? "" : " (libmpg123: \(message(code)))"
-                throw AudioError(.damaged, file: path, message: "ID3v2 tag claims \(tagEnd) bytes but the file has only \(file.size); it is cut short and holds no audio" + detail)
+                throw AudioError.damaged("ID3v2 tag claims \(tagEnd) bytes but the file has only \(file.size); it is cut short and holds no audio" + detail, file: path)
             }
             // A clean end before any frame has no libmpg123 message of its own.
             if code == MPG123_OK.rawValue || code == MPG123_DONE.rawValue || code == MPG123_NEED_MORE.rawValue {
-                throw AudioError(.unsupportedFormat, file: path, message: "no MPEG audio frames found")
+                throw AudioError.unsupportedFormat("no MPEG audio frames found", file: path)
             }
             throw error(code)
         }

@@ -46,7 +46,7 @@ final class OpusDecoder: AudioDecoder {
         let channels = Int(op_channel_count(file, -1))
         guard channels > 0 else {
             op_free(file)
-            throw AudioError(.damaged, file: path, message: "broken Opus header: no channels")
+            throw AudioError.damaged("broken Opus header: no channels", file: path)
         }
         format = AudioFormat(sampleRate: 48000, channels: channels, sample: .float32)
         if op_seekable(file) != 0 {
@@ -81,7 +81,7 @@ final class OpusDecoder: AudioDecoder {
                 finished = true
                 if let failure = source.failure { throw failure }
                 if done > 0 { break }
-                throw AudioError(.damaged, file: path, message: "cannot decode the Opus stream (libopusfile error \(got))")
+                throw AudioError.damaged("cannot decode the Opus stream (libopusfile error \(got))", file: path)
             }
             if got == 0 {
                 finished = true
@@ -89,7 +89,7 @@ final class OpusDecoder: AudioDecoder {
             }
             if Int(op_channel_count(file, link)) != channels {
                 finished = true
-                throw AudioError(.damaged, file: path, message: "a chained Ogg stream changes its channel count mid-way; only its first part plays")
+                throw AudioError.damaged("a chained Ogg stream changes its channel count mid-way; only its first part plays", file: path)
             }
             done += Int(got)
         }
@@ -105,12 +105,12 @@ final class OpusDecoder: AudioDecoder {
 
     private static func openError(_ code: Int32, path: String) -> AudioError {
         switch code {
-        case OP_ENOTFORMAT: return AudioError(.unsupportedFormat, file: path, message: "not an Opus stream")
-        case OP_EBADHEADER: return AudioError(.damaged, file: path, message: "broken Opus codec header")
-        case OP_EVERSION: return AudioError(.unsupportedFormat, file: path, message: "unsupported Opus version")
-        case OP_EREAD: return AudioError(.unreadable, file: path, message: "cannot read the file")
-        case OP_EIMPL: return AudioError(.unsupportedFormat, file: path, message: "uses an Opus feature libopusfile does not support")
-        default: return AudioError(.damaged, file: path, message: "cannot open the Ogg Opus stream (libopusfile error \(code))")
+        case OP_ENOTFORMAT: return AudioError.unsupportedFormat("not an Opus stream", file: path)
+        case OP_EBADHEADER: return AudioError.damaged("broken Opus codec header", file: path)
+        case OP_EVERSION: return AudioError.unsupportedFormat("unsupported Opus version", file: path)
+        case OP_EREAD: return AudioError.unreadable("cannot read the file", file: path)
+        case OP_EIMPL: return AudioError.unsupportedFormat("uses an Opus feature libopusfile does not support", file: path)
+        default: return AudioError.damaged("cannot open the Ogg Opus stream (libopusfile error \(code))", file: path)
         }
     }
 }

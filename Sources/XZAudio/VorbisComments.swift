@@ -28,7 +28,7 @@ enum VorbisComments {
     }
 
     private static func unreadable(_ path: String) -> AudioError {
-        AudioError(.tagsUnreadable, file: path, message: "cannot read its comments")
+        AudioError.tagsUnreadable("cannot read its comments", file: path)
     }
 
     private static func flac(_ path: String) throws -> [[UInt8]] {

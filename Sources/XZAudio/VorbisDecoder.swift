@@ -52,7 +52,7 @@ final class VorbisDecoder: AudioDecoder {
         guard let info = ov_info(file, -1)?.pointee, info.rate > 0, info.channels > 0 else {
             ov_clear(file)
             file.deallocate()
-            throw AudioError(.damaged, file: path, message: "broken Vorbis header: no sample rate or channels")
+            throw AudioError.damaged("broken Vorbis header: no sample rate or channels", file: path)
         }
         format = AudioFormat(sampleRate: info.rate, channels: Int(info.channels), sample: .float32)
         if ov_seekable(file) != 0 {
@@ -92,7 +92,7 @@ final class VorbisDecoder: AudioDecoder {
                 finished = true
                 if let failure = source.failure { throw failure }
                 if done > 0 { break }
-                throw AudioError(.damaged, file: path, message: "cannot decode the Vorbis stream (libvorbisfile error \(got))")
+                throw AudioError.damaged("cannot decode the Vorbis stream (libvorbisfile error \(got))", file: path)
             }
             if got == 0 {
                 finished = true
@@ -100,7 +100,7 @@ final class VorbisDecoder: AudioDecoder {
             }
             if let info = ov_info(file, link)?.pointee, info.rate != format.sampleRate || Int(info.channels) != channels {
                 finished = true
-                throw AudioError(.damaged, file: path, message: "a chained Ogg stream changes to \(info.rate) Hz, \(info.channels) channel(s) mid-way; only its first part plays")
+                throw AudioError.damaged("a chained Ogg stream changes to \(info.rate) Hz, \(info.channels) channel(s) mid-way; only its first part plays", file: path)
             }
             guard let pcm else { continue }
             let count = Int(got)
@@ -126,11 +126,11 @@ final class VorbisDecoder: AudioDecoder {
 
     private static func openError(_ code: Int32, path: String) -> AudioError {
         switch code {
-        case OV_ENOTVORBIS: return AudioError(.unsupportedFormat, file: path, message: "not a Vorbis stream")
-        case OV_EBADHEADER: return AudioError(.damaged, file: path, message: "broken Vorbis codec header")
-        case OV_EVERSION: return AudioError(.unsupportedFormat, file: path, message: "unsupported Vorbis version")
-        case OV_EREAD: return AudioError(.unreadable, file: path, message: "cannot read the file")
-        default: return AudioError(.damaged, file: path, message: "cannot open the Ogg Vorbis stream (libvorbisfile error \(code))")
+        case OV_ENOTVORBIS: return AudioError.unsupportedFormat("not a Vorbis stream", file: path)
+        case OV_EBADHEADER: return AudioError.damaged("broken Vorbis codec header", file: path)
+        case OV_EVERSION: return AudioError.unsupportedFormat("unsupported Vorbis version", file: path)
+        case OV_EREAD: return AudioError.unreadable("cannot read the file", file: path)
+        default: return AudioError.damaged("cannot open the Ogg Vorbis stream (libvorbisfile error \(code))", file: path)
         }
     }
 }

@@ -1,4 +1,5 @@
 // XZAudio layer: the decoder seam (AudioDecoder, AudioDecoders), tags through TagLib, loudness.
+import XZSystem
 
 public struct TrackTags: Sendable, Equatable {
     public var title: String?
@@ -56,66 +57,58 @@ public struct TrackInfo: Sendable {
 
 /// Why a file could not be decoded, measured or have its tags read: a kind to match (`error == .damaged`,
 /// `catch AudioError.unsupportedFormat`), the file it is about, and the one line users see.
-public struct AudioError: Error, Hashable, CustomStringConvertible, Sendable {
-    private enum Code: Hashable, Sendable {
+public struct AudioError: KindedError {
+    public enum Kind: Hashable, Sendable {
         case unreadable, unsupportedFormat, damaged, cannotSeek, libraryFailed, measurementFailed, tagsUnreadable
         case invalidArgument
     }
 
-    private let code: Code
+    public let kind: Kind
     /// The file (or a stream's URL) the error is about; empty in a bare kind.
     public let file: String
     /// What went wrong, without the file's name.
     public let message: String
 
-    private init(code: Code) {
-        self.code = code
-        file = ""
-        message = ""
+    public init(kind: Kind, message: String) {
+        self.init(kind: kind, file: "", message: message)
     }
 
-    /// An error of `kind` about `file`.
-    public init(_ kind: AudioError, file: String, message: String) {
-        code = kind.code
+    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+
+    private init(kind: Kind, file: String, message: String) {
+        self.kind = kind
         self.file = file
         self.message = message
     }
 
-    /// The bytes cannot be had: no such file, no permission, a folder, a download that failed.
-    public static let unreadable = AudioError(code: .unreadable)
-    /// The content is no format a decoder here reads (or needs FFmpeg, which is missing), or holds no audio.
-    public static let unsupportedFormat = AudioError(code: .unsupportedFormat)
-    /// A known format, but broken: a bad header, data the decoder gives up on, a stream that changes mid-way.
-    public static let damaged = AudioError(code: .damaged)
-    /// The place asked for cannot be reached.
-    public static let cannotSeek = AudioError(code: .cannotSeek)
-    /// A decoding library could not be set up, or ran out of memory.
-    public static let libraryFailed = AudioError(code: .libraryFailed)
-    /// The loudness of the audio could not be measured.
-    public static let measurementFailed = AudioError(code: .measurementFailed)
-    /// TagLib could not read the file's tags.
-    public static let tagsUnreadable = AudioError(code: .tagsUnreadable)
-    /// A call the decoder cannot serve, such as a buffer smaller than one sample frame.
-    public static let invalidArgument = AudioError(code: .invalidArgument)
-
-    /// The kind alone, without the file and message.
-    public var kind: AudioError { AudioError(code: code) }
-
-    /// Same kind: the file and message do not count.
-    public static func == (lhs: AudioError, rhs: AudioError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// Lets `catch AudioError.damaged` and `case AudioError.damaged` match any error of that kind.
-    public static func ~= (kind: AudioError, error: any Error) -> Bool {
-        (error as? AudioError)?.code == kind.code
+    /// This kind about `file`, saying `message`: `AudioError.damaged("broken FLAC header", file: path)`.
+    public func callAsFunction(_ message: String, file: String) -> AudioError {
+        AudioError(kind: kind, file: file, message: message)
     }
+
+    /// The bytes cannot be had: no such file, no permission, a folder, a download that failed.
+    public static let unreadable = AudioError(kind: .unreadable, message: "")
+    /// The content is no format a decoder here reads (or needs FFmpeg, which is missing), or holds no audio.
+    public static let unsupportedFormat = AudioError(kind: .unsupportedFormat, message: "")
+    /// A known format, but broken: a bad header, data the decoder gives up on, a stream that changes mid-way.
+    public static let damaged = AudioError(kind: .damaged, message: "")
+    /// The place asked for cannot be reached.
+    public static let cannotSeek = AudioError(kind: .cannotSeek, message: "")
+    /// A decoding library could not be set up, or ran out of memory.
+    public static let libraryFailed = AudioError(kind: .libraryFailed, message: "")
+    /// The loudness of the audio could not be measured.
+    public static let measurementFailed = AudioError(kind: .measurementFailed, message: "")
+    /// TagLib could not read the file's tags.
+    public static let tagsUnreadable = AudioError(kind: .tagsUnreadable, message: "")
+    /// A call the decoder cannot serve, such as a buffer smaller than one sample frame.
+    public static let invalidArgument = AudioError(kind: .invalidArgument, message: "")
 
     /// "FILE: MESSAGE", or the kind's name for a bare kind.
     public var description: String {
-        file.isEmpty && message.isEmpty ? "AudioError.\(code)" : "\(file): \(message)"
+        file.isEmpty && message.isEmpty ? "AudioError.\(kind)" : "\(file): \(message)"
     }
 }
+
 
 /// A picture embedded in the tag (ID3v2 APIC, FLAC PICTURE, MP4 covr, …); the MIME type may be empty.
 public struct EmbeddedPicture: Sendable, Equatable {

@@ -19,9 +19,9 @@ final class CatalogueWriter {
     private var touchedSingers = Set<Int64>()
     private let now: String
     private var folder = SongFolder()
-    private let insertSong, insertSongTerms, insertSongText, insertSinger, insertSingerTerms, insertAlbum: RawStatement
-    private let findSong, findSongById, updateSong, deleteSong, findSinger, findAlbum, deleteSongTerms,
-                deleteSongText: Statement
+    private let insertSong, updateSong, insertSongTerms, insertSongText, insertSinger, insertSingerTerms,
+                insertAlbum: RawStatement
+    private let findSong, deleteSong, findSinger, findAlbum, deleteSongTerms, deleteSongText: Statement
 
     /// Set while bulk loading: the SQL of the indexes to rebuild, the singers inserted, the lines
     /// whose key repeats.
@@ -33,38 +33,19 @@ final class CatalogueWriter {
         var repeats: [SongInput] = []
     }
 
-    static let songColumns = """
-        id, title, singer_id, album_id, track, year, duration_ms, audio_url, lyrics_url,
-        local_path, lyrics_path, size, sha256, file_mtime, artists, album_artist, genre, disc, date,
-        sample_rate, channels, sample_format, more_tags
-        """
-
     init(_ db: Database, allowBulk: Bool = true) throws {
         self.db = db
         guard let connection = db.sqliteConnection else { throw DatabaseError(message: "connection closed") }
         self.connection = connection
         now = ISO8601DateFormatter().string(from: Date())
-        findSong = try db.makeStatement(sql: "SELECT \(Self.songColumns) FROM song WHERE song_key = ?")
-        findSongById = try db.makeStatement(sql: "SELECT \(Self.songColumns) FROM song WHERE id = ?")
-        updateSong = try db.makeStatement(sql: """
-            UPDATE song SET title = ?, singer_id = ?, album_id = ?, track = ?, year = ?, duration_ms = ?,
-                audio_url = ?, lyrics_url = ?, local_path = ?, lyrics_path = ?, size = ?, sha256 = ?,
-                file_mtime = ?, artists = ?, album_artist = ?, genre = ?, disc = ?, date = ?, sample_rate = ?,
-                channels = ?, sample_format = ?, more_tags = ?, title_key = ?, title_pinyin = ?, title_initials = ?
-            WHERE id = ?
-            """)
+        findSong = try db.makeStatement(sql: SongField.selectSQL)
+        updateSong = try RawStatement(connection, SongField.updateSQL)
         deleteSong = try db.makeStatement(sql: "DELETE FROM song WHERE id = ?")
         findSinger = try db.makeStatement(sql: "SELECT id FROM singer WHERE name = ?")
         findAlbum = try db.makeStatement(sql: "SELECT id FROM album WHERE singer_id = ? AND title = ?")
         deleteSongTerms = try db.makeStatement(sql: "DELETE FROM song_search WHERE rowid = ?")
         deleteSongText = try db.makeStatement(sql: "DELETE FROM song_text WHERE rowid = ?")
-        insertSong = try RawStatement(connection, """
-            INSERT INTO song (song_key, title, singer_id, album_id, track, year, duration_ms, audio_url,
-                lyrics_url, local_path, lyrics_path, size, sha256, file_mtime, added_at,
-                title_key, title_pinyin, title_initials, artists, album_artist, genre, disc, date, sample_rate, channels,
-                sample_format, more_tags)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        insertSong = try RawStatement(connection, SongField.insertSQL)
         insertSongTerms = try RawStatement(connection, "INSERT INTO song_search (rowid, terms) VALUES (?, ?)")
         insertSongText = try RawStatement(connection, "INSERT INTO song_text (rowid, text) VALUES (?, ?)")
         insertSinger = try RawStatement(connection, """
@@ -171,81 +152,50 @@ final class CatalogueWriter {
 
     private func insert(_ song: PreparedSong, singerId: Int64, albumId: Int64?,
                         arena: UnsafeBufferPointer<UInt8>) throws -> Int64 {
-        let input = song.input
-        let s = insertSong
-        s.bind(1, arena, song.key)
-        s.bind(2, arena, song.title)
-        s.bind(3, singerId)
-        s.bind(4, albumId)
-        s.bind(5, input.track.map(Int64.init))
-        s.bind(6, input.year.map(Int64.init))
-        s.bind(7, input.durationMs.map(Int64.init))
-        s.bind(8, arena, song.audioURL)
-        s.bind(9, arena, song.lyricsURL)
-        s.bind(10, arena, song.localPath)
-        s.bind(11, arena, song.lyricsPath)
-        s.bind(12, input.size)
-        s.bind(13, arena, song.sha256)
-        s.bind(14, input.fileMtime)
-        s.bind(15, now)
-        s.bind(16, arena, song.titleKey)
-        s.bind(17, arena, song.titlePinyin)
-        s.bind(18, arena, song.titleInitials)
-        s.bind(19, input.artistsColumn)
-        s.bind(20, input.albumArtist ?? "")
-        s.bind(21, input.genreColumn)
-        s.bind(22, input.disc.map(Int64.init))
-        s.bind(23, input.date ?? "")
-        s.bind(24, input.sampleRate.map(Int64.init))
-        s.bind(25, input.channels.map(Int64.init))
-        s.bind(26, input.sampleFormat ?? "")
-        s.bind(27, input.moreTagsColumn)
-        try s.run()
+        let context = SongField.Context(singerId: singerId, albumId: albumId, now: now)
+        for (index, field) in SongField.all.enumerated() {
+            insertSong.bind(Int32(index + 1), field.value(song, context), arena: arena)
+        }
+        try insertSong.run()
         let id = sqlite3_last_insert_rowid(connection)
         insertSongTerms.bind(1, id)
         insertSongTerms.bind(2, arena, song.document)
         try insertSongTerms.run()
         insertSongText.bind(1, id)
-        insertSongText.bind(2, input.tagText)
+        insertSongText.bind(2, song.input.tagText)
         try insertSongText.run()
         return id
     }
 
     private func update(_ row: Row, _ song: PreparedSong, singerId: Int64, albumId: Int64?,
                         arena: UnsafeBufferPointer<UInt8>) throws -> Outcome {
-        let input = song.input
-        let id: Int64 = row["id"]
-        let oldLocalPath: String = row["local_path"]
-        let oldLyricsPath: String = row["lyrics_path"]
-        let localPath = input.localPath ?? oldLocalPath
-        let lyricsPath = input.lyricsPath ?? oldLyricsPath
-        let oldSingerId: Int64 = row["singer_id"]
-        let newValues: [DatabaseValueConvertible?] = [
-            input.title, singerId, albumId, input.track, input.year, input.durationMs,
-            input.audioURL, input.lyricsURL, localPath, lyricsPath, input.size, input.sha256, input.fileMtime,
-            input.artistsColumn, input.albumArtist ?? "", input.genreColumn, input.disc, input.date ?? "",
-            input.sampleRate, input.channels, input.sampleFormat ?? "", input.moreTagsColumn,
-        ]
-        let columns = ["title", "singer_id", "album_id", "track", "year", "duration_ms", "audio_url",
-                       "lyrics_url", "local_path", "lyrics_path", "size", "sha256", "file_mtime", "artists",
-                       "album_artist", "genre", "disc", "date", "sample_rate", "channels", "sample_format",
-                       "more_tags"]
-        let unchanged = zip(columns, newValues).allSatisfy { column, value in
-            (row[column] as DatabaseValue) == (value?.databaseValue ?? .null)
+        let id: Int64 = row[0]
+        let context = SongField.Context(singerId: singerId, albumId: albumId, now: now)
+        var unchanged = true
+        for (index, field) in SongField.compared.enumerated()
+        where !field.value(song, context).matches(row[index + 1], arena: arena) {
+            unchanged = false
+            break
         }
         if unchanged { return .unchanged }
-        touchedSingers.insert(oldSingerId)
-        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: arena[range]), as: UTF8.self) }
-        let updateValues: [DatabaseValueConvertible?] = newValues
-            + [text(song.titleKey), text(song.titlePinyin), text(song.titleInitials), id]
-        try updateSong.execute(arguments: StatementArguments(updateValues))
+        touchedSingers.insert(row["singer_id"])
+        for (index, field) in SongField.updated.enumerated() {
+            let value = field.value(song, context)
+            if case .kept = value {
+                updateSong.bind(Int32(index + 1), row[field.column] as DatabaseValue)
+            } else {
+                updateSong.bind(Int32(index + 1), value, arena: arena)
+            }
+        }
+        updateSong.bind(Int32(SongField.updated.count + 1), id)
+        try updateSong.run()
         try deleteSongTerms.execute(arguments: [id])
         insertSongTerms.bind(1, id)
         insertSongTerms.bind(2, arena, song.document)
         try insertSongTerms.run()
         try deleteSongText.execute(arguments: [id])
         insertSongText.bind(1, id)
-        insertSongText.bind(2, input.tagText)
+        insertSongText.bind(2, song.input.tagText)
         try insertSongText.run()
         return .updated
     }
@@ -255,7 +205,7 @@ final class CatalogueWriter {
         var removed = 0
         for key in keys {
             guard let row = try Row.fetchOne(findSong, arguments: [key]) else { continue }
-            let id: Int64 = row["id"]
+            let id: Int64 = row[0]
             touchedSingers.insert(row["singer_id"])
             try deleteSongTerms.execute(arguments: [id])
             try deleteSongText.execute(arguments: [id])

@@ -25,6 +25,12 @@ final class RawStatement {
         if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
     }
 
+    func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
+
+    func bind(_ index: Int32, _ value: Data) {
+        _ = value.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), Self.transient) }
+    }
+
     func bind(_ index: Int32, _ value: String) {
         var value = value
         value.withUTF8 { utf8 in

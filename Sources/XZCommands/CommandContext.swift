@@ -109,62 +109,61 @@ protocol LyricLinesSwitch: AnyObject, Sendable {
 }
 
 /// A failure to report as one line, exit status 1. Its kind can be matched: `catch CommandError.emptyQueue`.
-public struct CommandError: Error, Hashable, CustomStringConvertible {
-    private enum Code: Hashable {
+public struct CommandError: KindedError {
+    public enum Kind: Hashable, Sendable {
         case usage, noSuchSong, noSuchFile, noSuchPlaylist, playlistExists, noSuchEntry, noSuchDownload
         case emptyQueue, nothingPlaying, noLyrics, notOffline, noHost, lostHost, refusedByHost
         case failed
     }
 
-    private let code: Code
-    public let description: String
+    public let kind: Kind
+    public let message: String
 
-    private init(_ code: Code, _ description: String) {
-        self.code = code
-        self.description = description
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
     }
+
+    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 
     /// Words the command cannot take as given: an option, a name, a filter.
-    public static func usage(_ message: String) -> CommandError { CommandError(.usage, message) }
+    public static let usage = CommandError(kind: .usage, message: "bad usage")
     /// A SONG argument that names no catalogue song.
-    public static func noSuchSong(_ message: String) -> CommandError { CommandError(.noSuchSong, message) }
+    public static let noSuchSong = CommandError(kind: .noSuchSong, message: "no such song")
     /// A named file or folder that is missing, unreadable or of the wrong kind.
-    public static func noSuchFile(_ message: String) -> CommandError { CommandError(.noSuchFile, message) }
-    public static let noSuchPlaylist = CommandError(.noSuchPlaylist, "no such playlist")
+    public static let noSuchFile = CommandError(kind: .noSuchFile, message: "no such file")
+    public static let noSuchPlaylist = CommandError(kind: .noSuchPlaylist, message: "no such playlist")
     public static func noSuchPlaylist(named name: String) -> CommandError {
-        CommandError(.noSuchPlaylist, "no playlist named \(name.safe) ('playlist list' shows them)")
+        CommandError(kind: .noSuchPlaylist, message: "no playlist named \(name.safe) ('playlist list' shows them)")
     }
-    public static let playlistExists = CommandError(.playlistExists, "playlist exists already")
-    public static func playlistExists(_ message: String) -> CommandError { CommandError(.playlistExists, message) }
+    public static let playlistExists = CommandError(kind: .playlistExists, message: "playlist exists already")
+    public static let noSuchEntry = CommandError(kind: .noSuchEntry, message: "no such entry in the queue")
     public static func noSuchEntry(_ number: Int, count: Int) -> CommandError {
-        CommandError(.noSuchEntry, "no entry \(number) in the queue (1-\(count))")
+        CommandError(kind: .noSuchEntry, message: "no entry \(number) in the queue (1-\(count))")
     }
+    public static let noSuchDownload = CommandError(kind: .noSuchDownload, message: "no such download")
     public static func noSuchDownload(_ id: Int64) -> CommandError {
-        CommandError(.noSuchDownload, "no download \(id) (see 'downloads')")
+        CommandError(kind: .noSuchDownload, message: "no download \(id) (see 'downloads')")
     }
-    public static let emptyQueue = CommandError(.emptyQueue, "the queue is empty: play SONG...")
-    public static func emptyQueue(_ message: String) -> CommandError { CommandError(.emptyQueue, message) }
+    public static let emptyQueue = CommandError(kind: .emptyQueue, message: "the queue is empty: play SONG...")
     /// Nothing plays, or not what the command needs.
-    public static func nothingPlaying(_ message: String) -> CommandError { CommandError(.nothingPlaying, message) }
-    public static func noLyrics(_ message: String) -> CommandError { CommandError(.noLyrics, message) }
+    public static let nothingPlaying = CommandError(kind: .nothingPlaying, message: "nothing plays")
+    public static let noLyrics = CommandError(kind: .noLyrics, message: "no lyrics")
     /// A song with neither a local file nor what the command needs instead.
-    public static func notOffline(_ message: String) -> CommandError { CommandError(.notOffline, message) }
+    public static let notOffline = CommandError(kind: .notOffline, message: "not offline")
     public static let noHost = CommandError(
-        .noHost, "no xzmusic host runs for this library: start one with 'xzmusic serve' (or open the prompt)")
+        kind: .noHost, message: "no xzmusic host runs for this library: start one with 'xzmusic serve' (or open the prompt)")
+    public static let lostHost = CommandError(kind: .lostHost, message: "lost the connection to the host")
     public static func lostHost(_ error: Error) -> CommandError {
-        CommandError(.lostHost, "lost the connection to the host: \(error)")
+        CommandError(kind: .lostHost, message: "lost the connection to the host: \(error)")
     }
+    public static let refusedByHost = CommandError(kind: .refusedByHost, message: "the host refused")
     public static func refusedByHost(_ command: String, _ message: String) -> CommandError {
-        CommandError(.refusedByHost, "the host refused \(command): \(message)")
+        CommandError(kind: .refusedByHost, message: "the host refused \(command): \(message)")
     }
     /// A lower layer's failure, in its own words.
-    public static func failed(_ error: Error) -> CommandError { CommandError(.failed, "\(CatalogueError.readable(error))") }
-    public static func failed(_ message: String) -> CommandError { CommandError(.failed, message) }
-
-    /// Matches an error of the pattern's kind, whatever its words.
-    public static func ~= (pattern: CommandError, error: any Error) -> Bool {
-        (error as? CommandError)?.code == pattern.code
-    }
+    public static let failed = CommandError(kind: .failed, message: "failed")
+    public static func failed(_ error: Error) -> CommandError { CommandError(kind: .failed, message: "\(CatalogueError.readable(error))") }
 }
 
 /// Finds the shipped demo library: `$XZMUSIC_DEMO`, `<prefix>/share/xzmusic/demo` beside an installed

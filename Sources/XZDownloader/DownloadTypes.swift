@@ -1,3 +1,4 @@
+import XZSystem
 import Foundation
 
 /// What a task fetches for its song.
@@ -85,68 +86,51 @@ public struct EnqueueResult: Sendable, Equatable {
 
 /// A download failure, told apart by kind (`error == .diskFull`, `error == .http(404)`); the message is
 /// the line shown to the user and takes no part in equality.
-public struct DownloadError: Error, Hashable, CustomStringConvertible, Sendable {
-    private enum Code: Hashable, Sendable {
+public struct DownloadError: KindedError {
+    public enum Kind: Hashable, Sendable {
         case http(Int)
         case network, timeout, diskFull, io, unsupportedURL, redirect, verification, notAudio, unsafePath, database, lyrics
         case catalogueSource, tooLarge
     }
 
-    private let code: Code
-    public let description: String
+    public let kind: Kind
+    public let message: String
 
-    private init(_ code: Code, _ description: String) {
-        self.code = code
-        self.description = description
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
     }
 
-    public static func == (a: DownloadError, b: DownloadError) -> Bool { a.code == b.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// The same kind of failure, told in other words.
-    func with(message: String) -> DownloadError { DownloadError(code, message) }
+    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 
     /// The HTTP status of an `.http` failure.
     public var httpStatus: Int? {
-        if case .http(let status) = code { return status }
+        if case .http(let status) = kind { return status }
         return nil
     }
 
     /// An HTTP status that is not retried (or retries ran out on it).
-    public static func http(_ status: Int) -> DownloadError { DownloadError(.http(status), "HTTP \(status)") }
-    public static let network = DownloadError(.network, "network failure")
-    public static let timeout = DownloadError(.timeout, "timed out")
-    public static let diskFull = DownloadError(.diskFull, "disk full")
-    public static let io = DownloadError(.io, "cannot read or write a file")
-    public static let unsupportedURL = DownloadError(.unsupportedURL, "unsupported URL")
-    public static let redirect = DownloadError(.redirect, "redirect not followed")
+    public static func http(_ status: Int) -> DownloadError { DownloadError(kind: .http(status), message: "HTTP \(status)") }
+    public static let network = DownloadError(kind: .network, message: "network failure")
+    public static let timeout = DownloadError(kind: .timeout, message: "timed out")
+    public static let diskFull = DownloadError(kind: .diskFull, message: "disk full")
+    public static let io = DownloadError(kind: .io, message: "cannot read or write a file")
+    public static let unsupportedURL = DownloadError(kind: .unsupportedURL, message: "unsupported URL")
+    public static let redirect = DownloadError(kind: .redirect, message: "redirect not followed")
     /// Byte count, size or checksum does not match.
-    public static let verification = DownloadError(.verification, "the download does not match")
+    public static let verification = DownloadError(kind: .verification, message: "the download does not match")
     /// The body is not audio that decodes.
-    public static let notAudio = DownloadError(.notAudio, "not playable audio")
-    public static let unsafePath = DownloadError(.unsafePath, "refusing to write outside the library folder")
-    public static let database = DownloadError(.database, "download database failure")
-    public static let lyrics = DownloadError(.lyrics, "lyrics failure")
+    public static let notAudio = DownloadError(kind: .notAudio, message: "not playable audio")
+    public static let unsafePath = DownloadError(kind: .unsafePath, message: "refusing to write outside the library folder")
+    public static let database = DownloadError(kind: .database, message: "download database failure")
+    public static let lyrics = DownloadError(kind: .lyrics, message: "lyrics failure")
     /// An open catalogue answered something that is not what it documents (HTML, broken JSON), or
     /// refuses what was asked of it.
-    public static let catalogueSource = DownloadError(.catalogueSource, "catalogue source failure")
+    public static let catalogueSource = DownloadError(kind: .catalogueSource, message: "catalogue source failure")
 
     /// The body passed the size the server or the catalogue promised (or the largest download allowed);
     /// nothing of it is kept.
-    public static let tooLarge = DownloadError(.tooLarge, "the download is larger than promised")
+    public static let tooLarge = DownloadError(kind: .tooLarge, message: "the download is larger than promised")
 
-    public static func http(_ status: Int, _ message: String) -> DownloadError { DownloadError(.http(status), message) }
-    public static func network(_ message: String) -> DownloadError { DownloadError(.network, message) }
-    public static func timeout(_ message: String) -> DownloadError { DownloadError(.timeout, message) }
-    public static func diskFull(_ message: String) -> DownloadError { DownloadError(.diskFull, message) }
-    public static func io(_ message: String) -> DownloadError { DownloadError(.io, message) }
-    public static func unsupportedURL(_ message: String) -> DownloadError { DownloadError(.unsupportedURL, message) }
-    public static func redirect(_ message: String) -> DownloadError { DownloadError(.redirect, message) }
-    public static func verification(_ message: String) -> DownloadError { DownloadError(.verification, message) }
-    public static func notAudio(_ message: String) -> DownloadError { DownloadError(.notAudio, message) }
-    public static func unsafePath(_ message: String) -> DownloadError { DownloadError(.unsafePath, message) }
-    public static func database(_ message: String) -> DownloadError { DownloadError(.database, message) }
-    public static func lyrics(_ message: String) -> DownloadError { DownloadError(.lyrics, message) }
-    public static func catalogueSource(_ message: String) -> DownloadError { DownloadError(.catalogueSource, message) }
-    public static func tooLarge(_ message: String) -> DownloadError { DownloadError(.tooLarge, message) }
+    public static func http(_ status: Int, _ message: String) -> DownloadError { DownloadError(kind: .http(status), message: message) }
 }

@@ -402,7 +402,7 @@ struct Fetcher: Sendable {
                 guard let delay = policy.delay(failures: failures, retryAfter: failure.retryAfter,
                                                jitter: Double.random(in: 0 ..< 1)) else {
                     let tries = failures == 1 ? "1 attempt" : "\(failures) attempts"
-                    throw failure.error.with(message: "\(failure.error.description) (gave up after \(tries))")
+                    throw failure.error("\(failure.error.description) (gave up after \(tries))")
                 }
                 try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
             }

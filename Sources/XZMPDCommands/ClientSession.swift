@@ -282,7 +282,7 @@ public struct ClientSession: Sendable {
         defer { queueAppending() }
         for (index, request) in requests.enumerated() {
             if !single, ["idle", "noidle", "close", "command_list_begin", "command_list_ok_begin"].contains(request.name) {
-                var error = MPDError(.arg, "\(request.name) is not allowed in a command list")
+                var error = MPDError.arg("\(request.name) is not allowed in a command list")
                 error.command = request.name
                 response.appendLine(error.ackLine(index: index))
                 return

@@ -24,7 +24,7 @@ extension MPDCommands {
 
     /// A range of queue positions cut to the queue, or MPD's "Bad song index" when it starts past it.
     static func queueRange(_ text: String, count: Int) throws(MPDError) -> Range<Int> {
-        guard let range = try MPDArgument.range(text).clipped(to: count) else { throw MPDError(.arg, "Bad song index") }
+        guard let range = try MPDArgument.range(text).clipped(to: count) else { throw MPDError.arg("Bad song index") }
         return range
     }
 
@@ -116,7 +116,7 @@ extension MPDCommands {
 
     static func seek(_ call: inout Invocation, index: Int, target: SeekTarget) throws(MPDError) {
         let snapshot = call.player.snapshot()
-        guard snapshot.entries.indices.contains(index) else { throw MPDError(.arg, "Bad song index") }
+        guard snapshot.entries.indices.contains(index) else { throw MPDError.arg("Bad song index") }
         let active = snapshot.state == .playing || snapshot.state == .paused
         if !active || snapshot.currentIndex != index { call.player.playItem(at: index) }
         // A place in a part of a song (rangeid) counts from the part's start.
@@ -134,7 +134,7 @@ extension MPDCommands {
     /// What a URI names to queue: a stream, a regular file, or a folder's audio files.
     static func playables(forURI uri: String, call: Invocation) throws(MPDError) -> [Playable] {
         if QueueItem.isStreamURL(uri) {
-            guard call.host.canStream else { throw MPDError(.noExist, "Unsupported URI scheme: only files play on this host") }
+            guard call.host.canStream else { throw MPDError.noExist("Unsupported URI scheme: only files play on this host") }
             // A catalogue song that is not offline is named by its URL: it plays as it downloads.
             return [.stream(uri)]
         }
@@ -147,11 +147,11 @@ extension MPDCommands {
             return [.file(path)]
         } catch .folder {
         } catch .cannotOpen {
-            throw MPDError(.noExist, "No such directory")
+            throw MPDError.noExist("No such directory")
         } catch {
-            throw MPDError(.noExist, "No such song")
+            throw MPDError.noExist("No such song")
         }
-        guard location.kind != .catalogueSong else { throw MPDError(.noExist, "No such song") }
+        guard location.kind != .catalogueSong else { throw MPDError.noExist("No such song") }
         // A folder adds its audio files in MPD's database order (its walk of the folder).
         let base = URL(fileURLWithPath: path)
         let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
@@ -190,7 +190,7 @@ extension MPDCommands {
     static func insertPosition(_ text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
         let count = snapshot.entries.count
         if let sign = text.first, sign == "+" || sign == "-" {
-            guard let current = snapshot.currentIndex else { throw MPDError(.playerSync, "No current song") }
+            guard let current = snapshot.currentIndex else { throw MPDError.playerSync("No current song") }
             let offset = String(text.dropFirst())
             if sign == "+" { return current + 1 + (try MPDArgument.unsigned(offset, maximum: max(count - current - 1, 0))) }
             return current - (try MPDArgument.unsigned(offset, maximum: current))
@@ -206,8 +206,8 @@ extension MPDCommands {
             let room = snapshot.entries.count - range.count
             return try MPDArgument.unsigned(text, maximum: room >= 0 ? room : Int(UInt32.max))
         }
-        guard var current = snapshot.currentIndex else { throw MPDError(.playerSync, "No current song") }
-        guard !range.contains(current) else { throw MPDError(.arg, "Cannot move current song relative to itself") }
+        guard var current = snapshot.currentIndex else { throw MPDError.playerSync("No current song") }
+        guard !range.contains(current) else { throw MPDError.arg("Cannot move current song relative to itself") }
         if current >= range.upperBound { current -= range.count }
         let offset = try MPDArgument.unsigned(String(text.dropFirst()))
         return sign == "+" ? current + 1 + offset : current - offset
@@ -216,7 +216,7 @@ extension MPDCommands {
     /// The queue position of song id `text` (MPD's unsigned id).
     static func queueIndex(id text: String, _ snapshot: PlayerSnapshot) throws(MPDError) -> Int {
         let id = try MPDArgument.unsigned(text)
-        guard let index = snapshot.entries.firstIndex(where: { $0.id == id }) else { throw MPDError(.noExist, "No such song") }
+        guard let index = snapshot.entries.firstIndex(where: { $0.id == id }) else { throw MPDError.noExist("No such song") }
         return index
     }
 
@@ -228,8 +228,8 @@ extension MPDCommands {
     static func seekTarget(_ text: String, relativeAllowed: Bool) throws(MPDError) -> SeekTarget {
         let relative = relativeAllowed && (text.hasPrefix("+") || text.hasPrefix("-"))
         let seconds = try MPDArgument.float(text)
-        guard !seconds.isNaN else { throw MPDError(.arg, "Float expected: \(text)") }
-        guard relative || seconds >= 0 else { throw MPDError(.arg, "Negative value not allowed: \(text)") }
+        guard !seconds.isNaN else { throw MPDError.arg("Float expected: \(text)") }
+        guard relative || seconds >= 0 else { throw MPDError.arg("Negative value not allowed: \(text)") }
         let ms = Int(clamping: seconds * 1000, to: -longestSeekMs...longestSeekMs)
         return relative ? .relative(ms: ms) : .absolute(ms: ms)
     }

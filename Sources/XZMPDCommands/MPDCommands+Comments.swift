@@ -14,7 +14,7 @@ extension MPDCommands {
             // FIFO or a device is no song (a FIFO would block the read).
             guard !QueueItem.isStreamURL(text), let path = try? call.location(text).path,
                   (try? RegularFile.check(path)) != nil else {
-                throw MPDError(.noExist, "No such song")
+                throw MPDError.noExist("No such song")
             }
             // A file whose tags cannot be read has no comments to list, as MPD answers it.
             for (key, value) in (try? AudioTags.comments(path: path)) ?? []

@@ -49,7 +49,7 @@ extension MPDCommands {
             } else if let tag = SongTag(String(name)) {
                 order = .tag(tag, descending: descending)
             } else {
-                throw MPDError(.arg, "Unknown sort tag")
+                throw MPDError.arg("Unknown sort tag")
             }
         }
         return SongSelection(filters: try filters(arguments, foldCase: foldCase), order: order, window: window,
@@ -60,7 +60,7 @@ extension MPDCommands {
         do {
             return try FilterParser.parse(arguments, foldCase: foldCase)
         } catch {
-            throw MPDError(.arg, error.description)
+            throw MPDError.arg(error.description)
         }
     }
 
@@ -108,7 +108,7 @@ extension MPDCommands {
         for case .base(let folder) in selection.filters where !folder.isEmpty {
             guard FilterParser.isSafeLocalURI(folder),
                   !(try songs(call, SongSelection(filters: [.base(folder)], window: 0..<1))).isEmpty else {
-                throw MPDError(.noExist, "No such directory")
+                throw MPDError.noExist("No such directory")
             }
         }
     }
@@ -170,8 +170,8 @@ extension MPDCommands {
         var groups: [SongTag] = []
         while arguments.count >= 2, arguments[arguments.count - 2] == "group" {
             let name = arguments[arguments.count - 1]
-            guard let group = SongTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
-            guard group != tag, !groups.contains(group) else { throw MPDError(.arg, "Conflicting group") }
+            guard let group = SongTag(name) else { throw MPDError.arg("Unknown tag type: \(name)") }
+            guard group != tag, !groups.contains(group) else { throw MPDError.arg("Conflicting group") }
             groups.append(group)
             arguments.removeLast(2)
         }
@@ -193,7 +193,7 @@ extension MPDCommands {
         var group: SongTag?
         if arguments.count >= 2, arguments[arguments.count - 2] == "group" {
             let name = arguments[arguments.count - 1]
-            guard let tag = SongTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+            guard let tag = SongTag(name) else { throw MPDError.arg("Unknown tag type: \(name)") }
             group = tag
             arguments.removeLast(2)
         }
@@ -223,11 +223,11 @@ extension MPDCommands {
             for song in try songs(call, SongSelection(filters: filters)) { call.response.add("file", uri(call, song)) }
             return
         }
-        guard let tag = SongTag(name) else { throw MPDError(.arg, "Unknown tag type: \(name)") }
+        guard let tag = SongTag(name) else { throw MPDError.arg("Unknown tag type: \(name)") }
         var filters: [SongFilter] = []
         if arguments.count == 1, !arguments[0].hasPrefix("(") {
             // The pre-0.12 form `list album ARTIST`.
-            guard tag == .album else { throw MPDError(.arg, "should be \"Album\" for 3 arguments") }
+            guard tag == .album else { throw MPDError.arg("should be \"Album\" for 3 arguments") }
             filters = [.tag(.artist, StringMatch(.equal, arguments.removeFirst(), foldCase: false))]
         }
         let levels = try groups(&arguments, excluding: tag) + [tag]
@@ -258,7 +258,7 @@ extension MPDCommands {
         var uri = argument ?? ""
         while uri.hasPrefix("/") { uri.removeFirst() }
         while uri.hasSuffix("/") { uri.removeLast() }
-        guard FilterParser.isSafeLocalURI(uri) else { throw MPDError(.noExist, "No such directory") }
+        guard FilterParser.isSafeLocalURI(uri) else { throw MPDError.noExist("No such directory") }
         return uri
     }
 
@@ -277,7 +277,7 @@ extension MPDCommands {
         let prefix = folder.isEmpty ? "" : folder + "/"
         let named = found.map { (naming.uri(of: $0), $0) }.filter { $0.0.hasPrefix(prefix) || $0.0 == folder }
         if named.isEmpty, !folder.isEmpty {
-            throw MPDError(.noExist, "No such directory")
+            throw MPDError.noExist("No such directory")
         }
         if named.count == 1, named[0].0 == folder {
             // A song's own URI: that song.
@@ -344,7 +344,7 @@ extension MPDCommands {
             }
         }
         guard !songIds.isEmpty || !subfolders.isEmpty || folder.isEmpty else {
-            throw MPDError(.noExist, "No such directory")
+            throw MPDError.noExist("No such directory")
         }
         let songs: [Song]
         do {
@@ -385,12 +385,12 @@ extension MPDCommands {
         let location = try call.location(text.hasPrefix("file://") || text.hasPrefix("/") ? text : try folderURI(text))
         // Catalogue names are songs, library names the library's own: neither is a folder to list.
         guard location.kind == .musicFolder || location.kind == .absolute else {
-            throw MPDError(.noExist, "No such directory")
+            throw MPDError.noExist("No such directory")
         }
         let path = location.path
         // An unreadable folder is no folder to the client, as MPD answers.
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
-            throw MPDError(.noExist, "No such directory")
+            throw MPDError.noExist("No such directory")
         }
         for name in names.sorted() where !name.hasPrefix(".") {
             let full = path + "/" + name
@@ -416,11 +416,11 @@ extension MPDCommands {
     static func update(_ call: inout Invocation, rescan: Bool) throws(MPDError) {
         var folder = call.arguments.first ?? ""
         while folder.hasSuffix("/") { folder.removeLast() }
-        guard FilterParser.isSafeLocalURI(folder) else { throw MPDError(.arg, "Malformed path") }
+        guard FilterParser.isSafeLocalURI(folder) else { throw MPDError.arg("Malformed path") }
         // Only the music folder and the folders in it are updated: never a catalogue or library name.
         // As in MPD, a folder that is not there still makes a job, which finds nothing.
         let location = try call.location(folder)
-        guard location.kind == .musicFolder else { throw MPDError(.noExist, "No such directory") }
+        guard location.kind == .musicFolder else { throw MPDError.noExist("No such directory") }
         call.response.add("updating_db", call.host.startUpdate(of: URL(fileURLWithPath: location.path), rescan: rescan))
     }
 
@@ -437,7 +437,7 @@ extension MPDCommands {
         let text = call.arguments[0]
         let path = try call.location(text).path
         // Only a regular file is a song: a FIFO named like one would block the reader.
-        guard (try? RegularFile.check(path)) != nil else { throw MPDError(.noExist, "No file exists") }
+        guard (try? RegularFile.check(path)) != nil else { throw MPDError.noExist("No file exists") }
         func coverFile() -> (String?, [UInt8])? {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
             for name in coverNames {
@@ -456,10 +456,10 @@ extension MPDCommands {
         guard let found = sources.lazy.compactMap({ $0() }).first else {
             // MPD: no cover file is an error; no embedded picture an empty answer.
             if embeddedFirst { return }
-            throw MPDError(.noExist, "No file exists")
+            throw MPDError.noExist("No file exists")
         }
         let (mime, data) = found
-        guard offset <= data.count else { throw MPDError(.arg, "Bad file offset") }
+        guard offset <= data.count else { throw MPDError.arg("Bad file offset") }
         call.response.add("size", data.count)
         if embeddedFirst, let mime { call.response.add("type", mime) }
         let end = min(data.count, offset + call.session.binaryLimit)

@@ -86,12 +86,12 @@ extension MPDCommands {
     static let messageCommands: [MPDCommand] = [
         MPDCommand("subscribe", 1...1, .changesState) { call throws(MPDError) in
             let channel = call.arguments[0]
-            guard MessageChannels.isValidName(channel) else { throw MPDError(.arg, "invalid channel name") }
+            guard MessageChannels.isValidName(channel) else { throw MPDError.arg("invalid channel name") }
             let mailbox = call.session.mailbox ?? MessageMailbox()
             try mailbox.state.withLock { state throws(MPDError) in
-                guard !state.channels.contains(channel) else { throw MPDError(.exist, "already subscribed to this channel") }
+                guard !state.channels.contains(channel) else { throw MPDError.exist("already subscribed to this channel") }
                 guard state.channels.count < MessageChannels.maxSubscriptions else {
-                    throw MPDError(.exist, "subscription list is full")
+                    throw MPDError.exist("subscription list is full")
                 }
                 state.channels.insert(channel)
             }
@@ -101,7 +101,7 @@ extension MPDCommands {
         },
         MPDCommand("unsubscribe", 1...1, .changesState) { call throws(MPDError) in
             let removed = call.session.mailbox?.state.withLock { $0.channels.remove(call.arguments[0]) != nil } ?? false
-            guard removed else { throw MPDError(.noExist, "not subscribed to this channel") }
+            guard removed else { throw MPDError.noExist("not subscribed to this channel") }
             call.host.announce(.subscriptions)
         },
         MPDCommand("channels", 0...0, .readOnly) { call in
@@ -109,9 +109,9 @@ extension MPDCommands {
         },
         MPDCommand("sendmessage", 2...2, .changesState) { call throws(MPDError) in
             let channel = call.arguments[0]
-            guard MessageChannels.isValidName(channel) else { throw MPDError(.arg, "invalid channel name") }
+            guard MessageChannels.isValidName(channel) else { throw MPDError.arg("invalid channel name") }
             guard call.service.messageChannels.send(call.arguments[1], to: channel) else {
-                throw MPDError(.noExist, "nobody is subscribed to this channel")
+                throw MPDError.noExist("nobody is subscribed to this channel")
             }
             call.host.announce(.messages)
         },

@@ -13,16 +13,16 @@ extension MPDCommands {
         },
         MPDCommand("mount", 2...2, .changesState) { call throws(MPDError) in
             let point = call.arguments[0]
-            guard !point.isEmpty, !point.contains("/") else { throw MPDError(.arg, "Bad mount point") }
-            throw MPDError(.arg, "Unrecognized storage URI")
+            guard !point.isEmpty, !point.contains("/") else { throw MPDError.arg("Bad mount point") }
+            throw MPDError.arg("Unrecognized storage URI")
         },
         MPDCommand("unmount", 1...1, .changesState) { call throws(MPDError) in
-            guard !call.arguments[0].isEmpty else { throw MPDError(.arg, "Bad mount point") }
-            throw MPDError(.arg, "Not a mount point")
+            guard !call.arguments[0].isEmpty else { throw MPDError.arg("Bad mount point") }
+            throw MPDError.arg("Not a mount point")
         },
         MPDCommand("outputset", 3...3, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
-            throw MPDError(.arg, "Unsupported attribute")
+            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError.noExist("No such audio output") }
+            throw MPDError.arg("Unsupported attribute")
         },
         MPDCommand("addtagid", 3...3, .changesState) { call throws(MPDError) in
             try refuseTagEdit(&call, tag: call.arguments[1])
@@ -36,12 +36,12 @@ extension MPDCommands {
     private static func refuseTagEdit(_ call: inout Invocation, tag: String?) throws(MPDError) {
         let id = call.arguments[0]
         _ = try MPDArgument.unsigned(id)
-        if let tag, SongTag(tag) == nil { throw MPDError(.arg, "Unknown tag type: \(tag)") }
+        if let tag, SongTag(tag) == nil { throw MPDError.arg("Unknown tag type: \(tag)") }
         let snapshot = call.player.snapshot()
         let index = try queueIndex(id: id, snapshot)
         guard call.host.uri(of: snapshot.entries[index].item).contains("://") else {
-            throw MPDError(.permission, "Cannot edit tags of local file")
+            throw MPDError.permission("Cannot edit tags of local file")
         }
-        throw MPDError(.permission, "Cannot edit tags of this stream")
+        throw MPDError.permission("Cannot edit tags of this stream")
     }
 }

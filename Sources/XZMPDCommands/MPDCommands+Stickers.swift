@@ -12,7 +12,7 @@ extension MPDCommands {
     static let stickerCommands: [MPDCommand] = [
         MPDCommand("sticker", 3...Int.max, .changesState, .lookup, paths: [2]) { call throws(MPDError) in
             let arguments = call.arguments
-            guard arguments[1] == "song" else { throw MPDError(.arg, "unknown sticker domain") }
+            guard arguments[1] == "song" else { throw MPDError.arg("unknown sticker domain") }
             let store = StickerStore(database: call.host.database)
             let uri = arguments[2]
             switch (arguments[0], arguments.count) {
@@ -23,7 +23,7 @@ extension MPDCommands {
                     return
                 }
                 guard let value = try stickerCall({ try store.value(songKey: song.key, name: arguments[3]) }) else {
-                    throw MPDError(.noExist, "no such sticker")
+                    throw MPDError.noExist("no such sticker")
                 }
                 call.response.add("sticker", "\(arguments[3])=\(value)")
             case ("list", 3):
@@ -53,7 +53,7 @@ extension MPDCommands {
                 var comparison: (StickerStore.Comparison, String)?
                 if arguments.count == 6 {
                     guard let operation = StickerStore.Comparison(rawValue: arguments[4]) else {
-                        throw MPDError(.arg, "bad operator")
+                        throw MPDError.arg("bad operator")
                     }
                     comparison = (operation, arguments[5])
                 }
@@ -69,7 +69,7 @@ extension MPDCommands {
                     call.response.add("sticker", "\(name)=\(value)")
                 }
             default:
-                throw MPDError(.arg, "bad request")
+                throw MPDError.arg("bad request")
             }
         },
     ]
@@ -88,12 +88,12 @@ extension MPDCommands {
     /// (the key its plays are recorded under).
     static func stickerSong(_ uri: String, _ call: Invocation) throws(MPDError) -> (key: String, title: String, singer: String) {
         // MPD answers a name it cannot follow, for whatever reason, with "no such song".
-        guard let location = try? call.location(uri) else { throw MPDError(.noExist, "No such song") }
+        guard let location = try? call.location(uri) else { throw MPDError.noExist("No such song") }
         let path = location.path
         // Not readable from the catalogue, the file is keyed as any file outside it.
         if let song = try? call.host.database.song(localPath: path) { return (song.songKey, song.title, song.singer) }
         guard location.kind != .catalogueSong, (try? RegularFile.check(path)) != nil else {
-            throw MPDError(.noExist, "No such song")
+            throw MPDError.noExist("No such song")
         }
         let item = QueueItem(.file(path), database: call.host.database)
         return ("file:\(path)", item.title, item.singer)
@@ -104,9 +104,9 @@ extension MPDCommands {
         do {
             return try body()
         } catch let error as StatsError where error == .noSuchSticker {
-            throw MPDError(.noExist, "no such sticker")
+            throw MPDError.noExist("no such sticker")
         } catch let error as StatsError where error == .stickerRefused {
-            throw MPDError(.arg, error.description)
+            throw MPDError.arg(error.description)
         } catch {
             throw MPDError(failure: error)
         }

@@ -46,7 +46,7 @@ extension MPDCommands {
             let name = call.arguments[0]
             let mode = call.arguments.count > 1 ? call.arguments[1] : "create"
             guard let saveMode = StoredPlaylists.SaveMode(rawValue: mode) else {
-                throw MPDError(.arg, "Unrecognized save mode, expected one of: create, append, replace")
+                throw MPDError.arg("Unrecognized save mode, expected one of: create, append, replace")
             }
             let queue = call.player.snapshot().entries.map { call.host.playlistEntry($0.item) }
             try playlistCall { try call.host.playlists.save(name, queue, mode: saveMode) }
@@ -123,12 +123,12 @@ extension MPDCommands {
             throw error
         } catch let error as CatalogueError {
             switch error {
-            case .badPlaylistName: throw MPDError(.arg, "Bad playlist name")
-            case .noSuchPlaylist: throw MPDError(.noExist, "No such playlist")
-            case .playlistExists: throw MPDError(.exist, error.description)
-            case .badPosition: throw MPDError(.arg, error.description)
-            case .playlistTooLarge: throw MPDError(.playlistMax, error.description)
-            default: throw MPDError(.system, error.description)
+            case .badPlaylistName: throw MPDError.arg("Bad playlist name")
+            case .noSuchPlaylist: throw MPDError.noExist("No such playlist")
+            case .playlistExists: throw MPDError.exist(error.description)
+            case .badPosition: throw MPDError.arg(error.description)
+            case .playlistTooLarge: throw MPDError.playlistMax(error.description)
+            default: throw MPDError.system(error.description)
             }
         } catch {
             throw MPDError(failure: error)
@@ -138,7 +138,7 @@ extension MPDCommands {
     /// A playlist to read; a name that cannot be a stored playlist is none, as MPD answers.
     static func readPlaylist(_ name: String, _ host: PlayerHost) throws(MPDError) -> [PlaylistEntry] {
         // A name that is not valid names no playlist, as MPD answers.
-        guard (try? StoredPlaylists.validate(name)) != nil else { throw MPDError(.noExist, "No such playlist") }
+        guard (try? StoredPlaylists.validate(name)) != nil else { throw MPDError.noExist("No such playlist") }
         return try playlistCall { try host.playlists.read(name) }
     }
 }

@@ -29,11 +29,11 @@ public enum MPDCommands {
             throw MPDError(.unknown, "unknown command \"\(request.name)\"", command: "")
         }
         guard session.authenticated || command.access == .beforePassword else {
-            throw MPDError(.permission, "you don't have permission for \"\(request.name)\"")
+            throw MPDError.permission("you don't have permission for \"\(request.name)\"")
         }
         guard command.arguments.contains(request.arguments.count) else {
             // As MPD words it: a command of one arity has a wrong number, others too few or too many.
-            throw MPDError(.arg, command.arguments.count == 1 ? "wrong number of arguments for \"\(request.name)\""
+            throw MPDError.arg(command.arguments.count == 1 ? "wrong number of arguments for \"\(request.name)\""
                 : request.arguments.count < command.arguments.lowerBound
                 ? "too few arguments for \"\(request.name)\"" : "too many arguments for \"\(request.name)\"")
         }
@@ -75,7 +75,7 @@ public enum MPDCommands {
         MPDCommand("ping", 0...0, .beforePassword) { _ in },
         MPDCommand("password", 1...1, .beforePassword) { call throws(MPDError) in
             guard let password = call.service.password, call.arguments[0] == password else {
-                throw MPDError(.password, "incorrect password")
+                throw MPDError.password("incorrect password")
             }
             call.session.authenticated = true
         },
@@ -93,7 +93,7 @@ public enum MPDCommands {
             let names = call.arguments.dropFirst()
             var tags = SongTags()
             for name in names {
-                guard let tag = SongTag(name) else { throw MPDError(.arg, "Unknown tag type") }
+                guard let tag = SongTag(name) else { throw MPDError.arg("Unknown tag type") }
                 tags.insert(tag)
             }
             // Only tags the catalogue holds are kept: a client's set then names the records it shares.
@@ -103,7 +103,7 @@ public enum MPDCommands {
             case "all" where names.isEmpty: call.session.tagTypes = .held
             case "enable" where !names.isEmpty: call.session.tagTypes.formUnion(tags)
             case "disable" where !names.isEmpty: call.session.tagTypes.subtract(tags)
-            default: throw MPDError(.arg, "Unknown sub command")
+            default: throw MPDError.arg("Unknown sub command")
             }
         },
         MPDCommand("urlhandlers", 0...0, .readOnly) { call in
@@ -121,13 +121,13 @@ public enum MPDCommands {
             }
         },
         MPDCommand("config", 0...0, .readOnly) { call throws(MPDError) in
-            guard call.session.peer == .local else { throw MPDError(.permission, "Command only permitted to local clients") }
+            guard call.session.peer == .local else { throw MPDError.permission("Command only permitted to local clients") }
             call.response.add("music_directory", call.host.naming.musicDirectory)
         },
         MPDCommand("binarylimit", 1...1, .readOnly) { call throws(MPDError) in
             // As MPD: at most the output limit less room for the answer's other lines.
             let limit = try MPDArgument.unsigned(call.arguments[0], maximum: max(call.service.limits.maxOutputBytes - 4096, 64))
-            guard limit >= 64 else { throw MPDError(.arg, "Value too small") }
+            guard limit >= 64 else { throw MPDError.arg("Value too small") }
             call.session.binaryLimit = limit
         },
 
@@ -157,7 +157,7 @@ public enum MPDCommands {
         MPDCommand("repeat", 1...1, .changesState) { call throws(MPDError) in call.player.setRepeats(try MPDArgument.boolean(call.arguments[0])) },
         MPDCommand("single", 1...1, .changesState) { call throws(MPDError) in
             guard let mode = SingleMode(rawValue: call.arguments[0]) else {
-                throw MPDError(.arg, "Unrecognized single mode, expected 0, 1, or oneshot")
+                throw MPDError.arg("Unrecognized single mode, expected 0, 1, or oneshot")
             }
             call.player.setSingle(mode)
         },
@@ -184,7 +184,7 @@ public enum MPDCommands {
         },
         MPDCommand("replay_gain_mode", 1...1, .changesState) { call throws(MPDError) in
             guard let mode = ReplayGainMode(rawValue: call.arguments[0]) else {
-                throw MPDError(.arg, "Unrecognized replay gain mode")
+                throw MPDError.arg("Unrecognized replay gain mode")
             }
             call.player.replayGain.mode = mode
         },
@@ -197,14 +197,14 @@ public enum MPDCommands {
                 resume(call.player)
                 return
             }
-            guard index >= 0, call.player.playItem(at: index) else { throw MPDError(.arg, "Bad song index") }
+            guard index >= 0, call.player.playItem(at: index) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("playid", 0...1, .changesState) { call throws(MPDError) in
             guard let argument = call.arguments.first, case let id = try MPDArgument.integer(argument), id != -1 else {
                 resume(call.player)
                 return
             }
-            guard id >= 0 else { throw MPDError(.noExist, "No such song") }
+            guard id >= 0 else { throw MPDError.noExist("No such song") }
             let index = try queueIndex(id: argument, call.player.snapshot())
             call.player.playItem(at: index)
         },
@@ -217,11 +217,11 @@ public enum MPDCommands {
         },
         MPDCommand("stop", 0...0, .changesState) { call in call.player.stop() },
         MPDCommand("next", 0...0, .changesState) { call throws(MPDError) in
-            guard call.player.snapshot().state.isLoaded else { throw MPDError(.playerSync, "Not playing") }
+            guard call.player.snapshot().state.isLoaded else { throw MPDError.playerSync("Not playing") }
             call.player.next()
         },
         MPDCommand("previous", 0...0, .changesState) { call throws(MPDError) in
-            guard call.player.snapshot().state.isLoaded else { throw MPDError(.playerSync, "Not playing") }
+            guard call.player.snapshot().state.isLoaded else { throw MPDError.playerSync("Not playing") }
             call.player.previous()
         },
         MPDCommand("seek", 2...2, .changesState) { call throws(MPDError) in
@@ -236,7 +236,7 @@ public enum MPDCommands {
         MPDCommand("seekcur", 1...1, .changesState) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             guard let index = snapshot.currentIndex, snapshot.state == .playing || snapshot.state == .paused else {
-                throw MPDError(.playerSync, "Not playing")
+                throw MPDError.playerSync("Not playing")
             }
             try seek(&call, index: index, target: try seekTarget(call.arguments[0], relativeAllowed: true))
         },
@@ -249,16 +249,16 @@ public enum MPDCommands {
         },
         MPDCommand("addid", 1...2, .changesState, .lookup, paths: [0]) { call throws(MPDError) in
             let items = try items(forURI: call.arguments[0], call: call)
-            guard items.count == 1 else { throw MPDError(.noExist, "No such song") }
+            guard items.count == 1 else { throw MPDError.noExist("No such song") }
             let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
-            guard let id = try enqueue(items, at: position, call).first else { throw MPDError(.noExist, "No such song") }
+            guard let id = try enqueue(items, at: position, call).first else { throw MPDError.noExist("No such song") }
             call.response.add("Id", id)
         },
         MPDCommand("clear", 0...0, .changesState) { call in call.player.clearQueue() },
         MPDCommand("delete", 1...1, .changesState) { call throws(MPDError) in
             // As MPD: a start past the queue is refused, an end past it cut, nothing to delete no error.
             let removed = try queueRange(call.arguments[0], count: call.player.snapshot().entries.count)
-            guard removed.isEmpty || call.player.removeFromQueue(range: removed) else { throw MPDError(.arg, "Bad song index") }
+            guard removed.isEmpty || call.player.removeFromQueue(range: removed) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("deleteid", 1...1, .changesState) { call throws(MPDError) in
             let index = try queueIndex(id: call.arguments[0], call.player.snapshot())
@@ -267,19 +267,19 @@ public enum MPDCommands {
         MPDCommand("move", 2...2, .changesState) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             let parsed = try MPDArgument.range(call.arguments[0])
-            guard let range = parsed.closed else { throw MPDError(.arg, "Open-ended range not supported") }
+            guard let range = parsed.closed else { throw MPDError.arg("Open-ended range not supported") }
             let to = try moveDestination(call.arguments[1], moving: range, snapshot)
-            guard call.player.move(range: range, to: to) else { throw MPDError(.arg, "Bad song index") }
+            guard call.player.move(range: range, to: to) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("moveid", 2...2, .changesState) { call throws(MPDError) in
             let snapshot = call.player.snapshot()
             let index = try queueIndex(id: call.arguments[0], snapshot)
             let to = try moveDestination(call.arguments[1], moving: index..<(index + 1), snapshot)
-            guard call.player.move(range: index..<(index + 1), to: to) else { throw MPDError(.arg, "Bad song index") }
+            guard call.player.move(range: index..<(index + 1), to: to) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("swap", 2...2, .changesState) { call throws(MPDError) in
             guard call.player.swap(try MPDArgument.unsigned(call.arguments[0]), try MPDArgument.unsigned(call.arguments[1])) else {
-                throw MPDError(.arg, "Bad song index")
+                throw MPDError.arg("Bad song index")
             }
         },
         MPDCommand("swapid", 2...2, .changesState) { call throws(MPDError) in
@@ -292,7 +292,7 @@ public enum MPDCommands {
             if let argument = call.arguments.first { range = try queueRange(argument, count: count) }
             // As MPD: fewer than two entries have no order to change, and the queue's version stays.
             guard range.count > 1 else { return }
-            guard call.player.shuffleQueue(range: range) else { throw MPDError(.arg, "Bad song index") }
+            guard call.player.shuffleQueue(range: range) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("prio", 2...Int.max, .changesState) { call throws(MPDError) in
             let priority = try MPDArgument.priorityValue(call.arguments[0])
@@ -301,7 +301,7 @@ public enum MPDCommands {
             var positions = IndexSet()
             for argument in call.arguments.dropFirst() { positions.insert(integersIn: try queueRange(argument, count: count)) }
             guard !positions.isEmpty else { return }
-            guard call.player.setPriority(priority, at: Array(positions)) else { throw MPDError(.arg, "Bad song index") }
+            guard call.player.setPriority(priority, at: Array(positions)) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("prioid", 2...Int.max, .changesState) { call throws(MPDError) in
             let priority = try MPDArgument.priorityValue(call.arguments[0])
@@ -350,15 +350,15 @@ public enum MPDCommands {
             call.response.add("outputenabled", call.host.isOutputEnabled ? 1 : 0)
         },
         MPDCommand("enableoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
+            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError.noExist("No such audio output") }
             call.host.setOutputEnabled(true)
         },
         MPDCommand("disableoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
+            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError.noExist("No such audio output") }
             call.host.setOutputEnabled(false)
         },
         MPDCommand("toggleoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError(.noExist, "No such audio output") }
+            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError.noExist("No such audio output") }
             call.host.setOutputEnabled(!call.host.isOutputEnabled)
         },
     ]

@@ -82,7 +82,7 @@ public final class RawFileOutput: AudioOutput {
             let flags = O_WRONLY | O_CREAT | (file.openedBefore ? O_APPEND : O_TRUNC)
             let opened = posixOpen(path, flags, 0o644)
             guard opened >= 0 else {
-                throw PlaybackError(.outputFailed, "cannot open \(path) for writing: " + String(cString: strerror(errno)))
+                throw PlaybackError.outputFailed("cannot open \(path) for writing: " + String(cString: strerror(errno)))
             }
             file.fd = opened
             file.openedBefore = true
@@ -91,11 +91,11 @@ public final class RawFileOutput: AudioOutput {
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws {
         let fd = file.withLock { $0.fd }
-        guard fd >= 0 else { throw PlaybackError(.outputFailed, "raw output \(path) is not open") }
+        guard fd >= 0 else { throw PlaybackError.outputFailed("raw output \(path) is not open") }
         do {
             try FileDescriptor(rawValue: fd).writeAll(pcm)
         } catch let error as Errno {
-            throw PlaybackError(.outputFailed, "cannot write to \(path): " + String(cString: strerror(error.rawValue)))
+            throw PlaybackError.outputFailed("cannot write to \(path): " + String(cString: strerror(error.rawValue)))
         }
     }
 

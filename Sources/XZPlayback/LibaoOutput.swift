@@ -66,7 +66,7 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
             if case .au(let path) = spec { throw mismatch(path, newFormat) }
             close()
         }
-        guard LibaoOutput.initialized else { throw PlaybackError(.outputFailed, "libao could not be initialised") }
+        guard LibaoOutput.initialized else { throw PlaybackError.outputFailed("libao could not be initialised") }
         var sample = ao_sample_format(bits: Int32(newFormat.sample.bytes * 8), rate: Int32(newFormat.sampleRate), channels: Int32(newFormat.channels),
                                       byte_format: Int32(AO_FMT_NATIVE), matrix: nil)
         switch spec {
@@ -86,12 +86,12 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
     }
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws {
-        guard let device else { throw PlaybackError(.outputFailed, "output \(spec) is not open") }
+        guard let device else { throw PlaybackError.outputFailed("output \(spec) is not open") }
         guard let base = pcm.baseAddress, pcm.count > 0 else { return }
         // ao_play takes char* but does not write through it.
         let bytes = UnsafeMutableRawPointer(mutating: base).assumingMemoryBound(to: CChar.self)
         if ao_play(device, bytes, UInt32(pcm.count)) == 0 {
-            throw PlaybackError(.outputFailed, "output \(spec) stopped accepting audio")
+            throw PlaybackError.outputFailed("output \(spec) stopped accepting audio")
         }
     }
 
@@ -132,25 +132,25 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
 
     private func openNull(_ sample: inout ao_sample_format) throws -> OpaquePointer {
         let id = ao_driver_id("null")
-        guard id >= 0 else { throw PlaybackError(.outputFailed, "libao has no null driver") }
+        guard id >= 0 else { throw PlaybackError.outputFailed("libao has no null driver") }
         guard let device = ao_open_live(id, &sample, nil) else {
-            throw PlaybackError(.outputFailed, "cannot open libao's null driver: " + Self.errorText(errno))
+            throw PlaybackError.outputFailed("cannot open libao's null driver: " + Self.errorText(errno))
         }
         return device
     }
 
     private func openFile(_ driver: String, _ path: String, _ sample: inout ao_sample_format) throws -> OpaquePointer {
         let id = ao_driver_id(driver)
-        guard id >= 0 else { throw PlaybackError(.outputFailed, "libao has no \(driver) driver") }
+        guard id >= 0 else { throw PlaybackError.outputFailed("libao has no \(driver) driver") }
         guard let device = ao_open_file(id, path, 1, &sample, nil) else {
-            throw PlaybackError(.outputFailed, "cannot open \(path) for writing (\(Self.errorText(errno)))")
+            throw PlaybackError.outputFailed("cannot open \(path) for writing (\(Self.errorText(errno)))")
         }
         return device
     }
 
     private func mismatch(_ path: String, _ wanted: AudioFormat) -> PlaybackError {
         let have = format.map(Self.describe) ?? "another format"
-        return PlaybackError(.outputFormatRefused, "\(path) is being written as \(have); a \(Self.describe(wanted)) track cannot go into the same file")
+        return PlaybackError.outputFormatRefused("\(path) is being written as \(have); a \(Self.describe(wanted)) track cannot go into the same file")
     }
 
     static func describe(_ format: AudioFormat) -> String {

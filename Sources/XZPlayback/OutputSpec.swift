@@ -20,15 +20,15 @@ public enum OutputSpec: Equatable, Sendable, CustomStringConvertible {
         default: break
         }
         guard let colon = text.firstIndex(of: ":") else {
-            throw PlaybackError(.invalidOutput, "unknown output \"\(text)\"; use \(OutputSpec.usage)")
+            throw PlaybackError.invalidOutput("unknown output \"\(text)\"; use \(OutputSpec.usage)")
         }
         let kind = text[..<colon].lowercased()
         let path = String(text[text.index(after: colon)...])
         guard ["wav", "au", "raw"].contains(kind) else {
-            throw PlaybackError(.invalidOutput, "unknown output kind \"\(kind)\" in \"\(text)\"; use \(OutputSpec.usage)")
+            throw PlaybackError.invalidOutput("unknown output kind \"\(kind)\" in \"\(text)\"; use \(OutputSpec.usage)")
         }
         guard !path.isEmpty else {
-            throw PlaybackError(.invalidOutput, "output \"\(text)\" needs a file path after \"\(kind):\"")
+            throw PlaybackError.invalidOutput("output \"\(text)\" needs a file path after \"\(kind):\"")
         }
         switch kind {
         case "wav": self = .wav(path)

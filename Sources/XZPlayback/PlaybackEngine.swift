@@ -223,7 +223,7 @@ final class PlaybackEngine {
         if start.item.isStream {
             do {
                 guard let streams else {
-                    throw PlaybackError(.streamFailed, "cannot play a URL here: this player has no downloader")
+                    throw PlaybackError.streamFailed("cannot play a URL here: this player has no downloader")
                 }
                 let source = try streams(start.item)
                 // Bytes arriving wake the audio thread while it waits for them.
@@ -313,7 +313,7 @@ final class PlaybackEngine {
         if let failure = source.failureMessage {
             pending = nil
             source.release()
-            fail(start, positionMs: 0, PlaybackError(.streamFailed, failure))
+            fail(start, positionMs: 0, PlaybackError.streamFailed(failure))
             return
         }
         // A full window is all that comes until the decoder reads: a head larger than it cannot be waited for.
@@ -630,7 +630,7 @@ final class PlaybackEngine {
         if audible {
             endTrack(.completed)
         } else {
-            let error = PlaybackError(.noAudio, "only \(lengthMs) ms of audio: the file is cut short or empty")
+            let error = PlaybackError.noAudio("only \(lengthMs) ms of audio: the file is cut short or empty")
             fail(track.start, positionMs: ms(track.positionSample, track), error)
         }
     }

@@ -1,3 +1,4 @@
+import XZSystem
 import XZAudio
 
 /// One entry of the play queue. Only `path` is needed to play; the rest is for display and stats.
@@ -209,54 +210,37 @@ public struct AudioFormatSummary: Sendable, Equatable {
 
 /// Why the player, an output or a playback argument failed: a kind to match (`error == .outputFormatRefused`,
 /// `catch PlaybackError.outputFailed`) and the one line users see.
-public struct PlaybackError: Error, Hashable, CustomStringConvertible, Sendable {
-    private enum Code: Hashable, Sendable {
+public struct PlaybackError: KindedError {
+    public enum Kind: Hashable, Sendable {
         case outputFailed, outputFormatRefused, invalidOutput, invalidSeekTarget, streamFailed, noAudio
     }
 
-    private let code: Code
+    public let kind: Kind
     /// What went wrong, in one line.
     public let message: String
 
-    private init(code: Code) {
-        self.code = code
-        message = ""
-    }
-
-    /// An error of `kind` saying `message`.
-    public init(_ kind: PlaybackError, _ message: String) {
-        code = kind.code
+    public init(kind: Kind, message: String) {
+        self.kind = kind
         self.message = message
     }
 
+    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+
     /// The output cannot be opened or stopped taking audio: every track would fail, so the queue stops.
-    public static let outputFailed = PlaybackError(code: .outputFailed)
+    public static let outputFailed = PlaybackError(kind: .outputFailed, message: "")
     /// An output that works cannot take this track's format (a WAV file already holding another): the
     /// player fails that track alone and goes on.
-    public static let outputFormatRefused = PlaybackError(code: .outputFormatRefused)
+    public static let outputFormatRefused = PlaybackError(kind: .outputFormatRefused, message: "")
     /// An output spec that cannot be read.
-    public static let invalidOutput = PlaybackError(code: .invalidOutput)
+    public static let invalidOutput = PlaybackError(kind: .invalidOutput, message: "")
     /// A seek position that cannot be read.
-    public static let invalidSeekTarget = PlaybackError(code: .invalidSeekTarget)
+    public static let invalidSeekTarget = PlaybackError(kind: .invalidSeekTarget, message: "")
     /// A URL that cannot be played here, or whose download failed before its audio began.
-    public static let streamFailed = PlaybackError(code: .streamFailed)
+    public static let streamFailed = PlaybackError(kind: .streamFailed, message: "")
     /// A track that ended having less than half a second of audio from start to end (cut short, or empty): a
     /// failure like one that cannot be decoded, never a play.
-    public static let noAudio = PlaybackError(code: .noAudio)
-
-    /// The kind alone, without the message.
-    public var kind: PlaybackError { PlaybackError(code: code) }
-
-    /// Same kind: the message does not count.
-    public static func == (lhs: PlaybackError, rhs: PlaybackError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// Lets `catch PlaybackError.outputFailed` and `case PlaybackError.outputFailed` match any error of that kind.
-    public static func ~= (kind: PlaybackError, error: any Error) -> Bool {
-        (error as? PlaybackError)?.code == kind.code
-    }
+    public static let noAudio = PlaybackError(kind: .noAudio, message: "")
 
     /// The message, or the kind's name for a bare kind.
-    public var description: String { message.isEmpty ? "PlaybackError.\(code)" : message }
+    public var description: String { message.isEmpty ? "PlaybackError.\(kind)" : message }
 }

@@ -10,11 +10,11 @@ public enum SeekTarget: Sendable, Equatable {
     /// "+10" / "-5" seconds from here, "1:23", "1:02:03" or "83" (seconds, fractions allowed: "83.5"), "50%".
     public init(parsing input: String) throws {
         let text = String(input.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-        let fail = PlaybackError(.invalidSeekTarget, "cannot read the seek position \"\(input)\"; use \(SeekTarget.usage)")
+        let fail = PlaybackError.invalidSeekTarget("cannot read the seek position \"\(input)\"; use \(SeekTarget.usage)")
         if text.hasSuffix("%") {
             guard let value = Double(text.dropLast()), value.isFinite, !text.hasPrefix("+"), !text.hasPrefix("-") else { throw fail }
             guard (0...100).contains(value) else {
-                throw PlaybackError(.invalidSeekTarget, "seek percentage \(text) is outside 0% to 100%")
+                throw PlaybackError.invalidSeekTarget("seek percentage \(text) is outside 0% to 100%")
             }
             self = .percent(value)
             return

@@ -6,8 +6,8 @@ public enum MPDArgument {
         throws(MPDError) -> Int {
         switch parse(text[...]) {
         case .value(let value) where bounds.contains(value): return value
-        case .value, .tooLarge: throw MPDError(.arg, "Number too large: \(text)")
-        case .junk: throw MPDError(.arg, "Integer expected: \(text)")
+        case .value, .tooLarge: throw MPDError.arg("Number too large: \(text)")
+        case .junk: throw MPDError.arg("Integer expected: \(text)")
         }
     }
 
@@ -24,13 +24,13 @@ public enum MPDArgument {
         switch parse(text[...]) {
         case .value(let value) where (0...Int(UInt32.max)).contains(value): return value
         case .value, .tooLarge: return Int(UInt32.max)
-        case .junk: throw MPDError(.arg, "Integer expected: \(text)")
+        case .junk: throw MPDError.arg("Integer expected: \(text)")
         }
     }
 
     /// As `strtof` reads it: `nan` and `inf` included (users clamp what they keep).
     public static func float(_ text: String) throws(MPDError) -> Double {
-        guard let value = Float(text) else { throw MPDError(.arg, "Float expected: \(text)") }
+        guard let value = Float(text) else { throw MPDError.arg("Float expected: \(text)") }
         return Double(value)
     }
 
@@ -39,7 +39,7 @@ public enum MPDArgument {
         switch parse(text[...]) {
         case .value(0): return false
         case .value(1): return true
-        default: throw MPDError(.arg, "Boolean (0/1) expected: \(text)")
+        default: throw MPDError.arg("Boolean (0/1) expected: \(text)")
         }
     }
 
@@ -51,7 +51,7 @@ public enum MPDArgument {
     /// MPD's `ParseCommandArgRange`: `N`, `START:END`, `START:` (to the end), or `-1` (everything); each
     /// number 0 up to Int32's largest.
     public static func range(_ text: String) throws(MPDError) -> MPDRange {
-        let junk = MPDError(.arg, "Integer or range expected: \(text)")
+        let junk = MPDError.arg("Integer or range expected: \(text)")
         let colon = text.firstIndex(of: ":")
         let startText = text[..<(colon ?? text.endIndex)]
         guard let start = rangeNumber(startText) else { throw junk }
@@ -65,7 +65,7 @@ public enum MPDArgument {
         if endText.isEmpty { return MPDRange(start: start, end: nil) }
         guard let end = rangeNumber(endText) else { throw junk }
         try checkRangeNumber(end, whole: text)
-        guard start <= end else { throw MPDError(.arg, "Malformed range: \(text)") }
+        guard start <= end else { throw MPDError.arg("Malformed range: \(text)") }
         return MPDRange(start: start, end: end)
     }
 
@@ -79,8 +79,8 @@ public enum MPDArgument {
     }
 
     private static func checkRangeNumber(_ value: Int, whole: String) throws(MPDError) {
-        guard value >= 0 else { throw MPDError(.arg, "Number is negative: \(whole)") }
-        guard value <= Int(Int32.max) else { throw MPDError(.arg, "Number too large: \(whole)") }
+        guard value >= 0 else { throw MPDError.arg("Number is negative: \(whole)") }
+        guard value <= Int(Int32.max) else { throw MPDError.arg("Number too large: \(whole)") }
     }
 
     private enum Parsed: Equatable {

@@ -22,13 +22,13 @@ public struct MPDRequest: Sendable, Equatable {
         var index = 0
         func skipSpace() { while index < bytes.count, isSpace(bytes[index]) { index += 1 } }
         skipSpace()
-        guard index < bytes.count else { throw MPDError(.unknown, "No command given") }
+        guard index < bytes.count else { throw MPDError.unknown("No command given") }
         let nameStart = index
-        guard isLetter(bytes[index]) else { throw MPDError(.unknown, "Letter expected") }
+        guard isLetter(bytes[index]) else { throw MPDError.unknown("Letter expected") }
         while index < bytes.count, !isSpace(bytes[index]) {
             let byte = bytes[index]
             guard isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "_") else {
-                throw MPDError(.unknown, "Invalid word character")
+                throw MPDError.unknown("Invalid word character")
             }
             index += 1
         }

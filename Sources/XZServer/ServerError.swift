@@ -1,31 +1,27 @@
+import XZSystem
 /// The transport's failures, by kind; the message is what a user reads.
-public struct ServerError: Error, Hashable, CustomStringConvertible, Sendable {
-    private enum Code: Hashable, Sendable {
+public struct ServerError: KindedError {
+    public enum Kind: Hashable, Sendable {
         case cannotOpen, hostRunning, cannotConnect, notAHost, connectionClosed
     }
 
-    private let code: Code
-    public let description: String
+    public let kind: Kind
+    public let message: String
 
-    private init(_ code: Code, _ description: String) {
-        self.code = code
-        self.description = description
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
     }
 
-    /// Kinds compare by code alone: `catch ServerError.hostRunning`.
-    public static func ~= (kind: ServerError, error: any Error) -> Bool {
-        (error as? ServerError)?.code == kind.code
-    }
+    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 
     /// The lock or socket file could not be opened.
-    static func cannotOpen(_ message: String) -> ServerError { ServerError(.cannotOpen, message) }
+    public static let cannotOpen = ServerError(kind: .cannotOpen, message: "cannot open the host's lock or socket file")
     /// Another process hosts this library.
-    static func hostRunning(_ message: String) -> ServerError { ServerError(.hostRunning, message) }
-    public static let hostRunning = ServerError(.hostRunning, "another xzmusic already hosts this library")
+    public static let hostRunning = ServerError(kind: .hostRunning, message: "another xzmusic already hosts this library")
     /// No host answered where one was looked for.
-    static func cannotConnect(_ message: String) -> ServerError { ServerError(.cannotConnect, message) }
-    public static let cannotConnect = ServerError(.cannotConnect, "cannot connect")
+    public static let cannotConnect = ServerError(kind: .cannotConnect, message: "cannot connect")
     /// What answered does not speak the protocol.
-    static func notAHost(_ message: String) -> ServerError { ServerError(.notAHost, message) }
-    public static let connectionClosed = ServerError(.connectionClosed, "the host closed the connection")
+    public static let notAHost = ServerError(kind: .notAHost, message: "what answered is no xzmusic host")
+    public static let connectionClosed = ServerError(kind: .connectionClosed, message: "the host closed the connection")
 }

@@ -1,37 +1,31 @@
+import XZSystem
 /// A failure of the stats layer, told apart by kind (`error == .noSuchSticker`); the message is the
 /// line shown to the user and takes no part in equality.
-public struct StatsError: Error, Hashable, CustomStringConvertible, Sendable {
-    private enum Code: Hashable, Sendable {
+public struct StatsError: KindedError {
+    public enum Kind: Hashable, Sendable {
         case noSuchSong, badSince, badArchive, io, noSuchSticker, stickerRefused
     }
 
-    private let code: Code
-    public let description: String
+    public let kind: Kind
+    public let message: String
 
-    private init(_ code: Code, _ description: String) {
-        self.code = code
-        self.description = description
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
     }
 
-    public static func == (a: StatsError, b: StatsError) -> Bool { a.code == b.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 
     /// No song, in the catalogue or in past plays, has the key.
-    public static let noSuchSong = StatsError(.noSuchSong, "no such song")
+    public static let noSuchSong = StatsError(kind: .noSuchSong, message: "no such song")
     /// A `--since` that is neither a number of days nor a date.
-    public static let badSince = StatsError(.badSince, "bad --since")
+    public static let badSince = StatsError(kind: .badSince, message: "bad --since")
     /// An import that is not a stats export, or has a malformed line.
-    public static let badArchive = StatsError(.badArchive, "not a stats export")
+    public static let badArchive = StatsError(kind: .badArchive, message: "not a stats export")
     /// An export that cannot be written.
-    public static let io = StatsError(.io, "cannot write the export")
+    public static let io = StatsError(kind: .io, message: "cannot write the export")
     /// The song has no sticker of that name.
-    public static let noSuchSticker = StatsError(.noSuchSticker, "no such sticker")
+    public static let noSuchSticker = StatsError(kind: .noSuchSticker, message: "no such sticker")
     /// A statistic XZMusic keeps itself, or a value the sticker does not take.
-    public static let stickerRefused = StatsError(.stickerRefused, "sticker refused")
-
-    public static func noSuchSong(_ message: String) -> StatsError { StatsError(.noSuchSong, message) }
-    public static func badSince(_ message: String) -> StatsError { StatsError(.badSince, message) }
-    public static func badArchive(_ message: String) -> StatsError { StatsError(.badArchive, message) }
-    public static func io(_ message: String) -> StatsError { StatsError(.io, message) }
-    public static func stickerRefused(_ message: String) -> StatsError { StatsError(.stickerRefused, message) }
+    public static let stickerRefused = StatsError(kind: .stickerRefused, message: "sticker refused")
 }

@@ -6,7 +6,7 @@ import XZTestSupport
 /// Errors are matched by kind; the file and the message users see ride along.
 final class AudioErrorTests: XCTestCase {
     func testKindsCompareWithoutTheirDetails() {
-        let error = AudioError(.damaged, file: "/music/a.flac", message: "broken FLAC header")
+        let error = AudioError.damaged("broken FLAC header", file: "/music/a.flac")
         XCTAssertEqual(error, .damaged)
         XCTAssertNotEqual(error, .unreadable)
         XCTAssertEqual(error.kind, .damaged)

@@ -175,7 +175,7 @@ final class SessionTests: XCTestCase {
             .write(to: feed, atomically: true, encoding: .utf8)
         _ = try host.database.importFeed(at: feed)
         let streaming = PlayerHost(folder: host.folder, database: host.database, output: .null, seed: 7,
-                                   streams: { _ in throw PlaybackError(.streamFailed, "not in this test") }) { _ in }
+                                   streams: { _ in throw PlaybackError.streamFailed("not in this test") }) { _ in }
         defer { streaming.shutdown() }
         var session = ClientSession(peer: .network, passwordRequired: false)
         func run(_ line: String) -> String {
@@ -195,7 +195,7 @@ final class SessionTests: XCTestCase {
     /// clients), http(s):// only on a host that streams.
     func testURLHandlersAreWhatPlays() {
         let streaming = PlayerHost(folder: host.folder, database: host.database, output: .null, seed: 7,
-                                   streams: { _ in throw PlaybackError(.streamFailed, "not in this test") }) { _ in }
+                                   streams: { _ in throw PlaybackError.streamFailed("not in this test") }) { _ in }
         defer { streaming.shutdown() }
         func handlers(_ host: PlayerHost, _ peer: ClientSession.Peer) -> String {
             var session = ClientSession(peer: peer, passwordRequired: false)
@@ -217,7 +217,7 @@ final class SessionTests: XCTestCase {
             .joined(separator: "\n").write(to: feed, atomically: true, encoding: .utf8)
         _ = try host.database.importFeed(at: feed)
         let streaming = PlayerHost(folder: host.folder, database: host.database, output: .null, seed: 7,
-                                   streams: { _ in throw PlaybackError(.streamFailed, "not in this test") }) { _ in }
+                                   streams: { _ in throw PlaybackError.streamFailed("not in this test") }) { _ in }
         defer { streaming.shutdown() }
         func run(_ line: String, on target: PlayerHost) -> String {
             var session = ClientSession(peer: .network, passwordRequired: false)

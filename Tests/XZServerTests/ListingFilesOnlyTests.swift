@@ -20,7 +20,7 @@ final class ListingFilesOnlyTests: MusicFolderHostTestCase {
         host.updates.wait()
         // The same library on a host that streams.
         let streaming = PlayerHost(folder: library, database: host.database, output: .null, musicDirectory: music,
-                                   streams: { _ in throw PlaybackError(.streamFailed, "not in this test") }) { _ in }
+                                   streams: { _ in throw PlaybackError.streamFailed("not in this test") }) { _ in }
         let server = ProtocolServer(host: streaming, password: nil)
         defer {
             server.shutdown()

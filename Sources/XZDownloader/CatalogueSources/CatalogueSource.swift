@@ -67,9 +67,9 @@ public struct SourceHTTP: Sendable {
         do {
             (head, data) = try await fetcher.withIdleTimeout(live, url: url) { try await fetcher.fetchSmall(url, live: live) }
         } catch let failure as RetryableFailure {
-            throw failure.error.with(message: "\(source): \(failure.error.description)")
+            throw failure.error("\(source): \(failure.error.description)")
         } catch let error as DownloadError {
-            throw error.with(message: "\(source): \(error.description)")
+            throw error("\(source): \(error.description)")
         }
         let host = url.host ?? url.absoluteString
         guard head.status == 200 else {
