@@ -66,12 +66,10 @@ extension MPDRequest {
 extension CommandError {
     /// The door's failure as a command's one-line error.
     static func door(_ failure: HostDoor.Failure) -> CommandError {
-        switch failure {
-        case .refused(let error): .refusedByHost(error.command ?? "a request", error.message)
+        switch failure.kind {
+        case .refused: .refusedByHost(failure.ack?.command ?? "a request", failure.message)
         case .lost: .lostHost(failure)
-        case .listTooLarge(let bytes, let limit):
-            .usage("that many songs make a command list of \(bytes) bytes, more than the host takes at once "
-                + "(\(limit), max_command_list_size): name fewer")
+        case .listTooLarge: .usage("that many songs make \(failure.message): name fewer")
         }
     }
 }

@@ -109,7 +109,7 @@ final class HostWatcher: LyricLinesSwitch {
     private func musicDirectory() throws -> URL {
         do {
             return URL(fileURLWithPath: try door.musicDirectory())
-        } catch .refused {
+        } catch HostDoor.Failure.refused {
             // A host that keeps its configuration to itself names songs from the default folder.
             return SongNaming.defaultMusicDirectory()
         }

@@ -8,14 +8,39 @@ import XZSystem
 /// table, over the library's socket when another process hosts, or to a client session on this process's
 /// own host. Either way the answer is read by `MPDAnswer`, so both doors answer alike.
 public final class HostDoor: Sendable {
-    /// The host's failures as its callers match them.
-    public enum Failure: Error, Sendable, Equatable {
+    /// The host's failures as its callers match them: `catch HostDoor.Failure.lost`.
+    public struct Failure: KindedError {
+        public enum Kind: Hashable, Sendable {
+            case refused, lost, listTooLarge
+        }
+
+        public let kind: Kind
+        public let message: String
+        /// A refusal's ACK: its code and the command it names.
+        public let ack: MPDError?
+
+        public init(kind: Kind, message: String) {
+            self.init(kind: kind, message: message, ack: nil)
+        }
+
+        private init(kind: Kind, message: String, ack: MPDError?) {
+            self.kind = kind
+            self.message = message
+            self.ack = ack
+        }
+
+        public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+
         /// The host's ACK.
-        case refused(MPDError)
+        public static let refused = Failure(kind: .refused, message: "the host refused the request")
+        public static func refused(_ ack: MPDError) -> Failure { Failure(kind: .refused, message: ack.message, ack: ack) }
         /// The connection broke or the host hung up.
-        case lost(String)
+        public static let lost = Failure(kind: .lost, message: "the connection to the host broke")
         /// A command list longer than the host takes at once (MPD's `max_command_list_size`); nothing was sent.
-        case listTooLarge(bytes: Int, limit: Int)
+        public static let listTooLarge = Failure(kind: .listTooLarge, message: "a command list longer than the host takes at once")
+        static func listTooLarge(bytes: Int, limit: Int) -> Failure {
+            listTooLarge("a command list of \(bytes) bytes, more than the host takes at once (\(limit), max_command_list_size)")
+        }
     }
 
     private enum Line {
@@ -83,7 +108,7 @@ public final class HostDoor: Sendable {
         let lines = requests.map(\.line)
         // Counted as the host counts a list: each line and its end.
         let bytes = lines.reduce(0) { $0 + $1.utf8.count + 1 }
-        guard bytes <= Self.maxListBytes else { throw .listTooLarge(bytes: bytes, limit: Self.maxListBytes) }
+        guard bytes <= Self.maxListBytes else { throw Failure.listTooLarge(bytes: bytes, limit: Self.maxListBytes) }
         return try exchange(["command_list_begin"] + lines + ["command_list_end"])
     }
 
@@ -106,7 +131,7 @@ public final class HostDoor: Sendable {
     public func musicDirectory() throws(Failure) -> String {
         if let known = knownMusicDirectory.withLock({ $0 }) { return known }
         guard let music = try run("config").first(where: { $0.key == "music_directory" })?.value else {
-            throw .lost("the host names no music folder")
+            throw Failure.lost("the host names no music folder")
         }
         knownMusicDirectory.withLock { $0 = music }
         return music
@@ -142,11 +167,11 @@ public final class HostDoor: Sendable {
                 }
             }
         } catch let error as MPDError {
-            throw .refused(error)
+            throw Failure.refused(error)
         } catch let error as Failure {
             throw error
         } catch {
-            throw .lost("\(error)")
+            throw Failure.lost("\(error)")
         }
         return answer.pairs
     }
@@ -157,15 +182,5 @@ public final class HostDoor: Sendable {
             if try answer.take(line: String(decoding: text, as: UTF8.self)) { return }
         }
         throw Failure.lost(output.close ? "the host hung up" : "the host's answer ended early")
-    }
-}
-
-extension HostDoor.Failure: CustomStringConvertible {
-    public var description: String {
-        switch self {
-        case .refused(let error): error.message
-        case .lost(let reason): reason
-        case .listTooLarge(let bytes, let limit): "a command list of \(bytes) bytes is more than the host takes at once (\(limit))"
-        }
     }
 }

@@ -1,27 +1,25 @@
+import XZSystem
+
 /// Why a host could not start, by kind; the message is what a user reads. The library's lock held by
 /// another host is the transport's `ServerError.hostRunning`.
-public struct HostingError: Error, Hashable, CustomStringConvertible, Sendable {
-    private enum Code: Hashable, Sendable {
+public struct HostingError: KindedError {
+    public enum Kind: Hashable, Sendable {
         case cannotListen, refusedAddress
     }
 
-    private let code: Code
-    public let description: String
+    public let kind: Kind
+    public let message: String
 
-    private init(_ code: Code, _ description: String) {
-        self.code = code
-        self.description = description
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
     }
 
-    /// Kinds compare by code alone: `catch HostingError.cannotListen`.
-    public static func ~= (kind: HostingError, error: any Error) -> Bool {
-        (error as? HostingError)?.code == kind.code
-    }
+    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 
     /// A socket or TCP address could not be bound.
-    public static func cannotListen(_ error: Error) -> HostingError { HostingError(.cannotListen, "cannot listen: \(error)") }
-    public static let cannotListen = HostingError(.cannotListen, "cannot listen")
+    public static let cannotListen = HostingError(kind: .cannotListen, message: "cannot listen")
+    public static func cannotListen(_ error: Error) -> HostingError { cannotListen("cannot listen: \(error)") }
     /// An address other than loopback without a password.
-    static func refusedAddress(_ message: String) -> HostingError { HostingError(.refusedAddress, message) }
-    public static let refusedAddress = HostingError(.refusedAddress, "refusing to listen without a password")
+    public static let refusedAddress = HostingError(kind: .refusedAddress, message: "refusing to listen without a password")
 }

@@ -4,6 +4,7 @@ import XZAudio
 import XZCatalogue
 import XZCommands
 import XZDownloader
+import XZHosting
 import XZPlayback
 import XZProtocol
 import XZServer
@@ -45,6 +46,8 @@ final class KindedErrorTests: XCTestCase {
         assertIdiom(DownloadError.diskFull, DownloadError.io)
         assertIdiom(MPDError.noExist, MPDError.arg)
         assertIdiom(ServerError.hostRunning, ServerError.cannotConnect)
+        assertIdiom(HostingError.cannotListen, HostingError.refusedAddress)
+        assertIdiom(HostDoor.Failure.lost, HostDoor.Failure.refused)
         assertIdiom(CommandError.emptyQueue, CommandError.noHost)
     }
 
