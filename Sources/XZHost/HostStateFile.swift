@@ -1,6 +1,7 @@
 import Foundation
 import XZCatalogue
 import XZPlayback
+import XZPlaybackTerms
 import XZSystem
 
 extension PlayerHost {

@@ -2,6 +2,7 @@ import Foundation
 import XZAudio
 import XZCatalogue
 import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZSystem
 

@@ -6,6 +6,7 @@ import XZCommands
 import XZDownloader
 import XZHosting
 import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZServer
 import XZStats

@@ -4,6 +4,7 @@ import XZCatalogue
 import XZFolderScan
 @testable import XZHost
 import XZPlayback
+import XZPlaybackTerms
 import XZSystem
 import XZTestSupport
 

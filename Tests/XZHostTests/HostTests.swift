@@ -5,6 +5,7 @@ import XZCatalogue
 import XZFolderScan
 @testable import XZHost
 import XZPlayback
+import XZPlaybackTerms
 import XZStats
 import XZTestSupport
 

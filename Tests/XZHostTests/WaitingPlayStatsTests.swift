@@ -4,6 +4,7 @@ import XCTest
 import XZCatalogue
 @testable import XZHost
 import XZPlayback
+import XZPlaybackTerms
 import XZStats
 import XZSystem
 import XZTestSupport

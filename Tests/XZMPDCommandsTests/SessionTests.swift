@@ -2,6 +2,7 @@ import XCTest
 import XZAudio
 import XZCatalogue
 import XZPlayback
+import XZPlaybackTerms
 @testable import XZMPDCommands
 import XZHost
 import XZProtocol

@@ -3,6 +3,7 @@ import XCTest
 import XZCatalogue
 import XZHost
 import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZServer
 import XZTestSupport
