@@ -137,12 +137,12 @@ let package = Package(
             "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZPlaybackTerms", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZHostTests", dependencies: [
-            "XZHost", "XZCatalogue", "XZFolderScan", "XZPlayback", "XZPlaybackTerms", "XZStats", "XZSystem", "XZTestSupport",
+            "XZHost", "XZCatalogue", "XZFolderScan", "XZPlaybackTerms", "XZStats", "XZSystem", "XZTestSupport",
             product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol"]),
         .testTarget(name: "XZMPDCommandsTests", dependencies: [
-            "XZMPDCommands", "XZHost", "XZProtocol", "XZPlayback", "XZPlaybackTerms", "XZAudio", "XZCatalogue", "XZTestSupport",
+            "XZMPDCommands", "XZHost", "XZProtocol", "XZPlaybackTerms", "XZAudio", "XZCatalogue", "XZTestSupport",
         ]),
         .testTarget(name: "XZServerTests", dependencies: [
             "XZServer", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport", "XZPlayback", "XZPlaybackTerms",

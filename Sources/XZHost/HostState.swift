@@ -1,5 +1,4 @@
 import Foundation
-import XZPlayback
 import XZPlaybackTerms
 
 /// What the host remembers across a restart, in the text of MPD's `state_file` (so a user can carry the

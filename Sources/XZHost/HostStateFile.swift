@@ -1,6 +1,5 @@
 import Foundation
 import XZCatalogue
-import XZPlayback
 import XZPlaybackTerms
 import XZSystem
 

@@ -1,7 +1,6 @@
 import Foundation
 import XZSystem
 import XZCatalogue
-import XZPlayback
 import XZPlaybackTerms
 import XZStats
 

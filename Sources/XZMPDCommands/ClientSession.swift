@@ -1,6 +1,5 @@
 import XZCatalogue
 import XZHost
-import XZPlayback
 import XZPlaybackTerms
 import XZProtocol
 import XZSystem

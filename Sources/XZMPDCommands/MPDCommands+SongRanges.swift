@@ -1,4 +1,3 @@
-import XZPlayback
 import XZPlaybackTerms
 import XZProtocol
 

@@ -1,7 +1,6 @@
 import Foundation
 import XZCatalogue
 import XZHost
-import XZPlayback
 import XZPlaybackTerms
 import XZProtocol
 

@@ -3,7 +3,6 @@ import GRDB
 import XCTest
 import XZCatalogue
 @testable import XZHost
-import XZPlayback
 import XZPlaybackTerms
 import XZStats
 import XZSystem

@@ -1,6 +1,5 @@
 import XCTest
 import XZHost
-import XZPlayback
 import XZPlaybackTerms
 import XZProtocol
 @testable import XZServer
