@@ -61,8 +61,12 @@ let package = Package(
         ]),
         // LRC parsing and the lyric timeline.
         .target(name: "XZLyrics", dependencies: ["XZText"]),
+        // The player's words, without the player: queue items, outputs, seek targets, modes, events, errors.
+        .target(name: "XZPlaybackTerms", dependencies: ["XZSystem", "XZAudio"]),
         // libao output and the player.
-        .target(name: "XZPlayback", dependencies: ["CAO", "XZAudio", "XZLyrics", "XZSystem", product("SystemPackage", "swift-system")]),
+        .target(name: "XZPlayback", dependencies: [
+            "CAO", "XZAudio", "XZLyrics", "XZSystem", "XZPlaybackTerms", product("SystemPackage", "swift-system"),
+        ]),
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [
             "XZText", "XZSystem", "XZCatalogue", "XZAudio", "XZFolderScan",
@@ -72,12 +76,12 @@ let package = Package(
         ]),
         // The application core: one library's player, catalogue, statistics and folder updates, and the
         // changes its observers hear.
-        .target(name: "XZHost", dependencies: ["XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback"]),
+        .target(name: "XZHost", dependencies: ["XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback", "XZPlaybackTerms"]),
         // The MPD protocol's wire format as plain values: requests, arguments, responses, ACKs.
         .target(name: "XZProtocol", dependencies: ["XZSystem"]),
         // MPD's command table over the host, and one connection's protocol state.
         .target(name: "XZMPDCommands", dependencies: [
-            "XZSystem", "XZProtocol", "XZHost", "XZAudio", "XZCatalogue", "XZStats", "XZPlayback",
+            "XZSystem", "XZProtocol", "XZHost", "XZAudio", "XZCatalogue", "XZStats", "XZPlayback", "XZPlaybackTerms",
         ]),
         // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
         .target(name: "XZServer", dependencies: [
@@ -87,11 +91,11 @@ let package = Package(
         // Host assembly and its door: one call starts a library's host from its configuration, and the one
         // client of the command table the prompt and the CLI drive a host by.
         .target(name: "XZHosting", dependencies: [
-            "XZSystem", "XZCatalogue", "XZPlayback", "XZDownloader", "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
+            "XZSystem", "XZCatalogue", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
-            "XZText", "XZSystem", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlayback", "XZDownloader",
+            "XZText", "XZSystem", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlaybackTerms", "XZDownloader",
             "XZHost", "XZProtocol", "XZHosting",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"),
@@ -99,7 +103,7 @@ let package = Package(
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
-            "XZSystem", "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZDownloader", "XZCommands", "XZTestSupport",
+            "XZSystem", "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZCommands", "XZTestSupport",
             product("GRDB", "GRDB.swift"), product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // The bench's floor for a one-shot client: swift-argument-parser and one request, nothing else.
@@ -128,20 +132,20 @@ let package = Package(
             "XZStats", "XZCatalogue", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics", "XZTestSupport", "XZCorpusTestSupport"]),
-        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZAudio", "XZLyrics", "XZTestSupport"]),
+        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZPlaybackTerms", "XZAudio", "XZLyrics", "XZTestSupport"]),
         .testTarget(name: "XZDownloaderTests", dependencies: [
-            "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZPlaybackTerms", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZHostTests", dependencies: [
-            "XZHost", "XZCatalogue", "XZFolderScan", "XZPlayback", "XZStats", "XZSystem", "XZTestSupport",
+            "XZHost", "XZCatalogue", "XZFolderScan", "XZPlaybackTerms", "XZStats", "XZSystem", "XZTestSupport",
             product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol"]),
         .testTarget(name: "XZMPDCommandsTests", dependencies: [
-            "XZMPDCommands", "XZHost", "XZProtocol", "XZPlayback", "XZAudio", "XZCatalogue", "XZTestSupport",
+            "XZMPDCommands", "XZHost", "XZProtocol", "XZPlaybackTerms", "XZAudio", "XZCatalogue", "XZTestSupport",
         ]),
         .testTarget(name: "XZServerTests", dependencies: [
-            "XZServer", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport", "XZPlayback",
+            "XZServer", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport", "XZPlayback", "XZPlaybackTerms",
             "XZSystem", "XZAudio", "XZHosting",
         ]),
         .testTarget(name: "XZHostingTests", dependencies: [
@@ -149,7 +153,7 @@ let package = Package(
             "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
-            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHosting", "XZPlayback",
+            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHosting", "XZPlayback", "XZPlaybackTerms",
             "XZCatalogue", "XZProtocol", "XZServer", "XZAudio", product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],

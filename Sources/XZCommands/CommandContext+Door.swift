@@ -2,8 +2,8 @@ import Foundation
 import XZCatalogue
 import XZHost
 import XZHosting
-import XZPlayback
 import XZProtocol
+import XZPlaybackTerms
 
 extension CommandContext {
     /// The door player commands go through: the prompt's, else one to the library's running host.

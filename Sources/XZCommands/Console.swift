@@ -1,6 +1,5 @@
 import Foundation
 import XZSystem
-import XZPlayback
 import XZText
 #if canImport(Glibc)
 import Glibc

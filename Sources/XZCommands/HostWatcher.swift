@@ -2,11 +2,11 @@ import Foundation
 import XZSystem
 import XZCatalogue
 import XZLyrics
-import XZPlayback
 import XZProtocol
 import XZHosting
 import XZText
 import XZHost
+import XZPlaybackTerms
 
 /// What a prompt attached to another host prints above itself: track changes and errors as the host
 /// announces them (`idle`), and synced lyric lines that follow the host's position between announcements.

@@ -2,11 +2,11 @@ import ArgumentParser
 import Foundation
 import XZSystem
 import XZLyrics
-import XZPlayback
 import XZProtocol
 import XZText
 import XZHost
 import XZHosting
+import XZPlaybackTerms
 #if canImport(Glibc)
 import Glibc
 #endif

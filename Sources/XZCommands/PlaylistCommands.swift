@@ -1,13 +1,13 @@
 import ArgumentParser
 import Foundation
 import XZCatalogue
-import XZPlayback
 import XZProtocol
 import XZHosting
 import XZSystem
 import XZText
 import XZHost
 import XZHosting
+import XZPlaybackTerms
 
 struct PlaylistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import XZPlayback
 import XZSystem
 import XZText
 import XZHosting
+import XZPlaybackTerms
 #if canImport(Glibc)
 import Glibc
 #endif

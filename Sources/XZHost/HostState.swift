@@ -1,5 +1,5 @@
 import Foundation
-import XZPlayback
+import XZPlaybackTerms
 
 /// What the host remembers across a restart, in the text of MPD's `state_file` (so a user can carry the
 /// file between MPD and the host): volume, output, play state, current song and position, options,

@@ -1,6 +1,6 @@
 import Foundation
 import XZCatalogue
-import XZPlayback
+import XZPlaybackTerms
 import XZSystem
 
 extension PlayerHost {

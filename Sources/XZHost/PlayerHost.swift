@@ -2,6 +2,7 @@ import Foundation
 import XZSystem
 import XZCatalogue
 import XZPlayback
+import XZPlaybackTerms
 
 /// The process that owns a library's player: the player itself, play statistics, the names songs have
 /// for protocol clients, and the fan-out of changes to every client waiting in `idle`.

@@ -1,7 +1,7 @@
 import Foundation
 import XZAudio
 import XZCatalogue
-import XZPlayback
+import XZPlaybackTerms
 
 /// What a user or client names to play: every way into the queue goes through `QueueItem(_:database:)`.
 public enum Playable: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import Foundation
 import XZSystem
 import XZCatalogue
-import XZPlayback
+import XZPlaybackTerms
 import XZStats
 
 /// Feeds a player's events to the play-session recorder, on one serial queue (never the audio thread).

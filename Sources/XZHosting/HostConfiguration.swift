@@ -1,6 +1,7 @@
 import Foundation
 import XZDownloader
 import XZPlayback
+import XZPlaybackTerms
 import XZSystem
 
 /// Everything a host of one library is started from: the host's config keys (`HostSettings`), the audio

@@ -4,6 +4,7 @@ import XZDownloader
 import XZHost
 import XZMPDCommands
 import XZPlayback
+import XZPlaybackTerms
 import XZServer
 import XZSystem
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import XZPlayback
+import XZPlaybackTerms
 import XZSystem
 
 extension ReplayGainSettings {

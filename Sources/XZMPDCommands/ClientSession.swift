@@ -1,6 +1,6 @@
 import XZCatalogue
 import XZHost
-import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZSystem
 

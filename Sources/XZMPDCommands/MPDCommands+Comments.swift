@@ -1,7 +1,7 @@
 import Foundation
 import XZAudio
 import XZCatalogue
-import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZSystem
 

@@ -2,7 +2,7 @@ import Foundation
 import XZAudio
 import XZCatalogue
 import XZHost
-import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZSystem
 

@@ -1,4 +1,4 @@
-import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 
 extension PlayRange {

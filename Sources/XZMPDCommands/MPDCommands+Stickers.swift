@@ -1,7 +1,7 @@
 import Foundation
 import XZCatalogue
 import XZHost
-import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZStats
 import XZSystem

@@ -3,6 +3,7 @@ import XZAudio
 import XZCatalogue
 import XZHost
 import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZSystem
 

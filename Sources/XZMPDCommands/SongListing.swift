@@ -2,6 +2,7 @@ import Foundation
 import XZCatalogue
 import XZHost
 import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 
 extension SongTag {

@@ -2,6 +2,7 @@ import Foundation
 import XZSystem
 import SystemPackage
 import XZAudio
+import XZPlaybackTerms
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,7 @@
 import Foundation
 import XZAudio
 import XZSystem
+import XZPlaybackTerms
 
 /// MPD's `crossfade`, `mixrampdb` and `mixrampdelay`, and the config's `crossfade_skip_albums` and
 /// `crossfade_on_skip`. Plain values, so a state file can keep them.

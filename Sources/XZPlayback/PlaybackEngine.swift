@@ -3,6 +3,7 @@ import Foundation
 import XZAudio
 import XZSystem
 import XZLyrics
+import XZPlaybackTerms
 
 /// The audio thread: decodes the loaded track in small frame-aligned chunks, writes them to the output,
 /// and between chunks carries out the mailbox's commands. Made on the audio thread, and never leaves it:

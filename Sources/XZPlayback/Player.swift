@@ -3,6 +3,7 @@ import Foundation
 import XZAudio
 import XZLyrics
 import XZSystem
+import XZPlaybackTerms
 
 /// The one way into playback. Commands return at once: each runs the state machine under a lock
 /// (so `snapshot()` reflects it immediately) and leaves the resulting effects in a mailbox that the

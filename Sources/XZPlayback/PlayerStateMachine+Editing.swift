@@ -1,3 +1,5 @@
+import XZPlaybackTerms
+
 /// Rearranging the queue without playing anything: MPD's move, swap, shuffle and priorities.
 /// Every edit goes through `rebuild`, so ids, the play order and versions stay right.
 extension PlayerStateMachine {
@@ -50,5 +52,18 @@ extension PlayerStateMachine {
             order.replaceSubrange(from..., with: rest)
         }
         return true
+    }
+}
+
+extension PlayerStateMachine {
+    /// Sets the part of entry `id` that plays; nil, or a part from 0 to the end, is the whole song.
+    public mutating func setRange(_ range: PlayRange?, id: Int) -> PlayRange.Edit {
+        guard let index = index(ofId: id) else { return .noSuchEntry }
+        if isActive, index == currentIndex { return .playing }
+        let whole = range.map { $0.startMs == 0 && $0.endMs == nil } ?? true
+        version += 1
+        entries[index].item.range = whole ? nil : range
+        entries[index].version = version
+        return .set
     }
 }

@@ -1,3 +1,5 @@
+import XZPlaybackTerms
+
 /// The player's queue and transport logic as a pure value: every command and every track outcome is a
 /// transition that returns the effects the audio engine must carry out, in order. No I/O, no clock;
 /// shuffling uses its own seeded generator so tests are repeatable.
@@ -504,9 +506,4 @@ public struct QueueEntry: Sendable, Equatable {
     public var priority: Int
     /// The queue version when the entry was added or last changed place.
     public var version: Int
-}
-
-/// MPD's `single`: stop after the current track, always or once.
-public enum SingleMode: String, Sendable, Equatable, CaseIterable {
-    case off = "0", on = "1", oneshot
 }

@@ -1,12 +1,7 @@
 import Foundation
 import XZAudio
 import XZSystem
-
-/// MPD's `replay_gain_mode`: which gain of a song's tags applies; `auto` is the track gain in random
-/// mode (songs out of album order), else the album gain.
-public enum ReplayGainMode: String, Sendable, Equatable, CaseIterable {
-    case off, track, album, auto
-}
+import XZPlaybackTerms
 
 /// MPD's ReplayGain settings, with its names and defaults (`replaygain_preamp`, `replaygain_missing_preamp`,
 /// `replaygain_limit`).

@@ -1,6 +1,7 @@
 // XZPlayback layer: libao output and the player.
 //
-// - OutputSpec / AudioOutput / LibaoOutput / RawFileOutput: where PCM goes.
+// - AudioOutput / LibaoOutput / RawFileOutput: where PCM goes (the words, `OutputSpec`, `QueueItem` and the
+//   events, are XZPlaybackTerms).
 // - PlayerStateMachine: the pure queue/transport logic (no I/O), tested on its own.
 // - Player: the public entry point; commands go through the state machine and a mailbox
 //   to PlaybackEngine, which runs on one dedicated audio thread.

@@ -2,6 +2,7 @@ import Foundation
 import XZSystem
 import XZAudio
 import XZPlayback
+import XZPlaybackTerms
 
 /// How late lyric events reach a consumer of the player's event stream, measured from the moment
 /// the audio position crossed the line's stamp: the write that handed the output the last sample

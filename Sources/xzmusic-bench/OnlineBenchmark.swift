@@ -3,6 +3,7 @@ import XZAudio
 import XZCatalogue
 import XZDownloader
 import XZPlayback
+import XZPlaybackTerms
 import XZTestSupport
 
 /// Online play on a throttled loopback server (1 MB/s): time from `play` to the first sample against the

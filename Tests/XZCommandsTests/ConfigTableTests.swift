@@ -3,6 +3,7 @@ import XCTest
 @testable import XZCommands
 import XZDownloader
 import XZPlayback
+import XZPlaybackTerms
 import XZHosting
 import XZSystem
 import XZTestSupport

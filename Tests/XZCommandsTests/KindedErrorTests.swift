@@ -5,7 +5,7 @@ import XZCatalogue
 import XZCommands
 import XZDownloader
 import XZHosting
-import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZServer
 import XZStats

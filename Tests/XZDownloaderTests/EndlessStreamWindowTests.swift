@@ -3,6 +3,7 @@ import XCTest
 import XZAudio
 @testable import XZDownloader
 import XZPlayback
+import XZPlaybackTerms
 import XZSystem
 import XZTestSupport
 

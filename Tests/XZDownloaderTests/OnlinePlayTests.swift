@@ -4,6 +4,7 @@ import XZAudio
 import XZCatalogue
 @testable import XZDownloader
 import XZPlayback
+import XZPlaybackTerms
 import XZTestSupport
 
 /// Playing catalogue songs and URLs while they download, on the loopback server with throttling and faults.

@@ -3,7 +3,7 @@ import XCTest
 import XZCatalogue
 import XZFolderScan
 @testable import XZHost
-import XZPlayback
+import XZPlaybackTerms
 import XZSystem
 import XZTestSupport
 

@@ -4,7 +4,7 @@ import XCTest
 import XZCatalogue
 import XZFolderScan
 @testable import XZHost
-import XZPlayback
+import XZPlaybackTerms
 import XZStats
 import XZTestSupport
 

@@ -3,7 +3,6 @@ import XCTest
 import XZCatalogue
 import XZFolderScan
 @testable import XZHost
-import XZPlayback
 import XZSystem
 import XZTestSupport
 

@@ -3,7 +3,7 @@ import GRDB
 import XCTest
 import XZCatalogue
 @testable import XZHost
-import XZPlayback
+import XZPlaybackTerms
 import XZStats
 import XZSystem
 import XZTestSupport

@@ -1,7 +1,7 @@
 import XCTest
 import XZAudio
 import XZCatalogue
-import XZPlayback
+import XZPlaybackTerms
 @testable import XZMPDCommands
 import XZHost
 import XZProtocol

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import XZAudio
 @testable import XZPlayback
+import XZPlaybackTerms
 import XZTestSupport
 
 /// The `buffering` state: playing, waiting for a stream's bytes, with the clock standing still.

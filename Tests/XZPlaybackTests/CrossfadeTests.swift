@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import XZPlayback
+import XZPlaybackTerms
 import XZTestSupport
 
 /// Crossfade and MixRamp rendered through the player to `raw:`, checked sample by sample against the tones

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import XZLyrics
 import XZPlayback
+import XZPlaybackTerms
 import XZTestSupport
 
 /// `.lyric` events come at the exact sample where the audio crosses a line's time.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import XZPlayback
+import XZPlaybackTerms
 import XZTestSupport
 
 /// MP3s made once per test run with sox and lame (via AudioFixtures), in a TemporaryFolder (gone at exit).

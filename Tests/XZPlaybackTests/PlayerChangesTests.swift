@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import XZPlayback
+import XZPlaybackTerms
 import XZTestSupport
 
 /// What each action reports as changed: noted by the state machine where it applies the action, and sent by

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import XZAudio
 import XZPlayback
+import XZPlaybackTerms
 import XZTestSupport
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import XCTest
 @testable import XZPlayback
+import XZPlaybackTerms
 
 /// The MPD side of the queue: ids, versions, moves, consume and single, one transition at a time.
 final class QueueEditingTests: XCTestCase {

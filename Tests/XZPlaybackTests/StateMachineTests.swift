@@ -1,5 +1,6 @@
 import XCTest
 @testable import XZPlayback
+import XZPlaybackTerms
 
 /// PlayerStateMachine one transition at a time; no I/O.
 final class StateMachineTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import XZCatalogue
 import XZHost
-import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZServer
 import XZTestSupport

@@ -1,6 +1,6 @@
 import XCTest
 import XZHost
-import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 @testable import XZServer
 import XZHosting

@@ -1,0 +1,53 @@
+import XZAudio
+
+/// One entry of the play queue. Only `path` is needed to play; the rest is for display and stats.
+public struct QueueItem: Sendable, Equatable {
+    public var songId: Int64?
+    public var songKey: String?
+    public var path: String
+    public var title: String
+    public var singer: String
+    public var album: String?
+    public var track: Int?
+    public var year: Int?
+    /// From the catalogue; the decoder's exact length wins once the file is open.
+    public var durationMs: Int?
+    /// An LRC file to sync while this item plays.
+    public var lyricsPath: String?
+    /// Synced lyrics kept in the library (fetched), for an item without an LRC file.
+    public var lyricsText: String?
+    /// Per-song shift of the lyrics; positive shows them sooner (as LRC `[offset:]`).
+    public var lyricsAdjustmentMs: Int
+    /// Gains measured by a loudness scan, for a song whose tags carry none; nil: the file's tags decide.
+    public var replayGain: ReplayGainTags?
+    /// The part of the song to play (MPD's `rangeid`); nil: all of it.
+    public var range: PlayRange?
+
+    public init(songId: Int64? = nil, songKey: String? = nil, path: String, title: String = "", singer: String = "",
+                album: String? = nil, track: Int? = nil, year: Int? = nil,
+                durationMs: Int? = nil, lyricsPath: String? = nil, lyricsAdjustmentMs: Int = 0,
+                replayGain: ReplayGainTags? = nil) {
+        self.replayGain = replayGain
+        self.album = album
+        self.track = track
+        self.year = year
+        self.songId = songId
+        self.songKey = songKey
+        self.path = path
+        self.title = title
+        self.singer = singer
+        self.durationMs = durationMs
+        self.lyricsPath = lyricsPath
+        self.lyricsAdjustmentMs = lyricsAdjustmentMs
+    }
+
+    /// An http(s) URL, played through the player's stream opener rather than from a file.
+    @inlinable public var isStream: Bool { QueueItem.isStreamURL(path) }
+
+    @inlinable public static func isStreamURL(_ text: String) -> Bool {
+        // Most names are paths: ruled out by their first byte, before any copy of the head.
+        guard let first = text.utf8.first, first | 0x20 == UInt8(ascii: "h") else { return false }
+        let head = text.utf8.prefix(8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return head.starts(with: "http://".utf8) || head.starts(with: "https://".utf8)
+    }
+}
