@@ -34,18 +34,11 @@ extension CommandContext {
         SongNaming(musicDirectory: URL(fileURLWithPath: try door.musicDirectory()), library: folder)
     }
 
-    /// The file (or stream URL) a song the host names plays from.
-    func path(ofURI uri: String, naming: SongNaming) -> String {
-        if QueueItem.isStreamURL(uri) { return uri }
-        // A name this library cannot place is shown as the host names it.
-        return (try? naming.locate(uri, allowAbsolute: true, catalogue: database).path) ?? uri
-    }
-
     /// The host's current song as this library knows it (title, lyrics, lyric shift); nil when there is none.
     func currentItem(_ door: HostDoor) throws -> QueueItem? {
         guard let song = try door.currentSong() else { return nil }
-        let path = path(ofURI: song.file, naming: try songNaming(door))
-        return QueueItem(QueueItem.isStreamURL(path) ? .stream(path) : .file(path), database: try database)
+        let database = try database
+        return QueueItem(Playable(hostURI: song.file, naming: try songNaming(door), catalogue: database), database: database)
     }
 }
 

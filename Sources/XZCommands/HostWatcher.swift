@@ -118,22 +118,25 @@ final class HostWatcher: LyricLinesSwitch {
     private func refresh(_ uris: SongNaming) throws {
         let status = try door.status()
         let current = try door.currentSong()
+        // Only this thread changes what is known of the host, so it is read here and the song's record and
+        // lyrics are looked up outside the lock the lyric thread waits on.
+        let (knownSong, wasPlaying) = state.withLock { ($0.songId, $0.playing) }
+        let newSong = status.isActive && (status.songId != knownSong || !wasPlaying && knownSong == nil)
+        let started: (item: QueueItem, timeline: LyricTimeline?)? = newSong ? current.map { song in
+            let item = QueueItem(Playable(hostURI: song.file, naming: uris, catalogue: database), database: database)
+            let timeline = item.lyricsPath.flatMap { RegularFile.contents(atPath: $0, limit: LRCParser.fileLimit) }
+                .map { LyricTimeline(LRCParser.parse(bytes: $0), adjustmentMs: item.lyricsAdjustmentMs) }
+            return (item, timeline)
+        } : nil
         let announcements = state.withLock { known in
             var announcements: [String] = []
             let announcing = known.attached
             known.attached = true
-            let newSong = status.isActive && (status.songId != known.songId || !known.playing && known.songId == nil)
-            if newSong, let file = current?.file {
-                // A URI that names no file here (a stream's URL) is shown as the host names it.
-                let path = (try? uris.locate(file, allowAbsolute: true, catalogue: database).path) ?? file
-                var item = QueueItem(.file(path), database: database)
-                // A shift that cannot be read leaves the lyric lines unshifted rather than unannounced.
-                if let key = item.songKey { item.lyricsAdjustmentMs = (try? database.lyricsAdjustment(songKey: key)) ?? 0 }
-                if announcing, let line = PlaybackSession.text(.started(item, durationMs: status.durationMs), lyrics: false) {
+            if let started {
+                if announcing, let line = PlaybackSession.text(.started(started.item, durationMs: status.durationMs), lyrics: false) {
                     announcements.append(line)
                 }
-                known.timeline = item.lyricsPath.flatMap { RegularFile.contents(atPath: $0, limit: LRCParser.fileLimit) }
-                    .map { LyricTimeline(LRCParser.parse(bytes: $0), adjustmentMs: item.lyricsAdjustmentMs) }
+                known.timeline = started.timeline
                 known.lyricLine = nil
             }
             if announcing, let error = status.error, error != known.lastError { announcements.append("error: \(error.safe)") }

@@ -6,7 +6,6 @@ import XZHosting
 import XZSystem
 import XZText
 import XZHost
-import XZHosting
 import XZPlaybackTerms
 
 struct PlaylistCommand: ParsableCommand {
@@ -74,13 +73,14 @@ struct PlaylistCommand: ParsableCommand {
             // each well under what one answer may hold.
             let count = try door.status().playlistLength
             let naming = try context.songNaming(door)
-            var paths: [String] = []
+            let database = try context.database
+            var songs: [Playable] = []
             for start in stride(from: 0, to: count, by: Queue.readSize) {
-                paths += try door.queue(window: start..<min(count, start + Queue.readSize)).map {
-                    context.path(ofURI: $0.file, naming: naming)
+                songs += try door.queue(window: start..<min(count, start + Queue.readSize)).map {
+                    Playable(hostURI: $0.file, naming: naming, catalogue: database)
                 }
             }
-            let queue = QueueItem.items(paths.map { QueueItem.isStreamURL($0) ? .stream($0) : .file($0) }, database: try context.database)
+            let queue = QueueItem.items(songs, database: database)
             do {
                 try playlists.run {
                     try $0.save(name, queue.map(playlists.entry), mode: append ? .append : replace ? .replace : .create,

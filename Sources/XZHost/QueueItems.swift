@@ -13,6 +13,16 @@ public enum Playable: Sendable, Equatable {
     case stream(String)
 }
 
+extension Playable {
+    /// A song as a host names it (`currentsong`, `playlistinfo`), as this library plays it: the file its name
+    /// stands for in the host's music folder or this library, a stream's URL as a stream. A name this library
+    /// cannot place is kept as the host gave it.
+    public init(hostURI uri: String, naming: SongNaming, catalogue: LibraryDatabase) {
+        let path = QueueItem.isStreamURL(uri) ? uri : (try? naming.locate(uri, allowAbsolute: true, catalogue: catalogue).path) ?? uri
+        self = QueueItem.isStreamURL(path) ? .stream(path) : .file(path)
+    }
+}
+
 extension QueueItem {
     /// The one place queue items are made from what was named: the catalogue's lyric shifts and
     /// loudness of all the songs are read at once.

@@ -64,6 +64,8 @@ final class NumericArgumentTests: MusicFolderHostTestCase {
             ("seek 0 -1e300", "ACK [2@0] {seek} Negative value not allowed: -1e300"),
             ("seek 0 nan", "ACK [2@0] {seek} Float expected: nan"),
             ("seekcur +nan", "ACK [2@0] {seekcur} Float expected: +nan"),
+            ("lyricsoffset \(Self.huge)", "ACK [2@0] {lyricsoffset} Number too large: \(Self.huge)"),
+            ("lyricsoffset 1.5", "ACK [2@0] {lyricsoffset} Integer expected: 1.5"),
         ]
         for (line, ack) in expected {
             XCTAssertEqual(answer(client, line), ack, line)
@@ -74,7 +76,7 @@ final class NumericArgumentTests: MusicFolderHostTestCase {
                      "plchangesposid 0 0:2147483647", "playlistinfo 0:2147483647", "crossfade 4294967295",
                      "mixrampdb 1e300", "mixrampdb nan", "mixrampdelay inf", "mixrampdelay 1e300", "mixrampdelay -inf",
                      "seekcur -1e300", "seekcur +1e300", "seekcur inf", "seek 0 1e300", "seek 0 inf", "crossfade 0",
-                     "mixrampdelay -1"] {
+                     "mixrampdelay -1", "lyricsoffset 2147483647", "lyricsoffset -2147483648", "lyricsoffset 0"] {
             XCTAssertFalse(answer(client, line).hasPrefix("ACK"), line)
             XCTAssertEqual(answer(client, "ping"), "OK", "after \(line)")
         }
