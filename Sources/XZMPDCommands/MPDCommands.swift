@@ -167,7 +167,7 @@ public enum MPDCommands {
         },
         MPDCommand("volume", 1...1, .changesState) { call throws(MPDError) in
             let change = try MPDArgument.integer(call.arguments[0], in: -100...100)
-            call.player.setVolume(call.player.snapshot().volume + change)
+            call.player.changeVolume(by: change)
         },
         MPDCommand("getvol", 0...0, .readOnly) { call in call.response.add("volume", call.player.snapshot().volume) },
         MPDCommand("crossfade", 1...1, .changesState) { call throws(MPDError) in

@@ -217,6 +217,11 @@ public final class Player: Sendable {
         edit(otherwise: ()) { $0.setVolume(percent) }
     }
 
+    /// Moves the volume by `step` points in one step under the player's lock, so steps from many clients all count.
+    public func changeVolume(by step: Int) {
+        edit(otherwise: ()) { $0.setVolume($0.volume + step) }
+    }
+
     /// Applies from the next track that starts, as in MPD.
     public var replayGain: ReplayGainSettings {
         get { core.withLock { $0.machine.replayGain } }
