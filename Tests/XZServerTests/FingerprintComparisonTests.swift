@@ -134,5 +134,15 @@ final class FingerprintComparisonTests: XCTestCase {
         // A station is not listened to for two minutes.
         XCTAssertEqual(RealMPD.answer(ours, "getfingerprint \"http://127.0.0.1:1/x.mp3\""),
                        ["ACK 2 {getfingerprint} Unsupported URI scheme"])
+
+        // Decoding stops at the request's budget (here none at all), and the connection goes on.
+        var limits = ServerLimits()
+        limits.requestBudget = .zero
+        let hurried = ProtocolServer(host: host, password: nil, limits: limits)
+        defer { hurried.shutdown() }
+        let rushed = try MPDClient.connect(host: "127.0.0.1", port: try hurried.listen(host: "127.0.0.1", port: 0))
+        XCTAssertEqual(RealMPD.answer(rushed, "getfingerprint lossless/16.flac"),
+                       ["ACK 52 {getfingerprint} the request took longer than its time budget"])
+        XCTAssertEqual(RealMPD.answer(rushed, "ping"), [])
     }
 }
