@@ -65,12 +65,16 @@ public protocol AudioDecoder: AnyObject {
     var sourceOffset: Int64? { get }
     /// The average bitrate so far in kbit/s, nil before any audio.
     var bitrateKbps: Int? { get }
+    /// Frames of the codec's block (a FLAC frame, an FFmpeg frame) that the last read began and left
+    /// unread, 0 at a block's end; nil when the decoder does not keep to its codec's blocks.
+    var framesLeftInBlock: Int? { get }
 }
 
 extension AudioDecoder {
     public var damageReport: String? { nil }
     public var sourceOffset: Int64? { nil }
     public var bitrateKbps: Int? { nil }
+    public var framesLeftInBlock: Int? { nil }
 
     /// The Ogg decoders' seek: granule-exact through the library's own `pcmSeek` when the stream is
     /// seekable, else by decoding forward. Returns the new position.

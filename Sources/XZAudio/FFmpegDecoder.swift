@@ -172,6 +172,8 @@ final class FFmpegDecoder {
 
     /// Where reading goes on in a growing source; nil for a plain file.
     var sourceOffset: Int64? { source.growingFile != nil ? source.position : nil }
+    /// The queue holds only the rest of the last frame decoded.
+    var framesLeftInBlock: Int? { queue.count / max(format.bytesPerFrame, 1) }
 
     /// The container's average bitrate (the stream's own when it states one).
     var bitrateKbps: Int? {

@@ -57,6 +57,8 @@ final class FLACDecoder: AudioDecoder {
 
     var damageReport: String? { damage.report(rate: format.sampleRate) }
     var sourceOffset: Int64? { source.growingFile == nil ? nil : source.position }
+    /// The queue holds only the rest of the last FLAC frame decoded.
+    var framesLeftInBlock: Int? { queue.count / max(format.bytesPerFrame, 1) }
 
     var bitrateKbps: Int? {
         guard let size = source.size, let length = lengthInSamples, length > 0, format.sampleRate > 0 else { return nil }

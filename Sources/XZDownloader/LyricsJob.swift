@@ -37,27 +37,20 @@ public enum LyricsOutcome: Sendable, Equatable {
 
 /// The choice among lookup answers, as plain values.
 public enum LyricsChoice {
-    /// Seconds a search result's duration may differ from the song's.
+    /// Seconds a candidate's duration may differ from the song's.
     public static let durationWindow = 2.0
 
-    /// An exact `/api/get` answer: its lyrics, synced first. Synced lyrics whose last stamp is past the
-    /// song's end (`songSeconds`) belong to another version of it: its plain lyrics are taken instead.
+    /// An exact `/api/get` answer for a song of unknown length: its lyrics, synced first. Synced lyrics
+    /// whose last stamp is past the song's end (`songSeconds`) belong to another version of it: its plain
+    /// lyrics are taken instead.
     public static func from(_ record: LRCLIBRecord, songSeconds: Double? = nil) -> LyricsOutcome {
-        if record.instrumental == true { return .instrumental }
-        if let text = fittingSynced(record, songSeconds: songSeconds) { return .lyrics(text, synced: true) }
-        if let text = record.plain { return .lyrics(text, synced: false) }
-        return .notFound
+        pick([record], durationSeconds: nil, songSeconds: songSeconds)
     }
 
-    /// Search results within the duration window of `durationSeconds` (all of them when the song's duration
-    /// is unknown): the first synced lyrics that end within the song, else the first plain, else
-    /// instrumental if one says so.
+    /// Candidates (an `/api/get` answer, `/api/search` results) of the song's length (`fitsDuration`): the
+    /// first synced lyrics that end within the song, else the first plain, else instrumental if one says so.
     public static func pick(_ records: [LRCLIBRecord], durationSeconds: Double?, songSeconds: Double? = nil) -> LyricsOutcome {
-        let near = records.filter { record in
-            guard let wanted = durationSeconds else { return true }
-            guard let duration = record.duration else { return false }
-            return abs(duration - wanted) <= durationWindow
-        }
+        let near = records.filter { fitsDuration($0, durationSeconds: durationSeconds) }
         let end = songSeconds ?? durationSeconds
         for record in near where record.instrumental != true {
             if let text = fittingSynced(record, songSeconds: end) { return .lyrics(text, synced: true) }
@@ -65,6 +58,14 @@ public enum LyricsChoice {
         if let text = near.first(where: { $0.instrumental != true && $0.plain != nil })?.plain { return .lyrics(text, synced: false) }
         if near.contains(where: { $0.instrumental == true }) { return .instrumental }
         return .notFound
+    }
+
+    /// The one rule for every candidate: a recording within `durationWindow` of the song's
+    /// `durationSeconds`. When the song's length is unknown any fits; a record of no length never does.
+    static func fitsDuration(_ record: LRCLIBRecord, durationSeconds: Double?) -> Bool {
+        guard let wanted = durationSeconds else { return true }
+        guard let duration = record.duration else { return false }
+        return abs(duration - wanted) <= durationWindow
     }
 
     static func fittingSynced(_ record: LRCLIBRecord, songSeconds: Double?) -> String? {
@@ -84,8 +85,9 @@ public enum LyricsChoice {
                 ("artist_name", song.singer), ("track_name", song.title), ("album_name", album),
                 ("duration", "\(Int(seconds))"),
             ])
+            // The server may answer with another recording of the title (a 55 s one for a 40 s song).
             if let data = try await fetchJSON(url) {
-                let outcome = from(try decode(LRCLIBRecord.self, data, url: url), songSeconds: songSeconds)
+                let outcome = pick([try decode(LRCLIBRecord.self, data, url: url)], durationSeconds: seconds, songSeconds: songSeconds)
                 if outcome != .notFound { return (outcome, "get") }
             }
         }

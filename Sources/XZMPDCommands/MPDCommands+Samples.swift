@@ -55,6 +55,7 @@ extension MPDCommands {
         "albumart": [["{song}", "0"], ["{song}", "64"], ["{song}", "-1"], ["{catalogue}", "0"]],
         "readpicture": [["{song}", "0"], ["{song}", "100"], ["{catalogue}", "0"]],
         "readcomments": [["{song}"], ["{catalogue}"]],
+        "getfingerprint": [["{song}"], ["{catalogue}"]],
         // Stored playlists
         "listplaylists": [[]], "listplaylist": [["{playlist}"]], "listplaylistinfo": [["{playlist}"]],
         "load": [["{playlist}"], ["{playlist}", "0:1"], ["{playlist}", "0:1", "0"]],

@@ -59,6 +59,7 @@ public enum MPDCommands {
     /// Every command, one row each.
     static let allCommands: [MPDCommand] = playerCommands + databaseCommands + storedPlaylistCommands + stickerCommands
         + commentCommands + messageCommands + mountAndSongEditCommands + songRangeCommands + extensionCommands
+        + fingerprintCommands
 
     /// The rows by name; a name given twice is a mistake the table's test reports (the first row is kept).
     static let table: [String: MPDCommand] = Dictionary(allCommands.map { ($0.name, $0) }) { first, _ in first }

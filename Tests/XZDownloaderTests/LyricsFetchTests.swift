@@ -121,6 +121,34 @@ final class LyricsFetchTests: XCTestCase {
         XCTAssertLessThanOrEqual(server.maxConcurrentConnections, 2)
     }
 
+    /// An `/api/get` answer of another length (a 55 s recording for a 40 s song) is not taken: the search
+    /// is asked, and its results pass the same duration rule.
+    func testGetAnswerOfAnotherLengthIsNotTaken() async throws {
+        let server = try TestHTTPServer { request, _ in
+            let title = request.query["track_name"] ?? ""
+            switch (request.path, title) {
+            case ("/api/get", _):
+                return .json(200, Self.record(title, duration: 55, synced: "[00:01.00]the long version", plain: "long"))
+            case ("/api/search", "Short"):
+                return .json(200, [Self.record(title, duration: 55, synced: "[00:01.00]the long version"),
+                                   Self.record(title, duration: 41.5, synced: "[00:01.00]this one")])
+            case ("/api/search", "Instrumental"):
+                return .json(200, [Self.record(title, duration: 40, instrumental: true)])
+            default:
+                return .json(200, [Self.record(title, duration: 55, plain: "long")])
+            }
+        }
+        let results = await fetchAll(["Short", "Only long", "Instrumental"].map { Self.song($0, seconds: 40) }, server: server.base)
+        XCTAssertEqual(text(results["Short"]), "[00:01.00]this one")
+        guard case .found(_, "search")? = results["Short"] else { return XCTFail("\(String(describing: results["Short"]))") }
+        XCTAssertEqual(kind(results["Only long"]), .notFound)
+        XCTAssertEqual(kind(results["Instrumental"]), .instrumental)
+        XCTAssertEqual(server.requests(path: "/api/get").count, 3)
+        XCTAssertEqual(server.requests(path: "/api/search").count, 3)
+        // A get answer of the song's length is still taken from the get.
+        XCTAssertEqual(LyricsChoice.pick([LRCLIBRecord(duration: 41, plainLyrics: "p")], durationSeconds: 40), .lyrics("p", synced: false))
+    }
+
     func testNoAlbumGoesStraightToSearch() async throws {
         let server = try TestHTTPServer { request, _ in
             request.path == "/api/search" ? .json(200, [Self.record("Loose", duration: 200, plain: "words")]) : .json(404, Self.notFound)

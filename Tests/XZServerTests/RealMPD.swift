@@ -15,7 +15,9 @@ final class RealMPD {
     let process: RunningProcess
     let port: Int
 
-    init(folder: TemporaryFolder, music: URL, playlists: String, label: String = "mpd", extraConfig: String = "") throws {
+    /// `launcher`: a program that runs MPD (its path and arguments following), as a wrapper of the test's.
+    init(folder: TemporaryFolder, music: URL, playlists: String, label: String = "mpd", extraConfig: String = "",
+         launcher: String? = nil) throws {
         port = try Self.freePort()
         try FileManager.default.createDirectory(atPath: playlists, withIntermediateDirectories: true)
         let config = """
@@ -34,7 +36,8 @@ final class RealMPD {
             \(extraConfig)
             """
         try config.write(toFile: folder.path("\(label).conf"), atomically: true, encoding: .utf8)
-        process = try RunningProcess(try TestProcess.which("mpd"), ["--no-daemon", folder.path("\(label).conf")],
+        let command = [try TestProcess.which("mpd"), "--no-daemon", folder.path("\(label).conf")]
+        process = try RunningProcess(launcher ?? command[0], launcher == nil ? Array(command.dropFirst()) : command,
                                      environment: ProcessInfo.processInfo.environment)
         let deadline = Date(timeIntervalSinceNow: 10)
         while (try? MPDClient.connect(host: "127.0.0.1", port: port)) == nil, Date() < deadline {
