@@ -15,52 +15,11 @@ import Glibc
 /// rounded as MPD rounds it.
 final class SongRecordsEverywhereTests: XCTestCase {
     var folder: TemporaryFolder!
-    var mpd: RealMPD?
-    var host: PlayerHost!
-    var server: ProtocolServer!
+    var hosts: ComparedHosts?
 
     override func tearDown() {
-        mpd?.stop()
-        server?.shutdown()
-        host?.shutdown()
+        hosts?.stop()
         folder = nil
-    }
-
-    /// Real MPD and this host on `music`, both with their databases updated.
-    func startBoth(music: URL) throws -> (ours: MPDClient, theirs: MPDClient) {
-        let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
-        mpd = real
-        let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
-        host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
-                          musicDirectory: music) { _ in }
-        server = ProtocolServer(host: host, password: nil)
-        let ours = try MPDClient.connect(host: "127.0.0.1", port: try server.listen(host: "127.0.0.1", port: 0))
-        _ = try ours.run("update")
-        host.updates.wait()
-        return (ours, try real.connect())
-    }
-
-    /// An answer's records, each song's tag lines sorted (MPD lists them in the order its file holds
-    /// them, the catalogue in one order for all), less what only one server can know.
-    static func records(_ client: MPDClient, _ line: String) -> [[String]] {
-        let volatile: Set<String> = ["Id", "songid", "nextsongid", "elapsed", "bitrate", "audio", "uptime", "playtime",
-                                     "db_update", "playlist", "time"]
-        var songs: [[String]] = []
-        let lines: [String]
-        do {
-            try client.sendLine(line)
-            lines = try client.readResponse().map { "\($0.key): \($0.value)" }
-        } catch {
-            return [["\(error)"]]
-        }
-        for text in lines where !volatile.contains(String(text.prefix { $0 != ":" })) {
-            if text.hasPrefix("file: ") || text.hasPrefix("directory: ") || text.hasPrefix("playlist: ") || songs.isEmpty {
-                songs.append([text])
-            } else {
-                songs[songs.count - 1].append(text)
-            }
-        }
-        return songs.map { [$0[0]] + $0.dropFirst().sorted() }
     }
 
     func testEveryListingSendsTheSameFullRecordAsMPD() throws {
@@ -80,11 +39,11 @@ final class SongRecordsEverywhereTests: XCTestCase {
         try TestProcess.runChecked("flac", ["-s", "-f", "-o", music.appendingPathComponent("duet/2.flac").path, short,
                                             "-T", "ARTIST=Solo", "-T", "TITLE=Short", "-T", "ALBUM=依然范特西",
                                             "-T", "DATE=2003-07-31", "-T", "TRACKNUMBER=4"])
-        let (ours, theirs) = try startBoth(music: music)
-        for client in [ours, theirs] {
-            for request in [["add", "duet/1.flac"], ["add", "duet/2.flac"], ["save", "both"], ["play", "0"], ["pause", "1"]] {
-                XCTAssertNoThrow(try client.run(MPDRequest(name: request[0], arguments: Array(request.dropFirst()))), "\(request)")
-            }
+        let hosts = try ComparedHosts(folder: folder, music: music)
+        self.hosts = hosts
+        let (ours, theirs) = (hosts.ours, hosts.theirs)
+        for request in [["add", "duet/1.flac"], ["add", "duet/2.flac"], ["save", "both"], ["play", "0"], ["pause", "1"]] {
+            XCTAssertNoThrow(try hosts.runOnBoth(request), "\(request)")
         }
         let script = [
             "listplaylistinfo both", "playlistinfo", "playlistinfo 1", "playlistid", "currentsong", "lsinfo duet",
@@ -92,20 +51,20 @@ final class SongRecordsEverywhereTests: XCTestCase {
             "search any 2003", "search title 千里", "playlistfind artist Solo", "playlistsearch any 范特西", "plchanges 0",
         ]
         for line in script {
-            XCTAssertEqual(Self.records(ours, line), Self.records(theirs, line), line)
+            XCTAssertEqual(ComparedHosts.records(ours, line), ComparedHosts.records(theirs, line), line)
         }
         // MPD leaves `Format` out of a sorted find's records (it sorts copies without the audio format); this
         // host sends the same full record there too.
-        let sorted = Self.records(ours, "find album 依然范特西 sort Track")
-        XCTAssertEqual(sorted.map { $0.filter { !$0.hasPrefix("Format: ") } }, Self.records(theirs, "find album 依然范特西 sort Track"))
+        let sorted = ComparedHosts.records(ours, "find album 依然范特西 sort Track")
+        XCTAssertEqual(sorted.map { $0.filter { !$0.hasPrefix("Format: ") } }, ComparedHosts.records(theirs, "find album 依然范特西 sort Track"))
         XCTAssertEqual(sorted.map { $0.filter { $0.hasPrefix("Format: ") }.count }, [1, 1])
         // The record of every listing is the same record.
-        let whole = Self.records(ours, "lsinfo duet/1.flac")[0]
+        let whole = ComparedHosts.records(ours, "lsinfo duet/1.flac")[0]
         XCTAssertTrue(whole.contains("Time: 30") && whole.contains("duration: 30.499"), "\(whole)")
         XCTAssertEqual(whole.filter { $0.hasPrefix("Artist: ") }, ["Artist: 周杰伦", "Artist: 费玉清"])
         XCTAssertTrue(whole.contains("Date: 2006-09-05") && whole.contains("Format: 44100:16:2"), "\(whole)")
         for line in ["listplaylistinfo both", "playlistinfo", "currentsong", "find title 千里之外", "listallinfo duet"] {
-            let record = Self.records(ours, line).first { $0.first == "file: duet/1.flac" }
+            let record = ComparedHosts.records(ours, line).first { $0.first == "file: duet/1.flac" }
             XCTAssertEqual(record?.filter { !$0.hasPrefix("Pos: ") && !$0.hasPrefix("Id: ") }, whole, line)
         }
         // The length of the song playing, as MPD rounds it.
