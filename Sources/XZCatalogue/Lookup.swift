@@ -115,17 +115,21 @@ extension LibraryDatabase {
         try pool.read { db in
             let version = try Int64.fetchOne(db, sql: "SELECT value FROM catalogue_version") ?? 0
             if let kept, kept.version == version { return kept }
+            // Albums and singers are asked through the indexes of their songs: a step per album or singer,
+            // not per song.
             let row = try Row.fetchOne(db, sql: """
                 SELECT count(*), coalesce(sum(duration_ms), 0), max(added_at),
-                       (SELECT count(DISTINCT album.title) FROM song JOIN album ON album.id = song.album_id)
+                       (SELECT count(DISTINCT title) FROM album
+                            WHERE EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id))
                 FROM song
                 """)
             var artists = Set<String>()
-            // Several artists are one column's values, each counted; a singer the scan made up is none.
+            // A singer the scan made up is none; several artists (tagged, so never made up) are one
+            // column's values, each counted.
             let values = try String.fetchCursor(db, sql: """
-                SELECT DISTINCT singer.name FROM song JOIN singer ON singer.id = song.singer_id
-                    WHERE song.artists = '' AND NOT song.untagged & 2
-                UNION SELECT DISTINCT artists FROM song WHERE artists <> '' AND NOT untagged & 2
+                SELECT name FROM singer WHERE EXISTS (SELECT 1 FROM song WHERE song.singer_id = singer.id
+                                                          AND song.artists = '' AND NOT song.untagged & 2)
+                UNION ALL SELECT DISTINCT artists FROM song WHERE artists <> ''
                 """)
             while let value = try values.next() {
                 for artist in value.utf8.split(separator: 0x1F) { artists.insert(String(Substring(artist))) }
