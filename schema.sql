@@ -309,3 +309,15 @@ CREATE TABLE catalogue_search_result (
     item_id TEXT NOT NULL,
     song TEXT NOT NULL
 );
+
+-- migration: v16-untagged-fields
+-- A scanned file without a Title or Artist tag is named by its file name and "Unknown" for the prompt,
+-- but MPD's records hold only the tags the file has: `untagged` marks the names the scan made up
+-- (1: the title, 2: the artist), which protocol answers leave out. Songs named so before this column
+-- came are read again by the next update.
+ALTER TABLE song ADD COLUMN untagged INTEGER NOT NULL DEFAULT 0;
+-- `stats` counts each of several artists: their lists, read from this index rather than every song.
+CREATE INDEX song_by_artists ON song(artists) WHERE artists <> '';
+UPDATE song SET file_mtime = NULL
+    WHERE song_key LIKE 'file:%'
+      AND (singer_id IN (SELECT id FROM singer WHERE name = 'Unknown') OR instr(local_path, '/' || title || '.') > 0);

@@ -1,3 +1,5 @@
+import XZText
+
 /// One decoder library as MPD lists it in `decoders`: what it is called, the suffixes and MIME types it
 /// reads, how it recognises its content, and how it opens a track.
 public struct DecoderPlugin: Sendable {
@@ -129,7 +131,7 @@ public enum AudioDecoders {
         }
         try checkFormat(format, name: path)
         let tags = try AudioTags.read(path: path)
-        let durationMs = length.map { Int(clamping: Double($0) * 1000 / Double(format.sampleRate), to: 0...Int.max) }
+        let durationMs = length.map { max(0, SampleTime.milliseconds(atSample: $0, sampleRate: format.sampleRate)) }
         return TrackInfo(tags: tags, format: format, durationMs: durationMs)
     }
 

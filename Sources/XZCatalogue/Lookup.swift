@@ -97,25 +97,47 @@ extension LibraryDatabase {
 
 /// Totals for MPD's `stats`.
 public struct CatalogueSummary: Sendable, Equatable {
-    public var singers: Int
+    public var artists: Int
     public var albums: Int
     public var songs: Int
     public var durationMs: Int
     /// When the newest song came in.
     public var updatedAt: Date?
+    /// The catalogue's version the totals were counted at.
+    public var version: Int64
 }
 
 extension LibraryDatabase {
-    public func catalogueSummary() throws -> CatalogueSummary {
+    /// The totals as MPD's `stats` counts them: distinct values of the Artist tag (each of a song's
+    /// several), distinct values of the Album tag. `kept`, when the catalogue has not changed since it
+    /// was read (its `version`), is the answer: a status bar polling `stats` costs one small read.
+    public func catalogueSummary(reusing kept: CatalogueSummary? = nil) throws -> CatalogueSummary {
         try pool.read { db in
+            let version = try Int64.fetchOne(db, sql: "SELECT value FROM catalogue_version") ?? 0
+            if let kept, kept.version == version { return kept }
+            // Albums and singers are asked through the indexes of their songs: a step per album or singer,
+            // not per song.
             let row = try Row.fetchOne(db, sql: """
-                SELECT (SELECT count(*) FROM singer), (SELECT count(*) FROM album), count(*),
-                       coalesce(sum(duration_ms), 0), max(added_at) FROM song
+                SELECT count(*), coalesce(sum(duration_ms), 0), max(added_at),
+                       (SELECT count(DISTINCT title) FROM album
+                            WHERE EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id))
+                FROM song
                 """)
-            let added: String? = row?[4]
-            return CatalogueSummary(singers: row?[0] ?? 0, albums: row?[1] ?? 0, songs: row?[2] ?? 0,
-                                    durationMs: row?[3] ?? 0,
-                                    updatedAt: added.flatMap { ISO8601DateFormatter().date(from: $0) })
+            var artists = Set<String>()
+            // A singer the scan made up is none; several artists (tagged, so never made up) are one
+            // column's values, each counted.
+            let values = try String.fetchCursor(db, sql: """
+                SELECT name FROM singer WHERE EXISTS (SELECT 1 FROM song WHERE song.singer_id = singer.id
+                                                          AND song.artists = '' AND NOT song.untagged & 2)
+                UNION ALL SELECT DISTINCT artists FROM song WHERE artists <> ''
+                """)
+            while let value = try values.next() {
+                for artist in value.utf8.split(separator: 0x1F) { artists.insert(String(Substring(artist))) }
+            }
+            let added: String? = row?[2]
+            return CatalogueSummary(artists: artists.count, albums: row?[3] ?? 0, songs: row?[0] ?? 0,
+                                    durationMs: row?[1] ?? 0,
+                                    updatedAt: added.flatMap { ISO8601DateFormatter().date(from: $0) }, version: version)
         }
     }
 }

@@ -33,6 +33,9 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     public var fileMtime: Int64?
     /// The tags without a field of their own (Composer, Performer, the sort tags, MusicBrainz ids ...).
     public var moreTags: [SongTag: [String]] = [:]
+    /// Which of `title` and `singer` are names the scan made up for want of a tag: the prompt shows them,
+    /// MPD's records leave them out.
+    public var untagged: UntaggedFields = []
 
     /// Playable without the network.
     public var isLocal: Bool { !localPath.isEmpty }
@@ -123,6 +126,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         let sampleFormatText: String = row[24]
         sampleFormat = sampleFormatText.isEmpty ? (sampleRate == nil ? nil : "16") : sampleFormatText
         moreTags = MoreTagsColumn.decode(row[25])
+        untagged = UntaggedFields(rawValue: row[26])
     }
 
     /// A column holding several values, separated by U+001F.
@@ -137,9 +141,19 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,
         song.lyrics_path, song.size, song.sha256, song.added_at, song.artists, song.album_artist, song.genre,
         song.disc, song.date, song.sample_rate, song.channels, song.file_mtime,
-        song.sample_format, song.more_tags
+        song.sample_format, song.more_tags, song.untagged
         """
     static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
+}
+
+/// The names a song has that its file's tags do not give (`song.untagged`, schema.sql v16-untagged-fields).
+public struct UntaggedFields: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// The title is the file's name.
+    public static let title = UntaggedFields(rawValue: 1)
+    /// The singer is a stand-in ("Unknown"): the song has no Artist.
+    public static let artist = UntaggedFields(rawValue: 2)
 }
 
 public struct Singer: Codable, FetchableRecord, Sendable, Equatable, Identifiable {

@@ -71,6 +71,7 @@ struct SongField: Sendable {
         SongField("channels") { song, _ in integer(song.input.channels) },
         SongField("sample_format") { song, _ in .text(song.input.sampleFormat ?? "") },
         SongField("more_tags") { song, _ in .text(song.input.moreTagsColumn) },
+        SongField("untagged") { song, _ in .integer(Int64(song.input.untagged.rawValue)) },
     ]
 
     static let compared = all.filter { $0.update == .compared }

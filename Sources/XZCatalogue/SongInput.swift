@@ -31,6 +31,8 @@ public struct SongInput: Sendable, Equatable {
     public var sampleFormat: String?
     /// The tags without a field of their own (Composer, Performer, the sort tags, MusicBrainz ids ...).
     public var moreTags: [SongTag: [String]] = [:]
+    /// Which of `title` and `singer` the importer made up (a file's name, "Unknown") for want of a tag.
+    public var untagged: UntaggedFields = []
 
     public init(key: String, title: String, singer: String) {
         self.key = key
@@ -51,7 +53,8 @@ extension SongInput {
     /// substring index `song_text`, where every character begins a trigram (see schema.sql,
     /// v8-short-substrings).
     var tagText: String {
-        var lines = [title] + (artists.count > 1 ? artists : [singer])
+        var lines = untagged.contains(.title) ? [""] : [title]
+        lines += untagged.contains(.artist) ? [""] : artists.count > 1 ? artists : [singer]
         lines += [album ?? "", albumArtist ?? ""] + genres
         lines += [date ?? year.map(String.init) ?? "", track.map(String.init) ?? "", disc.map(String.init) ?? ""]
         for tag in SongTags.listed where !MoreTagsColumn.ownColumns.contains(tag) {

@@ -119,9 +119,12 @@ extension LibraryDatabase {
         let info = try AudioDecoders.probe(path: file.path)
         let url = URL(fileURLWithPath: file.path)
         let baseName = url.deletingPathExtension().lastPathComponent
-        let title = info.tags.title.flatMap { $0.isEmpty ? nil : $0 } ?? baseName
-        let singer = info.tags.artist.flatMap { $0.isEmpty ? nil : $0 } ?? "Unknown"
-        var input = SongInput(key: key, title: title, singer: singer)
+        // The prompt names an untagged song by its file and "Unknown"; `untagged` keeps these out of MPD's records.
+        let title = info.tags.title.flatMap { $0.isEmpty ? nil : $0 }
+        let singer = info.tags.artist.flatMap { $0.isEmpty ? nil : $0 }
+        var input = SongInput(key: key, title: title ?? baseName, singer: singer ?? "Unknown")
+        if title == nil { input.untagged.insert(.title) }
+        if singer == nil { input.untagged.insert(.artist) }
         input.album = info.tags.album.flatMap { $0.isEmpty ? nil : $0 }
         input.track = info.tags.track
         input.year = info.tags.year

@@ -1,3 +1,5 @@
+import XZText
+
 /// Time-to-line lookups over a document's lines, in milliseconds or in audio samples.
 public struct LyricTimeline: Sendable {
     /// The lines with the adjustment applied, sorted by time (equal times in file order).
@@ -66,15 +68,7 @@ public struct LyricTimeline: Sendable {
 
     /// floor(sample * 1000 / sampleRate) without overflow; 0 for a sample rate <= 0.
     public static func milliseconds(atSample sample: Int, sampleRate: Int) -> Int {
-        guard sampleRate > 0 else { return 0 }
-        var (q, r) = sample.quotientAndRemainder(dividingBy: sampleRate)
-        if r < 0 { q -= 1; r += sampleRate } // floor, not truncation, for negative positions
-        let (whole, overflow) = q.multipliedReportingOverflow(by: 1000)
-        if overflow { return q < 0 ? Int.min : Int.max }
-        // r < sampleRate, so r * 1000 / sampleRate < 1000: the full-width division cannot trap.
-        let part = sampleRate.dividingFullWidth(r.multipliedFullWidth(by: 1000)).quotient
-        let (sum, sumOverflow) = whole.addingReportingOverflow(part)
-        return sumOverflow ? Int.max : sum
+        SampleTime.milliseconds(atSample: sample, sampleRate: sampleRate)
     }
 
     /// The first sample whose millisecond time (as `milliseconds(atSample:sampleRate:)`) is >= ms.

@@ -20,7 +20,18 @@ extension MPDCommands {
             }
         },
         MPDCommand("listplaylistinfo", 1...1, .readOnly, .blocking) { call throws(MPDError) in
-            for entry in try readPlaylist(call.arguments[0], call.host) {
+            let entries = try readPlaylist(call.arguments[0], call.host)
+            let paths = entries.map(call.host.playlistPath)
+            // The catalogue's songs in one read; unreadable, the entries are listed from their files.
+            let songs = (try? call.host.database.songs(localPaths: paths.compactMap { $0 })) ?? [:]
+            for (index, (entry, path)) in zip(entries, paths).enumerated() {
+                try call.checkDeadline(index)
+                if call.response.isFull { return }
+                // A catalogue song's record is the one every listing sends (find, lsinfo, playlistinfo).
+                if let path, let song = songs[path] {
+                    call.response.addCatalogueSong(song, uri: call.host.naming.uri(of: song), tags: call.session.tagTypes)
+                    continue
+                }
                 let uri = call.host.playlistURI(entry)
                 // A vanished file is listed by name only, as MPD lists a song it does not know.
                 guard let item = call.host.playableItem(entry) else {

@@ -142,10 +142,16 @@ public enum MPDCommands {
         },
         MPDCommand("stats", 0...0, .readOnly, .lookup) { call throws(MPDError) in
             let summary: CatalogueSummary
-            do { summary = try call.host.database.catalogueSummary() } catch { throw MPDError(failure: error) }
+            do {
+                let kept = call.service.catalogueSummary.withLock { $0 }
+                summary = try call.host.database.catalogueSummary(reusing: kept)
+                if summary != kept { call.service.catalogueSummary.withLock { $0 = summary } }
+            } catch {
+                throw MPDError(failure: error)
+            }
             call.response.add("uptime", Int(Date().timeIntervalSince(call.host.startedAt)))
             call.response.add("playtime", call.host.playTimeMs / 1000)
-            call.response.add("artists", summary.singers)
+            call.response.add("artists", summary.artists)
             call.response.add("albums", summary.albums)
             call.response.add("songs", summary.songs)
             call.response.add("db_playtime", summary.durationMs / 1000)

@@ -1,4 +1,5 @@
 import Dispatch
+import XZCatalogue
 import XZHost
 import XZSystem
 
@@ -10,6 +11,8 @@ public final class MPDService: Sendable {
     public let password: String?
     public let limits: SessionLimits
     let songRecords = SongRecords()
+    /// `stats`'s totals, counted again only when the catalogue changed.
+    let catalogueSummary = Mutex<CatalogueSummary?>(nil)
     /// The client-to-client message channels (`subscribe`, `sendmessage`).
     let messageChannels = MessageChannels()
 

@@ -140,6 +140,8 @@ public final class ProtocolServer: Sendable {
                 }
             }
             .childChannelOption(ChannelOptions.socketOption(.so_keepalive), value: 1)
+            // A client that ends its input (`printf 'stats\n' | nc -q 1 …`) is still answered: see `inputClosed`.
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             // Past the high mark the channel turns unwritable, which drops a client that asks and never reads.
             .childChannelOption(ChannelOptions.writeBufferWaterMark,
                                 value: .init(low: limits.maxOutputBytes / 2, high: limits.maxOutputBytes))
@@ -176,6 +178,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// The channel asked for input while busy; asked again once the request is answered.
     private var readHeld = false
     private var heardWhileBusy: HostChanges = []
+    /// The client ended its input: once the requests it sent are answered, the connection is closed.
+    private var inputEnded = false
 
     init(server: ProtocolServer, peer: ClientSession.Peer) {
         self.server = server
@@ -210,8 +214,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let period = TimeAmount.nanoseconds(max(timeout.nanoseconds / 4, 1_000_000))
         timeoutCheck = loop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
             let handler = handler.value
-            guard !handler.busy, !handler.session.isIdle, .now() - handler.lastActivity >= timeout else { return }
+            guard !handler.busy, !handler.session.isIdle || handler.inputEnded,
+                  .now() - handler.lastActivity >= timeout else { return }
             handler.close(channel)
+            // A client whose input ended and who never reads its last answers is closed all the same.
+            if handler.inputEnded { channel.close(promise: nil) }
         }
         send(Array(ClientSession.greeting.utf8), on: channel)
     }
@@ -371,6 +378,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             if !closing, waiting.readableBytes > 0 { partialLine = waiting }
         }
         flushOutbound(channel)
+        finishIfInputEnded(channel)
         if !busy, !closing, readHeld {
             readHeld = false
             channel.read()
@@ -382,6 +390,28 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard var bytes = takeOutbound() else { return }
         context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
         reuseOutbound(&bytes)
+    }
+
+    /// The client ended its input (a half-close). As MPD: every whole line it sent is answered, in order,
+    /// then the connection is closed; a line without its newline, and a command list not ended, are not run.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let event = event as? ChannelEvent, case .inputClosed = event else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        inputEnded = true
+        finishIfInputEnded(context.channel)
+    }
+
+    /// Once nothing is under way after the input ended: the answers are sent, then the connection closed
+    /// (after the socket took them: a close with writes pending would drop them).
+    private func finishIfInputEnded(_ channel: Channel) {
+        guard inputEnded, !busy, !closing else { return }
+        closing = true
+        partialLine = nil
+        let last = takeOutbound() ?? channel.allocator.buffer(capacity: 0)
+        outbound = nil
+        channel.writeAndFlush(last).whenComplete { _ in channel.close(promise: nil) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {

@@ -55,6 +55,7 @@ final class SongFieldsTests: XCTestCase {
         song.channels = n
         song.sampleFormat = n == 1 ? "24" : "f"
         song.moreTags = [.composer: ["Composer \(n)"], .label: ["Label \(n)"]]
+        song.untagged = n == 1 ? [.title] : [.title, .artist]
         return song
     }
 
@@ -81,7 +82,7 @@ final class SongFieldsTests: XCTestCase {
             "title_initials": "t\(n)", "artists": "Singer \(n)\u{1F}Guest \(n)", "album_artist": "Album Artist \(n)",
             "genre": "Genre \(n)\u{1F}Other \(n)", "disc": n, "date": "20\(10 + n)-05-0\(n)",
             "sample_rate": 44100 * n, "channels": n, "sample_format": n == 1 ? "24" : "f",
-            "more_tags": "Composer=Composer \(n)\u{1E}Label=Label \(n)",
+            "more_tags": "Composer=Composer \(n)\u{1E}Label=Label \(n)", "untagged": n == 1 ? 1 : 3,
         ]
         return values.mapValues { $0?.databaseValue ?? .null }
     }

@@ -46,10 +46,11 @@ public enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
     /// The song's values of this tag (empty when it has none).
     public func values(of song: Song) -> [String] {
         switch self {
-        case .artist: return song.artists.isEmpty ? [song.singer] : song.artists
+        // A name the scan made up is no tag (`untagged`).
+        case .artist: return song.untagged.contains(.artist) ? [] : song.artists.isEmpty ? [song.singer] : song.artists
         case .albumArtist: return song.albumArtist.map { [$0] } ?? []
         case .album: return song.album.map { [$0] } ?? []
-        case .title: return [song.title]
+        case .title: return song.untagged.contains(.title) ? [] : [song.title]
         case .track: return song.track.map { [String($0)] } ?? []
         case .date: return song.date.map { [$0] } ?? []
         case .genre: return song.genres

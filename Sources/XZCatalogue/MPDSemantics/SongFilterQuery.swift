@@ -182,12 +182,13 @@ extension LibraryDatabase {
             SELECT \(Song.selection) FROM json_each(?) AS candidate CROSS JOIN song ON song.id = candidate.value
             \(Song.joins)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             """, arguments: StatementArguments(arguments))
-        // A condition on one tag holds only when that tag's own folded text matches.
+        // A condition holds only when the folded text of its tag's own values matches (for `any`, of the
+        // tags the index holds): a name the scan made up for an untagged song is in the index, not in a tag.
         return songs.filter { song in
             needles.allSatisfy { tag, needle in
-                guard let tag else { return true }
                 guard let own = QueryTerms(needle) else { return false }
-                var document = Array(SearchText.document(tag.values(of: song)).utf8)
+                let values = (tag.map { [$0] } ?? [.title, .artist, .album]).flatMap { $0.values(of: song) }
+                var document = Array(SearchText.document(values).utf8)
                 return document.withUnsafeMutableBufferPointer { own.matches(document: UnsafeBufferPointer($0)) }
             }
         }
@@ -199,10 +200,11 @@ enum FilterSQL {
     /// A tag's values, several joined by U+001F; '' when the song has none.
     static func valuesSQL(_ tag: SongTag) -> String? {
         switch tag {
-        case .artist: return "(CASE WHEN song.artists <> '' THEN song.artists ELSE singer.name END)"
+        // A name the scan made up is no tag (`Song.untagged`).
+        case .artist: return "(CASE WHEN song.untagged & 2 THEN '' WHEN song.artists <> '' THEN song.artists ELSE singer.name END)"
         case .albumArtist: return "song.album_artist"
         case .album: return "coalesce(album.title, '')"
-        case .title: return "song.title"
+        case .title: return "(CASE WHEN song.untagged & 1 THEN '' ELSE song.title END)"
         case .track: return "coalesce(CAST(song.track AS TEXT), '')"
         case .date: return "(CASE WHEN song.date <> '' THEN song.date ELSE coalesce(CAST(song.year AS TEXT), '') END)"
         case .genre: return "song.genre"
