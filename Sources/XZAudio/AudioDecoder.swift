@@ -65,12 +65,16 @@ public protocol AudioDecoder: AnyObject {
     var sourceOffset: Int64? { get }
     /// The average bitrate so far in kbit/s, nil before any audio.
     var bitrateKbps: Int? { get }
+    /// What a stream's own tags say of the part playing now (a chained Ogg stream's current link); nil for
+    /// a plain file, or a stream that says nothing.
+    var streamTags: StreamTags? { get }
 }
 
 extension AudioDecoder {
     public var damageReport: String? { nil }
     public var sourceOffset: Int64? { nil }
     public var bitrateKbps: Int? { nil }
+    public var streamTags: StreamTags? { nil }
 
     /// The Ogg decoders' seek: granule-exact through the library's own `pcmSeek` when the stream is
     /// seekable, else by decoding forward. Returns the new position.
