@@ -41,6 +41,8 @@ final class OpusDecoder: AudioDecoder {
             guard let data else { return -1 }
             return Unmanaged<ByteSource>.fromOpaque(data).takeUnretainedValue().position
         }, close: nil)
+        // A stream of no known end (radio) is no seekable file: libopusfile would look for an end that never comes.
+        if source.size == nil { callbacks.seek = nil }
         var error: Int32 = 0
         guard let file = op_open_callbacks(Unmanaged.passUnretained(source).toOpaque(), &callbacks, nil, 0, &error) else {
             throw source.failure ?? Self.openError(error, path: path)

@@ -30,7 +30,7 @@ final class VorbisDecoder: AudioDecoder {
         path = input.name
         source = try ByteSource(input)
         file = .allocate(capacity: 1)
-        let callbacks = ov_callbacks(read_func: { buffer, size, count, data in
+        var callbacks = ov_callbacks(read_func: { buffer, size, count, data in
             guard let buffer, let data else { return 0 }
             let source = Unmanaged<ByteSource>.fromOpaque(data).takeUnretainedValue()
             let got = source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
@@ -47,6 +47,9 @@ final class VorbisDecoder: AudioDecoder {
             guard let data else { return -1 }
             return Int(Unmanaged<ByteSource>.fromOpaque(data).takeUnretainedValue().position)
         })
+        // A stream of no known end (radio) is no seekable file: libvorbisfile would take it for one a few pages
+        // long and skip every link after the first of a chained stream.
+        if source.size == nil { callbacks.seek_func = nil }
         let opened = ov_open_callbacks(Unmanaged.passUnretained(source).toOpaque(), file, nil, 0, callbacks)
         guard opened == 0 else {
             file.deallocate()
