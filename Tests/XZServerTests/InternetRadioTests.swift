@@ -4,6 +4,7 @@ import XZCatalogue
 import XZHosting
 import XZProtocol
 import XZServer
+import XZStats
 import XZSystem
 import XZTestSupport
 
@@ -227,6 +228,37 @@ final class InternetRadioTests: XCTestCase {
         XCTAssertFalse(refused["error"]?.contains("\n") ?? true)
         endless.stop()
         XCTAssertEqual(answer(client, "ping"), [:], "the host goes on")
+    }
+
+    func testAStationIsNoPlayButItsListeningTimeIsKept() async throws {
+        let audio = try mp3(seconds: 3)
+        let station = try ICYStation { _, _ in
+            ICYStation.Broadcast(head: Self.stationHead, audio: audio, metaint: 4096, block: { n in
+                n == 0 ? ICYStation.titleBlock("Artist One - Song A") : nil
+            })
+        }
+        let client = try await serve()
+        try client.run("add", station.url())
+        try client.run("play")
+        _ = waitFor(client, "status") { (Double($0["elapsed"] ?? "") ?? 0) >= 2 }
+        try client.run("stop")
+        let stats = StatsStore(database: database)
+        var stations: [StationListening] = []
+        XCTAssertTrue(eventually(timeout: 10) {
+            stations = (try? stats.stations()) ?? []
+            return stations.first.map { $0.listenedMs >= 2000 } ?? false
+        }, "\(stations)")
+        XCTAssertEqual(stations.map(\.url), [station.url()])
+        XCTAssertEqual(stations.first?.name, "Loopback FM")
+        XCTAssertEqual(stations.first?.sessions, 1)
+        let summary = try stats.summary()
+        XCTAssertEqual(summary.plays, 0, "a station is never a song play")
+        XCTAssertEqual(summary.listenedMs, 0)
+        XCTAssertEqual(try stats.history(limit: 10).count, 0, "nor a play session")
+        XCTAssertEqual(summary.stations, stations)
+        let text = StatsText.summary(summary)
+        XCTAssertTrue(text.contains("Radio stations") && text.contains { $0.contains("Loopback FM") }, "\(text)")
+        station.stop()
     }
 
     /// Real MPD 0.23 and our host list the same `currentsong` for one station.
