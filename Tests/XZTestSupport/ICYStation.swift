@@ -1,5 +1,4 @@
 import Foundation
-import XZTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,28 +6,38 @@ import Glibc
 /// A loopback internet radio station speaking ICY (SHOUTcast and Icecast's HTTP dialect) on 127.0.0.1, port
 /// chosen by the kernel, one thread per listener: it answers with `head` and then sends `audio` over and over,
 /// with a metadata block after every `metaint` audio bytes when the listener asked (`Icy-MetaData: 1`).
-final class ICYStation: @unchecked Sendable {
-    struct Broadcast: Sendable {
+public final class ICYStation: @unchecked Sendable {
+    public struct Broadcast: Sendable {
         /// The status line and headers, without the blank line; `icy-metaint` is added when asked and set.
-        var head: String
-        var audio: [UInt8]
-        var metaint: Int?
+        public var head: String
+        public var audio: [UInt8]
+        public var metaint: Int?
         /// The block (its length byte first) sent after audio run `n` (0, 1, …); nil: an empty block.
-        var block: @Sendable (_ n: Int) -> [UInt8]? = { _ in nil }
+        public var block: @Sendable (_ n: Int) -> [UInt8]? = { _ in nil }
         /// Audio bytes sent before the connection is closed; nil: until the listener goes.
-        var dropAfter: Int?
+        public var dropAfter: Int?
         /// Bytes a second at most (a real station's pace); nil: as fast as the listener takes them.
-        var bytesPerSecond: Int?
+        public var bytesPerSecond: Int?
+
+        public init(head: String, audio: [UInt8], metaint: Int? = nil, block: @escaping @Sendable (_ n: Int) -> [UInt8]? = { _ in nil },
+                    dropAfter: Int? = nil, bytesPerSecond: Int? = nil) {
+            self.head = head
+            self.audio = audio
+            self.metaint = metaint
+            self.block = block
+            self.dropAfter = dropAfter
+            self.bytesPerSecond = bytesPerSecond
+        }
     }
 
     /// A block saying `StreamTitle='title';`, padded with NULs to whole 16-byte units.
-    static func titleBlock(_ title: String) -> [UInt8] {
+    public static func titleBlock(_ title: String) -> [UInt8] {
         let text = Array("StreamTitle='\(title)';StreamUrl='';".utf8)
         let units = (text.count + 15) / 16
         return [UInt8(units)] + text + [UInt8](repeating: 0, count: units * 16 - text.count)
     }
 
-    let port: Int
+    public let port: Int
     private let listener: Int32
     private let broadcast: @Sendable (_ connection: Int, _ request: String) -> Broadcast?
     private let lock = NSLock()
@@ -36,7 +45,7 @@ final class ICYStation: @unchecked Sendable {
     private var stopped = false
 
     /// `broadcast` gets each listener's number (0, 1, …) and request; nil closes at once.
-    init(_ broadcast: @escaping @Sendable (_ connection: Int, _ request: String) -> Broadcast?) throws {
+    public init(_ broadcast: @escaping @Sendable (_ connection: Int, _ request: String) -> Broadcast?) throws {
         signal(SIGPIPE, SIG_IGN)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
@@ -57,11 +66,11 @@ final class ICYStation: @unchecked Sendable {
 
     deinit { stop() }
 
-    func url(_ path: String = "/live") -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String = "/live") -> String { "http://127.0.0.1:\(port)\(path)" }
 
-    var requests: [String] { lock.withLock { _requests } }
+    public var requests: [String] { lock.withLock { _requests } }
 
-    func stop() {
+    public func stop() {
         let first = lock.withLock { () -> Bool in
             defer { stopped = true }
             return !stopped
