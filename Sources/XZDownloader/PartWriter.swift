@@ -110,7 +110,8 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
         do {
             try readStation(fields)
         } catch {
-            return task.eventLoop.makeFailedFuture(DownloadError.notAudio("\(url.absoluteString): \(error)"))
+            // The player names the URL.
+            return task.eventLoop.makeFailedFuture(DownloadError.notAudio("\(error)"))
         }
         if let window, let growing, total.map({ $0 > limit.bytes }) ?? true {
             // Endless (radio), or a length past what any download may have: a bounded window in memory,

@@ -282,7 +282,7 @@ struct Fetcher: Sendable {
                 throw classify(error, url: writer.finalURL, start: url)
             }
             if written.endlessStation {
-                throw RetryableFailure(error: DownloadError.network("the station \(writer.finalURL.absoluteString) closed the connection"), retryAfter: nil)
+                throw RetryableFailure(error: DownloadError.network("the station closed the connection"), retryAfter: nil)
             }
             guard let total = written.total else { return written.size }
             if written.size < total {

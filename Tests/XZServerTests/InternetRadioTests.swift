@@ -176,7 +176,7 @@ final class InternetRadioTests: XCTestCase {
 
     func testAHostileStationGetsOneLineAndNoCrash() async throws {
         let audio = try mp3(seconds: 3)
-        let client = try await serve("retries = 0\n")
+        let client = try await serve("retries = 0\nmin_rate_window = 1\n")
         func play(_ station: ICYStation) throws {
             try client.run("clear")
             try client.run("clearerror")
@@ -227,6 +227,15 @@ final class InternetRadioTests: XCTestCase {
         XCTAssertNotNil(refused["error"])
         XCTAssertFalse(refused["error"]?.contains("\n") ?? true)
         endless.stop()
+
+        // A drip of 200 bytes a second: under the minimum rate (1024), one line.
+        let drip = try ICYStation { _, _ in
+            ICYStation.Broadcast(head: Self.stationHead, audio: audio, metaint: 4096, bytesPerSecond: 200)
+        }
+        try play(drip)
+        let slow = waitFor(client, "status") { $0["error"] != nil }
+        XCTAssertTrue(slow["error"]?.contains("sent less than 1024 bytes a second") ?? false, "\(slow)")
+        drip.stop()
         XCTAssertEqual(answer(client, "ping"), [:], "the host goes on")
     }
 
