@@ -52,14 +52,18 @@ final class InternetRadioTests: XCTestCase {
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    /// One Ogg Vorbis stream per (title, artist), by oggenc, chained one after the other as a station does.
-    private func chainedOgg(_ links: [(title: String, artist: String)], seconds: Double) throws -> [UInt8] {
+    /// One Ogg stream per (title, artist), by oggenc (Vorbis) or opusenc, chained one after the other as a station does.
+    private func chainedOgg(_ links: [(title: String, artist: String)], seconds: Double, opus: Bool = false) throws -> [UInt8] {
         var bytes: [UInt8] = []
         for (index, link) in links.enumerated() {
             let wav = temp.path("link\(index).wav"), ogg = temp.path("link\(index).ogg")
             defer { unlink(wav); unlink(ogg) }
             try TestProcess.runChecked("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "\(seconds)", "sine", "\(440 + 220 * index)", "vol", "0.5"])
-            try TestProcess.runChecked("oggenc", ["--quiet", "-q", "1", "-t", link.title, "-a", link.artist, "-o", ogg, wav])
+            if opus {
+                try TestProcess.runChecked("opusenc", ["--quiet", "--title", link.title, "--artist", link.artist, wav, ogg])
+            } else {
+                try TestProcess.runChecked("oggenc", ["--quiet", "-q", "1", "-t", link.title, "-a", link.artist, "-o", ogg, wav])
+            }
             bytes += Array(try Data(contentsOf: URL(fileURLWithPath: ogg)))
         }
         return bytes
@@ -122,7 +126,15 @@ final class InternetRadioTests: XCTestCase {
     }
 
     func testAChainedOggStreamsCommentsAreItsTitleAndArtist() async throws {
-        let audio = try chainedOgg([("First Title", "First Artist"), ("Second Title", "Second Artist")], seconds: 2)
+        try await checkChainedOgg(opus: false)
+    }
+
+    func testAChainedOpusStreamsTagsAreItsTitleAndArtist() async throws {
+        try await checkChainedOgg(opus: true)
+    }
+
+    private func checkChainedOgg(opus: Bool) async throws {
+        let audio = try chainedOgg([("First Title", "First Artist"), ("Second Title", "Second Artist")], seconds: 2, opus: opus)
         let station = try ICYStation { _, _ in
             ICYStation.Broadcast(head: "HTTP/1.0 200 OK\r\nContent-Type: application/ogg\r\nicy-name: Ogg Radio", audio: audio)
         }
