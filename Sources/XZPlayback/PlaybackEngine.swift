@@ -606,7 +606,8 @@ final class PlaybackEngine {
             reachedEnd(track)
             return
         }
-        if let source = track.source { noteStreamTags(track, source) }
+        // A catalogue song keeps the catalogue's tags, as it does from a file.
+        if let source = track.source, track.start.item.songKey == nil { noteStreamTags(track, source) }
         let framesRead = count / frameBytes
         let pcm = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<framesRead * track.outputFormat.bytesPerFrame])
         PCMConversion.convert(target.baseAddress!, track.format.sample, samples: framesRead * track.format.channels,
