@@ -68,6 +68,9 @@ public protocol AudioDecoder: AnyObject {
     /// Frames of the codec's block (a FLAC frame, an FFmpeg frame) that the last read began and left
     /// unread, 0 at a block's end; nil when the decoder does not keep to its codec's blocks.
     var framesLeftInBlock: Int? { get }
+    /// What a stream's own tags say of the part playing now (a chained Ogg stream's current link); nil for
+    /// a plain file, or a stream that says nothing.
+    var streamTags: StreamTags? { get }
 }
 
 extension AudioDecoder {
@@ -75,6 +78,7 @@ extension AudioDecoder {
     public var sourceOffset: Int64? { nil }
     public var bitrateKbps: Int? { nil }
     public var framesLeftInBlock: Int? { nil }
+    public var streamTags: StreamTags? { nil }
 
     /// The Ogg decoders' seek: granule-exact through the library's own `pcmSeek` when the stream is
     /// seekable, else by decoding forward. Returns the new position.

@@ -128,6 +128,12 @@ public final class GrowingFile: Sendable {
         /// The reader let go.
         var letGo = false
         var arrived: (@Sendable () -> Void)?
+        /// What the stream said of itself, in force where the reader is; and what it said further on.
+        var tags: StreamTags?
+        var pendingTags: [(offset: Int64, tags: StreamTags)] = []
+
+        /// Where the writer's next byte goes.
+        var writeEnd: Int64 { window?.end ?? held.ranges.last?.upperBound ?? 0 }
 
         /// The descriptor, opened on first need; -1 while the file cannot be opened.
         mutating func openDescriptor(_ path: String) -> Int32 {
@@ -289,6 +295,32 @@ public final class GrowingFile: Sendable {
             if state.failure == nil { state.failure = message.split(whereSeparator: \.isNewline).joined(separator: " ") }
         }
         takeRoomWaiter(always: true)?(false)
+    }
+
+    // MARK: What the stream says of itself
+
+    /// The most announcements held ahead of the reader; past it the oldest is dropped, so a station that
+    /// names a title with every block costs no more.
+    static let maxPendingTags = 16
+
+    /// The stream's tags (a station's name and title) from the writer's next byte plus `ahead` on: the reader
+    /// hears them once it has read that far, so a title changes with the audio it belongs to.
+    public func announce(_ tags: StreamTags, ahead: Int = 0) {
+        state.withLock { state in
+            if state.pendingTags.count >= Self.maxPendingTags { state.pendingTags.removeFirst() }
+            state.pendingTags.append((state.writeEnd + Int64(max(0, ahead)), tags))
+        }
+    }
+
+    /// The tags in force where the reader is (`offset`): the last announced at or before it; nil before any.
+    public func streamTags(at offset: Int64) -> StreamTags? {
+        state.withLock { state in
+            let due = state.pendingTags.prefix { $0.offset <= offset }
+            guard let last = due.last else { return state.tags }
+            state.tags = last.tags
+            state.pendingTags.removeFirst(due.count)
+            return state.tags
+        }
     }
 
     // MARK: Reader side

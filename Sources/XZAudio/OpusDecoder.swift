@@ -22,6 +22,9 @@ final class OpusDecoder: AudioDecoder {
     private let file: OpaquePointer
     private var damage = DamageLog()
     private var finished = false
+    /// The serial number of the link whose tags `streamTags` holds; read again when a new link begins.
+    private var tagsSerial: Int?
+    private(set) var streamTags: StreamTags?
 
     init(_ input: AudioInput) throws {
         path = input.name
@@ -38,6 +41,8 @@ final class OpusDecoder: AudioDecoder {
             guard let data else { return -1 }
             return Unmanaged<ByteSource>.fromOpaque(data).takeUnretainedValue().position
         }, close: nil)
+        // A stream of no known end (radio) is no seekable file: libopusfile would look for an end that never comes.
+        if source.size == nil { callbacks.seek = nil }
         var error: Int32 = 0
         guard let file = op_open_callbacks(Unmanaged.passUnretained(source).toOpaque(), &callbacks, nil, 0, &error) else {
             throw source.failure ?? Self.openError(error, path: path)
@@ -91,10 +96,20 @@ final class OpusDecoder: AudioDecoder {
                 finished = true
                 throw AudioError.damaged("a chained Ogg stream changes its channel count mid-way; only its first part plays", file: path)
             }
+            if source.growingFile != nil { readLinkTags() }
             done += Int(got)
         }
         positionInSamples += done
         return done * format.bytesPerFrame
+    }
+
+    /// A stream's current link's TITLE and ARTIST, once for each link (its serial number tells them apart).
+    private func readLinkTags() {
+        let serial = Int(op_serialno(file, -1))
+        guard serial != tagsSerial, let tags = op_tags(file, -1) else { return }
+        tagsSerial = serial
+        func first(_ key: String) -> String? { opus_tags_query(tags, key, 0).map { String(cString: $0) } }
+        streamTags = StreamTags(title: first("TITLE"), artist: first("ARTIST"))
     }
 
     func seek(toSample sample: Int) throws {

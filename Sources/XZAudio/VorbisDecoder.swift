@@ -22,12 +22,15 @@ final class VorbisDecoder: AudioDecoder {
     private let file: UnsafeMutablePointer<OggVorbis_File>
     private var damage = DamageLog()
     private var finished = false
+    /// The serial number of the link whose comments `streamTags` holds; read again when a new link begins.
+    private var commentsSerial: Int?
+    private(set) var streamTags: StreamTags?
 
     init(_ input: AudioInput) throws {
         path = input.name
         source = try ByteSource(input)
         file = .allocate(capacity: 1)
-        let callbacks = ov_callbacks(read_func: { buffer, size, count, data in
+        var callbacks = ov_callbacks(read_func: { buffer, size, count, data in
             guard let buffer, let data else { return 0 }
             let source = Unmanaged<ByteSource>.fromOpaque(data).takeUnretainedValue()
             let got = source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
@@ -44,6 +47,9 @@ final class VorbisDecoder: AudioDecoder {
             guard let data else { return -1 }
             return Int(Unmanaged<ByteSource>.fromOpaque(data).takeUnretainedValue().position)
         })
+        // A stream of no known end (radio) is no seekable file: libvorbisfile would take it for one a few pages
+        // long and skip every link after the first of a chained stream.
+        if source.size == nil { callbacks.seek_func = nil }
         let opened = ov_open_callbacks(Unmanaged.passUnretained(source).toOpaque(), file, nil, 0, callbacks)
         guard opened == 0 else {
             file.deallocate()
@@ -102,6 +108,7 @@ final class VorbisDecoder: AudioDecoder {
                 finished = true
                 throw AudioError.damaged("a chained Ogg stream changes to \(info.rate) Hz, \(info.channels) channel(s) mid-way; only its first part plays", file: path)
             }
+            if source.growingFile != nil { readLinkComments() }
             guard let pcm else { continue }
             let count = Int(got)
             for c in 0..<channels {
@@ -116,6 +123,15 @@ final class VorbisDecoder: AudioDecoder {
         }
         positionInSamples += done
         return done * frameBytes
+    }
+
+    /// A stream's current link's TITLE and ARTIST, once for each link (its serial number tells them apart).
+    private func readLinkComments() {
+        let serial = Int(ov_serialnumber(file, -1))
+        guard serial != commentsSerial, let comment = ov_comment(file, -1) else { return }
+        commentsSerial = serial
+        func first(_ key: String) -> String? { vorbis_comment_query(comment, key, 0).map { String(cString: $0) } }
+        streamTags = StreamTags(title: first("TITLE"), artist: first("ARTIST"))
     }
 
     func seek(toSample sample: Int) throws {

@@ -324,6 +324,19 @@ CREATE INDEX song_by_artists ON song(artists) WHERE artists <> '';
 UPDATE song SET file_mtime = NULL
     WHERE song_key LIKE 'file:%'
       AND (singer_id IN (SELECT id FROM singer WHERE name = 'Unknown') OR instr(local_path, '/' || title || '.') > 0);
+-- migration: v17-station-listening
+-- Internet radio: a station (a stream URL outside the catalogue) plays no song, so it is never a play and
+-- has no play_session; each pass through it is a row here with the time heard, written when it starts,
+-- every 10 s of audio and when it ends. name is the station's own (icy-name), as last heard.
+CREATE TABLE station_session (
+    id INTEGER PRIMARY KEY,
+    url TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    started_at TEXT NOT NULL,        -- UTC, ISO 8601
+    updated_at TEXT NOT NULL,        -- UTC, ISO 8601: the last write
+    listened_ms INTEGER NOT NULL DEFAULT 0  -- audio heard: pauses and waits for bytes excluded
+);
+CREATE INDEX station_session_by_start ON station_session(started_at);
 
 """#
 }

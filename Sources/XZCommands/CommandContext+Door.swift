@@ -38,7 +38,29 @@ extension CommandContext {
     func currentItem(_ door: HostDoor) throws -> QueueItem? {
         guard let song = try door.currentSong() else { return nil }
         let database = try database
-        return QueueItem(Playable(hostURI: song.file, naming: try songNaming(door), catalogue: database), database: database)
+        var item = QueueItem(Playable(hostURI: song.file, naming: try songNaming(door), catalogue: database), database: database)
+        item.takeStreamTags(of: song)
+        return item
+    }
+}
+
+extension QueueItem {
+    /// A stream outside the catalogue as the host shows it: what the station says of itself (its name, the
+    /// title and artist on now), which only the host playing it hears.
+    mutating func takeStreamTags(of song: SongRecord) {
+        guard isStream, songKey == nil else { return }
+        name = song["Name"]
+        title = song.title ?? ""
+        singer = song.artists.first ?? ""
+    }
+
+    /// The song as the prompt names it: title — artist; a stream that names nothing yet by its station's name,
+    /// else its URL, and a station's name after what is on.
+    var shownTitle: String {
+        let heading = title.isEmpty ? (name ?? path) : title
+        let who = singer.isEmpty ? "" : " — \(singer)"
+        let station = title.isEmpty ? "" : name.map { "  (\($0))" } ?? ""
+        return (heading + who + station).safe
     }
 }
 

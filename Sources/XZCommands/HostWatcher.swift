@@ -38,6 +38,8 @@ final class HostWatcher: LyricLinesSwitch {
         var attached = false
         /// The host's state when last asked, and when (monotonic).
         var songId: Int?
+        /// What a playing stream said of itself last (`currentsong`), announced when it changes.
+        var streamTitle: String?
         var playing = false
         var positionMs = 0
         var askedAt = DispatchTime.now()
@@ -123,10 +125,18 @@ final class HostWatcher: LyricLinesSwitch {
         let (knownSong, wasPlaying) = state.withLock { ($0.songId, $0.playing) }
         let newSong = status.isActive && (status.songId != knownSong || !wasPlaying && knownSong == nil)
         let started: (item: QueueItem, timeline: LyricTimeline?)? = newSong ? current.map { song in
-            let item = QueueItem(Playable(hostURI: song.file, naming: uris, catalogue: database), database: database)
+            var item = QueueItem(Playable(hostURI: song.file, naming: uris, catalogue: database), database: database)
+            item.takeStreamTags(of: song)
             let timeline = item.lyricsPath.flatMap { RegularFile.contents(atPath: $0, limit: LRCParser.fileLimit) }
                 .map { LyricTimeline(LRCParser.parse(bytes: $0), adjustmentMs: item.lyricsAdjustmentMs) }
             return (item, timeline)
+        } : nil
+        // A station's new title on the same song.
+        let streamItem: QueueItem? = status.isActive ? current.flatMap { song in
+            guard QueueItem.isStreamURL(song.file), song.title != nil else { return nil }
+            var item = QueueItem(path: song.file)
+            item.takeStreamTags(of: song)
+            return item
         } : nil
         let announcements = state.withLock { known in
             var announcements: [String] = []
@@ -139,6 +149,10 @@ final class HostWatcher: LyricLinesSwitch {
                 known.timeline = started.timeline
                 known.lyricLine = nil
             }
+            if started == nil, announcing, let streamItem, streamItem.shownTitle != known.streamTitle {
+                announcements.append("▶ \(streamItem.shownTitle)")
+            }
+            known.streamTitle = streamItem?.shownTitle ?? started?.item.shownTitle
             if announcing, let error = status.error, error != known.lastError { announcements.append("error: \(error.safe)") }
             known.lastError = status.error
             known.songId = status.isActive ? status.songId : nil

@@ -41,9 +41,8 @@ enum NowPlaying {
         let fraction = total.map { $0 > 0 ? min(1, Double(position) / Double($0)) : 0 } ?? 0
         let filled = Int(fraction * Double(barWidth))
         let bar = String(repeating: "━", count: filled) + "●" + String(repeating: "─", count: max(0, barWidth - filled))
-        let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
         var lines = [
-            console.styled(DisplayWidth.truncate(item.title.safe + who, to: width - 2), "1"),
+            console.styled(DisplayWidth.truncate(item.shownTitle, to: width - 2), "1"),
             "\(stateText(status))  \(DurationText.clock(ms: position)) \(bar) \(DurationText.clock(ms: total))"
                 + "  vol \(status.volume.map(String.init) ?? "-")  repeat \(repeatMode(status).rawValue)\(status.random ? "  shuffle" : "")"
                 + (lyricsKind.map { "  lyrics \($0)" } ?? ""),

@@ -41,8 +41,7 @@ final class PlaybackSession: LyricLinesSwitch {
     static func text(_ event: PlayerEvent, lyrics: Bool) -> String? {
         switch event {
         case .started(let item, let duration):
-            let who = item.singer.isEmpty ? "" : " — \(item.singer.safe)"
-            return "▶ \(item.title.safe)\(who) [\(DurationText.clock(ms: duration))]"
+            return "▶ \(item.shownTitle) [\(DurationText.clock(ms: duration))]"
         case .error(let file, let message):
             return "error: \(file.safe): \(message.safe)"
         case .notice(let text):

@@ -103,6 +103,9 @@ extension DownloadManager {
     /// own. Not kept: the `.part` goes when the player lets go of it. Kept (`play --keep`): the fetch goes on
     /// to the end even when the player moves on, and a file that decodes is placed under `songs/` by its tags
     /// and imported, as a folder scan would.
+    /// New bytes a dropped stream's connection must have brought for its reconnects to count from 0 again.
+    static let reconnectProgressBytes: Int64 = 256 << 10
+
     public nonisolated func openStream(url text: String, keep: Bool = false) throws -> GrowingFile {
         let url = try DownloadURL.checked(text)
         let path = try environment.downloadsFolder().appendingPathComponent("stream-\(UUID().uuidString).part").path
@@ -113,7 +116,11 @@ extension DownloadManager {
         let task = Task {
             let live = LiveProgress(interval: 1)
             do {
-                let total = try await fetcher.withRetries(live, url: url, onFailure: { _ in }, playing: { true }) {
+                // A dropped station is called again `retries` times (5), backing off from half a second to 8 s,
+                // so one that restarts within some 15 s plays on; a connection that brought a quarter MiB (some
+                // 16 s at 128 kbit/s) starts the count again, and a station that only flaps is given up.
+                let total = try await fetcher.withRetries(live, url: url, onFailure: { _ in }, playing: { true },
+                                                          progressFloor: Self.reconnectProgressBytes) {
                     let partial = source.partial(bytesOnDisk: PartFile.size(ofFile: path))
                     // A kept stream is written whole (capped); one only listened to keeps a window of it when
                     // its length is unknown (radio).

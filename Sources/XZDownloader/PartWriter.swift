@@ -20,6 +20,8 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
     struct Written: Sendable {
         var size: Int64
         var total: Int64?
+        /// A station's endless stream (windowed, with ICY headers): its end is a dropped connection.
+        var endlessStation = false
     }
 
     /// The response was not one to write; `decision` says what to do instead.
@@ -59,6 +61,10 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
         var visited: URL
         /// Bytes of this response put into the window.
         var windowed: Int64?
+        /// The station's metadata between the audio bytes, and its name.
+        var icy: ICYMetadata?
+        var stationName: String?
+        var isStation = false
     }
 
     init(url: URL, partPath: String, partial: PartialDownload, live: LiveProgress, growing: GrowingFile? = nil,
@@ -101,13 +107,20 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
             // Failing the head stops the body from being read at all.
             return task.eventLoop.makeFailedFuture(Unused(decision: other))
         }
+        do {
+            try readStation(fields)
+        } catch {
+            // The player names the URL.
+            return task.eventLoop.makeFailedFuture(DownloadError.notAudio("\(error)"))
+        }
         if let window, let growing, total.map({ $0 > limit.bytes }) ?? true {
             // Endless (radio), or a length past what any download may have: a bounded window in memory,
             // never the disk; a reconnect goes on at its end.
             do { try onSource(url, response.validator, nil, 0) } catch { return task.eventLoop.makeFailedFuture(error) }
             growing.useWindow(capacity: window)
             state.withLock { $0.windowed = 0 }
-            live.reset(done: 0, total: nil)
+            // Counted on from what earlier connections brought, so each reconnect that plays is progress.
+            live.reset(done: growing.size ?? growing.heldRanges.ranges.last?.upperBound ?? 0, total: nil)
             return task.eventLoop.makeSucceededVoidFuture()
         }
         if let total, total > limit.bytes {
@@ -132,7 +145,43 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
-    func didReceiveBodyPart(task: HTTPClient.Task<Written>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+    /// A station's headers (`icy-*`): its name, said from the stream's next byte on, and the interval of its
+    /// metadata. Throws for an interval that cannot be used.
+    private func readStation(_ fields: [String: String]) throws(ICYMetadata.BadInterval) {
+        let icy = try ICYMetadata.forResponse(fields)
+        let name = fields["icy-name"].flatMap { StreamTags(name: $0).name }
+        let isStation = fields.keys.contains { $0.hasPrefix("icy-") }
+        state.withLock { state in
+            state.icy = icy
+            state.stationName = name
+            state.isStation = isStation
+        }
+        if isStation { growing?.announce(StreamTags(name: name)) }
+    }
+
+    /// The audio of a body part, its ICY metadata taken out and announced where it stood.
+    private func audio(of buffer: ByteBuffer) -> ByteBuffer {
+        var titles: [(ahead: Int, title: String)] = []
+        let parted = state.withLock { state -> ByteBuffer? in
+            guard state.icy != nil else { return nil }
+            var audio = ByteBufferAllocator().buffer(capacity: buffer.readableBytes)
+            buffer.withUnsafeReadableBytes { bytes in
+                state.icy?.feed(bytes, audio: { audio.writeBytes($0) }, title: { ahead, title in
+                    if let title { titles.append((ahead, title)) }
+                })
+            }
+            return audio
+        }
+        guard let parted else { return buffer }
+        if let growing, !titles.isEmpty {
+            let name = state.withLock { $0.stationName }
+            for (ahead, title) in titles { growing.announce(StreamTags(name: name, title: title), ahead: ahead) }
+        }
+        return parted
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Written>, _ body: ByteBuffer) -> EventLoopFuture<Void> {
+        let buffer = audio(of: body)
         if let growing, state.withLock({ $0.windowed != nil }) {
             let promise = task.eventLoop.makePromise(of: Void.self)
             appendToWindow(growing, buffer, promise)
@@ -185,6 +234,6 @@ final class PartWriter: HTTPClientResponseDelegate, Sendable {
     }
 
     func didFinishRequest(task: HTTPClient.Task<Written>) throws -> Written {
-        state.withLock { Written(size: $0.windowed ?? $0.file?.size ?? 0, total: $0.total) }
+        state.withLock { Written(size: $0.windowed ?? $0.file?.size ?? 0, total: $0.total, endlessStation: $0.windowed != nil && $0.isStation) }
     }
 }

@@ -255,7 +255,9 @@ struct Fetcher: Sendable {
                                     jumps: jumps, limit: limit, window: window, onSource: onSource)
             let written: PartWriter.Written
             do {
-                written = try await send(url, headers: ResumePlan.requestHeaders(for: partial), to: writer, live: live)
+                // A stream listened to asks a station for its titles between the audio (see ICYMetadata).
+                let icy = window == nil ? [] : [ICYMetadata.requestHeader]
+                written = try await send(url, headers: ResumePlan.requestHeaders(for: partial) + icy, to: writer, live: live)
             } catch let stop as PartWriter.Unused {
                 switch stop.decision {
                 case .restartWithoutRange(let reason):
@@ -278,6 +280,9 @@ struct Fetcher: Sendable {
                 }
             } catch {
                 throw classify(error, url: writer.finalURL, start: url)
+            }
+            if written.endlessStation {
+                throw RetryableFailure(error: DownloadError.network("the station closed the connection"), retryAfter: nil)
             }
             guard let total = written.total else { return written.size }
             if written.size < total {
@@ -380,8 +385,9 @@ struct Fetcher: Sendable {
     /// download forward starts the count again, so a flaky connection still finishes a big file.
     /// `playing` says a listener waits for the bytes: a host that cannot be reached at all (no byte ever came)
     /// then fails at once with one line, so the queue goes on, instead of after every retry.
+    /// Progress is at least `progressFloor` new bytes.
     func withRetries<T: Sendable>(_ live: LiveProgress, url: URL, onFailure: (DownloadError) -> Void,
-                                  playing: () -> Bool = { false },
+                                  playing: () -> Bool = { false }, progressFloor: Int64 = 1,
                                   _ attempt: @escaping @Sendable () async throws -> T) async throws -> T {
         let policy = RetryPolicy(settings)
         var failures = 0
@@ -392,7 +398,7 @@ struct Fetcher: Sendable {
                 return try await withIdleTimeout(live, url: url, attempt)
             } catch let failure as RetryableFailure {
                 if Task.isCancelled { throw CancellationError() }
-                if live.highWater > before { failures = 0 }
+                if live.highWater - before >= max(1, progressFloor) { failures = 0 }
                 failures += 1
                 onFailure(failure.error)
                 let unreachable = live.highWater == 0 && (failure.error == .network || failure.error == .timeout)

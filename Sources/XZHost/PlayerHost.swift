@@ -59,7 +59,8 @@ public final class PlayerHost: Sendable {
             if case .changed(let changes) = event { changeListeners.announce(HostChanges(changes)) }
         })
         canStream = streams != nil
-        recording = StatsRecording(database: database, report: report)
+        let player = player
+        recording = StatsRecording(database: database, report: report, playingStation: { player.snapshot().current.map { ($0.path, $0.name) } })
         self.report = report
         let events = player.events
         // Observers may print to a slow terminal, so events are handled off the audio thread.

@@ -84,10 +84,10 @@ extension QueueItem {
         }
     }
 
-    /// A URL outside the catalogue, named by its last path component until its tags are read.
+    /// A URL outside the catalogue: untitled until it says its own title (a station's ICY title, its
+    /// stream's tags), as MPD lists it; the prompt shows its URL meanwhile.
     private init(url: String) {
-        let name = URL(string: url).map { $0.deletingPathExtension().lastPathComponent } ?? ""
-        self.init(path: url, title: name.isEmpty ? url : name.removingPercentEncoding ?? name)
+        self.init(path: url)
     }
 
     /// An audio file the catalogue does not hold (or could not be read): what its tags say (the file

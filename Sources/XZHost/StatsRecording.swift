@@ -5,9 +5,25 @@ import XZPlaybackTerms
 import XZStats
 
 /// Feeds a player's events to the play-session recorder, on one serial queue (never the audio thread).
-/// Songs played from a path are keyed "file:<path>", as a folder scan would key them.
+/// Songs played from a path are keyed "file:<path>", as a folder scan would key them. An internet radio
+/// station (a stream URL outside the catalogue) is no song and never a play: its time heard is kept apart.
 final class StatsRecording: Sendable {
     private let recorder: PlaySessionRecorder
+    private let store: StatsStore
+    /// The current song's URL and, for a station, its name as its stream says it.
+    private let playingStation: @Sendable () -> (url: String, name: String?)?
+    /// The station playing now: its row, the time heard and where the last position stood.
+    private struct Station {
+        var id: Int64
+        var url: String
+        var heardMs = 0
+        var writtenMs = 0
+        var lastPositionMs = 0
+        var name = ""
+    }
+    private let station = Mutex<Station?>(nil)
+    /// A station's time heard is written every this much audio, as a play session's is.
+    static let stationWriteMs = 10_000
     private let queue = DispatchQueue(label: "xzmusic.stats")
     private let report: @Sendable (String) -> Void
     private let reportedFailure = Mutex(false)
@@ -19,8 +35,11 @@ final class StatsRecording: Sendable {
 
     /// `report` hears, once, that statistics could not be saved, and once when they wait for disk space
     /// (and once more when they are saved). `retrySeconds` is how often waiting plays are tried again.
-    init(database: LibraryDatabase, retrySeconds: Double = 5, report: @escaping @Sendable (String) -> Void) {
+    init(database: LibraryDatabase, retrySeconds: Double = 5, report: @escaping @Sendable (String) -> Void,
+         playingStation: @escaping @Sendable () -> (url: String, name: String?)? = { nil }) {
         recorder = PlaySessionRecorder(database: database)
+        store = StatsStore(database: database)
+        self.playingStation = playingStation
         recorder.retryInterval = min(recorder.retryInterval, retrySeconds)
         self.report = report
         self.retrySeconds = retrySeconds
@@ -69,8 +88,47 @@ final class StatsRecording: Sendable {
         }
     }
 
+    /// A station's events: its time heard, from the positions its audio reached. False for other events.
+    private func recordStation(_ event: PlayerEvent) throws -> Bool {
+        if case .started(let item, _) = event {
+            guard item.isStream, item.songKey == nil else { return false }
+            let id = try store.beginStation(url: item.path, name: item.name ?? "")
+            station.withLock { $0 = Station(id: id, url: item.path, name: item.name ?? "") }
+            return true
+        }
+        guard var now = station.withLock({ $0 }) else { return false }
+        var ended = false
+        switch event {
+        case .position(let ms):
+            now.heardMs += max(0, ms - now.lastPositionMs)
+            now.lastPositionMs = ms
+        case .seeked(let ms): now.lastPositionMs = ms
+        case .ended(_, _, let ms):
+            now.heardMs += max(0, ms - now.lastPositionMs)
+            ended = true
+        case .changed:
+            // The station may have said its name; the current song is asked, and may be another by now.
+            if let playing = playingStation(), playing.url == now.url, let name = playing.name { now.name = name }
+        case .paused, .resumed, .buffering, .buffered: return true
+        default: return false
+        }
+        if ended || now.heardMs - now.writtenMs >= Self.stationWriteMs {
+            try store.updateStation(id: now.id, name: now.name, listenedMs: now.heardMs)
+            now.writtenMs = now.heardMs
+        }
+        let kept = now
+        station.withLock { $0 = ended ? nil : kept }
+        // A change is the player's too.
+        if case .changed = event { return false }
+        return true
+    }
+
     private func record(_ event: PlayerEvent) {
         do {
+            if try recordStation(event) {
+                tellWaiting()
+                return
+            }
             switch event {
             case .started(let item, let duration):
                 _ = try recorder.begin(songKey: item.songKey ?? "file:\(item.path)", title: item.title,

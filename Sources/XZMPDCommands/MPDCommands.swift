@@ -138,7 +138,9 @@ public enum MPDCommands {
         MPDCommand("currentsong", 0...0, .readOnly, .lookup) { call in
             let snapshot = call.player.snapshot()
             guard let index = snapshot.currentIndex else { return }
-            addQueueEntries(&call, snapshot, [index], durationMs: snapshot.durationMs)
+            // A stream's decoder guesses a length (an MP3's Xing header); MPD lists only what its song says.
+            let durationMs = snapshot.entries[index].item.isStream ? nil : snapshot.durationMs
+            addQueueEntries(&call, snapshot, [index], durationMs: durationMs)
         },
         MPDCommand("stats", 0...0, .readOnly, .lookup) { call throws(MPDError) in
             let summary: CatalogueSummary

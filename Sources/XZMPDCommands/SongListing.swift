@@ -15,6 +15,7 @@ extension SongTag {
         case .title: text = item.title
         case .track: text = item.track.map(String.init)
         case .date: text = item.year.map(String.init)
+        case .name: text = item.name
         // The queue keeps what playing needs; catalogue answers (find, lsinfo) carry the others.
         default: text = nil
         }

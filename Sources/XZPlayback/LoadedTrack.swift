@@ -24,6 +24,8 @@ final class LoadedTrack {
     var nextLyricSample: Int?
     var lyricsPendingAfterSeek = false
     var formatSummary: AudioFormatSummary?
+    /// What a stream said of itself last, as its queue entry shows it.
+    var streamTags: StreamTags?
 
     init(start: PlayerStateMachine.TrackStart, decoder: AudioDecoder, outputFormat: AudioFormat, source: GrowingFile? = nil) {
         self.start = start

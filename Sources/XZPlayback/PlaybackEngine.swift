@@ -388,6 +388,25 @@ final class PlaybackEngine {
         return true
     }
 
+    /// What the stream says of itself where the decoder is (a station's ICY title, a new Ogg link's comments)
+    /// goes onto its queue entry when it changed.
+    private func noteStreamTags(_ track: LoadedTrack, _ source: GrowingFile) {
+        let station = source.streamTags(at: track.decoder.sourceOffset ?? 0)
+        let comments = track.decoder.streamTags
+        guard station != nil || comments != nil else { return }
+        var tags = station ?? StreamTags()
+        if let comments {
+            tags.title = comments.title ?? tags.title
+            tags.artist = comments.artist
+        }
+        guard tags != track.streamTags else { return }
+        track.streamTags = tags
+        core.withLock { core in
+            // Reported from the mailbox, in order; this thread reads it next.
+            if core.machine.setStreamTags(tags, generation: track.start.generation) { _ = core.enqueue([]) }
+        }
+    }
+
     private func startWaiting(_ track: LoadedTrack) {
         guard !track.waiting else { return }
         track.waiting = true
@@ -587,6 +606,8 @@ final class PlaybackEngine {
             reachedEnd(track)
             return
         }
+        // A catalogue song keeps the catalogue's tags, as it does from a file.
+        if let source = track.source, track.start.item.songKey == nil { noteStreamTags(track, source) }
         let framesRead = count / frameBytes
         let pcm = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<framesRead * track.outputFormat.bytesPerFrame])
         PCMConversion.convert(target.baseAddress!, track.format.sample, samples: framesRead * track.format.channels,

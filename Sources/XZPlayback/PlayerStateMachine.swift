@@ -1,3 +1,4 @@
+import XZAudio
 import XZPlaybackTerms
 
 /// The player's queue and transport logic as a pure value: every command and every track outcome is a
@@ -119,6 +120,22 @@ public struct PlayerStateMachine: Sendable, Equatable {
         waitingForBytes = waiting
         return true
     }
+
+    /// What the playing stream of `generation` says of itself now goes onto its queue entry, where MPD keeps
+    /// it (listed by `currentsong` and `playlistinfo`, and after it stops); a change is a new queue version
+    /// and wakes `player` and `playlist`, as MPD's. False when stale or no change.
+    public mutating func setStreamTags(_ tags: StreamTags, generation: Int) -> Bool {
+        guard generation == self.generation, isActive, let index = currentIndex else { return false }
+        var item = entries[index].item
+        item.take(tags)
+        guard item != entries[index].item else { return false }
+        version += 1
+        entries[index].item = item
+        entries[index].version = version
+        changes.insert(.playback)
+        return true
+    }
+
     public var current: QueueItem? { currentIndex.map { entries[$0].item } }
     public var queue: [QueueItem] { entries.map(\.item) }
 

@@ -22,6 +22,8 @@ public struct QueueItem: Sendable, Equatable {
     public var replayGain: ReplayGainTags?
     /// The part of the song to play (MPD's `rangeid`); nil: all of it.
     public var range: PlayRange?
+    /// A radio station's name (ICY `icy-name`, MPD's `Name`), as its stream says while it plays.
+    public var name: String?
 
     public init(songId: Int64? = nil, songKey: String? = nil, path: String, title: String = "", singer: String = "",
                 album: String? = nil, track: Int? = nil, year: Int? = nil,
@@ -39,6 +41,14 @@ public struct QueueItem: Sendable, Equatable {
         self.durationMs = durationMs
         self.lyricsPath = lyricsPath
         self.lyricsAdjustmentMs = lyricsAdjustmentMs
+    }
+
+    /// What a playing stream says of itself: the station's name, and the title and artist of what is on
+    /// (a value it does not say is cleared).
+    public mutating func take(_ tags: StreamTags) {
+        name = tags.name
+        title = tags.title ?? ""
+        singer = tags.artist ?? ""
     }
 
     /// An http(s) URL, played through the player's stream opener rather than from a file.

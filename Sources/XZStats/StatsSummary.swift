@@ -3,7 +3,7 @@ import GRDB
 import XZCatalogue
 
 /// The `stats` view. Through `stats --json` (which writes an unknown value as null) it encodes exactly as
-/// `{"plays","listened_ms","songs","singers","top_songs","top_singers","per_day","liked"}`;
+/// `{"plays","listened_ms","songs","singers","top_songs","top_singers","per_day","liked","stations"}`;
 /// `mostSkipped` and `skips` are for the terminal view and are not part of that JSON shape.
 public struct StatsSummary: Encodable, Sendable, Equatable {
     /// Counted plays.
@@ -21,10 +21,12 @@ public struct StatsSummary: Encodable, Sendable, Equatable {
     public var perDay: [DayPlays]
     /// Songs liked now (a state, so not limited by `since`).
     public var liked: Int
+    /// Internet radio stations heard, longest first: never plays, so in none of the figures above.
+    public var stations: [StationListening] = []
 
     enum CodingKeys: String, CodingKey {
         case plays, listenedMs = "listened_ms", songs, singers, topSongs = "top_songs"
-        case topSingers = "top_singers", perDay = "per_day", liked
+        case topSingers = "top_singers", perDay = "per_day", liked, stations
     }
 }
 
@@ -105,7 +107,7 @@ extension StatsStore {
                 },
                 skips: totals?[4] ?? 0,
                 perDay: try Self.playsPerDay(db, days: days, now: now, calendar: calendar),
-                liked: liked)
+                liked: liked, stations: try Self.stations(db, from: from, limit: 5))
         }
     }
 

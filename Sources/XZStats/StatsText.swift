@@ -7,14 +7,25 @@ public enum StatsText {
     /// The whole `stats` view.
     public static func summary(_ s: StatsSummary, sinceLabel: String? = nil) -> [String] {
         if s.plays == 0 && s.listenedMs == 0 {
-            return [sinceLabel.map { "No plays since \($0)." } ?? "No plays yet."]
+            let none = sinceLabel.map { "No plays since \($0)." } ?? "No plays yet."
+            return s.stations.isEmpty ? [none] : [none, "", "Radio stations"] + stationsTable(s.stations)
         }
         var lines = [headline(s, sinceLabel: sinceLabel)]
         if !s.topSongs.isEmpty { lines += ["", "Top songs"] + topSongsTable(s.topSongs) }
         if !s.topSingers.isEmpty { lines += ["", "Top singers"] + topSingersTable(s.topSingers) }
         if !s.mostSkipped.isEmpty { lines += ["", "Most skipped"] + skippedTable(s.mostSkipped) }
+        if !s.stations.isEmpty { lines += ["", "Radio stations"] + stationsTable(s.stations) }
         lines += ["", "Plays per day"] + perDayChart(s.perDay)
         return lines
+    }
+
+    /// Stations by time heard: their own name (else their URL), the time and how many times tuned in.
+    public static func stationsTable(_ stations: [StationListening]) -> [String] {
+        table(header: ["#", "Station", "Listened", "Times"], rightAligned: [0, 2, 3], maxWidths: [3, 40, 10, 6],
+              rows: stations.enumerated().map {
+                  ["\($0.offset + 1)", $0.element.name.isEmpty ? $0.element.url : $0.element.name,
+                   listened($0.element.listenedMs), "\($0.element.sessions)"]
+              })
     }
 
     /// "42 plays · 3h 05m listened · 17 songs · 9 singers · 4 liked".

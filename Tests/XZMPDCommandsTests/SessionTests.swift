@@ -187,7 +187,7 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(queue.map(\.path), ["https://example.invalid/online.mp3", "http://radio.example.invalid/live/stream.mp3"])
         XCTAssertEqual(queue.first?.title, "Online")
         XCTAssertNotNil(queue.first?.songKey, "the catalogue song, not a bare URL")
-        XCTAssertEqual(queue.last?.title, "stream")
+        XCTAssertEqual(queue.last?.title, "", "untitled until the stream says its title, as MPD lists it")
         XCTAssertEqual(streaming.uri(of: queue[0]), "https://example.invalid/online.mp3")
     }
 

@@ -92,7 +92,7 @@ final class SummaryTests: XCTestCase {
         let days = (8...20).map { #"{"date":"2026-11-\#(String(format: "%02d", $0))","plays":\#($0 == 10 || $0 == 19 ? 1 : 0)}"# }
             + [#"{"date":"2026-11-21","plays":2}"#]
         XCTAssertEqual(try json(s), #"{"liked":1,"listened_ms":546000,"per_day":["# + days.joined(separator: ",") + "],"
-            + #""plays":2,"singers":1,"songs":1,"top_singers":[{"name":"周杰伦","plays":2}],"#
+            + #""plays":2,"singers":1,"songs":1,"stations":[],"top_singers":[{"name":"周杰伦","plays":2}],"#
             + #""top_songs":[{"id":1,"plays":2,"singer":"周杰伦","title":"晴天"}]}"#)
         let removed = TopSong(id: nil, songKey: "file:/x.mp3", title: "X", singer: "Y", plays: 3)
         XCTAssertEqual(try json(removed), #"{"plays":3,"singer":"Y","title":"X"}"#)
