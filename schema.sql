@@ -321,6 +321,7 @@ CREATE INDEX song_by_artists ON song(artists) WHERE artists <> '';
 UPDATE song SET file_mtime = NULL
     WHERE song_key LIKE 'file:%'
       AND (singer_id IN (SELECT id FROM singer WHERE name = 'Unknown') OR instr(local_path, '/' || title || '.') > 0);
+
 -- migration: v17-station-listening
 -- Internet radio: a station (a stream URL outside the catalogue) plays no song, so it is never a play and
 -- has no play_session; each pass through it is a row here with the time heard, written when it starts,
