@@ -309,3 +309,12 @@ CREATE TABLE catalogue_search_result (
     item_id TEXT NOT NULL,
     song TEXT NOT NULL
 );
+-- migration: v16-folder-playlists
+-- Playlist files inside the music folder (.m3u, .m3u8, .pls, .xspf) as the last scan found them, by
+-- absolute path, with their modification time: what lsinfo lists as `playlist:`, as MPD's database holds them.
+CREATE TABLE folder_playlist (
+    path TEXT PRIMARY KEY,
+    mtime INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER folder_playlist_inserted AFTER INSERT ON folder_playlist BEGIN UPDATE catalogue_version SET value = value + 1; END;
+CREATE TRIGGER folder_playlist_deleted AFTER DELETE ON folder_playlist BEGIN UPDATE catalogue_version SET value = value + 1; END;

@@ -123,8 +123,12 @@ public final class PlayerHost: Sendable {
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
     /// Observers hear `update` when it starts and ends, and `database` when it changed songs.
     public func startUpdate(of folder: URL, rescan: Bool) -> Int {
-        updates.start(folder: folder, rescan: rescan, database: database, playlists: playlistsFolder,
-                      announce: { [weak self] changes in self?.announce(changes) }, report: report)
+        // A folder of the music folder heeds the `.mpdignore` files above it too.
+        let music = naming.musicDirectory
+        let inMusic = folder.standardizedFileURL.path == music || folder.standardizedFileURL.path.hasPrefix(music + "/")
+        return updates.start(folder: folder, rescan: rescan, musicRoot: inMusic ? music : nil, database: database,
+                             playlists: playlistsFolder,
+                             announce: { [weak self] changes in self?.announce(changes) }, report: report)
     }
 
     /// Watches the library while clients may list it: songs, stickers and stored playlists changed by

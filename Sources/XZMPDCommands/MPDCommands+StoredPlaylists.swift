@@ -15,15 +15,15 @@ extension MPDCommands {
             }
         },
         MPDCommand("listplaylist", 1...1, .readOnly, .blocking) { call throws(MPDError) in
-            for entry in try readPlaylist(call.arguments[0], call.host) {
+            for entry in try readPlaylist(call.arguments[0], call) {
                 call.response.add("file", call.host.playlistURI(entry))
             }
         },
         MPDCommand("listplaylistinfo", 1...1, .readOnly, .blocking) { call throws(MPDError) in
-            for entry in try readPlaylist(call.arguments[0], call.host) {
+            for entry in try readPlaylist(call.arguments[0], call) {
                 let uri = call.host.playlistURI(entry)
-                // A vanished file is listed by name only, as MPD lists a song it does not know.
-                guard let item = call.host.playableItem(entry) else {
+                // A vanished file or a stream is listed by name only, as MPD lists a song it does not know.
+                guard let item = call.host.playableItem(entry), !item.isStream else {
                     call.response.add("file", uri)
                     continue
                 }
@@ -31,7 +31,7 @@ extension MPDCommands {
             }
         },
         MPDCommand("load", 1...3, .changesState, .blocking) { call throws(MPDError) in
-            let entries = try readPlaylist(call.arguments[0], call.host)
+            let entries = try readPlaylist(call.arguments[0], call)
             var range = 0..<entries.count
             // As MPD: a range past the playlist's end loads what there is of it.
             if call.arguments.count > 1 { range = try MPDArgument.range(call.arguments[1]).clipped(to: entries.count) ?? 0..<0 }
@@ -135,11 +135,21 @@ extension MPDCommands {
         }
     }
 
-    /// A playlist to read; a name that cannot be a stored playlist is none, as MPD answers.
-    static func readPlaylist(_ name: String, _ host: PlayerHost) throws(MPDError) -> [PlaylistEntry] {
-        // A name that is not valid names no playlist, as MPD answers.
-        guard (try? StoredPlaylists.validate(name)) != nil else { throw MPDError.noExist("No such playlist") }
-        return try playlistCall { try host.playlists.read(name) }
+    /// A playlist to read, as MPD opens one by name: the stored playlist of that name, else the playlist
+    /// file of that path in the music folder (`Sub/list.m3u`), its lines resolved as MPD resolves them.
+    static func readPlaylist(_ name: String, _ call: Invocation) throws(MPDError) -> [PlaylistEntry] {
+        if (try? StoredPlaylists.validate(name)) != nil {
+            do {
+                return try playlistCall { try call.host.playlists.read(name) }
+            } catch let error where error.code == .noExist {}
+        }
+        guard FolderPlaylists.isPlaylistFileName(name), FilterParser.isSafeLocalURI(name),
+              let location = try? call.location(name), location.kind == .musicFolder,
+              let entries = FolderPlaylists.read(path: location.path, uri: name, musicDirectory: call.host.naming.musicDirectory,
+                                                 maxEntries: call.host.player.maxQueueLength) else {
+            throw MPDError.noExist("No such playlist")
+        }
+        return entries
     }
 }
 
@@ -159,8 +169,10 @@ extension PlayerHost {
         return naming.uri(ofFile: path, inCatalogue: (try? database.song(localPath: path)) != nil)
     }
 
-    /// The entry as a queue item, or nil when its file is gone (it is then skipped).
+    /// The entry as a queue item, or nil when its file is gone (it is then skipped); a stream URL is
+    /// queued where the host streams, as MPD loads one.
     public func playableItem(_ entry: PlaylistEntry) -> QueueItem? {
+        if QueueItem.isStreamURL(entry.location) { return canStream ? QueueItem(.stream(entry.location), database: database) : nil }
         guard let path = playlistPath(entry), FileManager.default.isReadableFile(atPath: path) else { return nil }
         return QueueItem(.file(path), database: database)
     }
