@@ -5,9 +5,9 @@ import Glibc
 #endif
 
 /// MPD's `.mpdignore` (its ExcludeList): each line of the file is a shell pattern (`fnmatch`, no flags)
-/// matched against the names of the entries of its folder and of every folder below; `#` starts a
-/// comment anywhere on a line, and spaces around a pattern are cut. A matching file is no song, a
-/// matching folder is not entered.
+/// matched against the names of the entries of its folder and of every folder below; spaces around a
+/// pattern are cut, and a line starting with `#` is a comment (a `#` later on is part of the pattern,
+/// as MPD 0.23 reads it). A matching file is no song, a matching folder is not entered.
 struct IgnoreList: Sendable, Equatable {
     static let fileName = ".mpdignore"
     /// Bytes of one file read: far more patterns than anyone writes, and a huge file costs no memory.
@@ -28,9 +28,9 @@ struct IgnoreList: Sendable, Equatable {
         var list = self
         for raw in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
             guard list.patterns.count < Self.maxPatterns else { break }
-            let line = raw.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingCharacters(in: .whitespaces)
             // A NUL would end the pattern early in C: such a line is no pattern.
-            guard !line.isEmpty, !line.utf8.contains(0) else { continue }
+            guard !line.isEmpty, !line.hasPrefix("#"), !line.utf8.contains(0) else { continue }
             list.patterns.append(line)
         }
         return list

@@ -15,15 +15,16 @@ extension MPDCommands {
             }
         },
         MPDCommand("listplaylist", 1...1, .readOnly, .blocking) { call throws(MPDError) in
-            for entry in try readPlaylist(call.arguments[0], call) {
+            for entry in try readPlaylist(call.arguments[0], call).entries {
                 call.response.add("file", call.host.playlistURI(entry))
             }
         },
         MPDCommand("listplaylistinfo", 1...1, .readOnly, .blocking) { call throws(MPDError) in
-            for entry in try readPlaylist(call.arguments[0], call) {
+            let (entries, inMusicFolder) = try readPlaylist(call.arguments[0], call)
+            for entry in entries {
                 let uri = call.host.playlistURI(entry)
                 // A vanished file or a stream is listed by name only, as MPD lists a song it does not know.
-                guard let item = call.host.playableItem(entry), !item.isStream else {
+                guard let item = call.host.playableItem(entry, catalogueOnly: inMusicFolder), !item.isStream else {
                     call.response.add("file", uri)
                     continue
                 }
@@ -31,14 +32,14 @@ extension MPDCommands {
             }
         },
         MPDCommand("load", 1...3, .changesState, .blocking) { call throws(MPDError) in
-            let entries = try readPlaylist(call.arguments[0], call)
+            let (entries, inMusicFolder) = try readPlaylist(call.arguments[0], call)
             var range = 0..<entries.count
             // As MPD: a range past the playlist's end loads what there is of it.
             if call.arguments.count > 1 { range = try MPDArgument.range(call.arguments[1]).clipped(to: entries.count) ?? 0..<0 }
             let snapshot = call.player.snapshot()
             var position: Int?
             if call.arguments.count > 2 { position = try insertPosition(call.arguments[2], snapshot) }
-            let items = entries[range].compactMap(call.host.playableItem)
+            let items = entries[range].compactMap { call.host.playableItem($0, catalogueOnly: inMusicFolder) }
             guard !items.isEmpty else { return }
             try enqueue(items, at: position, call)
         },
@@ -137,10 +138,11 @@ extension MPDCommands {
 
     /// A playlist to read, as MPD opens one by name: the stored playlist of that name, else the playlist
     /// file of that path in the music folder (`Sub/list.m3u`), its lines resolved as MPD resolves them.
-    static func readPlaylist(_ name: String, _ call: Invocation) throws(MPDError) -> [PlaylistEntry] {
+    static func readPlaylist(_ name: String, _ call: Invocation) throws(MPDError)
+        -> (entries: [PlaylistEntry], inMusicFolder: Bool) {
         if (try? StoredPlaylists.validate(name)) != nil {
             do {
-                return try playlistCall { try call.host.playlists.read(name) }
+                return (try playlistCall { try call.host.playlists.read(name) }, false)
             } catch let error where error.code == .noExist {}
         }
         guard FolderPlaylists.isPlaylistFileName(name), FilterParser.isSafeLocalURI(name),
@@ -149,7 +151,7 @@ extension MPDCommands {
                                                  maxEntries: call.host.player.maxQueueLength) else {
             throw MPDError.noExist("No such playlist")
         }
-        return entries
+        return (entries, true)
     }
 }
 
@@ -169,12 +171,16 @@ extension PlayerHost {
         return naming.uri(ofFile: path, inCatalogue: (try? database.song(localPath: path)) != nil)
     }
 
-    /// The entry as a queue item, or nil when its file is gone (it is then skipped); a stream URL is
-    /// queued where the host streams, as MPD loads one.
-    public func playableItem(_ entry: PlaylistEntry) -> QueueItem? {
+    /// The entry as a queue item, or nil when it is skipped: a file that is gone, or one outside the music
+    /// and library folders that is no catalogue song (`/etc/passwd` in a list), as MPD skips a song its
+    /// database does not hold; with `catalogueOnly` (a list in the music folder, which MPD reads against
+    /// its database) every file that is no catalogue song. A stream URL is queued where the host
+    /// streams, as MPD loads one.
+    public func playableItem(_ entry: PlaylistEntry, catalogueOnly: Bool = false) -> QueueItem? {
         if QueueItem.isStreamURL(entry.location) { return canStream ? QueueItem(.stream(entry.location), database: database) : nil }
         guard let path = playlistPath(entry), FileManager.default.isReadableFile(atPath: path) else { return nil }
-        return QueueItem(.file(path), database: database)
+        let item = QueueItem(.file(path), database: database)
+        return item.songKey != nil || !catalogueOnly && naming.uri(ofFile: path, inCatalogue: false) != path ? item : nil
     }
 
     public func playlistEntry(_ item: QueueItem) -> PlaylistEntry {
