@@ -35,13 +35,16 @@ public enum PlaylistFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// The entries of `data` in this format; junk gives fewer entries, never a failure.
+    /// The entries of `data` in this format; junk gives fewer entries, never a failure. A location with
+    /// a NUL in it names nothing any file system or URL has: it is no entry.
     public func parse(_ data: Data, limit: Int) -> [PlaylistEntry] {
+        let entries: [PlaylistEntry]
         switch self {
-        case .m3u: return M3U.parse(data, limit: limit)
-        case .pls: return PLS.parse(data, limit: limit)
-        case .xspf: return XSPF.parse(data, limit: limit)
+        case .m3u: entries = M3U.parse(data, limit: limit)
+        case .pls: entries = PLS.parse(data, limit: limit)
+        case .xspf: entries = XSPF.parse(data, limit: limit)
         }
+        return entries.filter { !$0.location.utf8.contains(0) }
     }
 }
 
@@ -136,6 +139,11 @@ public enum XSPF {
         func parser(_ parser: XMLParser, foundCharacters string: String) {
             guard field != nil, text.utf8.count < Self.fieldCap else { return }
             text += string
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA block: Data) {
+            guard field != nil, text.utf8.count < Self.fieldCap else { return }
+            text += String(decoding: block.prefix(Self.fieldCap), as: UTF8.self)
         }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
