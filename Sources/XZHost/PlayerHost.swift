@@ -21,6 +21,8 @@ public final class PlayerHost: Sendable {
     public let updates = DatabaseUpdates()
     /// http(s) URIs play here (the host has a downloader).
     public let canStream: Bool
+    /// Fetches playlists by URL (`load http://…/list.m3u`); nil on a host without a downloader.
+    public let fetchPlaylist: PlaylistFetcher?
 
     /// The music folder's watch (`watchLibrary`).
     let libraryWatch = LibraryWatch()
@@ -45,7 +47,8 @@ public final class PlayerHost: Sendable {
     /// `report` hears problems that are no command's failure (statistics that could not be saved).
     public init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool = false,
                 musicDirectory: URL = SongNaming.defaultMusicDirectory(), seed: UInt64? = nil,
-                streams: StreamOpener? = nil, report: @escaping @Sendable (String) -> Void) {
+                streams: StreamOpener? = nil, fetchPlaylist: PlaylistFetcher? = nil,
+                report: @escaping @Sendable (String) -> Void) {
         self.folder = folder
         self.database = database
         self.output = output
@@ -59,6 +62,7 @@ public final class PlayerHost: Sendable {
             if case .changed(let changes) = event { changeListeners.announce(HostChanges(changes)) }
         })
         canStream = streams != nil
+        self.fetchPlaylist = fetchPlaylist
         recording = StatsRecording(database: database, report: report)
         self.report = report
         let events = player.events

@@ -20,11 +20,11 @@ extension MPDCommands {
             }
         },
         MPDCommand("listplaylistinfo", 1...1, .readOnly, .blocking) { call throws(MPDError) in
-            let (entries, inMusicFolder) = try readPlaylist(call.arguments[0], call)
+            let (entries, checked) = try readPlaylist(call.arguments[0], call)
             for entry in entries {
                 let uri = call.host.playlistURI(entry)
                 // A vanished file or a stream is listed by name only, as MPD lists a song it does not know.
-                guard let item = call.host.playableItem(entry, catalogueOnly: inMusicFolder), !item.isStream else {
+                guard let item = call.host.playableItem(entry, catalogueOnly: checked), !item.isStream else {
                     call.response.add("file", uri)
                     continue
                 }
@@ -32,14 +32,14 @@ extension MPDCommands {
             }
         },
         MPDCommand("load", 1...3, .changesState, .blocking) { call throws(MPDError) in
-            let (entries, inMusicFolder) = try readPlaylist(call.arguments[0], call)
+            let (entries, checked) = try readPlaylist(call.arguments[0], call)
             var range = 0..<entries.count
             // As MPD: a range past the playlist's end loads what there is of it.
             if call.arguments.count > 1 { range = try MPDArgument.range(call.arguments[1]).clipped(to: entries.count) ?? 0..<0 }
             let snapshot = call.player.snapshot()
             var position: Int?
             if call.arguments.count > 2 { position = try insertPosition(call.arguments[2], snapshot) }
-            let items = entries[range].compactMap { call.host.playableItem($0, catalogueOnly: inMusicFolder) }
+            let items = entries[range].compactMap { call.host.playableItem($0, catalogueOnly: checked) }
             guard !items.isEmpty else { return }
             try enqueue(items, at: position, call)
         },
@@ -136,10 +136,20 @@ extension MPDCommands {
         }
     }
 
-    /// A playlist to read, as MPD opens one by name: the stored playlist of that name, else the playlist
-    /// file of that path in the music folder (`Sub/list.m3u`), its lines resolved as MPD resolves them.
+    /// A playlist to read, as MPD opens one by name: a URL is fetched (MPD's playlist plugins); else the
+    /// stored playlist of that name, else the playlist file of that path in the music folder
+    /// (`Sub/list.m3u`), its lines resolved as MPD resolves them. `checked`: lines that are no catalogue
+    /// song are skipped by `load`, as MPD skips what its database does not hold.
     static func readPlaylist(_ name: String, _ call: Invocation) throws(MPDError)
-        -> (entries: [PlaylistEntry], inMusicFolder: Bool) {
+        -> (entries: [PlaylistEntry], checked: Bool) {
+        if QueueItem.isStreamURL(name) {
+            do {
+                return (try call.host.remotePlaylist(name, maxEntries: call.host.player.maxQueueLength), true)
+            } catch {
+                // MPD's answer, with why: nothing is queued.
+                throw MPDError.noExist("No such playlist: \(error)")
+            }
+        }
         if (try? StoredPlaylists.validate(name)) != nil {
             do {
                 return (try playlistCall { try call.host.playlists.read(name) }, false)
