@@ -276,7 +276,8 @@ extension MPDCommands {
         }
         let prefix = folder.isEmpty ? "" : folder + "/"
         let named = found.map { (naming.uri(of: $0), $0) }.filter { $0.0.hasPrefix(prefix) || $0.0 == folder }
-        if named.isEmpty, !folder.isEmpty {
+        var playlists = FolderPlaylistWalk(folderPlaylists(call, under: folder), top: folder, songURIs: named.map(\.0), full: full)
+        if named.isEmpty, !folder.isEmpty, !playlists.hasPlaylists {
             throw MPDError.noExist("No such directory")
         }
         if named.count == 1, named[0].0 == folder {
@@ -285,28 +286,9 @@ extension MPDCommands {
             return
         }
         var listedFolders = Set<String>()
-        // Each folder's playlist files follow its songs and come before its subfolders, as MPD walks.
-        var playlists = Dictionary(grouping: folderPlaylists(call, under: folder)) { file in
-            file.uri.lastIndex(of: "/").map { String(file.uri[..<$0]) } ?? ""
-        }
-        var open = [folder]
-        func leave(toward location: String) {
-            while let last = open.last, last != location, !location.hasPrefix(last.isEmpty ? "" : last + "/") {
-                listPlaylists(of: open.removeLast())
-            }
-        }
-        func listPlaylists(of path: String) {
-            for (uri, modified) in playlists.removeValue(forKey: path) ?? [] {
-                call.response.add("playlist", uri)
-                if full { call.response.add("Last-Modified", timestamp: modified) }
-            }
-        }
         if !folder.isEmpty {
             // A recursive listing names its own folder first, as MPD's walk visits it.
-            call.response.add("directory", folder)
-            if full, let date = modificationDate(call, uri: folder) {
-                call.response.add("Last-Modified", timestamp: date)
-            }
+            addDirectory(folder, full: full, &call)
         }
         for (index, (songURI, song)) in named.enumerated() {
             try call.checkDeadline(index)
@@ -314,16 +296,12 @@ extension MPDCommands {
             let inside = songURI.dropFirst(prefix.count).split(separator: "/").map(String.init)
             // Folders on the way to the song, each listed once, as MPD's walk meets them.
             let folders = inside.dropLast()
-            leave(toward: folders.isEmpty ? folder : prefix + folders.joined(separator: "/"))
+            playlists.move(to: folders.isEmpty ? folder : prefix + folders.joined(separator: "/"), &call)
             for depth in folders.indices {
                 let path = prefix + folders[...depth].joined(separator: "/")
                 guard listedFolders.insert(path).inserted else { continue }
-                listPlaylists(of: open.last ?? "")
-                open.append(path)
-                call.response.add("directory", path)
-                if full, let date = modificationDate(call, uri: path) {
-                    call.response.add("Last-Modified", timestamp: date)
-                }
+                playlists.enter(path, &call)
+                addDirectory(path, full: full, &call)
             }
             if full {
                 call.response.addCatalogueSong(song, uri: songURI, tags: call.session.tagTypes)
@@ -331,7 +309,7 @@ extension MPDCommands {
                 call.response.add("file", songURI)
             }
         }
-        while let last = open.popLast() { listPlaylists(of: last) }
+        playlists.end(&call)
     }
 
     /// lsinfo: the folder's songs, then its subfolders, reading whole songs only for the songs listed.

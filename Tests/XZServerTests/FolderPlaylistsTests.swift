@@ -45,6 +45,12 @@ final class FolderPlaylistsTests: MusicFolderHostTestCase {
             """)
         try write("top.m3u", "album/1.mp3\nSub/a.mp3\nhttp://127.0.0.1:9/stream.mp3\n")
         try write("Sub/notes.txt", "not a playlist\n")
+        // Folders holding playlist files and no songs are folders too, in their place among the others.
+        for name in ["Only/Deeper", "Sub/OnlyDeep"] {
+            try FileManager.default.createDirectory(at: music.appendingPathComponent(name), withIntermediateDirectories: true)
+        }
+        try write("Only/Deeper/x.m3u", "../../album/1.mp3\n")
+        try write("Sub/OnlyDeep/y.m3u8", "../a.mp3\n")
         try write(".mpdignore", "Ign\n")
         try write("Sub/.mpdignore", "skip* # a '#' after a pattern is part of it\n  # a comment\n\tski?.mp3  \n")
     }
@@ -68,7 +74,8 @@ final class FolderPlaylistsTests: MusicFolderHostTestCase {
         host.updates.wait()
         let theirs = try real.connect()
         compare([
-            "lsinfo", "lsinfo Sub", "lsinfo Sub/Deep", "lsinfo Ign", "lsinfo Sub/list.m3u", "listall", "listall Sub",
+            "lsinfo", "lsinfo Sub", "lsinfo Sub/Deep", "lsinfo Ign", "lsinfo Sub/list.m3u", "lsinfo Only", "lsinfo Only/Deeper",
+            "listall Only", "listallinfo Sub/OnlyDeep", "load Only/Deeper/x.m3u", "listall", "listall Sub",
             "listallinfo", "listallinfo Sub", "listplaylist Sub/list.m3u", "listplaylistinfo Sub/list.m3u",
             "listplaylist Sub/list.pls", "listplaylistinfo Sub/list.pls", "listplaylist Sub/list.xspf", "listplaylist top.m3u",
             "listplaylist top", "listplaylist Sub/nope.m3u", "listplaylist ../top.m3u", "listplaylist Sub/notes.txt",
@@ -111,7 +118,8 @@ final class FolderPlaylistsTests: MusicFolderHostTestCase {
             files = listing.filter { $0.key == "file" }.map(\.value)
         } while (playlists.contains("Sub/list.pls") || files.contains("Sub/Deep/b.mp3") || !files.contains("Ign/c.mp3"))
             && Date() < deadline
-        XCTAssertEqual(playlists, ["top.m3u", "Sub/list.m3u", "Sub/list.xspf", "Sub/new.m3u8"])
+        XCTAssertEqual(playlists, ["top.m3u", "Only/Deeper/x.m3u", "Sub/list.m3u", "Sub/list.xspf", "Sub/new.m3u8",
+                                   "Sub/OnlyDeep/y.m3u8"])
         XCTAssertEqual(files.sorted(), ["Ign/c.mp3", "Sub/a.mp3", "Sub/skip.mp3", "album/1.mp3", "album/2.mp3", "album/3.mp3"])
     }
 }
