@@ -55,7 +55,7 @@ public enum FolderPlaylists {
 /// What the scan found of playlist files, and what listings ask of it.
 extension LibraryDatabase {
     /// A playlist file in the music folder as the last scan saw it.
-    public struct FolderPlaylistFile: Sendable, Equatable {
+    public struct FolderPlaylistFile: Sendable, Hashable {
         public var path: String
         public var mtime: Int64
         public init(path: String, mtime: Int64) {
@@ -67,22 +67,26 @@ extension LibraryDatabase {
     /// The recorded playlist files whose paths start with `prefix` (a folder ending in "/"), by path.
     public func folderPlaylists(under prefix: String) throws -> [FolderPlaylistFile] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT path, mtime FROM folder_playlist WHERE substr(path, 1, ?) = ? ORDER BY path",
-                             arguments: [prefix.unicodeScalars.count, prefix])
+            // The paths from "folder/" up to (not with) "folder0": one range of the primary key.
+            try Row.fetchAll(db, sql: "SELECT path, mtime FROM folder_playlist WHERE path >= ? AND path < ? ORDER BY path",
+                             arguments: Self.range(under: prefix))
                 .map { FolderPlaylistFile(path: $0["path"], mtime: $0["mtime"]) }
         }
+    }
+
+    private static func range(under prefix: String) -> StatementArguments {
+        let folder = prefix.hasSuffix("/") ? prefix : prefix + "/"
+        return [folder, String(folder.dropLast()) + "0"]
     }
 
     /// Makes the recorded playlist files under `prefix` be `files`; true when that changed anything.
     @discardableResult
     public func replaceFolderPlaylists(under prefix: String, with files: [FolderPlaylistFile]) throws -> Bool {
-        let known = try folderPlaylists(under: prefix)
-        let sorted = files.sorted { $0.path < $1.path }
-        if known == sorted { return false }
+        // Compared as sets: the database orders paths by bytes, Swift strings by characters.
+        if Set(try folderPlaylists(under: prefix)) == Set(files) { return false }
         try pool.write { db in
-            try db.execute(sql: "DELETE FROM folder_playlist WHERE substr(path, 1, ?) = ?",
-                           arguments: [prefix.unicodeScalars.count, prefix])
-            for file in sorted {
+            try db.execute(sql: "DELETE FROM folder_playlist WHERE path >= ? AND path < ?", arguments: Self.range(under: prefix))
+            for file in files {
                 try db.execute(sql: "INSERT OR REPLACE INTO folder_playlist (path, mtime) VALUES (?, ?)",
                                arguments: [file.path, file.mtime])
             }
