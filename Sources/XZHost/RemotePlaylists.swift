@@ -57,12 +57,14 @@ public enum RemotePlaylist {
             throw .notAPlaylist(url)
         }
         let base = URL(string: url)
+        // A line no URL parser takes ("a song.mp3") is put after the list's folder, as MPD builds it:
+        // a relative line of a remote list never names a file here.
+        let folder = url.lastIndex(of: "/").map { String(url[...$0]) } ?? url + "/"
         return format.parse(fetched.data, limit: maxEntries).map { entry in
             var resolved = entry
             let location = entry.location
-            if !location.contains("://"), !location.hasPrefix("/"),
-               let absolute = URL(string: location, relativeTo: base)?.absoluteString {
-                resolved.location = absolute
+            if !location.contains("://"), !location.hasPrefix("/") {
+                resolved.location = URL(string: location, relativeTo: base)?.absoluteString ?? folder + location
             }
             return resolved
         }

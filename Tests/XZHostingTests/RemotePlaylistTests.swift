@@ -29,7 +29,7 @@ final class RemotePlaylistTests: XCTestCase {
             switch request.path {
             case "/lists/good.m3u":
                 return .text(200, "#EXTM3U\n#EXTINF:-1,Radio\nhttp://127.0.0.1:9/radio.mp3\nrel/b.mp3\n/etc/passwd\n"
-                             + "file://\(musicPath)/album/1.mp3\nfile:///etc/passwd\n", type: "application/octet-stream")
+                             + "file://\(musicPath)/album/1.mp3\nfile:///etc/passwd\nalbum/1.mp3\n", type: "application/octet-stream")
             case "/radio":
                 return .text(200, "[playlist]\nNumberOfEntries=1\nFile1=http://127.0.0.1:9/station\n", type: "audio/x-scpls")
             case "/list.xspf":
@@ -85,9 +85,10 @@ final class RemotePlaylistTests: XCTestCase {
         // files only where they are catalogue songs.
         XCTAssertEqual(answer("load \(good)"), [])
         XCTAssertEqual(answer("playlist"), ["0:file: http://127.0.0.1:9/radio.mp3", "1:file: \(server.url("/lists/rel/b.mp3"))",
-                                            "2:file: album/1.mp3"])
+                                            "2:file: album/1.mp3", "3:file: \(server.url("/lists/album/1.mp3"))"])
         XCTAssertEqual(answer("listplaylist \(good)"), ["file: http://127.0.0.1:9/radio.mp3", "file: \(server.url("/lists/rel/b.mp3"))",
-                                                        "file: /etc/passwd", "file: album/1.mp3", "file: /etc/passwd"])
+                                                        "file: /etc/passwd", "file: album/1.mp3", "file: /etc/passwd",
+                                                        "file: \(server.url("/lists/album/1.mp3"))"])
         // By Content-Type, whatever the address says.
         _ = answer("clear")
         XCTAssertEqual(answer("load \(server.url("/radio"))"), [])
