@@ -338,6 +338,15 @@ CREATE TABLE station_session (
     listened_ms INTEGER NOT NULL DEFAULT 0  -- audio heard: pauses and waits for bytes excluded
 );
 CREATE INDEX station_session_by_start ON station_session(started_at);
+-- migration: v18-folder-playlists
+-- Playlist files inside the music folder (.m3u, .m3u8, .pls, .xspf) as the last scan found them, by
+-- absolute path, with their modification time: what lsinfo lists as `playlist:`, as MPD's database holds them.
+CREATE TABLE folder_playlist (
+    path TEXT PRIMARY KEY,
+    mtime INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER folder_playlist_inserted AFTER INSERT ON folder_playlist BEGIN UPDATE catalogue_version SET value = value + 1; END;
+CREATE TRIGGER folder_playlist_deleted AFTER DELETE ON folder_playlist BEGIN UPDATE catalogue_version SET value = value + 1; END;
 
 """#
 }

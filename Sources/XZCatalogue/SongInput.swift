@@ -70,6 +70,8 @@ public struct ImportSummary: Sendable, Equatable {
     public var skipped = 0
     public var failed = 0
     public var removed = 0
+    /// Playlist files in the music folder came, went or changed.
+    public var playlistsChanged = false
     /// One line per failure: "line 12: missing \"title\"", "a.mp3: not an MPEG audio file".
     public var problems: [String] = []
 

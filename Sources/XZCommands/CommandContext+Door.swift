@@ -73,6 +73,8 @@ extension MPDRequest {
             case .file(let path): path
             case .stream(let url): url
             }
+            // A playlist's URL (by its suffix) queues the list's songs, as `load` reads it.
+            if case .stream = playable, RemotePlaylist.format(ofURL: uri) != nil { return MPDRequest(name: "load", arguments: [uri]) }
             return MPDRequest(name: "add", arguments: [uri])
         }
     }

@@ -64,8 +64,7 @@ struct Play: AsyncLibraryCommand {
             return
         }
         guard !songs.isEmpty else { throw ValidationError("name at least one song to play") }
-        let database = try context.database
-        let items = try context.playables(for: songs).map { QueueItem($0, database: database) }
+        let playables = try context.playables(for: songs)
         var configuration = try HostConfiguration.load(output: output)
         configuration.realtime = realtime
         configuration.keepsURLs = keep
@@ -73,6 +72,13 @@ struct Play: AsyncLibraryCommand {
         if let crossfade { configuration.crossfade.seconds = crossfade }
         let running = try await context.startHost(configuration, listening: .nowhere,
                                                   showing: PlaybackSession(console: context.console, presentation: json ? .json : .text))
+        let items: [QueueItem]
+        do {
+            items = try queueItems(playables, host: running.host)
+        } catch {
+            await running.stop()
+            throw error
+        }
         // Ctrl-C, SIGTERM and a closed terminal stop playback cleanly: the current track ends as
         // "stopped", its play session is saved and the output is closed.
         let interrupted = InterruptFlag()
@@ -90,6 +96,28 @@ struct Play: AsyncLibraryCommand {
         signals.cancel()
         if let number = interrupted.signal { throw ExitCode(128 + number) }
         if failed > 0 { throw ExitCode.failure }
+    }
+}
+
+extension Play {
+    /// The songs to play here; a playlist's URL (by its suffix) gives the streams its lines name (its
+    /// other lines are another machine's files, never read here). One that cannot be read stops the play.
+    private func queueItems(_ playables: [Playable], host: PlayerHost) throws -> [QueueItem] {
+        var items: [QueueItem] = []
+        for playable in playables {
+            guard case .stream(let url) = playable, RemotePlaylist.format(ofURL: url) != nil else {
+                items.append(QueueItem(playable, database: host.database))
+                continue
+            }
+            do {
+                let entries = try host.remotePlaylist(url, maxEntries: host.player.maxQueueLength)
+                items += entries.filter { QueueItem.isStreamURL($0.location) }
+                    .map { QueueItem(.stream($0.location), database: host.database) }
+            } catch {
+                throw CommandError.failed("\(url.safe): \(error)")
+            }
+        }
+        return items
     }
 }
 

@@ -164,12 +164,12 @@ struct PlaylistCommand: ParsableCommand {
     struct Import: LibraryCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Import an .m3u/.m3u8 file from another player as a playlist.",
+            abstract: "Import an .m3u/.m3u8/.pls/.xspf file from another player as a playlist.",
             discussion: "Relative lines are read against the file's own folder. Songs that are not in the library "
                 + "(no such file, or a file the catalogue and the music folder do not hold) are reported by line "
                 + "and left out.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The .m3u or .m3u8 file.") var file: String
+        @Argument(help: "The .m3u, .m3u8, .pls or .xspf file (M3U unless its name says another).") var file: String
         @Option(help: "The playlist's name (default: the file's name).") var name: String?
 
         func run(in context: CommandContext) throws {
@@ -177,7 +177,8 @@ struct PlaylistCommand: ParsableCommand {
             let playlists = context.playlists
             // One line past the cap is enough to tell the file is longer than a playlist may be.
             let cap = playlists.store.maxLength
-            guard let lines = StoredPlaylists.readCapped(atPath: url.path, maxEntries: cap + 1) else {
+            let format = PlaylistFormat(fileName: url.lastPathComponent) ?? .m3u
+            guard let lines = StoredPlaylists.readCapped(atPath: url.path, maxEntries: cap + 1, format: format) else {
                 throw CommandError.noSuchFile("cannot read \(file.safe)")
             }
             let target = name ?? url.deletingPathExtension().lastPathComponent

@@ -11,19 +11,23 @@ extension LibraryDatabase {
         var info = stat()
         guard stat(root, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return total }
         for folder in folders {
-            let summary: ImportSummary
+            var summary: ImportSummary
             if stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-                summary = try importFolder(at: URL(fileURLWithPath: folder))
+                summary = try importFolder(at: URL(fileURLWithPath: folder), musicRoot: root)
             } else {
-                let vanished = try fileStamps(keyPrefix: "file:" + (folder.hasSuffix("/") ? folder : folder + "/")).keys
-                if vanished.isEmpty { continue }
+                let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+                let vanished = try fileStamps(keyPrefix: "file:" + prefix).keys
+                let playlistsGone = try replaceFolderPlaylists(under: prefix, with: [])
+                if vanished.isEmpty && !playlistsGone { continue }
                 summary = try applyFolderScan([], removing: Array(vanished), into: ImportSummary())
+                summary.playlistsChanged = summary.playlistsChanged || playlistsGone
             }
             total.added += summary.added
             total.updated += summary.updated
             total.skipped += summary.skipped
             total.failed += summary.failed
             total.removed += summary.removed
+            total.playlistsChanged = total.playlistsChanged || summary.playlistsChanged
             total.problems += summary.problems
         }
         return total

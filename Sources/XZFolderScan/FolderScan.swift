@@ -8,9 +8,10 @@ extension LibraryDatabase {
     /// by content, and a file whose content no decoder reads is reported). Unchanged files (same size, mtime and sibling lyrics) are skipped unless
     /// `rereadingUnchanged` (MPD's `rescan`), files that vanished since the last scan of this folder are
     /// removed, and a sibling NAME.lrc is recorded as the song's lyrics. Tags are read before the write
-    /// transaction opens, so readers never wait.
+    /// transaction opens, so readers never wait. Playlist files are recorded beside the songs, and
+    /// `.mpdignore` files from `musicRoot` (the folder itself when nil) down are honoured.
     @discardableResult
-    public func importFolder(at url: URL, rereadingUnchanged: Bool = false,
+    public func importFolder(at url: URL, rereadingUnchanged: Bool = false, musicRoot: String? = nil,
                              progress: ((Double) -> Void)? = nil) throws -> ImportSummary {
         let root = url.standardizedFileURL.resolvingSymlinksInPath().path
         var isDirectory: ObjCBool = false
@@ -23,7 +24,10 @@ extension LibraryDatabase {
         var summary = ImportSummary()
         var inputs: [SongInput] = []
         var seen = Set<String>()
-        let files = Self.audioFiles(under: root)
+        let musicRoot = musicRoot.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path } ?? root
+        // An ignored folder holds no music: what it held vanishes.
+        let (files, playlists) = IgnoreList.inherited(by: root, root: musicRoot).map { Self.audioFiles(under: root, ignoring: $0) } ?? ([], [])
+        if try replaceFolderPlaylists(under: String(prefix.dropFirst(5)), with: playlists) { summary.playlistsChanged = true }
         for (index, file) in files.enumerated() {
             let key = "file:" + file.path
             seen.insert(key)
@@ -61,25 +65,30 @@ extension LibraryDatabase {
     }
 
     /// Every regular audio file (by suffix) under `root`, sorted by path, with size and mtime from one lstat each
-    /// and sibling lyrics from the names the walk saw: no per-file lookups beyond that. Symbolic links
-    /// are neither followed into folders nor taken as songs.
-    static func audioFiles(under root: String) -> [ScannedFile] {
+    /// and sibling lyrics from the names the walk saw: no per-file lookups beyond that; and the playlist
+    /// files beside them. Symbolic links are neither followed into folders nor taken as songs. Names an
+    /// `.mpdignore` in force matches are passed over, as MPD passes them.
+    static func audioFiles(under root: String, ignoring: IgnoreList = IgnoreList())
+        -> (files: [ScannedFile], playlists: [FolderPlaylistFile]) {
         var files: [ScannedFile] = []
+        var playlists: [FolderPlaylistFile] = []
         var lyrics = Set<String>()
-        var folders = [root.hasSuffix("/") ? String(root.dropLast()) : root]
-        while let folder = folders.popLast() {
+        var folders = [(root.hasSuffix("/") ? String(root.dropLast()) : root, ignoring)]
+        while let (folder, inherited) = folders.popLast() {
             guard let dir = opendir(folder.isEmpty ? "/" : folder) else { continue }
             defer { closedir(dir) }
+            let ignoring = inherited.adding(folder: folder)
             while let entry = readdir(dir) {
                 let name = withUnsafePointer(to: &entry.pointee.d_name) {
                     $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
                 }
-                if name == "." || name == ".." { continue }
+                if name == "." || name == ".." || ignoring.ignores(name) { continue }
                 let path = folder + "/" + name
                 var type = entry.pointee.d_type
                 let isAudio = LibraryFolder.isSongFileName(name)
+                let isPlaylist = !isAudio && FolderPlaylists.isPlaylistFileName(name)
                 var info = stat()
-                if type == UInt8(DT_UNKNOWN) || (isAudio && type == UInt8(DT_REG)) {
+                if type == UInt8(DT_UNKNOWN) || ((isAudio || isPlaylist) && type == UInt8(DT_REG)) {
                     guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
                     switch info.st_mode & S_IFMT {
                     case S_IFDIR: type = UInt8(DT_DIR)
@@ -89,7 +98,10 @@ extension LibraryDatabase {
                     }
                 }
                 if type == UInt8(DT_DIR) {
-                    folders.append(path)
+                    folders.append((path, ignoring))
+                } else if isPlaylist {
+                    guard type == UInt8(DT_REG) else { continue }
+                    playlists.append(FolderPlaylistFile(path: path, mtime: Int64(info.st_mtim.tv_sec)))
                 } else if isAudio {
                     guard type == UInt8(DT_REG) else { continue }
                     files.append(ScannedFile(path: path, size: Int64(info.st_size), mtime: Int64(info.st_mtim.tv_sec)))
@@ -105,7 +117,7 @@ extension LibraryDatabase {
             let base = path.lastIndex(of: ".").map { String(path[..<$0]) } ?? path
             files[i].lyricsPath = [base + ".lrc", base + ".LRC"].first(where: lyrics.contains)
         }
-        return files.sorted { $0.path < $1.path }
+        return (files.sorted { $0.path < $1.path }, playlists)
     }
 
     /// `name` ends in `ext` (lower-case ASCII, in any case) after at least one other character.

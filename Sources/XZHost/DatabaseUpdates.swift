@@ -46,10 +46,10 @@ public final class DatabaseUpdates: Sendable {
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
     /// `announce` hears `update` when the job starts and ends, and `database` when it changed songs;
     /// `report` hears why a job failed.
-    func start(folder: URL, rescan: Bool, database: LibraryDatabase, playlists: URL,
+    func start(folder: URL, rescan: Bool, musicRoot: String? = nil, database: LibraryDatabase, playlists: URL,
                announce: @escaping @Sendable (HostChanges) -> Void, report: @escaping @Sendable (String) -> Void) -> Int {
         start(folder.path, database: database, playlists: playlists, announce: announce, report: report) {
-            try database.importFolder(at: folder, rereadingUnchanged: rescan)
+            try database.importFolder(at: folder, rereadingUnchanged: rescan, musicRoot: musicRoot)
         }
     }
 
@@ -77,7 +77,7 @@ public final class DatabaseUpdates: Sendable {
                 state.pending.removeAll { $0 == id }
                 state.lastSummary = summary
             }
-            let changed = summary.map { $0.added + $0.updated + $0.removed > 0 } ?? false
+            let changed = summary.map { $0.added + $0.updated + $0.removed > 0 || $0.playlistsChanged } ?? false
             let changes: HostChanges = changed ? [.update, .database] : [.update]
             announce(quiet ? changes.subtracting(.update) : changes)
         }

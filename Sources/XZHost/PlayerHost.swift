@@ -21,6 +21,8 @@ public final class PlayerHost: Sendable {
     public let updates = DatabaseUpdates()
     /// http(s) URIs play here (the host has a downloader).
     public let canStream: Bool
+    /// Fetches playlists by URL (`load http://…/list.m3u`); nil on a host without a downloader.
+    public let fetchPlaylist: PlaylistFetcher?
 
     /// The music folder's watch (`watchLibrary`).
     let libraryWatch = LibraryWatch()
@@ -45,7 +47,8 @@ public final class PlayerHost: Sendable {
     /// `report` hears problems that are no command's failure (statistics that could not be saved).
     public init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool = false,
                 musicDirectory: URL = SongNaming.defaultMusicDirectory(), seed: UInt64? = nil,
-                streams: StreamOpener? = nil, report: @escaping @Sendable (String) -> Void) {
+                streams: StreamOpener? = nil, fetchPlaylist: PlaylistFetcher? = nil,
+                report: @escaping @Sendable (String) -> Void) {
         self.folder = folder
         self.database = database
         self.output = output
@@ -59,6 +62,7 @@ public final class PlayerHost: Sendable {
             if case .changed(let changes) = event { changeListeners.announce(HostChanges(changes)) }
         })
         canStream = streams != nil
+        self.fetchPlaylist = fetchPlaylist
         let player = player
         recording = StatsRecording(database: database, report: report, playingStation: { player.snapshot().current.map { ($0.path, $0.name) } })
         self.report = report
@@ -124,8 +128,12 @@ public final class PlayerHost: Sendable {
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
     /// Observers hear `update` when it starts and ends, and `database` when it changed songs.
     public func startUpdate(of folder: URL, rescan: Bool) -> Int {
-        updates.start(folder: folder, rescan: rescan, database: database, playlists: playlistsFolder,
-                      announce: { [weak self] changes in self?.announce(changes) }, report: report)
+        // A folder of the music folder heeds the `.mpdignore` files above it too.
+        let music = naming.musicDirectory
+        let inMusic = folder.standardizedFileURL.path == music || folder.standardizedFileURL.path.hasPrefix(music + "/")
+        return updates.start(folder: folder, rescan: rescan, musicRoot: inMusic ? music : nil, database: database,
+                             playlists: playlistsFolder,
+                             announce: { [weak self] changes in self?.announce(changes) }, report: report)
     }
 
     /// Watches the library while clients may list it: songs, stickers and stored playlists changed by

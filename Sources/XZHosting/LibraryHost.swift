@@ -83,7 +83,7 @@ public final class LibraryHost: Sendable {
                               realtime: configuration.realtime, musicDirectory: settings.musicDirectory,
                               streams: streamOpener(downloads, database: database, cache: configuration.downloads.onlineCache,
                                                     keepURLs: configuration.keepsURLs),
-                              report: notes)
+                              fetchPlaylist: playlistFetcher(downloads), report: notes)
         host.player.prebufferSeconds = configuration.downloads.prebufferSeconds
         host.player.replayGain = configuration.replayGain
         host.player.crossfade = configuration.crossfade
@@ -155,6 +155,25 @@ public final class LibraryHost: Sendable {
                 return try downloads.openStream(song: song, cache: cache)
             }
             return try downloads.openStream(url: item.path, keep: keepURLs)
+        }
+    }
+
+    /// Remote playlists through the downloader's client, for the host's blocking lane to wait on.
+    private static func playlistFetcher(_ downloads: DownloadManager) -> PlaylistFetcher {
+        { url, maxBytes, seconds in
+            let result = Mutex<Result<FetchedPlaylist, any Error>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Task.detached {
+                do {
+                    let (data, type) = try await downloads.fetchPlaylist(url, maxBytes: maxBytes, seconds: seconds)
+                    result.withLock { $0 = .success(FetchedPlaylist(data: data, contentType: type)) }
+                } catch {
+                    result.withLock { $0 = .failure(error) }
+                }
+                done.signal()
+            }
+            done.wait()
+            return try result.withLock { $0! }.get()
         }
     }
 

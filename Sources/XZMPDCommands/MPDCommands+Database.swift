@@ -276,7 +276,8 @@ extension MPDCommands {
         }
         let prefix = folder.isEmpty ? "" : folder + "/"
         let named = found.map { (naming.uri(of: $0), $0) }.filter { $0.0.hasPrefix(prefix) || $0.0 == folder }
-        if named.isEmpty, !folder.isEmpty {
+        var playlists = FolderPlaylistWalk(folderPlaylists(call, under: folder), top: folder, songURIs: named.map(\.0), full: full)
+        if named.isEmpty, !folder.isEmpty, !playlists.hasPlaylists {
             throw MPDError.noExist("No such directory")
         }
         if named.count == 1, named[0].0 == folder {
@@ -287,10 +288,7 @@ extension MPDCommands {
         var listedFolders = Set<String>()
         if !folder.isEmpty {
             // A recursive listing names its own folder first, as MPD's walk visits it.
-            call.response.add("directory", folder)
-            if full, let date = modificationDate(call, uri: folder) {
-                call.response.add("Last-Modified", timestamp: date)
-            }
+            addDirectory(folder, full: full, &call)
         }
         for (index, (songURI, song)) in named.enumerated() {
             try call.checkDeadline(index)
@@ -298,13 +296,12 @@ extension MPDCommands {
             let inside = songURI.dropFirst(prefix.count).split(separator: "/").map(String.init)
             // Folders on the way to the song, each listed once, as MPD's walk meets them.
             let folders = inside.dropLast()
+            playlists.move(to: folders.isEmpty ? folder : prefix + folders.joined(separator: "/"), &call)
             for depth in folders.indices {
                 let path = prefix + folders[...depth].joined(separator: "/")
                 guard listedFolders.insert(path).inserted else { continue }
-                call.response.add("directory", path)
-                if full, let date = modificationDate(call, uri: path) {
-                    call.response.add("Last-Modified", timestamp: date)
-                }
+                playlists.enter(path, &call)
+                addDirectory(path, full: full, &call)
             }
             if full {
                 call.response.addCatalogueSong(song, uri: songURI, tags: call.session.tagTypes)
@@ -312,6 +309,7 @@ extension MPDCommands {
                 call.response.add("file", songURI)
             }
         }
+        playlists.end(&call)
     }
 
     /// lsinfo: the folder's songs, then its subfolders, reading whole songs only for the songs listed.
@@ -328,11 +326,13 @@ extension MPDCommands {
         let prefix = folder.isEmpty ? "" : folder + "/"
         var songIds: [Int64] = []
         var subfolders = Set<String>()
+        var isSong = false
         for (id, songURI) in named {
             if songURI == folder {
                 // A song's own URI: that song.
                 songIds = [id]
                 subfolders = []
+                isSong = true
                 break
             }
             guard songURI.hasPrefix(prefix) else { continue }
@@ -343,7 +343,17 @@ extension MPDCommands {
                 songIds.append(id)
             }
         }
-        guard !songIds.isEmpty || !subfolders.isEmpty || folder.isEmpty else {
+        // Playlist files are listed after the songs, and make a folder that holds nothing else a folder.
+        var playlists: [(uri: String, modified: Date)] = []
+        for file in isSong ? [] : folderPlaylists(call, under: folder) {
+            let inside = file.uri.dropFirst(prefix.count)
+            if let slash = inside.firstIndex(of: "/") {
+                subfolders.insert(prefix + inside[..<slash])
+            } else {
+                playlists.append(file)
+            }
+        }
+        guard !songIds.isEmpty || !subfolders.isEmpty || !playlists.isEmpty || folder.isEmpty else {
             throw MPDError.noExist("No such directory")
         }
         let songs: [Song]
@@ -354,6 +364,10 @@ extension MPDCommands {
         }
         for song in songs {
             call.response.addCatalogueSong(song, uri: uri(call, song), tags: call.session.tagTypes)
+        }
+        for (playlist, modified) in playlists {
+            call.response.add("playlist", playlist)
+            call.response.add("Last-Modified", timestamp: modified)
         }
         for path in SongSelection.folderNamesInOrder(Array(subfolders)) {
             call.response.add("directory", path)
@@ -368,6 +382,15 @@ extension MPDCommands {
                 call.response.add("Last-Modified", timestamp: modified)
             }
         }
+    }
+
+    /// The playlist files the last scan found in the music folder's `folder` ("" the top) and below, by
+    /// URI in path order. Unreadable, there are none to list.
+    static func folderPlaylists(_ call: Invocation, under folder: String) -> [(uri: String, modified: Date)] {
+        let root = call.host.naming.musicDirectory
+        let prefix = (root.hasSuffix("/") ? root : root + "/") + (folder.isEmpty ? "" : folder + "/")
+        let files = (try? call.host.database.folderPlaylists(under: prefix)) ?? []
+        return files.map { (call.host.naming.uri(ofPath: $0.path), Date(timeIntervalSince1970: TimeInterval($0.mtime))) }
     }
 
     static func modificationDate(_ call: Invocation, uri: String) -> Date? {

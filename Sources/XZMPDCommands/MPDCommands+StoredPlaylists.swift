@@ -15,12 +15,12 @@ extension MPDCommands {
             }
         },
         MPDCommand("listplaylist", 1...1, .readOnly, .blocking) { call throws(MPDError) in
-            for entry in try readPlaylist(call.arguments[0], call.host) {
+            for entry in try readPlaylist(call.arguments[0], call).entries {
                 call.response.add("file", call.host.playlistURI(entry))
             }
         },
         MPDCommand("listplaylistinfo", 1...1, .readOnly, .blocking) { call throws(MPDError) in
-            let entries = try readPlaylist(call.arguments[0], call.host)
+            let (entries, checked) = try readPlaylist(call.arguments[0], call)
             let paths = entries.map(call.host.playlistPath)
             // The catalogue's songs in one read; unreadable, the entries are listed from their files.
             let songs = (try? call.host.database.songs(localPaths: paths.compactMap { $0 })) ?? [:]
@@ -33,8 +33,8 @@ extension MPDCommands {
                     continue
                 }
                 let uri = call.host.playlistURI(entry)
-                // A vanished file is listed by name only, as MPD lists a song it does not know.
-                guard let item = call.host.playableItem(entry) else {
+                // A vanished file or a stream is listed by name only, as MPD lists a song it does not know.
+                guard let item = call.host.playableItem(entry, catalogueOnly: checked), !item.isStream else {
                     call.response.add("file", uri)
                     continue
                 }
@@ -42,14 +42,14 @@ extension MPDCommands {
             }
         },
         MPDCommand("load", 1...3, .changesState, .blocking) { call throws(MPDError) in
-            let entries = try readPlaylist(call.arguments[0], call.host)
+            let (entries, checked) = try readPlaylist(call.arguments[0], call)
             var range = 0..<entries.count
             // As MPD: a range past the playlist's end loads what there is of it.
             if call.arguments.count > 1 { range = try MPDArgument.range(call.arguments[1]).clipped(to: entries.count) ?? 0..<0 }
             let snapshot = call.player.snapshot()
             var position: Int?
             if call.arguments.count > 2 { position = try insertPosition(call.arguments[2], snapshot) }
-            let items = entries[range].compactMap(call.host.playableItem)
+            let items = entries[range].compactMap { call.host.playableItem($0, catalogueOnly: checked) }
             guard !items.isEmpty else { return }
             try enqueue(items, at: position, call)
         },
@@ -146,11 +146,32 @@ extension MPDCommands {
         }
     }
 
-    /// A playlist to read; a name that cannot be a stored playlist is none, as MPD answers.
-    static func readPlaylist(_ name: String, _ host: PlayerHost) throws(MPDError) -> [PlaylistEntry] {
-        // A name that is not valid names no playlist, as MPD answers.
-        guard (try? StoredPlaylists.validate(name)) != nil else { throw MPDError.noExist("No such playlist") }
-        return try playlistCall { try host.playlists.read(name) }
+    /// A playlist to read, as MPD opens one by name: a URL is fetched (MPD's playlist plugins); else the
+    /// stored playlist of that name, else the playlist file of that path in the music folder
+    /// (`Sub/list.m3u`), its lines resolved as MPD resolves them. `checked`: lines that are no catalogue
+    /// song are skipped by `load`, as MPD skips what its database does not hold.
+    static func readPlaylist(_ name: String, _ call: Invocation) throws(MPDError)
+        -> (entries: [PlaylistEntry], checked: Bool) {
+        if QueueItem.isStreamURL(name) {
+            do {
+                return (try call.host.remotePlaylist(name, maxEntries: call.host.player.maxQueueLength), true)
+            } catch {
+                // MPD's answer, with why: nothing is queued.
+                throw MPDError.noExist("No such playlist: \(error)")
+            }
+        }
+        if (try? StoredPlaylists.validate(name)) != nil {
+            do {
+                return (try playlistCall { try call.host.playlists.read(name) }, false)
+            } catch let error where error.code == .noExist {}
+        }
+        guard FolderPlaylists.isPlaylistFileName(name), FilterParser.isSafeLocalURI(name),
+              let location = try? call.location(name), location.kind == .musicFolder,
+              let entries = FolderPlaylists.read(path: location.path, uri: name, musicDirectory: call.host.naming.musicDirectory,
+                                                 maxEntries: call.host.player.maxQueueLength) else {
+            throw MPDError.noExist("No such playlist")
+        }
+        return (entries, true)
     }
 }
 
@@ -170,10 +191,16 @@ extension PlayerHost {
         return naming.uri(ofFile: path, inCatalogue: (try? database.song(localPath: path)) != nil)
     }
 
-    /// The entry as a queue item, or nil when its file is gone (it is then skipped).
-    public func playableItem(_ entry: PlaylistEntry) -> QueueItem? {
+    /// The entry as a queue item, or nil when it is skipped: a file that is gone, or one outside the music
+    /// and library folders that is no catalogue song (`/etc/passwd` in a list), as MPD skips a song its
+    /// database does not hold; with `catalogueOnly` (a list in the music folder, which MPD reads against
+    /// its database) every file that is no catalogue song. A stream URL is queued where the host
+    /// streams, as MPD loads one.
+    public func playableItem(_ entry: PlaylistEntry, catalogueOnly: Bool = false) -> QueueItem? {
+        if QueueItem.isStreamURL(entry.location) { return canStream ? QueueItem(.stream(entry.location), database: database) : nil }
         guard let path = playlistPath(entry), FileManager.default.isReadableFile(atPath: path) else { return nil }
-        return QueueItem(.file(path), database: database)
+        let item = QueueItem(.file(path), database: database)
+        return item.songKey != nil || !catalogueOnly && naming.uri(ofFile: path, inCatalogue: false) != path ? item : nil
     }
 
     public func playlistEntry(_ item: QueueItem) -> PlaylistEntry {

@@ -47,6 +47,25 @@ final class HostCommandTests: LibraryProcessTestCase {
         try waitUntil("the song before") { try xzmusic(["now"]).stdout.contains("晴天小调") }
     }
 
+    /// `add` of a playlist's URL asks the host to load it: the list's songs are queued, not the list.
+    func testAddingAPlaylistURLQueuesItsSongsOnTheHost() throws {
+        let server = try TestHTTPServer { request, _ in
+            request.path == "/lists/mix.m3u" ? .text(200, "http://127.0.0.1:9/a.mp3\nb.ogg\n") : .text(404, "no")
+        }
+        defer { server.stop() }
+        let host = try serve()
+        defer {
+            host.signal(SIGTERM)
+            _ = host.finish()
+        }
+        XCTAssertEqual(try xzmusic(["add", server.url("/lists/mix.m3u")]).status, 0)
+        let files = try TestProcess.run("mpc", ["-p", try port(of: host), "playlist", "-f", "%file%"]).stdout
+        XCTAssertEqual(files, "http://127.0.0.1:9/a.mp3\n\(server.url("/lists/b.ogg"))\n")
+        let gone = try xzmusic(["add", server.url("/lists/gone.m3u")])
+        XCTAssertEqual(gone.status, 1)
+        XCTAssertTrue(gone.stderr.contains("HTTP 404"), gone.stderr)
+    }
+
     func testOneShotCommandsDriveTheHost() throws {
         let host = try serve()
         XCTAssertEqual(try xzmusic(["play", "晴天小调", "#4"]).status, 0)

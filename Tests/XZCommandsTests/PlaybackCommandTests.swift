@@ -120,6 +120,30 @@ final class PlaybackCommandTests: XCTestCase {
         XCTAssertEqual(server.requests(path: "/tune.mp3").count, 1)
     }
 
+    /// A playlist's URL plays the streams its lines name (relative ones against its address); one that
+    /// cannot be read is one line and exit 1.
+    func testOneShotPlayOfAPlaylistURLPlaysItsSongs() throws {
+        let song = temp.path("served.mp3")
+        try AudioFixtures.makeMP3(at: song, seconds: 1, frequency: 620)
+        let body = try Data(contentsOf: URL(fileURLWithPath: song))
+        let server = try TestHTTPServer { request, _ in
+            switch request.path {
+            case "/lists/radio.pls": return .text(200, "[playlist]\nFile1=../tune.mp3\nFile2=/etc/passwd\n", type: "audio/x-scpls")
+            case "/tune.mp3": return TestHTTPServer.file(body, request: request)
+            default: return .text(404, "no")
+            }
+        }
+        defer { server.stop() }
+        let raw = temp.path("list.raw")
+        let result = try xzmusic(["play", server.url("/lists/radio.pls"), "--output", "raw:\(raw)"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: raw)), try TestProcess.run("mpg123", ["-q", "-s", song]).stdoutData)
+        let missing = try xzmusic(["play", server.url("/lists/gone.m3u"), "--output", "raw:\(raw)"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(missing.stderr.split(separator: "\n").count, 1, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("gone.m3u") && missing.stderr.contains("HTTP 404"), missing.stderr)
+    }
+
     func testPlayUsageErrors() throws {
         XCTAssertEqual(try xzmusic(["play"]).status, 64)
         XCTAssertEqual(try xzmusic(["play", "#1", "--output", "speakers"]).status, 64)

@@ -95,6 +95,28 @@ final class PlaylistCommandTests: LibraryProcessTestCase {
                        "  1  missing  a.mp3\n  2  晴天小调 — 林晓舟  [0:50]\n  3  Beta — Band  [0:02]\n")
     }
 
+    func testImportingPLSAndXSPFReadsThemByTheirOwnFormat() throws {
+        let lists = temp.url.appendingPathComponent("elsewhere/lists")
+        try FileManager.default.createDirectory(at: lists, withIntermediateDirectories: true)
+        let pls = lists.appendingPathComponent("Radio.pls")
+        try "[playlist]\nNumberOfEntries=3\nFile2=file://\(music.path)/b.mp3\nFile1=../../music/a.mp3\nFile3=http://radio.example/x\n"
+            .write(to: pls, atomically: true, encoding: .utf8)
+        let imported = try xzmusic(["playlist", "import", pls.path])
+        XCTAssertEqual(imported.stdout, "imported 2 songs as Radio (1 left out)\n", imported.stderr)
+        XCTAssertEqual(imported.stderr, "\(pls.path) line 5: http://radio.example/x: not a file\n")
+        XCTAssertEqual(try xzmusic(["playlist", "show", "Radio"]).stdout,
+                       "  1  Alpha — Band  [0:02]\n  2  Beta — Band  [0:02]\n")
+        let xspf = lists.appendingPathComponent("Spiff.xspf")
+        try """
+            <?xml version="1.0"?><playlist xmlns="http://xspf.org/ns/0/"><trackList>
+            <track><location>../../music/b.mp3</location></track><track><location>\(music.path)/a.mp3</location></track>
+            </trackList></playlist>
+            """.write(to: xspf, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try xzmusic(["playlist", "import", xspf.path]).stdout, "imported 2 songs as Spiff\n")
+        XCTAssertEqual(try xzmusic(["playlist", "show", "Spiff"]).stdout,
+                       "  1  Beta — Band  [0:02]\n  2  Alpha — Band  [0:02]\n")
+    }
+
     func testLoadAndSaveThroughTheHostAndLikesAsStickers() throws {
         try xzmusic(["playlist", "add", "mix", music.appendingPathComponent("a.mp3").path, "#1",
                      music.appendingPathComponent("b.mp3").path])

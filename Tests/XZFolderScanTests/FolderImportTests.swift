@@ -164,4 +164,22 @@ final class FolderImportTests: XCTestCase {
             XCTAssertEqual("\($0)", "/nonexistent/music: no such folder")
         }
     }
+    /// Playlist files beside the songs are recorded by path; a scan that finds them unchanged writes
+    /// nothing (names whose byte order differs from their character order included).
+    func testPlaylistFilesAreRecordedAndAnUnchangedScanChangesNothing() throws {
+        let library = try TestLibrary()
+        let (_, music) = try makeMusicFolder()
+        let names = ["周杰伦/精选.m3u8", "e\u{301}te\u{301}.pls", "\u{e9}t\u{e9}.xspf", "Z.M3U"]
+        for name in names + ["notes.txt", "song.cue"] {
+            try "a.mp3\n".write(to: music.appendingPathComponent(name), atomically: false, encoding: .utf8)
+        }
+        XCTAssertEqual(mkfifo(music.appendingPathComponent("fifo.m3u").path, 0o600), 0)
+        XCTAssertTrue(try library.database.importFolder(at: music).playlistsChanged)
+        let root = music.resolvingSymlinksInPath().path + "/"
+        XCTAssertEqual(Set(try library.database.folderPlaylists(under: root).map { String($0.path.dropFirst(root.count)) }), Set(names))
+        XCTAssertFalse(try library.database.importFolder(at: music).playlistsChanged)
+        try FileManager.default.removeItem(at: music.appendingPathComponent("Z.M3U"))
+        XCTAssertTrue(try library.database.importFolder(at: music).playlistsChanged)
+        XCTAssertEqual(try library.database.folderPlaylists(under: root).count, 3)
+    }
 }

@@ -137,9 +137,10 @@ public struct StoredPlaylists: Sendable, Equatable {
         return entries
     }
 
-    /// The first `maxEntries` entries of the M3U file at `path`, reading no more of it than they can
-    /// take; nil when it is no regular file that can be read (a FIFO is never waited on).
-    public static func readCapped(atPath path: String, maxEntries: Int) -> [PlaylistEntry]? {
+    /// The first `maxEntries` entries of the playlist file at `path` (M3U unless `format` says another),
+    /// reading no more of it than they can take; nil when it is no regular file that can be read (a FIFO
+    /// is never waited on).
+    public static func readCapped(atPath path: String, maxEntries: Int, format: PlaylistFormat = .m3u) -> [PlaylistEntry]? {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
@@ -152,7 +153,7 @@ public struct StoredPlaylists: Sendable, Equatable {
         if data.count == budget, let lastBreak = data.lastIndex(of: UInt8(ascii: "\n")) {
             data = data[..<lastBreak]
         }
-        return M3U.parse(data, limit: maxEntries)
+        return format.parse(data, limit: maxEntries)
     }
 
     /// Writes the whole playlist, creating the folder when needed.
