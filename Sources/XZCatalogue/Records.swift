@@ -33,6 +33,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     public var fileMtime: Int64?
     /// The tags without a field of their own (Composer, Performer, the sort tags, MusicBrainz ids ...).
     public var moreTags: [SongTag: [String]] = [:]
+    /// A CUE sheet's track: the part of its image it is; nil for a whole file.
+    public var cuePart: CuePart?
 
     /// Playable without the network.
     public var isLocal: Bool { !localPath.isEmpty }
@@ -123,6 +125,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         let sampleFormatText: String = row[24]
         sampleFormat = sampleFormatText.isEmpty ? (sampleRate == nil ? nil : "16") : sampleFormatText
         moreTags = MoreTagsColumn.decode(row[25])
+        let cueFile: String = row[26]
+        if !cueFile.isEmpty, let start: Int = row[27] { cuePart = CuePart(file: cueFile, startFrame: start, endFrame: row[28]) }
     }
 
     /// A column holding several values, separated by U+001F.
@@ -137,7 +141,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,
         song.lyrics_path, song.size, song.sha256, song.added_at, song.artists, song.album_artist, song.genre,
         song.disc, song.date, song.sample_rate, song.channels, song.file_mtime,
-        song.sample_format, song.more_tags
+        song.sample_format, song.more_tags, song.cue_file, song.cue_start, song.cue_end
         """
     static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
 }

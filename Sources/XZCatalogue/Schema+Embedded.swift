@@ -312,6 +312,13 @@ CREATE TABLE catalogue_search_result (
     item_id TEXT NOT NULL,
     song TEXT NOT NULL
 );
+-- migration: v16-cue-tracks
+-- A CUE sheet's track is a song of its own (`album.cue/track0001`, its local_path), a part of its image:
+-- cue_file is the image's path ('' for a whole file), cue_start and cue_end its bounds in CD frames (75 a
+-- second; cue_end NULL: to the image's end), which the player turns into samples exactly.
+ALTER TABLE song ADD COLUMN cue_file TEXT NOT NULL DEFAULT '';
+ALTER TABLE song ADD COLUMN cue_start INTEGER;
+ALTER TABLE song ADD COLUMN cue_end INTEGER;
 
 """#
 }

@@ -71,6 +71,9 @@ struct SongField: Sendable {
         SongField("channels") { song, _ in integer(song.input.channels) },
         SongField("sample_format") { song, _ in .text(song.input.sampleFormat ?? "") },
         SongField("more_tags") { song, _ in .text(song.input.moreTagsColumn) },
+        SongField("cue_file") { song, _ in .text(song.input.cuePart?.file ?? "") },
+        SongField("cue_start") { song, _ in integer(song.input.cuePart?.startFrame) },
+        SongField("cue_end") { song, _ in integer(song.input.cuePart?.endFrame) },
     ]
 
     static let compared = all.filter { $0.update == .compared }

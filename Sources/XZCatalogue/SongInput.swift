@@ -31,11 +31,27 @@ public struct SongInput: Sendable, Equatable {
     public var sampleFormat: String?
     /// The tags without a field of their own (Composer, Performer, the sort tags, MusicBrainz ids ...).
     public var moreTags: [SongTag: [String]] = [:]
+    /// A CUE sheet's track: the part of an image it is; nil for a whole file.
+    public var cuePart: CuePart?
 
     public init(key: String, title: String, singer: String) {
         self.key = key
         self.title = title
         self.singer = singer
+    }
+}
+
+/// Where a CUE sheet's track is in its image: the image's path and the bounds in CD frames (75 a second).
+public struct CuePart: Sendable, Equatable {
+    public var file: String
+    public var startFrame: Int
+    /// nil: the image's end.
+    public var endFrame: Int?
+
+    public init(file: String, startFrame: Int, endFrame: Int?) {
+        self.file = file
+        self.startFrame = startFrame
+        self.endFrame = endFrame
     }
 }
 

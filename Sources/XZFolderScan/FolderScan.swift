@@ -23,7 +23,18 @@ extension LibraryDatabase {
         var summary = ImportSummary()
         var inputs: [SongInput] = []
         var seen = Set<String>()
-        let files = Self.audioFiles(under: root)
+        let found = Self.audioFiles(under: root)
+        // CUE sheets' tracks are songs; an image they stand for is not (as MPD lists them).
+        let sheets = found.filter { CueSheet.isSheetName($0.path) }
+        var files = found.filter { !CueSheet.isSheetName($0.path) }
+        let cue = CueTracks(sheets: sheets, audio: files, known: known, rereading: rereadingUnchanged)
+        if !cue.images.isEmpty { files.removeAll { cue.images.contains($0.path) } }
+        seen.formUnion(cue.unchanged)
+        seen.formUnion(cue.inputs.map(\.key))
+        inputs += cue.inputs
+        summary.skipped += cue.unchanged.count
+        summary.failed += cue.failed
+        summary.problems += cue.problems
         for (index, file) in files.enumerated() {
             let key = "file:" + file.path
             seen.insert(key)
@@ -60,7 +71,7 @@ extension LibraryDatabase {
         var lyricsPath: String?
     }
 
-    /// Every regular audio file (by suffix) under `root`, sorted by path, with size and mtime from one lstat each
+    /// Every regular audio file (by suffix) and CUE sheet under `root`, sorted by path, with size and mtime from one lstat each
     /// and sibling lyrics from the names the walk saw: no per-file lookups beyond that. Symbolic links
     /// are neither followed into folders nor taken as songs.
     static func audioFiles(under root: String) -> [ScannedFile] {
@@ -77,7 +88,7 @@ extension LibraryDatabase {
                 if name == "." || name == ".." { continue }
                 let path = folder + "/" + name
                 var type = entry.pointee.d_type
-                let isAudio = LibraryFolder.isSongFileName(name)
+                let isAudio = LibraryFolder.isSongFileName(name) || CueSheet.isSheetName(name)
                 var info = stat()
                 if type == UInt8(DT_UNKNOWN) || (isAudio && type == UInt8(DT_REG)) {
                     guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
@@ -116,7 +127,10 @@ extension LibraryDatabase {
     }
 
     static func songInput(for file: ScannedFile, key: String) throws -> SongInput {
-        let info = try AudioDecoders.probe(path: file.path)
+        try songInput(for: file, key: key, info: try AudioDecoders.probe(path: file.path))
+    }
+
+    static func songInput(for file: ScannedFile, key: String, info: TrackInfo) -> SongInput {
         let url = URL(fileURLWithPath: file.path)
         let baseName = url.deletingPathExtension().lastPathComponent
         let title = info.tags.title.flatMap { $0.isEmpty ? nil : $0 } ?? baseName

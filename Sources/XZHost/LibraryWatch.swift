@@ -54,7 +54,7 @@ final class LibraryWatch: Sendable {
         let watch = FolderWatch(
             root: root, depth: settings.depth, timing: settings.timing, limit: settings.watchLimit,
             relevant: { name in
-                AudioDecoders.hasAudioSuffix(name) || name.hasSuffix(".lrc") || name.hasSuffix(".LRC")
+                AudioDecoders.hasAudioSuffix(name) || name.hasSuffix(".lrc") || name.hasSuffix(".LRC") || CueSheet.isSheetName(name)
             },
             changed: { folders in update(folders, false) },
             failed: { [weak self] error in

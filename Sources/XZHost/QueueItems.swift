@@ -72,6 +72,11 @@ extension QueueItem {
                   title: song.title, singer: song.singer, album: song.album, track: song.track, year: song.year,
                   durationMs: song.durationMs, lyricsPath: SongLyrics.lrcFile(for: song),
                   lyricsAdjustmentMs: lyricsShiftMs, replayGain: song.isLocal ? loudness?.replayGain : nil)
+        // A CUE sheet's track plays its part of the image, to the sample.
+        if let part = song.cuePart {
+            audioFile = part.file
+            range = PlayRange(cdFrames: PlayRange.CDFrames(start: part.startFrame, end: part.endFrame))
+        }
     }
 
     /// The catalogue song with that audio URL, else a stream of its own.

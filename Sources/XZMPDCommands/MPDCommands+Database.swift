@@ -301,6 +301,7 @@ extension MPDCommands {
             for depth in folders.indices {
                 let path = prefix + folders[...depth].joined(separator: "/")
                 guard listedFolders.insert(path).inserted else { continue }
+                addSheetPlaylist(&call, folder: path, full: full)
                 call.response.add("directory", path)
                 if full, let date = modificationDate(call, uri: path) {
                     call.response.add("Last-Modified", timestamp: date)
@@ -356,6 +357,7 @@ extension MPDCommands {
             call.response.addCatalogueSong(song, uri: uri(call, song), tags: call.session.tagTypes)
         }
         for path in SongSelection.folderNamesInOrder(Array(subfolders)) {
+            addSheetPlaylist(&call, folder: path, full: true)
             call.response.add("directory", path)
             if let date = modificationDate(call, uri: path) {
                 call.response.add("Last-Modified", timestamp: date)

@@ -54,6 +54,10 @@ extension MPDResponse {
     /// A catalogue song as find, search and lsinfo list it: every value of a tag on a line of its own.
     mutating func addCatalogueSong(_ song: Song, uri: String, tags: SongTags) {
         add("file", uri)
+        // A CUE sheet's track is a part of its image, as MPD lists it.
+        if let part = song.cuePart {
+            add("Range", PlayRange(cdFrames: PlayRange.CDFrames(start: part.startFrame, end: part.endFrame)).mpdText)
+        }
         // A file that cannot be asked has no time to give: the line is left out.
         if let mtime = song.fileMtime {
             add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
