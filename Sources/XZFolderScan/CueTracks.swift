@@ -30,7 +30,6 @@ struct CueTracks {
         var probed: [String: Result<TrackInfo, Error>] = [:]
         for sheetFile in sheets {
             let folder = (sheetFile.path as NSString).deletingLastPathComponent
-            let shown = (sheetFile.path as NSString).lastPathComponent
             let sheet: CueSheet
             do {
                 sheet = try CueSheet.read(path: sheetFile.path)
@@ -83,7 +82,7 @@ struct CueTracks {
                 notes.append("no audio file \(missing.sorted().map { "\"\($0)\"" }.joined(separator: ", "))")
             }
             if sheet.tracks.isEmpty { notes.append("no audio tracks") }
-            if !notes.isEmpty { problems.append("\(shown): " + notes.joined(separator: "; ")) }
+            if !notes.isEmpty { problems.append("\(sheetFile.path): " + notes.joined(separator: "; ")) }
             inputs += made
             unchanged += madeUnchanged
             // An image stands for itself again when none of its tracks could be made.
