@@ -316,3 +316,5 @@ CREATE TABLE catalogue_search_result (
 ALTER TABLE song ADD COLUMN cue_file TEXT NOT NULL DEFAULT '';
 ALTER TABLE song ADD COLUMN cue_start INTEGER;
 ALTER TABLE song ADD COLUMN cue_end INTEGER;
+-- Which files are images, for a folder's add that queues their tracks rather than the image.
+CREATE INDEX song_by_cue_file ON song(cue_file) WHERE cue_file <> '';

@@ -75,7 +75,10 @@ extension QueueItem {
         // A CUE sheet's track plays its part of the image, to the sample.
         if let part = song.cuePart {
             audioFile = part.file
-            range = PlayRange(cdFrames: PlayRange.CDFrames(start: part.startFrame, end: part.endFrame))
+            let part = PlayRange(cdFrames: PlayRange.CDFrames(start: part.startFrame, end: part.endFrame))
+            range = part
+            // The queue's length is the whole file's, of which the range is a part.
+            durationMs = song.durationMs.map { part.startMs + $0 }
         }
     }
 

@@ -1,0 +1,92 @@
+import Foundation
+import XCTest
+import XZProtocol
+@testable import XZServer
+import XZTestSupport
+
+/// A CD rip (a FLAC image and its CUE sheet) served by real MPD and by this host from the same folder:
+/// listings, searches, the queue and the player's times of its tracks must be the same.
+final class CueSheetComparisonTests: MusicFolderHostTestCase {
+    private func startBoth() throws -> (ours: MPDClient, theirs: MPDClient) {
+        try CueFixtures.makeRip(in: music.appendingPathComponent("Rip"))
+        let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
+        mpd = real
+        let ours = try client()
+        _ = try ours.run("update")
+        host.updates.wait()
+        return (ours, try real.connect())
+    }
+
+    /// The answer's lines less what only one server can know (times of day, ids, the bitrate).
+    private func answer(_ client: MPDClient, _ line: String) -> [String] {
+        do {
+            try client.sendLine(line)
+            let hidden: Set<String> = ["Last-Modified", "Id", "songid", "nextsongid", "uptime", "playtime", "db_update",
+                                       "bitrate", "audio", "elapsed", "time", "playlist", "playlistlength", "db_playtime"]
+            return try client.readResponse().filter { !hidden.contains($0.key) || (line.hasPrefix("lsinfo") || line.hasPrefix("listall")) && $0.key == "playlist" }
+                .map { "\($0.key): \($0.value)" }
+        } catch let error as MPDError {
+            return ["ACK \(error.code.rawValue) {\(error.command ?? "")} \(error.message)"]
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
+    private func compare(_ script: [String], _ ours: MPDClient, _ theirs: MPDClient, line: UInt = #line) {
+        for request in script {
+            XCTAssertEqual(Self.records(answer(ours, request)), Self.records(answer(theirs, request)), request, line: line)
+        }
+    }
+
+    /// The lines of each record (from its `file:`, `directory:` or `playlist:` line) in one order, and track
+    /// numbers as numbers: MPD sends a song's tags in its file's order and its Track as written ("01"), which
+    /// is the song records' concern, not the sheets'.
+    private static func records(_ lines: [String]) -> [String] {
+        var result: [String] = [], record: [String] = []
+        for line in lines {
+            let line = line.hasPrefix("Track: 0") ? "Track: " + line.dropFirst(7).drop { $0 == "0" } : line
+            if ["file:", "directory:", "playlist:"].contains(where: line.hasPrefix), !record.isEmpty {
+                result += [record[0]] + record.dropFirst().sorted()
+                record = []
+            }
+            record.append(line)
+        }
+        if !record.isEmpty { result += [record[0]] + record.dropFirst().sorted() }
+        return result
+    }
+
+    func testTracksAreListedFoundAndQueuedAsMPDDoes() throws {
+        let (ours, theirs) = try startBoth()
+        compare([
+            "lsinfo", "lsinfo Rip", "lsinfo \"Rip/image.cue\"", "lsinfo \"Rip/image.cue/track0002\"",
+            "listall Rip", "listallinfo Rip", "listall \"Rip/image.cue\"",
+            "find \"(base \\\"Rip\\\")\"", "find file \"Rip/image.cue/track0001\"", "search title Second",
+            "find album \"The Album\"", "search file image", "list album", "list artist", "list genre",
+            "count album \"The Album\"", "find file \"Rip/image.flac\"",
+            "add \"Rip/image.cue\"", "add \"Rip/image.cue/track0002\"", "addid \"Rip/image.cue/track0001\" 0",
+            "playlistinfo", "playlistfind title Third", "playlistsearch album \"the album\"",
+            // A folder holding a sheet queues the sheet's tracks, not its image.
+            "clear", "add Rip", "playlist", "listall",
+        ], ours, theirs)
+    }
+
+    func testPlayingATrackCountsFromItsStart() throws {
+        let (ours, theirs) = try startBoth()
+        compare(["add \"Rip/image.cue\"", "play 1", "pause 1", "currentsong", "status"], ours, theirs)
+        // Ours opens the song after `play` answers; a seek waits until it has.
+        func loaded(_ song: String) -> Bool {
+            eventually { (try? ours.run("status"))?.contains { $0.key == "song" && $0.value == song } == true
+                && (try? ours.run("status"))?.contains { $0.key == "duration" } == true }
+        }
+        XCTAssertTrue(loaded("1"))
+        compare(["seekcur 1.5", "status", "play 2", "pause 1"], ours, theirs)
+        XCTAssertTrue(loaded("2"))
+        compare(["seekcur 0.5", "currentsong", "status"], ours, theirs)
+        // The elapsed time of a paused track counts from the track's start, its duration is the track's.
+        for client in [ours, theirs] {
+            let status = Dictionary(try client.run("status").map { ($0.key, $0.value) }) { first, _ in first }
+            XCTAssertEqual([status["state"], status["song"], status["elapsed"], status["duration"], status["time"]],
+                           ["pause", "2", "0.500", "2.560", "1:3"])
+        }
+    }
+}
