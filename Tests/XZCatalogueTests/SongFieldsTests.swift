@@ -55,6 +55,7 @@ final class SongFieldsTests: XCTestCase {
         song.channels = n
         song.sampleFormat = n == 1 ? "24" : "f"
         song.moreTags = [.composer: ["Composer \(n)"], .label: ["Label \(n)"]]
+        song.cuePart = CuePart(file: "/music/image\(n).flac", startFrame: 75 * n, endFrame: 150 * n)
         return song
     }
 
@@ -82,6 +83,7 @@ final class SongFieldsTests: XCTestCase {
             "genre": "Genre \(n)\u{1F}Other \(n)", "disc": n, "date": "20\(10 + n)-05-0\(n)",
             "sample_rate": 44100 * n, "channels": n, "sample_format": n == 1 ? "24" : "f",
             "more_tags": "Composer=Composer \(n)\u{1E}Label=Label \(n)",
+            "cue_file": "/music/image\(n).flac", "cue_start": 75 * n, "cue_end": 150 * n,
         ]
         return values.mapValues { $0?.databaseValue ?? .null }
     }
@@ -127,6 +129,7 @@ final class SongFieldsTests: XCTestCase {
         XCTAssertEqual(song.genres, ["Genre 2", "Other 2"])
         XCTAssertEqual(song.sampleFormat, "f")
         XCTAssertEqual(song.moreTags[.composer], ["Composer 2"])
+        XCTAssertEqual(song.cuePart, CuePart(file: "/music/image2.flac", startFrame: 150, endFrame: 300))
 
         // The same song again changes nothing; one without local paths keeps the stored ones.
         summary = try library.database.applyFolderScan([second], removing: [], into: ImportSummary())
