@@ -35,6 +35,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     public var moreTags: [SongTag: [String]] = [:]
     /// A CUE sheet's track: the part of its image it is; nil for a whole file.
     public var cuePart: CuePart?
+    /// The file carries a CUE sheet in its tags: MPD lists it as a playlist too.
+    public var hasCueSheet = false
 
     /// Playable without the network.
     public var isLocal: Bool { !localPath.isEmpty }
@@ -127,6 +129,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         moreTags = MoreTagsColumn.decode(row[25])
         let cueFile: String = row[26]
         if !cueFile.isEmpty, let start: Int = row[27] { cuePart = CuePart(file: cueFile, startFrame: start, endFrame: row[28]) }
+        hasCueSheet = (row[29] as Int) != 0
     }
 
     /// A column holding several values, separated by U+001F.
@@ -141,7 +144,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,
         song.lyrics_path, song.size, song.sha256, song.added_at, song.artists, song.album_artist, song.genre,
         song.disc, song.date, song.sample_rate, song.channels, song.file_mtime,
-        song.sample_format, song.more_tags, song.cue_file, song.cue_start, song.cue_end
+        song.sample_format, song.more_tags, song.cue_file, song.cue_start, song.cue_end, song.has_cue_sheet
         """
     static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
 }

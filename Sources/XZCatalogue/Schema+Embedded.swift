@@ -321,6 +321,11 @@ ALTER TABLE song ADD COLUMN cue_start INTEGER;
 ALTER TABLE song ADD COLUMN cue_end INTEGER;
 -- Which files are images, for a folder's add that queues their tracks rather than the image.
 CREATE INDEX song_by_cue_file ON song(cue_file) WHERE cue_file <> '';
+-- has_cue_sheet: the file carries a CUE sheet in its tags (a CUESHEET comment), which MPD lists as a
+-- playlist beside the song.
+ALTER TABLE song ADD COLUMN has_cue_sheet INTEGER NOT NULL DEFAULT 0;
+-- Files scanned before sheets in tags were noticed: read them again on the next rescan.
+UPDATE song SET file_mtime = NULL WHERE song_key LIKE 'file:%';
 
 """#
 }

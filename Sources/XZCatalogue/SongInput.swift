@@ -33,6 +33,8 @@ public struct SongInput: Sendable, Equatable {
     public var moreTags: [SongTag: [String]] = [:]
     /// A CUE sheet's track: the part of an image it is; nil for a whole file.
     public var cuePart: CuePart?
+    /// The file carries a CUE sheet in its tags: MPD lists it as a playlist too.
+    public var hasCueSheet = false
 
     public init(key: String, title: String, singer: String) {
         self.key = key

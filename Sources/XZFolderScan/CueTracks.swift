@@ -105,6 +105,7 @@ struct CueTracks {
         input.cuePart = CuePart(file: image.path, startFrame: track.startFrame, endFrame: endFrame)
         input.localPath = path
         input.lyricsPath = ""
+        input.hasCueSheet = false
         input.size = stamp.size
         input.fileMtime = stamp.mtime
         if let title = track.title, !title.isEmpty { input.title = title }

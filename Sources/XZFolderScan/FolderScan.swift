@@ -145,6 +145,7 @@ extension LibraryDatabase {
         input.disc = info.tags.disc
         input.date = info.tags.date
         input.moreTags = moreTags(of: info.tags)
+        input.hasCueSheet = info.tags.hasCueSheet
         input.sampleRate = info.format.sampleRate
         input.channels = info.format.channels
         input.sampleFormat = info.format.sample == .float32 ? "f" : "\(info.format.bits)"

@@ -311,6 +311,7 @@ extension MPDCommands {
                 call.response.addCatalogueSong(song, uri: songURI, tags: call.session.tagTypes)
             } else {
                 call.response.add("file", songURI)
+                if song.hasCueSheet { call.response.add("playlist", songURI) }
             }
         }
     }

@@ -72,6 +72,8 @@ extension MPDResponse {
             add("Time", (ms + 500) / 1000)
             add("duration", milliseconds: ms)
         }
+        // A file with a CUE sheet in its tags is a playlist too, as MPD lists it after the song.
+        if song.hasCueSheet { add("playlist", uri) }
     }
 
     /// `Format: RATE:BITS:CHANNELS` where the file's format is known, as MPD lists it: what the decoder

@@ -56,6 +56,7 @@ final class SongFieldsTests: XCTestCase {
         song.sampleFormat = n == 1 ? "24" : "f"
         song.moreTags = [.composer: ["Composer \(n)"], .label: ["Label \(n)"]]
         song.cuePart = CuePart(file: "/music/image\(n).flac", startFrame: 75 * n, endFrame: 150 * n)
+        song.hasCueSheet = n == 1
         return song
     }
 
@@ -84,6 +85,7 @@ final class SongFieldsTests: XCTestCase {
             "sample_rate": 44100 * n, "channels": n, "sample_format": n == 1 ? "24" : "f",
             "more_tags": "Composer=Composer \(n)\u{1E}Label=Label \(n)",
             "cue_file": "/music/image\(n).flac", "cue_start": 75 * n, "cue_end": 150 * n,
+            "has_cue_sheet": n == 1 ? 1 : 0,
         ]
         return values.mapValues { $0?.databaseValue ?? .null }
     }

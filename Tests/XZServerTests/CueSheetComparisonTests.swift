@@ -9,6 +9,8 @@ import XZTestSupport
 final class CueSheetComparisonTests: MusicFolderHostTestCase {
     private func startBoth() throws -> (ours: MPDClient, theirs: MPDClient) {
         try CueFixtures.makeRip(in: music.appendingPathComponent("Rip"))
+        try FileManager.default.createDirectory(at: music.appendingPathComponent("Emb"), withIntermediateDirectories: true)
+        try CueFixtures.makeEmbedded(at: music.appendingPathComponent("Emb/emb.flac").path)
         let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
         mpd = real
         let ours = try client()
@@ -23,7 +25,7 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
             try client.sendLine(line)
             let hidden: Set<String> = ["Last-Modified", "Id", "songid", "nextsongid", "uptime", "playtime", "db_update",
                                        "bitrate", "audio", "elapsed", "time", "playlist", "playlistlength", "db_playtime"]
-            return try client.readResponse().filter { !hidden.contains($0.key) || (line.hasPrefix("lsinfo") || line.hasPrefix("listall")) && $0.key == "playlist" }
+            return try client.readResponse().filter { !hidden.contains($0.key) || $0.key == "playlist" && !line.hasPrefix("status") }
                 .map { "\($0.key): \($0.value)" }
         } catch let error as MPDError {
             return ["ACK \(error.code.rawValue) {\(error.command ?? "")} \(error.message)"]
@@ -68,6 +70,13 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
             // A folder holding a sheet queues the sheet's tracks, not its image.
             "clear", "add Rip", "playlist", "listall",
         ], ours, theirs)
+    }
+
+    /// A file with a sheet in its tags is one song, and a playlist listed after it.
+    func testAFileWithAnEmbeddedSheetIsASongAndAPlaylist() throws {
+        let (ours, theirs) = try startBoth()
+        compare(["lsinfo Emb", "lsinfo \"Emb/emb.flac\"", "listall Emb", "listallinfo Emb", "find \"(base \\\"Emb\\\")\"",
+                 "search title embedded"], ours, theirs)
     }
 
     func testPlayingATrackCountsFromItsStart() throws {

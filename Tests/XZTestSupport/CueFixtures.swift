@@ -37,6 +37,19 @@ public enum CueFixtures {
         try text.write(to: folder.appendingPathComponent("image.cue"), atomically: true, encoding: .utf8)
     }
 
+    /// `path`: a 6 s FLAC (tagged TITLE/ARTIST) carrying a two-track CUE sheet in a CUESHEET comment.
+    public static func makeEmbedded(at path: String) throws {
+        try makeFLAC(at: path, seconds: 6)
+        let name = (path as NSString).lastPathComponent
+        let sheet = "TITLE \"Emb Album\"\nFILE \"\(name)\" WAVE\n  TRACK 01 AUDIO\n    INDEX 01 00:00:00\n"
+            + "  TRACK 02 AUDIO\n    INDEX 01 00:02:30\n"
+        let file = path + ".cue-text"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try sheet.write(toFile: file, atomically: true, encoding: .utf8)
+        try TestProcess.runChecked("metaflac", ["--set-tag=TITLE=Embedded", "--set-tag=ARTIST=Emb Artist",
+                                                "--set-tag-from-file=CUESHEET=\(file)", path])
+    }
+
     /// A FLAC of `seconds` of white noise, 16-bit stereo at `rate`.
     public static func makeFLAC(at path: String, seconds: Double, rate: Int = 44_100) throws {
         let wav = path + ".wav"
