@@ -285,6 +285,7 @@ extension MPDCommands {
             return
         }
         var listedFolders = Set<String>()
+        var sheetFolders = sheetFoldersByParent(named.map(\.0))
         if !folder.isEmpty {
             // A recursive listing names its own folder first, as MPD's walk visits it.
             call.response.add("directory", folder)
@@ -301,7 +302,9 @@ extension MPDCommands {
             for depth in folders.indices {
                 let path = prefix + folders[...depth].joined(separator: "/")
                 guard listedFolders.insert(path).inserted else { continue }
-                addSheetPlaylist(&call, folder: path, full: full)
+                // A folder's sheets come before its first subfolder.
+                let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+                if let sheets = sheetFolders.removeValue(forKey: parent) { addSheetPlaylists(&call, folders: sheets, full: full) }
                 call.response.add("directory", path)
                 if full, let date = modificationDate(call, uri: path) {
                     call.response.add("Last-Modified", timestamp: date)
@@ -357,8 +360,9 @@ extension MPDCommands {
         for song in songs {
             call.response.addCatalogueSong(song, uri: uri(call, song), tags: call.session.tagTypes)
         }
-        for path in SongSelection.folderNamesInOrder(Array(subfolders)) {
-            addSheetPlaylist(&call, folder: path, full: true)
+        let ordered = SongSelection.folderNamesInOrder(Array(subfolders))
+        addSheetPlaylists(&call, folders: ordered, full: true)
+        for path in ordered {
             call.response.add("directory", path)
             if let date = modificationDate(call, uri: path) {
                 call.response.add("Last-Modified", timestamp: date)

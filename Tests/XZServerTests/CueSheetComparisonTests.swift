@@ -79,6 +79,20 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
                  "search title embedded"], ours, theirs)
     }
 
+    /// In a folder, its songs come first, then its sheets as playlists, then its folders (the sheets' among them).
+    func testAFolderListsSongsThenSheetsThenFolders() throws {
+        let (ours, theirs) = try startBoth()
+        let rip = music.appendingPathComponent("Rip")
+        try FileManager.default.createDirectory(at: rip.appendingPathComponent("Sub"), withIntermediateDirectories: true)
+        for copy in ["loose.flac", "Sub/a.flac"] {
+            try FileManager.default.copyItem(at: rip.appendingPathComponent("image.flac"), to: rip.appendingPathComponent(copy))
+        }
+        for client in [ours, theirs] { _ = try client.run("update") }
+        host.updates.wait()
+        XCTAssertTrue(eventually { (try? theirs.run("status"))?.contains { $0.key == "updating_db" } == false })
+        compare(["lsinfo Rip", "listall Rip", "listallinfo Rip", "listall", "add Rip", "playlist"], ours, theirs)
+    }
+
     func testPlayingATrackCountsFromItsStart() throws {
         let (ours, theirs) = try startBoth()
         compare(["add \"Rip/image.cue\"", "play 1", "pause 1", "currentsong", "status"], ours, theirs)
