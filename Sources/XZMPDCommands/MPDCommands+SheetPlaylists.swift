@@ -17,7 +17,7 @@ extension MPDCommands {
     /// ("" for the root), each in MPD's folder order.
     static func sheetFoldersByParent(_ songURIs: [String]) -> [String: [String]] {
         var found: [String: Set<String>] = [:]
-        for uri in songURIs where uri.range(of: ".cue/", options: .caseInsensitive) != nil {
+        for uri in songURIs where passesThroughSheet(uri) {
             var path = ""
             for component in uri.split(separator: "/").dropLast() {
                 let parent = path
@@ -26,5 +26,20 @@ extension MPDCommands {
             }
         }
         return found.mapValues { SongSelection.folderNamesInOrder(Array($0)) }
+    }
+
+    /// Whether a name holds ".cue/" in any case: one pass over its bytes, as every song of a listing is asked.
+    private static func passesThroughSheet(_ uri: String) -> Bool {
+        var matched = 0
+        for byte in uri.utf8 {
+            let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            switch (matched, lower) {
+            case (_, UInt8(ascii: ".")): matched = 1
+            case (1, UInt8(ascii: "c")), (2, UInt8(ascii: "u")), (3, UInt8(ascii: "e")): matched += 1
+            case (4, UInt8(ascii: "/")): return true
+            default: matched = 0
+            }
+        }
+        return false
     }
 }
