@@ -158,6 +158,7 @@ public struct CueSheet: Sendable, Equatable {
                 guard let frame = frames(time) else { skip("INDEX time \(time)"); continue }
                 // Only INDEX 01 starts a track (MPD's rule): the pregap before it ends the track before.
                 guard index == 1 else { continue }
+                guard current?.startFrame == -1 else { skip("a second INDEX 01 in track \(current?.number ?? "")"); continue }
                 if let previous = sheet.tracks.last, previous.file == current?.file, previous.endFrame == nil {
                     guard frame > previous.startFrame else {
                         skip("track \(current?.number ?? "") starts before the track before it")

@@ -98,12 +98,15 @@ final class CueSheetTests: XCTestCase {
             TRACK 02 AUDIO
             INDEX 01 00:00:50
             TRACK 03 AUDIO
+            INDEX 01 00:02:00
+            INDEX 01 00:01:50
+            TRACK 03 AUDIO
             TRACK 04 AUDIO
             INDEX 01 99999:59:74
             """)
-        XCTAssertEqual(sheet.tracks.map(\.number), ["01", "04"])
-        XCTAssertEqual(sheet.tracks.map(\.startFrame), [75, (99_999 * 60 + 59) * 75 + 74])
-        XCTAssertEqual(sheet.skippedLines, 9)
+        XCTAssertEqual(sheet.tracks.map(\.number), ["01", "03", "04"])
+        XCTAssertEqual(sheet.tracks.map(\.startFrame), [75, 150, (99_999 * 60 + 59) * 75 + 74])
+        XCTAssertEqual(sheet.skippedLines, 10, "a second INDEX 01 in a track is one of them")
         XCTAssertEqual(sheet.firstSkipped, "line 1: TRACK before any FILE")
         // Thousands of tracks: the first 999 are kept.
         var many = "FILE \"a.flac\" WAVE\n"
@@ -113,5 +116,50 @@ final class CueSheetTests: XCTestCase {
         XCTAssertEqual(big.firstSkipped, "line 2002: more than 999 tracks")
         // Garbage lines are no trouble.
         XCTAssertEqual(try parse("\"\"\"\n\t\t\nTITLE\nFILE\nREM\nINDEX\n\u{7F}\u{7F}").tracks, [])
+    }
+
+    /// Random damage to a real sheet never traps, and what comes out is always playable: each track starts
+    /// at or after 0 and ends after it starts.
+    func testRandomDamageEndsInASheetOrAFailure() throws {
+        let base = Array("""
+            REM DATE 1999
+            PERFORMER "The Band"
+            TITLE "The Album"
+            FILE "image.flac" WAVE
+              TRACK 01 AUDIO
+                TITLE "First"
+                INDEX 01 00:00:00
+              TRACK 02 AUDIO
+                INDEX 00 00:03:70
+                INDEX 01 00:04:10
+              TRACK 03 AUDIO
+                INDEX 01 00:07:33
+            """.utf8)
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(seed >> 33) % bound
+        }
+        let alphabet = Array(" \t\r\n\":0123456789-+AUDIOINDEXTRACKFILEREM".utf8) + [0x00, 0x80, 0xC3, 0xE9, 0xFF]
+        for _ in 0..<2000 {
+            var bytes = base
+            for _ in 0..<(1 + next(8)) {
+                switch next(3) {
+                case 0: bytes[next(bytes.count)] = alphabet[next(alphabet.count)]
+                case 1: bytes.insert(alphabet[next(alphabet.count)], at: next(bytes.count))
+                default: if bytes.count > 1 { bytes.remove(at: next(bytes.count)) }
+                }
+            }
+            guard let sheet = try? CueSheet.parse(bytes) else { continue }
+            for track in sheet.tracks {
+                XCTAssertGreaterThanOrEqual(track.startFrame, 0)
+                if let end = track.endFrame { XCTAssertGreaterThan(end, track.startFrame) }
+            }
+            XCTAssertLessThanOrEqual(sheet.tracks.count, CueSheet.maxTracks)
+            // Tracks of one file meet: no gap, no overlap.
+            for (first, second) in zip(sheet.tracks, sheet.tracks.dropFirst()) where first.file == second.file {
+                XCTAssertEqual(first.endFrame, second.startFrame)
+            }
+        }
     }
 }
