@@ -442,9 +442,14 @@ extension MPDCommands {
     static func picture(_ call: inout Invocation, embeddedFirst: Bool) throws(MPDError) {
         let offset = try MPDArgument.unsigned(call.arguments[1])
         let text = call.arguments[0]
-        let path = try call.location(text).path
-        // Only a regular file is a song: a FIFO named like one would block the reader.
-        guard (try? RegularFile.check(path)) != nil else { throw MPDError.noExist("No file exists") }
+        var path = try call.location(text).path
+        // Only a regular file is a song: a FIFO named like one would block the reader. A CUE sheet's track
+        // is no file: its image's pictures are its own, as MPD finds them.
+        if (try? RegularFile.check(path)) == nil {
+            guard let image = (try? call.host.database.song(localPath: path))??.cuePart?.file,
+                  (try? RegularFile.check(image)) != nil else { throw MPDError.noExist("No file exists") }
+            path = image
+        }
         func coverFile() -> (String?, [UInt8])? {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
             for name in coverNames {

@@ -9,6 +9,7 @@ import XZTestSupport
 final class CueSheetComparisonTests: MusicFolderHostTestCase {
     private func startBoth() throws -> (ours: MPDClient, theirs: MPDClient) {
         try CueFixtures.makeRip(in: music.appendingPathComponent("Rip"))
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10] + Array("JFIF".utf8) + [0]).write(to: music.appendingPathComponent("Rip/cover.jpg"))
         try FileManager.default.createDirectory(at: music.appendingPathComponent("Emb"), withIntermediateDirectories: true)
         try CueFixtures.makeEmbedded(at: music.appendingPathComponent("Emb/emb.flac").path)
         let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
@@ -67,6 +68,9 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
             "count album \"The Album\"", "find file \"Rip/image.flac\"",
             "add \"Rip/image.cue\"", "add \"Rip/image.cue/track0002\"", "addid \"Rip/image.cue/track0001\" 0",
             "playlistinfo", "playlistfind title Third", "playlistsearch album \"the album\"",
+            "sticker set song \"Rip/image.cue/track0002\" rating 5", "sticker get song \"Rip/image.cue/track0002\" rating",
+            "sticker find song Rip rating", "albumart \"Rip/image.cue/track0001\" 0",
+            "albumart \"Rip/image.flac\" 0",
             // A folder holding a sheet queues the sheet's tracks, not its image.
             "clear", "add Rip", "playlist", "listall",
         ], ours, theirs)
