@@ -1,6 +1,8 @@
 import Foundation
 import XZAudio
 import XZCatalogue
+import XZHost
+import XZPlaybackTerms
 
 extension MPDCommands {
     /// The folders of CUE sheets' tracks (`album.cue`) among one folder's subfolders are the sheets, playlist
@@ -41,5 +43,23 @@ extension MPDCommands {
             }
         }
         return false
+    }
+}
+
+extension MPDCommands {
+    /// A CUE sheet of the music folder as a playlist (`load`, `listplaylist`, `listplaylistinfo`), as MPD's
+    /// cue playlist plugin reads it: each track named by its image and playing its part of it, with the
+    /// track's record. nil: `name` is no sheet whose tracks the catalogue holds.
+    static func sheetPlaylist(_ name: String, _ call: Invocation) -> [(item: QueueItem, song: Song?)]? {
+        guard CueSheet.isSheetName(name), let location = try? call.location(name), location.kind == .musicFolder,
+              let tracks = try? call.host.database.cueTrackPaths(ofSheets: [location.path]), !tracks.isEmpty else { return nil }
+        let items = QueueItem.items(tracks.map(Playable.file), database: call.host.database).map { track -> QueueItem in
+            var item = track
+            item.path = track.decodedPath
+            item.audioFile = nil
+            return item
+        }
+        let songs = Dictionary(((try? call.host.database.songs(ids: items.compactMap(\.songId))) ?? []).map { ($0.id, $0) }) { first, _ in first }
+        return items.map { ($0, $0.songId.flatMap { songs[$0] }) }
     }
 }

@@ -73,6 +73,9 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
             "albumart \"Rip/image.flac\" 0",
             // A folder holding a sheet queues the sheet's tracks, not its image.
             "clear", "add Rip", "playlist", "listall",
+            // The sheet as a playlist: its tracks named by the image, each a part of it.
+            "listplaylist \"Rip/image.cue\"", "listplaylistinfo \"Rip/image.cue\"", "clear",
+            "load \"Rip/image.cue\" 1:3", "playlistinfo", "load \"Rip/image.cue\"", "playlist", "playlistfind title First",
         ], ours, theirs)
     }
 
