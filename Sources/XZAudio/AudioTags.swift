@@ -218,6 +218,7 @@ private struct TagMapping {
         tags.replayGain = replayGain()
         tags.mixRampStart = first("MIXRAMP_START")
         tags.mixRampEnd = first("MIXRAMP_END")
+        tags.hasCueSheet = values["CUESHEET"]?.isEmpty == false
         return tags
     }
 

@@ -30,6 +30,8 @@ public struct TrackTags: Sendable, Equatable {
     /// AlbumArtistSort, AlbumSort, TitleSort, OriginalDate, ComposerSort, Movement, MovementNumber,
     /// Ensemble, Location.
     public var more: [String: [String]] = [:]
+    /// The file carries a CUE sheet in its tags (a Vorbis CUESHEET comment): MPD lists it as a playlist too.
+    public var hasCueSheet = false
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil,
                 track: Int? = nil, year: Int? = nil, lyrics: String? = nil) {

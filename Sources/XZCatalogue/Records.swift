@@ -36,6 +36,10 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     /// Which of `title` and `singer` are names the scan made up for want of a tag: the prompt shows them,
     /// MPD's records leave them out.
     public var untagged: UntaggedFields = []
+    /// A CUE sheet's track: the part of its image it is; nil for a whole file.
+    public var cuePart: CuePart?
+    /// The file carries a CUE sheet in its tags: MPD lists it as a playlist too.
+    public var hasCueSheet = false
 
     /// Playable without the network.
     public var isLocal: Bool { !localPath.isEmpty }
@@ -127,6 +131,9 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         sampleFormat = sampleFormatText.isEmpty ? (sampleRate == nil ? nil : "16") : sampleFormatText
         moreTags = MoreTagsColumn.decode(row[25])
         untagged = UntaggedFields(rawValue: row[26])
+        let cueFile: String = row[27]
+        if !cueFile.isEmpty, let start: Int = row[28] { cuePart = CuePart(file: cueFile, startFrame: start, endFrame: row[29]) }
+        hasCueSheet = (row[30] as Int) != 0
     }
 
     /// A column holding several values, separated by U+001F.
@@ -141,7 +148,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,
         song.lyrics_path, song.size, song.sha256, song.added_at, song.artists, song.album_artist, song.genre,
         song.disc, song.date, song.sample_rate, song.channels, song.file_mtime,
-        song.sample_format, song.more_tags, song.untagged
+        song.sample_format, song.more_tags, song.untagged, song.cue_file, song.cue_start, song.cue_end, song.has_cue_sheet
         """
     static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
 }

@@ -347,6 +347,20 @@ CREATE TABLE folder_playlist (
 ) WITHOUT ROWID;
 CREATE TRIGGER folder_playlist_inserted AFTER INSERT ON folder_playlist BEGIN UPDATE catalogue_version SET value = value + 1; END;
 CREATE TRIGGER folder_playlist_deleted AFTER DELETE ON folder_playlist BEGIN UPDATE catalogue_version SET value = value + 1; END;
+-- migration: v19-cue-tracks
+-- A CUE sheet's track is a song of its own (`album.cue/track0001`, its local_path), a part of its image:
+-- cue_file is the image's path ('' for a whole file), cue_start and cue_end its bounds in CD frames (75 a
+-- second; cue_end NULL: to the image's end), which the player turns into samples exactly.
+ALTER TABLE song ADD COLUMN cue_file TEXT NOT NULL DEFAULT '';
+ALTER TABLE song ADD COLUMN cue_start INTEGER;
+ALTER TABLE song ADD COLUMN cue_end INTEGER;
+-- Which files are images, for a folder's add that queues their tracks rather than the image.
+CREATE INDEX song_by_cue_file ON song(cue_file) WHERE cue_file <> '';
+-- has_cue_sheet: the file carries a CUE sheet in its tags (a CUESHEET comment), which MPD lists as a
+-- playlist beside the song.
+ALTER TABLE song ADD COLUMN has_cue_sheet INTEGER NOT NULL DEFAULT 0;
+-- Files scanned before sheets in tags were noticed: read them again on the next rescan.
+UPDATE song SET file_mtime = NULL WHERE song_key LIKE 'file:%';
 
 """#
 }

@@ -72,6 +72,10 @@ struct SongField: Sendable {
         SongField("sample_format") { song, _ in .text(song.input.sampleFormat ?? "") },
         SongField("more_tags") { song, _ in .text(song.input.moreTagsColumn) },
         SongField("untagged") { song, _ in .integer(Int64(song.input.untagged.rawValue)) },
+        SongField("cue_file") { song, _ in .text(song.input.cuePart?.file ?? "") },
+        SongField("cue_start") { song, _ in integer(song.input.cuePart?.startFrame) },
+        SongField("cue_end") { song, _ in integer(song.input.cuePart?.endFrame) },
+        SongField("has_cue_sheet") { song, _ in .integer(song.input.hasCueSheet ? 1 : 0) },
     ]
 
     static let compared = all.filter { $0.update == .compared }

@@ -33,11 +33,29 @@ public struct SongInput: Sendable, Equatable {
     public var moreTags: [SongTag: [String]] = [:]
     /// Which of `title` and `singer` the importer made up (a file's name, "Unknown") for want of a tag.
     public var untagged: UntaggedFields = []
+    /// A CUE sheet's track: the part of an image it is; nil for a whole file.
+    public var cuePart: CuePart?
+    /// The file carries a CUE sheet in its tags: MPD lists it as a playlist too.
+    public var hasCueSheet = false
 
     public init(key: String, title: String, singer: String) {
         self.key = key
         self.title = title
         self.singer = singer
+    }
+}
+
+/// Where a CUE sheet's track is in its image: the image's path and the bounds in CD frames (75 a second).
+public struct CuePart: Sendable, Equatable {
+    public var file: String
+    public var startFrame: Int
+    /// nil: the image's end.
+    public var endFrame: Int?
+
+    public init(file: String, startFrame: Int, endFrame: Int?) {
+        self.file = file
+        self.startFrame = startFrame
+        self.endFrame = endFrame
     }
 }
 

@@ -26,8 +26,19 @@ extension LibraryDatabase {
         var seen = Set<String>()
         let musicRoot = musicRoot.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path } ?? root
         // An ignored folder holds no music: what it held vanishes.
-        let (files, playlists) = IgnoreList.inherited(by: root, root: musicRoot).map { Self.audioFiles(under: root, ignoring: $0) } ?? ([], [])
+        let (found, playlists) = IgnoreList.inherited(by: root, root: musicRoot).map { Self.audioFiles(under: root, ignoring: $0) } ?? ([], [])
         if try replaceFolderPlaylists(under: String(prefix.dropFirst(5)), with: playlists) { summary.playlistsChanged = true }
+        // CUE sheets' tracks are songs; an image they stand for is not (as MPD lists them).
+        let sheets = found.filter { CueSheet.isSheetName($0.path) }
+        var files = found.filter { !CueSheet.isSheetName($0.path) }
+        let cue = CueTracks(sheets: sheets, audio: files, known: known, rereading: rereadingUnchanged)
+        if !cue.images.isEmpty { files.removeAll { cue.images.contains($0.path) } }
+        seen.formUnion(cue.unchanged)
+        seen.formUnion(cue.inputs.map(\.key))
+        inputs += cue.inputs
+        summary.skipped += cue.unchanged.count
+        summary.failed += cue.failed
+        summary.problems += cue.problems
         for (index, file) in files.enumerated() {
             let key = "file:" + file.path
             seen.insert(key)
@@ -64,7 +75,7 @@ extension LibraryDatabase {
         var lyricsPath: String?
     }
 
-    /// Every regular audio file (by suffix) under `root`, sorted by path, with size and mtime from one lstat each
+    /// Every regular audio file (by suffix) and CUE sheet under `root`, sorted by path, with size and mtime from one lstat each
     /// and sibling lyrics from the names the walk saw: no per-file lookups beyond that; and the playlist
     /// files beside them. Symbolic links are neither followed into folders nor taken as songs. Names an
     /// `.mpdignore` in force matches are passed over, as MPD passes them.
@@ -85,7 +96,7 @@ extension LibraryDatabase {
                 if name == "." || name == ".." || ignoring.ignores(name) { continue }
                 let path = folder + "/" + name
                 var type = entry.pointee.d_type
-                let isAudio = LibraryFolder.isSongFileName(name)
+                let isAudio = LibraryFolder.isSongFileName(name) || CueSheet.isSheetName(name)
                 let isPlaylist = !isAudio && FolderPlaylists.isPlaylistFileName(name)
                 var info = stat()
                 if type == UInt8(DT_UNKNOWN) || ((isAudio || isPlaylist) && type == UInt8(DT_REG)) {
@@ -128,7 +139,10 @@ extension LibraryDatabase {
     }
 
     static func songInput(for file: ScannedFile, key: String) throws -> SongInput {
-        let info = try AudioDecoders.probe(path: file.path)
+        try songInput(for: file, key: key, info: try AudioDecoders.probe(path: file.path))
+    }
+
+    static func songInput(for file: ScannedFile, key: String, info: TrackInfo) -> SongInput {
         let url = URL(fileURLWithPath: file.path)
         let baseName = url.deletingPathExtension().lastPathComponent
         // The prompt names an untagged song by its file and "Unknown"; `untagged` keeps these out of MPD's records.
@@ -146,6 +160,7 @@ extension LibraryDatabase {
         input.disc = info.tags.disc
         input.date = info.tags.date
         input.moreTags = moreTags(of: info.tags)
+        input.hasCueSheet = info.tags.hasCueSheet
         input.sampleRate = info.format.sampleRate
         input.channels = info.format.channels
         input.sampleFormat = info.format.sample == .float32 ? "f" : "\(info.format.bits)"

@@ -55,7 +55,7 @@ final class LibraryWatch: Sendable {
             root: root, depth: settings.depth, timing: settings.timing, limit: settings.watchLimit,
             relevant: { name in
                 AudioDecoders.hasAudioSuffix(name) || name.hasSuffix(".lrc") || name.hasSuffix(".LRC")
-                    || FolderPlaylists.isPlaylistFileName(name) || name == ".mpdignore"
+                    || FolderPlaylists.isPlaylistFileName(name) || name == ".mpdignore" || CueSheet.isSheetName(name)
             },
             changed: { folders in update(folders, false) },
             failed: { [weak self] error in

@@ -72,6 +72,14 @@ extension QueueItem {
                   title: song.title, singer: song.singer, album: song.album, track: song.track, year: song.year,
                   durationMs: song.durationMs, lyricsPath: SongLyrics.lrcFile(for: song),
                   lyricsAdjustmentMs: lyricsShiftMs, replayGain: song.isLocal ? loudness?.replayGain : nil)
+        // A CUE sheet's track plays its part of the image, to the sample.
+        if let part = song.cuePart {
+            audioFile = part.file
+            let part = PlayRange(cdFrames: PlayRange.CDFrames(start: part.startFrame, end: part.endFrame))
+            range = part
+            // The queue's length is the whole file's, of which the range is a part.
+            durationMs = song.durationMs.map { part.startMs + $0 }
+        }
     }
 
     /// The catalogue song with that audio URL, else a stream of its own.

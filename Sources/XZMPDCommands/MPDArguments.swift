@@ -145,9 +145,15 @@ extension MPDCommands {
         // reads it: regular files only, as MPD.
         do {
             try RegularFile.check(path)
+            // A CUE sheet with tracks in the catalogue is their folder, as MPD lists it.
+            if CueSheet.isSheetName(path), let tracks = try? call.host.database.cueTrackPaths(ofSheets: [path]), !tracks.isEmpty {
+                return tracks.map(Playable.file)
+            }
             return [.file(path)]
         } catch .folder {
         } catch .cannotOpen {
+            // A CUE sheet's track (`album.cue/track0001`) is a song of the catalogue and no file.
+            if location.kind == .musicFolder, (try? call.host.database.song(localPath: path))??.cuePart != nil { return [.file(path)] }
             throw MPDError.noExist("No such directory")
         } catch {
             throw MPDError.noExist("No such song")
@@ -161,9 +167,11 @@ extension MPDCommands {
         while let url = enumerator?.nextObject() as? URL {
             try call.checkDeadline(visited)
             visited += 1
-            guard AudioDecoders.hasAudioSuffix(url.path), (try? RegularFile.check(url.path)) != nil else { continue }
+            guard AudioDecoders.hasAudioSuffix(url.path) || CueSheet.isSheetName(url.path),
+                  (try? RegularFile.check(url.path)) != nil else { continue }
             files.append(url.standardizedFileURL.path)
         }
+        files = cueTracksInPlace(files, database: call.host.database)
         // The library's files are its own only where their real paths stay in it: each is resolved again.
         if location.kind == .library {
             files = files.filter { (try? call.location(call.host.naming.uri(ofPath: $0)))?.kind == .library }
@@ -175,6 +183,18 @@ extension MPDCommands {
             return DatabaseOrder.key(uri: file, album: song?.album, disc: song?.disc, track: song?.track)
         }
         return files.map(Playable.file)
+    }
+
+    /// A folder's files with its CUE sheets' tracks in place of the sheets and their images, as MPD's
+    /// database holds them; unreadable, the files as they are (less the sheets).
+    static func cueTracksInPlace(_ files: [String], database: LibraryDatabase) -> [String] {
+        let sheets = files.filter(CueSheet.isSheetName)
+        guard !sheets.isEmpty else { return files }
+        let audio = files.filter { !CueSheet.isSheetName($0) }
+        guard let tracks = try? database.cueTrackPaths(ofSheets: sheets), let images = try? database.cueImages(among: audio) else {
+            return audio
+        }
+        return audio.filter { !images.contains($0) } + tracks
     }
 
     /// Queues `items` at `position` (the end when nil); past the queue's cap what fits is added and the

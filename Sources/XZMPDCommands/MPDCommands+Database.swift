@@ -286,6 +286,7 @@ extension MPDCommands {
             return
         }
         var listedFolders = Set<String>()
+        var sheetFolders = sheetFoldersByParent(named.map(\.0))
         if !folder.isEmpty {
             // A recursive listing names its own folder first, as MPD's walk visits it.
             addDirectory(folder, full: full, &call)
@@ -301,12 +302,16 @@ extension MPDCommands {
                 let path = prefix + folders[...depth].joined(separator: "/")
                 guard listedFolders.insert(path).inserted else { continue }
                 playlists.enter(path, &call)
+                // A folder's sheets come before its first subfolder.
+                let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+                if let sheets = sheetFolders.removeValue(forKey: parent) { addSheetPlaylists(&call, folders: sheets, full: full) }
                 addDirectory(path, full: full, &call)
             }
             if full {
                 call.response.addCatalogueSong(song, uri: songURI, tags: call.session.tagTypes)
             } else {
                 call.response.add("file", songURI)
+                if song.hasCueSheet { call.response.add("playlist", songURI) }
             }
         }
         playlists.end(&call)
@@ -369,7 +374,9 @@ extension MPDCommands {
             call.response.add("playlist", playlist)
             call.response.add("Last-Modified", timestamp: modified)
         }
-        for path in SongSelection.folderNamesInOrder(Array(subfolders)) {
+        let ordered = SongSelection.folderNamesInOrder(Array(subfolders))
+        addSheetPlaylists(&call, folders: ordered, full: true)
+        for path in ordered {
             call.response.add("directory", path)
             if let date = modificationDate(call, uri: path) {
                 call.response.add("Last-Modified", timestamp: date)
@@ -458,9 +465,14 @@ extension MPDCommands {
     static func picture(_ call: inout Invocation, embeddedFirst: Bool) throws(MPDError) {
         let offset = try MPDArgument.unsigned(call.arguments[1])
         let text = call.arguments[0]
-        let path = try call.location(text).path
-        // Only a regular file is a song: a FIFO named like one would block the reader.
-        guard (try? RegularFile.check(path)) != nil else { throw MPDError.noExist("No file exists") }
+        var path = try call.location(text).path
+        // Only a regular file is a song: a FIFO named like one would block the reader. A CUE sheet's track
+        // is no file: its image's pictures are its own, as MPD finds them.
+        if (try? RegularFile.check(path)) == nil {
+            guard let image = (try? call.host.database.song(localPath: path))??.cuePart?.file,
+                  (try? RegularFile.check(image)) != nil else { throw MPDError.noExist("No file exists") }
+            path = image
+        }
         func coverFile() -> (String?, [UInt8])? {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
             for name in coverNames {

@@ -15,11 +15,21 @@ extension MPDCommands {
             }
         },
         MPDCommand("listplaylist", 1...1, .readOnly, .blocking) { call throws(MPDError) in
+            if let sheet = sheetPlaylist(call.arguments[0], call) {
+                for (item, _) in sheet { call.response.add("file", call.host.uri(of: item)) }
+                return
+            }
             for entry in try readPlaylist(call.arguments[0], call).entries {
                 call.response.add("file", call.host.playlistURI(entry))
             }
         },
         MPDCommand("listplaylistinfo", 1...1, .readOnly, .blocking) { call throws(MPDError) in
+            if let sheet = sheetPlaylist(call.arguments[0], call) {
+                for (item, song) in sheet {
+                    call.response.addSong(item, uri: call.host.uri(of: item), tags: call.session.tagTypes, durationMs: nil, catalogue: song)
+                }
+                return
+            }
             let (entries, checked) = try readPlaylist(call.arguments[0], call)
             let paths = entries.map(call.host.playlistPath)
             // The catalogue's songs in one read; unreadable, the entries are listed from their files.
@@ -42,14 +52,16 @@ extension MPDCommands {
             }
         },
         MPDCommand("load", 1...3, .changesState, .blocking) { call throws(MPDError) in
-            let (entries, checked) = try readPlaylist(call.arguments[0], call)
-            var range = 0..<entries.count
+            let sheet = sheetPlaylist(call.arguments[0], call)
+            let (entries, checked) = sheet == nil ? try readPlaylist(call.arguments[0], call) : ([], false)
+            let count = sheet?.count ?? entries.count
+            var range = 0..<count
             // As MPD: a range past the playlist's end loads what there is of it.
-            if call.arguments.count > 1 { range = try MPDArgument.range(call.arguments[1]).clipped(to: entries.count) ?? 0..<0 }
+            if call.arguments.count > 1 { range = try MPDArgument.range(call.arguments[1]).clipped(to: count) ?? 0..<0 }
             let snapshot = call.player.snapshot()
             var position: Int?
             if call.arguments.count > 2 { position = try insertPosition(call.arguments[2], snapshot) }
-            let items = entries[range].compactMap { call.host.playableItem($0, catalogueOnly: checked) }
+            let items = sheet.map { $0[range].map(\.item) } ?? entries[range].compactMap { call.host.playableItem($0, catalogueOnly: checked) }
             guard !items.isEmpty else { return }
             try enqueue(items, at: position, call)
         },

@@ -55,6 +55,10 @@ extension MPDResponse {
     /// A catalogue song as find, search and lsinfo list it: every value of a tag on a line of its own.
     mutating func addCatalogueSong(_ song: Song, uri: String, tags: SongTags) {
         add("file", uri)
+        // A CUE sheet's track is a part of its image, as MPD lists it.
+        if let part = song.cuePart {
+            add("Range", PlayRange(cdFrames: PlayRange.CDFrames(start: part.startFrame, end: part.endFrame)).mpdText)
+        }
         // A file that cannot be asked has no time to give: the line is left out.
         if let mtime = song.fileMtime {
             add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
@@ -69,6 +73,8 @@ extension MPDResponse {
             add("Time", (ms + 500) / 1000)
             add("duration", milliseconds: ms)
         }
+        // A file with a CUE sheet in its tags is a playlist too, as MPD lists it after the song.
+        if song.hasCueSheet { add("playlist", uri) }
     }
 
     /// `Format: RATE:BITS:CHANNELS` where the file's format is known, as MPD lists it: what the decoder

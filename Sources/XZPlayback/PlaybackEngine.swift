@@ -240,7 +240,7 @@ final class PlaybackEngine {
         }
         let decoder: AudioDecoder
         do {
-            decoder = try handoff?.decoder ?? AudioDecoders.open(path: start.item.path)
+            decoder = try handoff?.decoder ?? AudioDecoders.open(path: start.item.decodedPath)
         } catch {
             fail(start, positionMs: 0, error)
             return
@@ -273,15 +273,15 @@ final class PlaybackEngine {
             size = source.size.map { Int($0) }
         } else {
             // A file whose size cannot be read shows the decoder's own figure instead.
-            size = (try? FileManager.default.attributesOfItem(atPath: start.item.path))?[.size] as? Int
+            size = (try? FileManager.default.attributesOfItem(atPath: start.item.decodedPath))?[.size] as? Int
         }
         if let size, let length = track.durationMs, length > 0 {
             kbps = Int(clamping: Double(size) * 8 / Double(length), to: 0...Int.max)
         }
         track.formatSummary = AudioFormatSummary(format: decoder.format, bitrateKbps: kbps ?? decoder.bitrateKbps)
         // A file's part (MPD's rangeid) starts at its offset; a file that cannot seek plays from its start.
-        if source == nil, let startMs = start.item.range?.startMs, startMs > 0 {
-            let sample = LyricTimeline.firstSample(atMs: startMs, sampleRate: decoder.format.sampleRate)
+        if source == nil, let range = start.item.range, range.startMs > 0 || (range.cdFrames?.start ?? 0) > 0 {
+            let sample = Self.startSample(of: range, sampleRate: decoder.format.sampleRate)
             if (try? decoder.seek(toSample: sample)) != nil { track.positionSample = decoder.positionInSamples }
         }
         track.nextPositionSample = nextPositionBoundary(after: track.positionSample, track)
@@ -574,8 +574,7 @@ final class PlaybackEngine {
             if let stop, stop > read { frames = min(frames, stop - read) }
         }
         // A part (MPD's rangeid) ends at its end offset.
-        if let endMs = track.start.item.range?.endMs {
-            let end = LyricTimeline.firstSample(atMs: endMs, sampleRate: track.format.sampleRate)
+        if let range = track.start.item.range, let end = Self.endSample(of: range, sampleRate: track.format.sampleRate) {
             guard end > read else {
                 reachedEnd(track)
                 return
@@ -691,7 +690,7 @@ final class PlaybackEngine {
         guard settings.mode != .off else { return 1 }
         var tags = item.replayGain
         if tags == nil || tags?.isEmpty == true, source == nil || source?.isComplete == true {
-            tags = AudioTags.replayGain(path: source?.path ?? item.path) ?? tags
+            tags = AudioTags.replayGain(path: source?.path ?? item.decodedPath) ?? tags
         }
         return settings.scale(for: tags, shuffle: shuffle)
     }
@@ -731,13 +730,13 @@ final class PlaybackEngine {
               !next.item.isStream else { return .none }
         if settings.skipsAlbums, CrossfadeSettings.continuesAlbum(from: track.start.item, to: next.item) { return .none }
         // A song that cannot be opened fails when its turn comes, as without a fade.
-        guard let decoder = try? AudioDecoders.open(path: next.item.path),
+        guard let decoder = try? AudioDecoders.open(path: next.item.decodedPath),
               settings.canCrossFade(currentFrames: track.decoder.lengthInSamples, nextFrames: decoder.lengthInSamples,
                                     format: track.format, nextFormat: decoder.format) else { return .none }
         var start: String?, end: String?
         if settings.isMixRampEnabled {
-            start = AudioTags.mixRamp(path: next.item.path)?.start
-            end = AudioTags.mixRamp(path: track.start.item.path)?.end
+            start = AudioTags.mixRamp(path: next.item.decodedPath)?.start
+            end = AudioTags.mixRamp(path: track.start.item.decodedPath)?.end
         }
         func decibels(_ scale: Double) -> Double { scale > 0 ? 20 * log10(scale) : 0 }
         let overlap = settings.overlap(rate: track.format.sampleRate, mixRampStart: start, mixRampPreviousEnd: end,
@@ -854,6 +853,18 @@ final class PlaybackEngine {
         track.nextLyricSample = tracker.timeline.nextChange(afterSample: track.positionSample, sampleRate: rate)
         let positionMs = ms(track.positionSample, track)
         return events.map { .lyric(lineIndex: $0.lineIndex, timeMs: $0.timeMs, positionMs: positionMs, text: $0.text) }
+    }
+
+    /// A part's first sample: a CUE track's exactly from its CD frames, a `rangeid` part's from its milliseconds.
+    static func startSample(of range: PlayRange, sampleRate: Int) -> Int {
+        range.cdFrames.map { CueSheet.samples(frames: $0.start, sampleRate: sampleRate) }
+            ?? LyricTimeline.firstSample(atMs: range.startMs, sampleRate: sampleRate)
+    }
+
+    /// The sample after a part's last, by the same rule as `startSample`; nil: the song's end.
+    static func endSample(of range: PlayRange, sampleRate: Int) -> Int? {
+        if let frames = range.cdFrames { return frames.end.map { CueSheet.samples(frames: $0, sampleRate: sampleRate) } }
+        return range.endMs.map { LyricTimeline.firstSample(atMs: $0, sampleRate: sampleRate) }
     }
 
     /// Exact: floor(sample * 1000 / rate).

@@ -1,11 +1,31 @@
+import XZAudio
+
 /// The part of a queued song that plays (MPD's `rangeid`): from `startMs`, to `endMs` or the song's end.
 public struct PlayRange: Sendable, Equatable {
     public var startMs: Int
     public var endMs: Int?
+    /// A CUE sheet track's bounds in CD frames (75 a second), which the player turns into samples exactly,
+    /// so one track ends on the sample the next one starts at; nil: the part is in milliseconds.
+    public var cdFrames: CDFrames?
+
+    public struct CDFrames: Sendable, Equatable {
+        public var start: Int
+        public var end: Int?
+        public init(start: Int, end: Int?) {
+            self.start = start
+            self.end = end
+        }
+    }
 
     public init(startMs: Int, endMs: Int?) {
         self.startMs = startMs
         self.endMs = endMs
+    }
+
+    /// A CUE sheet track's part: its milliseconds rounded down, as MPD's song times are.
+    public init(cdFrames: CDFrames) {
+        self.init(startMs: CueSheet.milliseconds(frames: cdFrames.start), endMs: cdFrames.end.map(CueSheet.milliseconds))
+        self.cdFrames = cdFrames
     }
 
     /// How setting an entry's range went.

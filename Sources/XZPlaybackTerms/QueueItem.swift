@@ -5,6 +5,9 @@ public struct QueueItem: Sendable, Equatable {
     public var songId: Int64?
     public var songKey: String?
     public var path: String
+    /// The file holding the audio when it is not `path`: a CUE sheet's track (`album.cue/track0001`) is a
+    /// part (`range`) of its image.
+    public var audioFile: String?
     public var title: String
     public var singer: String
     public var album: String?
@@ -50,6 +53,8 @@ public struct QueueItem: Sendable, Equatable {
         title = tags.title ?? ""
         singer = tags.artist ?? ""
     }
+    /// The file the decoder opens.
+    public var decodedPath: String { audioFile ?? path }
 
     /// An http(s) URL, played through the player's stream opener rather than from a file.
     @inlinable public var isStream: Bool { QueueItem.isStreamURL(path) }

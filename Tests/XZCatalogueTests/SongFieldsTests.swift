@@ -56,6 +56,8 @@ final class SongFieldsTests: XCTestCase {
         song.sampleFormat = n == 1 ? "24" : "f"
         song.moreTags = [.composer: ["Composer \(n)"], .label: ["Label \(n)"]]
         song.untagged = n == 1 ? [.title] : [.title, .artist]
+        song.cuePart = CuePart(file: "/music/image\(n).flac", startFrame: 75 * n, endFrame: 150 * n)
+        song.hasCueSheet = n == 1
         return song
     }
 
@@ -83,6 +85,8 @@ final class SongFieldsTests: XCTestCase {
             "genre": "Genre \(n)\u{1F}Other \(n)", "disc": n, "date": "20\(10 + n)-05-0\(n)",
             "sample_rate": 44100 * n, "channels": n, "sample_format": n == 1 ? "24" : "f",
             "more_tags": "Composer=Composer \(n)\u{1E}Label=Label \(n)", "untagged": n == 1 ? 1 : 3,
+            "cue_file": "/music/image\(n).flac", "cue_start": 75 * n, "cue_end": 150 * n,
+            "has_cue_sheet": n == 1 ? 1 : 0,
         ]
         return values.mapValues { $0?.databaseValue ?? .null }
     }
@@ -128,6 +132,7 @@ final class SongFieldsTests: XCTestCase {
         XCTAssertEqual(song.genres, ["Genre 2", "Other 2"])
         XCTAssertEqual(song.sampleFormat, "f")
         XCTAssertEqual(song.moreTags[.composer], ["Composer 2"])
+        XCTAssertEqual(song.cuePart, CuePart(file: "/music/image2.flac", startFrame: 150, endFrame: 300))
 
         // The same song again changes nothing; one without local paths keeps the stored ones.
         summary = try library.database.applyFolderScan([second], removing: [], into: ImportSummary())

@@ -173,7 +173,8 @@ final class SongFilterQueryTests: XCTestCase {
                        "track": track, "year": nil, "duration_ms": nil, "audio_url": "", "lyrics_url": "",
                        "local_path": "", "lyrics_path": "", "size": nil, "sha256": "", "added_at": "", "artists": "",
                        "album_artist": "", "genre": "", "disc": disc, "date": "", "sample_rate": nil,
-                       "channels": nil, "file_mtime": nil, "sample_format": "", "more_tags": "", "untagged": 0])
+                       "channels": nil, "file_mtime": nil, "sample_format": "", "more_tags": "", "untagged": 0,
+                       "cue_file": "", "cue_start": nil, "cue_end": nil, "has_cue_sheet": 0])
         }
         let songs: [(String, Song)] = [
             ("b/z.mp3", song("A", nil, 1)), ("a.mp3", song(nil, nil, nil)), ("b/c/a.mp3", song(nil, nil, nil)),

@@ -1,0 +1,127 @@
+import Foundation
+import XCTest
+import XZProtocol
+@testable import XZServer
+import XZTestSupport
+
+/// A CD rip (a FLAC image and its CUE sheet) served by real MPD and by this host from the same folder:
+/// listings, searches, the queue and the player's times of its tracks must be the same.
+final class CueSheetComparisonTests: MusicFolderHostTestCase {
+    private func startBoth() throws -> (ours: MPDClient, theirs: MPDClient) {
+        try CueFixtures.makeRip(in: music.appendingPathComponent("Rip"))
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10] + Array("JFIF".utf8) + [0]).write(to: music.appendingPathComponent("Rip/cover.jpg"))
+        try FileManager.default.createDirectory(at: music.appendingPathComponent("Emb"), withIntermediateDirectories: true)
+        try CueFixtures.makeEmbedded(at: music.appendingPathComponent("Emb/emb.flac").path)
+        let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
+        mpd = real
+        let ours = try client()
+        _ = try ours.run("update")
+        host.updates.wait()
+        return (ours, try real.connect())
+    }
+
+    /// The answer's lines less what only one server can know (times of day, ids, the bitrate).
+    private func answer(_ client: MPDClient, _ line: String) -> [String] {
+        do {
+            try client.sendLine(line)
+            let hidden: Set<String> = ["Last-Modified", "Id", "songid", "nextsongid", "uptime", "playtime", "db_update",
+                                       "bitrate", "audio", "elapsed", "time", "playlist", "playlistlength", "db_playtime"]
+            return try client.readResponse().filter { !hidden.contains($0.key) || $0.key == "playlist" && !line.hasPrefix("status") }
+                .map { "\($0.key): \($0.value)" }
+        } catch let error as MPDError {
+            return ["ACK \(error.code.rawValue) {\(error.command ?? "")} \(error.message)"]
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
+    private func compare(_ script: [String], _ ours: MPDClient, _ theirs: MPDClient, line: UInt = #line) {
+        for request in script {
+            XCTAssertEqual(Self.records(answer(ours, request)), Self.records(answer(theirs, request)), request, line: line)
+        }
+    }
+
+    /// The lines of each record (from its `file:`, `directory:` or `playlist:` line) in one order, and track
+    /// numbers as numbers: MPD sends a song's tags in its file's order and its Track as written ("01"), which
+    /// is the song records' concern, not the sheets'.
+    private static func records(_ lines: [String]) -> [String] {
+        var result: [String] = [], record: [String] = []
+        for line in lines {
+            let line = line.hasPrefix("Track: 0") ? "Track: " + line.dropFirst(7).drop { $0 == "0" } : line
+            if ["file:", "directory:", "playlist:"].contains(where: line.hasPrefix), !record.isEmpty {
+                result += [record[0]] + record.dropFirst().sorted()
+                record = []
+            }
+            record.append(line)
+        }
+        if !record.isEmpty { result += [record[0]] + record.dropFirst().sorted() }
+        return result
+    }
+
+    func testTracksAreListedFoundAndQueuedAsMPDDoes() throws {
+        let (ours, theirs) = try startBoth()
+        compare([
+            "lsinfo", "lsinfo Rip", "lsinfo \"Rip/image.cue\"", "lsinfo \"Rip/image.cue/track0002\"",
+            "listall Rip", "listallinfo Rip", "listall \"Rip/image.cue\"",
+            "find \"(base \\\"Rip\\\")\"", "find file \"Rip/image.cue/track0001\"", "search title Second",
+            "find album \"The Album\"", "search file image", "list album", "list artist", "list genre",
+            "count album \"The Album\"", "find file \"Rip/image.flac\"",
+            "add \"Rip/image.cue\"", "add \"Rip/image.cue/track0002\"", "addid \"Rip/image.cue/track0001\" 0",
+            "playlistinfo", "playlistfind title Third", "playlistsearch album \"the album\"",
+            "sticker set song \"Rip/image.cue/track0002\" rating 5", "sticker get song \"Rip/image.cue/track0002\" rating",
+            "sticker find song Rip rating", "albumart \"Rip/image.cue/track0001\" 0",
+            "albumart \"Rip/image.flac\" 0",
+            // A folder holding a sheet queues the sheet's tracks, not its image.
+            "clear", "add Rip", "playlist", "listall",
+            // The sheet as a playlist: its tracks named by the image, each a part of it.
+            "listplaylist \"Rip/image.cue\"", "listplaylistinfo \"Rip/image.cue\"", "clear",
+            "load \"Rip/image.cue\" 1:3", "playlistinfo", "load \"Rip/image.cue\"", "playlist", "playlistfind title First",
+        ], ours, theirs)
+    }
+
+    /// A file with a sheet in its tags is one song, and a playlist listed after it.
+    func testAFileWithAnEmbeddedSheetIsASongAndAPlaylist() throws {
+        let (ours, theirs) = try startBoth()
+        compare(["lsinfo Emb", "lsinfo \"Emb/emb.flac\"", "listall Emb", "listallinfo Emb", "find \"(base \\\"Emb\\\")\"",
+                 "search title embedded"], ours, theirs)
+    }
+
+    /// In a folder, its songs come first, then its sheets as playlists, then its folders (the sheets' among them).
+    func testAFolderListsSongsThenSheetsThenFolders() throws {
+        let (ours, theirs) = try startBoth()
+        let rip = music.appendingPathComponent("Rip")
+        try FileManager.default.createDirectory(at: rip.appendingPathComponent("Sub"), withIntermediateDirectories: true)
+        for copy in ["loose.flac", "Sub/a.flac"] {
+            try FileManager.default.copyItem(at: rip.appendingPathComponent("image.flac"), to: rip.appendingPathComponent(copy))
+        }
+        for client in [ours, theirs] { _ = try client.run("update") }
+        host.updates.wait()
+        XCTAssertTrue(eventually { (try? theirs.run("status"))?.contains { $0.key == "updating_db" } == false })
+        compare(["lsinfo Rip", "listall Rip", "listallinfo Rip", "listall", "add Rip", "playlist"], ours, theirs)
+    }
+
+    func testPlayingATrackCountsFromItsStart() throws {
+        let (ours, theirs) = try startBoth()
+        compare(["add \"Rip/image.cue\"", "play 1", "pause 1", "currentsong", "status"], ours, theirs)
+        // Ours opens the song after `play` answers (its format then shows); a seek waits until it has.
+        func loaded(_ song: String) -> Bool {
+            eventually {
+                let status = (try? ours.run("status")) ?? []
+                return status.contains { $0.key == "song" && $0.value == song } && status.contains { $0.key == "audio" }
+            }
+        }
+        XCTAssertTrue(loaded("1"))
+        compare(["seekcur 1.5", "status", "play 2"], ours, theirs)
+        // Track 3 plays once its elapsed time moves (before it opened, the time before its start shows 0).
+        XCTAssertTrue(loaded("2") && eventually {
+            ((try? ours.run("status"))?.first { $0.key == "elapsed" }.flatMap { Double($0.value) } ?? 0) > 0
+        })
+        compare(["pause 1", "seekcur 0.5", "currentsong", "status"], ours, theirs)
+        // The elapsed time of a paused track counts from the track's start, its duration is the track's.
+        for client in [ours, theirs] {
+            let status = Dictionary(try client.run("status").map { ($0.key, $0.value) }) { first, _ in first }
+            XCTAssertEqual([status["state"], status["song"], status["elapsed"], status["duration"], status["time"]],
+                           ["pause", "2", "0.500", "2.560", "1:3"])
+        }
+    }
+}
