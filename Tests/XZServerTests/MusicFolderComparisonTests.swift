@@ -73,6 +73,9 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
         var area: Area
         var kind: Kind
         var times = Times.hidden
+        /// Asked again on a new connection while the answer does not come: Debian's MPD 0.23.12 leaves
+        /// about one `getfingerprint` in five unanswered for ever (later 0.23 releases answer each).
+        var askedAgainWhenSilent = false
     }
 
     static let pollSeconds = 4.0
@@ -85,10 +88,17 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
         func change(_ request: String, _ area: Area, id: String? = nil) -> Step {
             Step(request: request, area: area, kind: .change(id: id))
         }
+        func fingerprint(_ file: String) -> Step {
+            Step(request: "getfingerprint \(file)", area: .fingerprint, kind: .read, askedAgainWhenSilent: true)
+        }
         func poll(_ request: String, _ area: Area, until holds: @escaping @Sendable ([String]) -> Bool) -> Step {
             Step(request: request, area: area, kind: .poll(holds))
         }
-        let playing: @Sendable ([String]) -> Bool = { $0.contains("state: play") }
+        // Playing for half a second: a status right after `play` may lack the decoder's bitrate and format.
+        let playing: @Sendable ([String]) -> Bool = { lines in
+            lines.contains("state: play")
+                && lines.contains { $0.hasPrefix("elapsed: ") && (Double($0.dropFirst(9)) ?? 0) >= 0.5 }
+        }
         return [
             // The database.
             read("stats", .records), read("lsinfo", .folderlists), read("lsinfo tagged", .records),
@@ -107,7 +117,7 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
             read("listplaylistinfo lists/road.m3u", .folderlists), read("listplaylistinfo lists/road.pls", .folderlists),
             read("listplaylistinfo lists/private.m3u", .folderlists), read("listplaylistinfo cue/album.cue", .cue),
             read("listplaylistinfo cue/embedded.flac", .cue),
-            read("getfingerprint tagged/01-emilie.flac", .fingerprint), read("getfingerprint tagged/02-duet.flac", .fingerprint),
+            fingerprint("tagged/01-emilie.flac"), fingerprint("tagged/02-duet.flac"),
 
             // Adds of every kind, and the queue and a stored playlist they make.
             change("clear", .records), change("add tagged", .records), change("add \"untagged/no tags.mp3\"", .records),
@@ -173,6 +183,7 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
     /// of the table after `answerSeconds`, not a stuck test), and the Ids its `addid`s got.
     final class Server {
         static let answerSeconds = 10
+        static let silence = "<no answer"
         let port: Int
         private let connect: () throws -> Int32
         private var fd: Int32 = -1
@@ -192,8 +203,7 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
             if fd >= 0 { close(fd) }
             buffer = []
             fd = try connect()
-            var timeout = timeval(tv_sec: Self.answerSeconds, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            setPatience(Self.answerSeconds)
             guard let greeting = readLine(), greeting.hasPrefix("OK MPD ") else { throw TestFailure("no greeting on port \(port)") }
         }
 
@@ -231,7 +241,7 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
                 lines.append(line)
                 if line.hasPrefix("ACK ") { return lines }
             }
-            lines.append("<no answer: the connection ended or was silent for \(Self.answerSeconds) s>")
+            lines.append("\(Self.silence): the connection ended or stayed silent>")
             try? reconnect()
             return lines
         }
@@ -239,6 +249,23 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
         func ask(_ request: String) -> [String] {
             send(request)
             return readAnswer()
+        }
+
+        /// `ask`, asked again (up to `tries` times, waiting `seconds` each) while no answer comes.
+        func askAgainWhenSilent(_ request: String, tries: Int = 5, seconds: Int = 2) -> [String] {
+            setPatience(seconds)
+            defer { setPatience(Self.answerSeconds) }
+            var answer = ask(request)
+            for _ in 1..<tries where answer.last?.hasPrefix(Self.silence) ?? false {
+                setPatience(seconds)
+                answer = ask(request)
+            }
+            return answer
+        }
+
+        private func setPatience(_ seconds: Int) {
+            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         }
     }
 
@@ -313,7 +340,7 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
         }
         switch step.kind {
         case .read:
-            return [row(label) { $0.ask(request) },
+            return [row(label) { step.askedAgainWhenSilent ? $0.askAgainWhenSilent(request) : $0.ask(request) },
                     row("half-closed: \(label)") { self.halfClosed($0, request) }]
         case .change(let id):
             return [row(label) { server in
