@@ -46,7 +46,8 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
 
     // MARK: The script
 
-    /// Who builds what a case checks, so that a difference names where to look.
+    /// The part of the MPD protocol a case is about (records, the rules of commands, CUE sheets, radio,
+    /// playlists and ignore files in the folder, fingerprints), so that a difference says where to look.
     enum Area: String, Sendable {
         case records, rules, cue, radio, folderlists, fingerprint
     }
@@ -133,7 +134,7 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
             // The radio playing: its title and name in the current song.
             change("clear", .radio), change("addid {radio}", .radio, id: "radio"), change("playid $radio", .radio),
             poll("currentsong", .radio) { $0.contains { $0.hasPrefix("Title: ") } }, read("status", .radio),
-            change("addtagid $radio genre Radio", .rules), read("playlistid $radio", .rules), change("stop", .radio),
+            read("playlistid $radio", .radio), change("stop", .radio),
 
             // Tags edited on a file's song are MPD's error.
             change("addid tagged/02-duet.flac", .rules, id: "duet"), change("addtagid $duet artist Someone", .rules),
