@@ -133,7 +133,7 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
 
             // The radio playing: its title and name in the current song.
             change("clear", .radio), change("addid {radio}", .radio, id: "radio"), change("playid $radio", .radio),
-            poll("currentsong", .radio) { $0.contains { $0.hasPrefix("Title: ") } }, read("status", .radio),
+            poll("currentsong", .radio) { $0.contains { $0.hasPrefix("Title: ") } }, poll("status", .radio, until: playing),
             read("playlistid $radio", .radio), change("stop", .radio),
 
             // Tags edited on a file's song are MPD's error.
@@ -205,7 +205,9 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
             buffer = []
             fd = try connect()
             setPatience(Self.answerSeconds)
-            guard let greeting = readLine(), greeting.hasPrefix("OK MPD ") else { throw TestFailure("no greeting on port \(port)") }
+            guard let greeting = readLine(), greeting.hasPrefix("OK MPD ") else {
+                throw TestFailure("no greeting on port \(port)")
+            }
         }
 
         /// The next line, or nil when the connection ended or stayed silent for `answerSeconds`.
@@ -225,7 +227,9 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
 
         /// The request with `$name` standing for the Id this server's `addid` kept under that name.
         func resolve(_ request: String) -> String {
-            ids.keys.sorted { $0.count > $1.count }.reduce(request) { $0.replacingOccurrences(of: "$\($1)", with: ids[$1] ?? "") }
+            // Longest names first, so `$ab` is not read as `$a` followed by `b`.
+            ids.keys.sorted { $0.count > $1.count }
+                .reduce(request) { $0.replacingOccurrences(of: "$\($1)", with: ids[$1] ?? "") }
         }
 
         func send(_ line: String) {
@@ -311,7 +315,10 @@ final class MusicFolderComparisonTests: MusicFolderHostTestCase {
         return lines.map { line in
             guard let colon = line.range(of: ": ") else { return line }
             let key = String(line[..<colon.lowerBound]), value = line[colon.upperBound...]
-            if key == "file" { lossy = lossyExtensions.contains(URL(fileURLWithPath: String(value)).pathExtension.lowercased()) || value.contains("://") }
+            if key == "file" {
+                lossy = value.contains("://")
+                    || lossyExtensions.contains(URL(fileURLWithPath: String(value)).pathExtension.lowercased())
+            }
             let masked = hidden.contains(key)
                 || (key == "playtime" && request.contains("stats"))
                 || (key == "playlist" && !value.isEmpty && value.allSatisfy(\.isNumber))
