@@ -77,12 +77,13 @@ class MusicFolderHostTestCase: XCTestCase {
         for _ in 0..<ProtocolServer.heavyThreads { gate.signal() }
     }
 
-    /// A raw TCP connection to the host, for bytes no `MPDClient` would send; closed by the caller.
-    func rawConnection() throws -> Int32 {
+    /// A raw TCP connection to the host (or to another server's `port`), for bytes no `MPDClient` would
+    /// send; closed by the caller.
+    func rawConnection(port target: Int? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_port = in_port_t(UInt16(target ?? port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
