@@ -108,10 +108,15 @@ struct CueTracks {
         input.hasCueSheet = false
         input.size = stamp.size
         input.fileMtime = stamp.mtime
-        if let title = track.title, !title.isEmpty { input.title = title }
+        // The sheet's names are tags: an image without its own title or artist no longer stands in for them.
+        if let title = track.title, !title.isEmpty {
+            input.title = title
+            input.untagged.remove(.title)
+        }
         if let performer = track.performer, !performer.isEmpty {
             input.singer = performer
             input.artists = []
+            input.untagged.remove(.artist)
         }
         if let album = sheet.album, !album.isEmpty { input.album = album }
         if let albumArtist = sheet.albumArtist, !albumArtist.isEmpty { input.albumArtist = albumArtist }
