@@ -247,6 +247,31 @@ public struct ClientSession: Sendable {
     private mutating func run<Requests: Collection<MPDRequest>>(_ requests: Requests, listOK: Bool, service: MPDService,
                                                                single: Bool = false,
                                                                into output: inout Output) {
+        // A command list that changes anything runs whole as one state change, as MPD runs it on its one
+        // thread; a single request takes `stateChanges` in `execute`, as its command needs.
+        guard !single, authenticated, Self.changesState(requests) else {
+            runRequests(requests, listOK: listOK, service: service, single: single, holdingStateChanges: false, into: &output)
+            return
+        }
+        service.stateChanges.withLock { _ in
+            runRequests(requests, listOK: listOK, service: service, single: single, holdingStateChanges: true, into: &output)
+        }
+    }
+
+    /// Whether a command of the list changes the host's state; each run of one name is looked up once.
+    private static func changesState<Requests: Collection<MPDRequest>>(_ requests: Requests) -> Bool {
+        var checked: String?
+        for request in requests where request.name != checked {
+            if MPDCommands.table[request.name]?.access == .changesState { return true }
+            checked = request.name
+        }
+        return false
+    }
+
+    private mutating func runRequests<Requests: Collection<MPDRequest>>(_ requests: Requests, listOK: Bool,
+                                                                       service: MPDService, single: Bool,
+                                                                       holdingStateChanges: Bool,
+                                                                       into output: inout Output) {
         var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes,
                                    limit: service.limits.maxOutputBytes)
         defer {
@@ -304,7 +329,8 @@ public struct ClientSession: Sendable {
                     clearing = true
                 } else {
                     queueAppending()
-                    try MPDCommands.execute(request, session: &self, service: service, deadline: deadline, into: &response)
+                    try MPDCommands.execute(request, session: &self, service: service, deadline: deadline,
+                                            holdingStateChanges: holdingStateChanges, into: &response)
                 }
             } catch {
                 var error = error

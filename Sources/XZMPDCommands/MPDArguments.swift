@@ -63,7 +63,7 @@ extension MPDCommands {
         call.response.add("random", status.shuffle ? 1 : 0)
         call.response.add("single", status.single.rawValue)
         call.response.add("consume", status.consume ? 1 : 0)
-        call.response.add("partition", "default")
+        call.response.add("partition", defaultPartition)
         call.response.add("playlist", status.queueVersion)
         call.response.add("playlistlength", status.queueLength)
         call.response.add("mixrampdb", mpdFloat(status.crossfade.mixRampDB))
@@ -115,18 +115,40 @@ extension MPDCommands {
         }
     }
 
-    static func seek(_ call: inout Invocation, index: Int, target: SeekTarget) throws(MPDError) {
-        let snapshot = call.player.snapshot()
-        guard snapshot.entries.indices.contains(index) else { throw MPDError.arg("Bad song index") }
-        let active = snapshot.state == .playing || snapshot.state == .paused
-        if !active || snapshot.currentIndex != index { call.player.playItem(at: index) }
-        // A place in a part of a song (rangeid) counts from the part's start.
-        if case .absolute(let ms) = target, let start = snapshot.entries[index].item.range?.startMs {
-            call.player.seek(.absolute(ms: ms + start))
-        } else {
-            call.player.seek(target)
+    /// Seeks the entry `position` picks to `target` (starting it when it is not the current one), then
+    /// answers once the player is there, as MPD answers after its player thread has seeked: a `status`
+    /// right after shows the new place, and a relative seek after it counts from there.
+    static func seek(_ call: Invocation, to target: SeekTarget,
+                     _ position: (PlayerSnapshot) throws(MPDError) -> Int) throws(MPDError) {
+        let ticket = try call.exclusively { () throws(MPDError) -> Player.SeekTicket? in
+            let snapshot = call.player.snapshot()
+            let index = try position(snapshot)
+            guard snapshot.entries.indices.contains(index) else { throw MPDError.arg("Bad song index") }
+            let active = snapshot.state == .playing || snapshot.state == .paused
+            if !active || snapshot.currentIndex != index { call.player.playItem(at: index) }
+            // A place in a part of a song (rangeid) counts from the part's start.
+            if case .absolute(let ms) = target, let start = snapshot.entries[index].item.range?.startMs {
+                return call.player.requestSeek(.absolute(ms: ms + start))
+            }
+            return call.player.requestSeek(target)
         }
+        // Outside `stateChanges`: other clients' changes go on meanwhile.
+        if let ticket { call.player.waitForSeek(ticket, patience: seekPatience) }
     }
+
+    /// How long a seek's answer waits for the player at most (a stream's place may be slow to come).
+    static let seekPatience: TimeInterval = 5
+
+    /// Refuses a file the database does not hold, as MPD's add (which then looks for a folder of that name).
+    private static func requireCatalogued(_ path: String, _ call: Invocation) throws(MPDError) {
+        let file = URL(fileURLWithPath: path).standardizedFileURL.path
+        let held: [String: Song]
+        do { held = try call.host.database.songs(localPaths: [file]) } catch { throw MPDError(failure: error) }
+        guard held[file] != nil else { throw MPDError.noExist(uncataloguedAdd) }
+    }
+
+    /// add's answer for a name its database does not hold (MPD's, which looked for a folder last).
+    static let uncataloguedAdd = "No such directory"
 
     static func items(forURI uri: String, call: Invocation) throws(MPDError) -> [QueueItem] {
         QueueItem.items(try playables(forURI: uri, call: call), database: call.host.database)
@@ -143,14 +165,17 @@ extension MPDCommands {
         let path = location.path
         // One stat tells a song from a folder. A FIFO or device named like a song would block whoever
         // reads it: regular files only, as MPD.
-        do {
-            try RegularFile.check(path)
+        // Only an absolute name (a local client's) plays a file the database does not hold, as in MPD.
+        let catalogued = location.kind != .absolute
+        let refusal: RegularFile.Refusal?
+        do { try RegularFile.check(path); refusal = nil } catch { refusal = error }
+        switch refusal {
+        case nil:
+            if catalogued { try requireCatalogued(path, call) }
             return [.file(path)]
-        } catch .folder {
-        } catch .cannotOpen {
-            throw MPDError.noExist("No such directory")
-        } catch {
-            throw MPDError.noExist("No such song")
+        case .folder?: break
+        case .cannotOpen?: throw MPDError.noExist(uncataloguedAdd)
+        default: throw MPDError.noExist("No such song")
         }
         guard location.kind != .catalogueSong else { throw MPDError.noExist("No such song") }
         // A folder adds its audio files in MPD's database order (its walk of the folder).
@@ -169,7 +194,14 @@ extension MPDCommands {
             files = files.filter { (try? call.location(call.host.naming.uri(ofPath: $0)))?.kind == .library }
         }
         // Unreadable, the files are ordered by their paths alone.
-        let songs = (try? call.host.database.songs(localPaths: files)) ?? [:]
+        let songs: [String: Song]
+        do { songs = try call.host.database.songs(localPaths: files) } catch { throw MPDError(failure: error) }
+        // As MPD: what its database does not hold is not added, and a folder holding none of it is none
+        // of the database's (the music folder itself always is).
+        if catalogued {
+            files = files.filter { songs[$0] != nil }
+            guard !files.isEmpty || path == call.host.naming.musicDirectory else { throw MPDError.noExist(uncataloguedAdd) }
+        }
         DatabaseOrder.sortByKey(&files) { file in
             let song = songs[file]
             return DatabaseOrder.key(uri: file, album: song?.album, disc: song?.disc, track: song?.track)
@@ -179,9 +211,14 @@ extension MPDCommands {
 
     /// Queues `items` at `position` (the end when nil); past the queue's cap what fits is added and the
     /// rest refused with MPD's ACK, as MPD adds song by song until the queue is full.
+    /// `position` (MPD's `ParseInsertPosition`) is read with the queue it is inserted into, as one state
+    /// change (`Invocation.exclusively`).
     @discardableResult
-    static func enqueue(_ items: [QueueItem], at position: Int?, _ call: Invocation) throws(MPDError) -> [Int] {
-        let ids = call.player.insert(items, at: position)
+    static func enqueue(_ items: [QueueItem], at position: String?, _ call: Invocation) throws(MPDError) -> [Int] {
+        let ids = try call.exclusively { () throws(MPDError) -> [Int] in
+            let index = try position.map { text throws(MPDError) in try insertPosition(text, call.player.snapshot()) }
+            return call.player.insert(items, at: index)
+        }
         guard ids.count == items.count else { throw MPDError.queueFull }
         return ids
     }
