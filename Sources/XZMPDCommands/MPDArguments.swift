@@ -125,7 +125,8 @@ extension MPDCommands {
             let index = try position(snapshot)
             guard snapshot.entries.indices.contains(index) else { throw MPDError.arg("Bad song index") }
             let active = snapshot.state == .playing || snapshot.state == .paused
-            if !active || snapshot.currentIndex != index { call.player.playItem(at: index) }
+            // As MPD: paused, the song sought into waits paused.
+            if !active || snapshot.currentIndex != index { call.player.playItem(at: index, paused: snapshot.state == .paused) }
             // A place in a part of a song (rangeid) counts from the part's start.
             if case .absolute(let ms) = target, let start = snapshot.entries[index].item.range?.startMs {
                 return call.player.requestSeek(.absolute(ms: ms + start))
@@ -174,7 +175,11 @@ extension MPDCommands {
             if catalogued { try requireCatalogued(path, call) }
             return [.file(path)]
         case .folder?: break
-        case .cannotOpen?: throw MPDError.noExist(uncataloguedAdd)
+        case .cannotOpen?:
+            // A song of the database whose file has gone is added still, as MPD adds it (playing it fails).
+            guard catalogued else { throw MPDError.noExist(uncataloguedAdd) }
+            try requireCatalogued(path, call)
+            return [.file(path)]
         default: throw MPDError.noExist("No such song")
         }
         guard location.kind != .catalogueSong else { throw MPDError.noExist("No such song") }
@@ -196,12 +201,8 @@ extension MPDCommands {
         // Unreadable, the files are ordered by their paths alone.
         let songs: [String: Song]
         do { songs = try call.host.database.songs(localPaths: files) } catch { throw MPDError(failure: error) }
-        // As MPD: what its database does not hold is not added, and a folder holding none of it is none
-        // of the database's (the music folder itself always is).
-        if catalogued {
-            files = files.filter { songs[$0] != nil }
-            guard !files.isEmpty || path == call.host.naming.musicDirectory else { throw MPDError.noExist(uncataloguedAdd) }
-        }
+        // As MPD: what its database does not hold is not added.
+        if catalogued { files = files.filter { songs[$0] != nil } }
         DatabaseOrder.sortByKey(&files) { file in
             let song = songs[file]
             return DatabaseOrder.key(uri: file, album: song?.album, disc: song?.disc, track: song?.track)

@@ -55,10 +55,11 @@ public final class Player: Sendable {
     }
 
     /// Plays the queue item at `index`; false when there is none.
+    /// `paused`: the item waits paused at its start.
     @discardableResult
-    public func playItem(at index: Int) -> Bool {
+    public func playItem(at index: Int, paused: Bool = false) -> Bool {
         transact(otherwise: false) { core in
-            let effects = core.machine.playItem(at: index)
+            let effects = core.machine.playItem(at: index, paused: paused)
             return (effects != nil, effects ?? [])
         }
     }
