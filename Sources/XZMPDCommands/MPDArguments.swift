@@ -145,7 +145,15 @@ extension MPDCommands {
         let file = URL(fileURLWithPath: path).standardizedFileURL.path
         let held: [String: Song]
         do { held = try call.host.database.songs(localPaths: [file]) } catch { throw MPDError(failure: error) }
-        guard held[file] != nil else { throw MPDError.noExist(uncataloguedAdd) }
+        guard held[file] == nil else { return }
+        // MPD's database holds what links in the music folder lead to; the scan here does not follow links
+        // yet, so a file reached through one is taken as it is.
+        let music = call.host.naming.musicDirectory
+        if file.hasPrefix(music) {
+            let real = { (path: String) in URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+            if real(file) != real(music) + file.dropFirst(music.count) { return }
+        }
+        throw MPDError.noExist(uncataloguedAdd)
     }
 
     /// add's answer for a name its database does not hold (MPD's, which looked for a folder last).
