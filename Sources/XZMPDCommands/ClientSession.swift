@@ -294,6 +294,9 @@ public struct ClientSession: Sendable {
         var clearing = false
         // The queue's room when the run began: an add that passes it is the one refused.
         var room = 0
+        // The files of the list's adds that the database holds, read at its first add.
+        var held: Set<String>??
+
         func queueAppending() {
             let player = service.host.player
             if clearing {
@@ -314,8 +317,12 @@ public struct ClientSession: Sendable {
             }
             do throws(MPDError) {
                 if !single, authenticated, request.name == "add", request.arguments.count == 1 {
+                    if held == nil {
+                        let uris = requests.lazy.filter { $0.name == "add" && $0.arguments.count == 1 }.map { $0.arguments[0] }
+                        held = MPDCommands.heldFiles(amongAdds: Array(uris), session: self, service: service)
+                    }
                     let adding = try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service,
-                                                                  deadline: deadline ?? .never)
+                                                                  deadline: deadline ?? .never, held: held ?? nil)
                     if appending.isEmpty { room = clearing ? service.host.player.maxQueueLength : service.host.player.queueRoom }
                     guard appending.count + adding.count <= room else {
                         // As MPD: what fits is added, then the add is refused.

@@ -141,11 +141,16 @@ extension MPDCommands {
     static let seekPatience: TimeInterval = 5
 
     /// Refuses a file the database does not hold, as MPD's add (which then looks for a folder of that name).
-    private static func requireCatalogued(_ path: String, _ call: Invocation) throws(MPDError) {
+    /// `held`: the files the database holds among those a command list adds, read for all at once.
+    private static func requireCatalogued(_ path: String, _ call: Invocation, held: Set<String>?) throws(MPDError) {
         let file = URL(fileURLWithPath: path).standardizedFileURL.path
-        let held: [String: Song]
-        do { held = try call.host.database.songs(localPaths: [file]) } catch { throw MPDError(failure: error) }
-        guard held[file] == nil else { return }
+        if let held {
+            if held.contains(file) { return }
+        } else {
+            let songs: [String: Song]
+            do { songs = try call.host.database.songs(localPaths: [file]) } catch { throw MPDError(failure: error) }
+            if songs[file] != nil { return }
+        }
         // MPD's database holds what links in the music folder lead to; the scan here does not follow links
         // yet, so a file reached through one is taken as it is.
         let music = call.host.naming.musicDirectory
@@ -164,7 +169,7 @@ extension MPDCommands {
     }
 
     /// What a URI names to queue: a stream, a regular file, or a folder's audio files.
-    static func playables(forURI uri: String, call: Invocation) throws(MPDError) -> [Playable] {
+    static func playables(forURI uri: String, call: Invocation, held: Set<String>? = nil) throws(MPDError) -> [Playable] {
         if QueueItem.isStreamURL(uri) {
             guard call.host.canStream else { throw MPDError.noExist("Unsupported URI scheme: only files play on this host") }
             // A catalogue song that is not offline is named by its URL: it plays as it downloads.
@@ -180,13 +185,13 @@ extension MPDCommands {
         do { try RegularFile.check(path); refusal = nil } catch { refusal = error }
         switch refusal {
         case nil:
-            if catalogued { try requireCatalogued(path, call) }
+            if catalogued { try requireCatalogued(path, call, held: held) }
             return [.file(path)]
         case .folder?: break
         case .cannotOpen?:
             // A song of the database whose file has gone is added still, as MPD adds it (playing it fails).
             guard catalogued else { throw MPDError.noExist(uncataloguedAdd) }
-            try requireCatalogued(path, call)
+            try requireCatalogued(path, call, held: held)
             return [.file(path)]
         default: throw MPDError.noExist("No such song")
         }
