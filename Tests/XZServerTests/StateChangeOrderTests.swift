@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import XZMPDCommands
 import XZSystem
 @testable import XZServer
 import XZTestSupport
@@ -55,5 +56,32 @@ final class StateChangeOrderTests: MusicFolderHostTestCase {
         XCTAssertEqual(queue.filter { $0.key == "Prio" }.map(\.value), Array(repeating: "7", count: 30),
                        "each prioid set its own entry's priority")
         XCTAssertEqual(value(try setup.run("status"), "volume"), "30", "no volume step lost")
+    }
+
+    /// The same race at a rate no network allows: sessions of the host's command table on threads of
+    /// their own, each deleting or giving a priority to its own entries of a long queue by id.
+    func testInProcessClientsRacingOnALongQueueEachHitTheirOwnEntries() throws {
+        let service = server.service
+        var setup = ClientSession(peer: .network, passwordRequired: false)
+        var list = "command_list_begin\n"
+        for index in 0..<1_200 { list += "add album/\(index % 3 + 1).mp3\n" }
+        for line in (list + "command_list_end").split(separator: "\n") { _ = setup.receive(line: String(line), service: service) }
+        let ids = host.player.snapshot().entries.map { String($0.id) }
+        XCTAssertEqual(ids.count, 1_200)
+        let doomed = Array(ids[0..<600].shuffled()), kept = Array(ids[600...].shuffled())
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            var session = ClientSession(peer: .network, passwordRequired: false)
+            let mine = (index % 2 == 0 ? doomed : kept)[(index / 2 * 150)..<(index / 2 * 150 + 150)]
+            for id in mine {
+                let line = index % 2 == 0 ? "deleteid \(id)" : "prioid 9 \(id)"
+                let answer = String(decoding: session.receive(line: line, service: service).bytes, as: UTF8.self)
+                if answer != "OK\n" { failures.withLock { $0.append("\(line): \(answer)") } }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        let entries = host.player.snapshot().entries
+        XCTAssertEqual(Set(entries.map { String($0.id) }), Set(kept), "each deleteid removed its own entry")
+        XCTAssertEqual(entries.filter { $0.priority != 9 }.count, 0, "each prioid set its own entry's priority")
     }
 }
