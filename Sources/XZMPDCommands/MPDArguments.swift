@@ -142,8 +142,8 @@ extension MPDCommands {
 
     /// Refuses a file the database does not hold, as MPD's add (which then looks for a folder of that name).
     /// `held`: the files the database holds among those a command list adds, read for all at once.
-    private static func requireCatalogued(_ path: String, _ call: Invocation, held: Set<String>?) throws(MPDError) {
-        let file = URL(fileURLWithPath: path).standardizedFileURL.path
+    private static func requireCatalogued(_ file: String, _ call: Invocation, held: Set<String>?) throws(MPDError) {
+        // A location's path has no `.` or `..` components: the catalogue's key as it is.
         if let held {
             if held.contains(file) { return }
         } else {

@@ -1,4 +1,3 @@
-import Foundation
 import XZHost
 import XZProtocol
 import XZSystem
@@ -20,7 +19,7 @@ extension MPDCommands {
         let files = uris.compactMap { uri -> String? in
             guard let location = try? host.naming.locate(uri, allowAbsolute: session.peer == .local, catalogue: host.database),
                   location.kind != .absolute else { return nil }
-            return URL(fileURLWithPath: location.path).standardizedFileURL.path
+            return location.path
         }
         guard let songs = try? host.database.songs(localPaths: files) else { return nil }
         return Set(songs.keys)
