@@ -295,7 +295,7 @@ public struct ClientSession: Sendable {
         // The queue's room when the run began: an add that passes it is the one refused.
         var room = 0
         // The files of the list's adds that the database holds, read at its first add.
-        var held: Set<String>??
+        var prepared: MPDCommands.ListAdds??
 
         func queueAppending() {
             let player = service.host.player
@@ -317,12 +317,12 @@ public struct ClientSession: Sendable {
             }
             do throws(MPDError) {
                 if !single, authenticated, request.name == "add", request.arguments.count == 1 {
-                    if held == nil {
+                    if prepared == nil {
                         let uris = requests.lazy.filter { $0.name == "add" && $0.arguments.count == 1 }.map { $0.arguments[0] }
-                        held = MPDCommands.heldFiles(amongAdds: Array(uris), session: self, service: service)
+                        prepared = MPDCommands.listAdds(Array(uris), session: self, service: service)
                     }
                     let adding = try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service,
-                                                                  deadline: deadline ?? .never, held: held ?? nil)
+                                                                  deadline: deadline ?? .never, prepared: prepared ?? nil)
                     if appending.isEmpty { room = clearing ? service.host.player.maxQueueLength : service.host.player.queueRoom }
                     guard appending.count + adding.count <= room else {
                         // As MPD: what fits is added, then the add is refused.

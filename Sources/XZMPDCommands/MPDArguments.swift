@@ -169,13 +169,15 @@ extension MPDCommands {
     }
 
     /// What a URI names to queue: a stream, a regular file, or a folder's audio files.
-    static func playables(forURI uri: String, call: Invocation, held: Set<String>? = nil) throws(MPDError) -> [Playable] {
+    static func playables(forURI uri: String, call: Invocation, prepared: ListAdds? = nil) throws(MPDError) -> [Playable] {
         if QueueItem.isStreamURL(uri) {
             guard call.host.canStream else { throw MPDError.noExist("Unsupported URI scheme: only files play on this host") }
             // A catalogue song that is not offline is named by its URL: it plays as it downloads.
             return [.stream(uri)]
         }
-        let location = try call.location(uri == "/" ? "" : uri)
+        let location: SongLocation
+        if let known = prepared?.locations[uri] { location = known } else { location = try call.location(uri == "/" ? "" : uri) }
+        let held = prepared?.held
         let path = location.path
         // One stat tells a song from a folder. A FIFO or device named like a song would block whoever
         // reads it: regular files only, as MPD.

@@ -1,27 +1,37 @@
+import XZCatalogue
 import XZHost
 import XZProtocol
 import XZSystem
 
 extension MPDCommands {
     /// What `add URI` would queue, without queueing it: a command list queues its run of adds at once.
-    /// `held`: `heldFiles(amongAdds:)` of the list.
+    /// `prepared`: `listAdds(_:)` of the list.
     static func playablesToAdd(_ uri: String, session: ClientSession, service: MPDService,
-                               deadline: Deadline = .never, held: Set<String>? = nil) throws(MPDError) -> [Playable] {
+                               deadline: Deadline = .never, prepared: ListAdds? = nil) throws(MPDError) -> [Playable] {
         let call = Invocation(arguments: [uri], service: service, deadline: deadline, holdsStateChanges: false, session: session,
                               response: MPDResponse())
-        return try playables(forURI: uri, call: call, held: held)
+        return try playables(forURI: uri, call: call, prepared: prepared)
     }
 
-    /// The files among a list's `add URI`s that the database holds, read in one query rather than one per
-    /// add; nil when it cannot be read (each add then asks for itself).
-    static func heldFiles(amongAdds uris: [String], session: ClientSession, service: MPDService) -> Set<String>? {
+    /// What a command list's `add URI`s name, found once for the whole list: each name's place, and the
+    /// files among them the database holds, read in one query rather than one per add.
+    struct ListAdds: Sendable {
+        let locations: [String: SongLocation]
+        let held: Set<String>
+    }
+
+    /// Nil when the database cannot be read now (each add then asks for itself).
+    static func listAdds(_ uris: [String], session: ClientSession, service: MPDService) -> ListAdds? {
         let host = service.host
-        let files = uris.compactMap { uri -> String? in
-            guard let location = try? host.naming.locate(uri, allowAbsolute: session.peer == .local, catalogue: host.database),
-                  location.kind != .absolute else { return nil }
-            return location.path
+        var locations: [String: SongLocation] = [:]
+        for uri in uris where locations[uri] == nil {
+            // A name that cannot be placed is refused by its own add.
+            let location = try? host.naming.locate(uri == "/" ? "" : uri, allowAbsolute: session.peer == .local,
+                                                   catalogue: host.database)
+            if let location { locations[uri] = location }
         }
+        let files = locations.values.filter { $0.kind != .absolute }.map(\.path)
         guard let songs = try? host.database.songs(localPaths: files) else { return nil }
-        return Set(songs.keys)
+        return ListAdds(locations: locations, held: Set(songs.keys))
     }
 }
