@@ -108,6 +108,17 @@ public struct CatalogueSummary: Sendable, Equatable {
 }
 
 extension LibraryDatabase {
+    /// Whether a song's file lies in `folder` (an absolute path): false for a folder never scanned.
+    public func holdsSongs(inFolder folder: String) throws -> Bool {
+        let base = folder.hasSuffix("/") ? folder : folder + "/"
+        // The paths that start with `base`: from it up to the same with "/" raised to "0", through the index.
+        let end = String(base.dropLast()) + "0"
+        return try pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM song WHERE local_path <> '' AND local_path >= ? AND local_path < ?)",
+                              arguments: [base, end]) ?? false
+        }
+    }
+
     /// The totals as MPD's `stats` counts them: distinct values of the Artist tag (each of a song's
     /// several), distinct values of the Album tag. `kept`, when the catalogue has not changed since it
     /// was read (its `version`), is the answer: a status bar polling `stats` costs one small read.

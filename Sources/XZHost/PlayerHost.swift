@@ -115,14 +115,25 @@ public final class PlayerHost: Sendable {
         state.withLock { $0.outputEnabled }
     }
 
+    /// MPD's `enableoutput` / `disableoutput`: a change is heard as the output's and its mixer's.
     public func setOutputEnabled(_ enabled: Bool) {
-        let changed = state.withLock { state in
+        switchOutput(mixerHeardOnEnabling: true) { _ in enabled }
+    }
+
+    /// MPD's `toggleoutput`, whose change is heard as the mixer's too only when the output goes off.
+    public func toggleOutput() {
+        switchOutput(mixerHeardOnEnabling: false) { !$0 }
+    }
+
+    private func switchOutput(mixerHeardOnEnabling: Bool, _ next: (Bool) -> Bool) {
+        let enabled = state.withLock { state -> Bool? in
+            let enabled = next(state.outputEnabled)
             defer { state.outputEnabled = enabled }
-            return state.outputEnabled != enabled
+            return state.outputEnabled != enabled ? enabled : nil
         }
-        guard changed else { return }
+        guard let enabled else { return }
         if !enabled { player.pause() }
-        announce(.output)
+        announce(!enabled || mixerHeardOnEnabling ? [.output, .volume] : .output)
     }
 
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
@@ -134,6 +145,18 @@ public final class PlayerHost: Sendable {
         return updates.start(folder: folder, rescan: rescan, musicRoot: inMusic ? music : nil, database: database,
                              playlists: playlistsFolder,
                              announce: { [weak self] changes in self?.announce(changes) }, report: report)
+    }
+
+    /// As MPD with no database: a music folder none of whose songs the catalogue holds (never scanned, or
+    /// scanned empty) is updated now, in the background; returns the job's number, nil when there was
+    /// nothing to do. Clients are answered meanwhile, `status` showing `updating_db`.
+    @discardableResult
+    public func scanMusicFolderIfUnscanned() -> Int? {
+        let folder = URL(fileURLWithPath: naming.musicDirectory)
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue,
+              (try? database.holdsSongs(inFolder: folder.path)) == false else { return nil }
+        return startUpdate(of: folder, rescan: false)
     }
 
     /// Watches the library while clients may list it: songs, stickers and stored playlists changed by

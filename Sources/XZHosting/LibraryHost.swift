@@ -114,6 +114,7 @@ public final class LibraryHost: Sendable {
             listener.service.watchCatalogue(makingRecordsAhead: configuration.makesRecordsAhead)
             if let stateFile { host.keepState(at: stateFile) }
             host.watchLibrary(settings.libraryWatch)
+            host.scanMusicFolderIfUnscanned()
             server = listener
         }
         configuration.notes.forEach(notes)

@@ -247,6 +247,31 @@ public struct ClientSession: Sendable {
     private mutating func run<Requests: Collection<MPDRequest>>(_ requests: Requests, listOK: Bool, service: MPDService,
                                                                single: Bool = false,
                                                                into output: inout Output) {
+        // A command list that changes anything runs whole as one state change, as MPD runs it on its one
+        // thread; a single request takes `stateChanges` in `execute`, as its command needs.
+        guard !single, authenticated, Self.changesState(requests) else {
+            runRequests(requests, listOK: listOK, service: service, single: single, holdingStateChanges: false, into: &output)
+            return
+        }
+        service.stateChanges.withLock { _ in
+            runRequests(requests, listOK: listOK, service: service, single: single, holdingStateChanges: true, into: &output)
+        }
+    }
+
+    /// Whether a command of the list changes the host's state; each run of one name is looked up once.
+    private static func changesState<Requests: Collection<MPDRequest>>(_ requests: Requests) -> Bool {
+        var checked: String?
+        for request in requests where request.name != checked {
+            if MPDCommands.table[request.name]?.access == .changesState { return true }
+            checked = request.name
+        }
+        return false
+    }
+
+    private mutating func runRequests<Requests: Collection<MPDRequest>>(_ requests: Requests, listOK: Bool,
+                                                                       service: MPDService, single: Bool,
+                                                                       holdingStateChanges: Bool,
+                                                                       into output: inout Output) {
         var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes,
                                    limit: service.limits.maxOutputBytes)
         defer {
@@ -269,6 +294,9 @@ public struct ClientSession: Sendable {
         var clearing = false
         // The queue's room when the run began: an add that passes it is the one refused.
         var room = 0
+        // The files of the list's adds that the database holds, read at its first add.
+        var prepared: MPDCommands.ListAdds??
+
         func queueAppending() {
             let player = service.host.player
             if clearing {
@@ -289,8 +317,12 @@ public struct ClientSession: Sendable {
             }
             do throws(MPDError) {
                 if !single, authenticated, request.name == "add", request.arguments.count == 1 {
+                    if prepared == nil {
+                        let uris = requests.lazy.filter { $0.name == "add" && $0.arguments.count == 1 }.map { $0.arguments[0] }
+                        prepared = MPDCommands.listAdds(Array(uris), session: self, service: service)
+                    }
                     let adding = try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service,
-                                                                  deadline: deadline ?? .never)
+                                                                  deadline: deadline ?? .never, prepared: prepared ?? nil)
                     if appending.isEmpty { room = clearing ? service.host.player.maxQueueLength : service.host.player.queueRoom }
                     guard appending.count + adding.count <= room else {
                         // As MPD: what fits is added, then the add is refused.
@@ -304,7 +336,8 @@ public struct ClientSession: Sendable {
                     clearing = true
                 } else {
                     queueAppending()
-                    try MPDCommands.execute(request, session: &self, service: service, deadline: deadline, into: &response)
+                    try MPDCommands.execute(request, session: &self, service: service, deadline: deadline,
+                                            holdingStateChanges: holdingStateChanges, into: &response)
                 }
             } catch {
                 var error = error

@@ -63,7 +63,7 @@ extension MPDCommands {
         call.response.add("random", status.shuffle ? 1 : 0)
         call.response.add("single", status.single.rawValue)
         call.response.add("consume", status.consume ? 1 : 0)
-        call.response.add("partition", "default")
+        call.response.add("partition", defaultPartition)
         call.response.add("playlist", status.queueVersion)
         call.response.add("playlistlength", status.queueLength)
         call.response.add("mixrampdb", mpdFloat(status.crossfade.mixRampDB))
@@ -115,48 +115,92 @@ extension MPDCommands {
         }
     }
 
-    static func seek(_ call: inout Invocation, index: Int, target: SeekTarget) throws(MPDError) {
-        let snapshot = call.player.snapshot()
-        guard snapshot.entries.indices.contains(index) else { throw MPDError.arg("Bad song index") }
-        let active = snapshot.state == .playing || snapshot.state == .paused
-        if !active || snapshot.currentIndex != index { call.player.playItem(at: index) }
-        // A place in a part of a song (rangeid) counts from the part's start.
-        if case .absolute(let ms) = target, let start = snapshot.entries[index].item.range?.startMs {
-            call.player.seek(.absolute(ms: ms + start))
-        } else {
-            call.player.seek(target)
+    /// Seeks the entry `position` picks to `target` (starting it when it is not the current one), then
+    /// answers once the player is there, as MPD answers after its player thread has seeked: a `status`
+    /// right after shows the new place, and a relative seek after it counts from there.
+    static func seek(_ call: Invocation, to target: SeekTarget,
+                     _ position: (PlayerSnapshot) throws(MPDError) -> Int) throws(MPDError) {
+        let ticket = try call.exclusively { () throws(MPDError) -> Player.SeekTicket? in
+            let snapshot = call.player.snapshot()
+            let index = try position(snapshot)
+            guard snapshot.entries.indices.contains(index) else { throw MPDError.arg("Bad song index") }
+            let active = snapshot.state == .playing || snapshot.state == .paused
+            // As MPD: paused, the song sought into waits paused.
+            if !active || snapshot.currentIndex != index { call.player.playItem(at: index, paused: snapshot.state == .paused) }
+            // A place in a part of a song (rangeid) counts from the part's start.
+            if case .absolute(let ms) = target, let start = snapshot.entries[index].item.range?.startMs {
+                return call.player.requestSeek(.absolute(ms: ms + start))
+            }
+            return call.player.requestSeek(target)
         }
+        // Outside `stateChanges`: other clients' changes go on meanwhile.
+        if let ticket { call.player.waitForSeek(ticket, patience: seekPatience) }
     }
+
+    /// How long a seek's answer waits for the player at most (a stream's place may be slow to come).
+    static let seekPatience: TimeInterval = 5
+
+    /// Refuses a file the database does not hold, as MPD's add (which then looks for a folder of that name).
+    /// `held`: the files the database holds among those a command list adds, read for all at once.
+    private static func requireCatalogued(_ file: String, _ call: Invocation, held: Set<String>?) throws(MPDError) {
+        // A location's path has no `.` or `..` components: the catalogue's key as it is.
+        if let held {
+            if held.contains(file) { return }
+        } else {
+            let songs: [String: Song]
+            do { songs = try call.host.database.songs(localPaths: [file]) } catch { throw MPDError(failure: error) }
+            if songs[file] != nil { return }
+        }
+        // MPD's database holds what links in the music folder lead to; the scan here does not follow links
+        // yet, so a file reached through one is taken as it is.
+        let music = call.host.naming.musicDirectory
+        if file.hasPrefix(music) {
+            let real = { (path: String) in URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+            if real(file) != real(music) + file.dropFirst(music.count) { return }
+        }
+        throw MPDError.noExist(uncataloguedAdd)
+    }
+
+    /// add's answer for a name its database does not hold (MPD's, which looked for a folder last).
+    static let uncataloguedAdd = "No such directory"
 
     static func items(forURI uri: String, call: Invocation) throws(MPDError) -> [QueueItem] {
         QueueItem.items(try playables(forURI: uri, call: call), database: call.host.database)
     }
 
     /// What a URI names to queue: a stream, a regular file, or a folder's audio files.
-    static func playables(forURI uri: String, call: Invocation) throws(MPDError) -> [Playable] {
+    static func playables(forURI uri: String, call: Invocation, prepared: ListAdds? = nil) throws(MPDError) -> [Playable] {
         if QueueItem.isStreamURL(uri) {
             guard call.host.canStream else { throw MPDError.noExist("Unsupported URI scheme: only files play on this host") }
             // A catalogue song that is not offline is named by its URL: it plays as it downloads.
             return [.stream(uri)]
         }
-        let location = try call.location(uri == "/" ? "" : uri)
+        let location: SongLocation
+        if let known = prepared?.locations[uri] { location = known } else { location = try call.location(uri == "/" ? "" : uri) }
+        let held = prepared?.held
         let path = location.path
         // One stat tells a song from a folder. A FIFO or device named like a song would block whoever
         // reads it: regular files only, as MPD.
-        do {
-            try RegularFile.check(path)
+        // Only an absolute name (a local client's) plays a file the database does not hold, as in MPD.
+        let catalogued = location.kind != .absolute
+        let refusal: RegularFile.Refusal?
+        do { try RegularFile.check(path); refusal = nil } catch { refusal = error }
+        switch refusal {
+        case nil:
             // A CUE sheet with tracks in the catalogue is their folder, as MPD lists it.
             if CueSheet.isSheetName(path), let tracks = try? call.host.database.cueTrackPaths(ofSheets: [path]), !tracks.isEmpty {
                 return tracks.map(Playable.file)
             }
+            if catalogued { try requireCatalogued(path, call, held: held) }
             return [.file(path)]
-        } catch .folder {
-        } catch .cannotOpen {
-            // A CUE sheet's track (`album.cue/track0001`) is a song of the catalogue and no file.
-            if location.kind == .musicFolder, (try? call.host.database.song(localPath: path))??.cuePart != nil { return [.file(path)] }
-            throw MPDError.noExist("No such directory")
-        } catch {
-            throw MPDError.noExist("No such song")
+        case .folder?: break
+        case .cannotOpen?:
+            // A song of the database whose file has gone is added still, as MPD adds it (playing it fails);
+            // so is a CUE sheet's track (`album.cue/track0001`), a song of the catalogue and no file.
+            guard catalogued else { throw MPDError.noExist(uncataloguedAdd) }
+            try requireCatalogued(path, call, held: held)
+            return [.file(path)]
+        default: throw MPDError.noExist("No such song")
         }
         guard location.kind != .catalogueSong else { throw MPDError.noExist("No such song") }
         // A folder adds its audio files in MPD's database order (its walk of the folder).
@@ -177,7 +221,10 @@ extension MPDCommands {
             files = files.filter { (try? call.location(call.host.naming.uri(ofPath: $0)))?.kind == .library }
         }
         // Unreadable, the files are ordered by their paths alone.
-        let songs = (try? call.host.database.songs(localPaths: files)) ?? [:]
+        let songs: [String: Song]
+        do { songs = try call.host.database.songs(localPaths: files) } catch { throw MPDError(failure: error) }
+        // As MPD: what its database does not hold is not added.
+        if catalogued { files = files.filter { songs[$0] != nil } }
         DatabaseOrder.sortByKey(&files) { file in
             let song = songs[file]
             return DatabaseOrder.key(uri: file, album: song?.album, disc: song?.disc, track: song?.track)
@@ -199,9 +246,14 @@ extension MPDCommands {
 
     /// Queues `items` at `position` (the end when nil); past the queue's cap what fits is added and the
     /// rest refused with MPD's ACK, as MPD adds song by song until the queue is full.
+    /// `position` (MPD's `ParseInsertPosition`) is read with the queue it is inserted into, as one state
+    /// change (`Invocation.exclusively`).
     @discardableResult
-    static func enqueue(_ items: [QueueItem], at position: Int?, _ call: Invocation) throws(MPDError) -> [Int] {
-        let ids = call.player.insert(items, at: position)
+    static func enqueue(_ items: [QueueItem], at position: String?, _ call: Invocation) throws(MPDError) -> [Int] {
+        let ids = try call.exclusively { () throws(MPDError) -> [Int] in
+            let index = try position.map { text throws(MPDError) in try insertPosition(text, call.player.snapshot()) }
+            return call.player.insert(items, at: index)
+        }
         guard ids.count == items.count else { throw MPDError.queueFull }
         return ids
     }

@@ -134,15 +134,17 @@ extension MPDCommands {
 
     static func addMatches(_ call: inout Invocation, foldCase: Bool) throws(MPDError) {
         var arguments = call.arguments
-        var position: Int?
+        var position: String?
         if arguments.count >= 2, arguments[arguments.count - 2] == "position" {
-            position = try insertPosition(arguments.removeLast(), call.player.snapshot())
+            position = arguments.removeLast()
+            // Refused before the search, as MPD reads it first.
+            _ = try insertPosition(position!, call.player.snapshot())
             arguments.removeLast()
         }
         let found = try matches(call, try selection(arguments, foldCase: foldCase))
         guard !found.isEmpty else { return }
-        let database = call.host.database
-        try enqueue(QueueItem.items(found.map(Playable.song), database: database), at: position, call)
+        let items = QueueItem.items(found.map(Playable.song), database: call.host.database)
+        try enqueue(items, at: position, call)
     }
 
     /// `searchaddpl NAME FILTER… [sort] [window] [position POS]`: into a stored playlist, made when new.

@@ -75,6 +75,7 @@ extension MPDCommands {
         "listmounts": [[]], "mount": [["m", "nfs://x/y"]], "unmount": [["m"]],
         "outputs": [[]], "enableoutput": [["0"]], "disableoutput": [["0"]], "toggleoutput": [["0"]],
         "outputset": [["0", "dop", "1"]],
+        "listpartitions": [[]], "partition": [["default"], ["other"], [""]],
     ].merging(extensionSamples) { first, _ in first }
 
     /// Numbers at the edges of every domain a client may write, for the fuzzer to put in any argument.

@@ -52,15 +52,16 @@ extension MPDCommands {
             }
         },
         MPDCommand("load", 1...3, .changesState, .blocking) { call throws(MPDError) in
+            // As MPD: the range and the position are refused before the playlist is read.
+            let asked = try call.arguments.count > 1 ? MPDArgument.range(call.arguments[1]) : nil
+            let position = call.arguments.count > 2 ? call.arguments[2] : nil
+            if let position { _ = try insertPosition(position, call.player.snapshot()) }
             let sheet = sheetPlaylist(call.arguments[0], call)
             let (entries, checked) = sheet == nil ? try readPlaylist(call.arguments[0], call) : ([], false)
             let count = sheet?.count ?? entries.count
             var range = 0..<count
-            // As MPD: a range past the playlist's end loads what there is of it.
-            if call.arguments.count > 1 { range = try MPDArgument.range(call.arguments[1]).clipped(to: count) ?? 0..<0 }
-            let snapshot = call.player.snapshot()
-            var position: Int?
-            if call.arguments.count > 2 { position = try insertPosition(call.arguments[2], snapshot) }
+            // A range past the playlist's end loads what there is of it.
+            if let asked { range = asked.clipped(to: count) ?? 0..<0 }
             let items = sheet.map { $0[range].map(\.item) } ?? entries[range].compactMap { call.host.playableItem($0, catalogueOnly: checked) }
             guard !items.isEmpty else { return }
             try enqueue(items, at: position, call)

@@ -15,6 +15,8 @@ public enum MPDCommands {
         let service: MPDService
         /// When the request (or its command list) must be answered by: long loops and queries check it.
         let deadline: Deadline
+        /// The command runs under `MPDService.stateChanges` already (see `exclusively`).
+        let holdsStateChanges: Bool
         var session: ClientSession
         var response: MPDResponse
         var host: PlayerHost { service.host }
@@ -23,9 +25,11 @@ public enum MPDCommands {
 
     /// Runs one request. What it changes, the player and the host announce themselves. Past `deadline`
     /// (a command list's; nil: the service's budget from now, for a blocking command) the command stops
-    /// where it checks it, with an ACK (`MPDError(failure:)`).
+    /// where it checks it, with an ACK (`MPDError(failure:)`). `holdingStateChanges`: the caller (a command
+    /// list) holds `MPDService.stateChanges` for all its commands.
     static func execute(_ request: MPDRequest, session: inout ClientSession, service: MPDService,
-                        deadline: Deadline? = nil, into response: inout MPDResponse) throws(MPDError) {
+                        deadline: Deadline? = nil, holdingStateChanges: Bool = false,
+                        into response: inout MPDResponse) throws(MPDError) {
         guard let command = table[request.name] else {
             throw MPDError(.unknown, "unknown command \"\(request.name)\"", command: "")
         }
@@ -42,12 +46,18 @@ public enum MPDCommands {
         let start = response.bytes.count
         // Quick commands do no long work: the clock is not read for them.
         let deadline = deadline ?? (command.work == .quick ? .never : Deadline(after: service.limits.requestBudget))
-        var invocation = Invocation(arguments: request.arguments, service: service, deadline: deadline, session: session,
+        let exclusive = command.runsExclusively && !holdingStateChanges
+        var invocation = Invocation(arguments: request.arguments, service: service, deadline: deadline,
+                                    holdsStateChanges: holdingStateChanges || exclusive, session: session,
                                     response: response)
         response = MPDResponse()
         defer { response = invocation.response }
         do {
-            try command.run(&invocation)
+            if exclusive {
+                try service.stateChanges.withLock { _ throws(MPDError) in try command.run(&invocation) }
+            } else {
+                try command.run(&invocation)
+            }
         } catch {
             // A failed command's partial answer is dropped; the ACK replaces it.
             invocation.response.truncate(to: start)
@@ -58,8 +68,8 @@ public enum MPDCommands {
 
     /// Every command, one row each.
     static let allCommands: [MPDCommand] = playerCommands + databaseCommands + storedPlaylistCommands + stickerCommands
-        + commentCommands + messageCommands + mountAndSongEditCommands + songRangeCommands + extensionCommands
-        + fingerprintCommands
+        + commentCommands + messageCommands + mountAndSongEditCommands + songRangeCommands + partitionCommands
+        + extensionCommands + fingerprintCommands
 
     /// The rows by name; a name given twice is a mistake the table's test reports (the first row is kept).
     static let table: [String: MPDCommand] = Dictionary(allCommands.map { ($0.name, $0) }) { first, _ in first }
@@ -234,34 +244,47 @@ public enum MPDCommands {
             guard call.player.snapshot().state.isLoaded else { throw MPDError.playerSync("Not playing") }
             call.player.previous()
         },
-        MPDCommand("seek", 2...2, .changesState) { call throws(MPDError) in
+        // Seeks answer once the player is at the new place, as MPD's: off the event loop, for the wait.
+        MPDCommand("seek", 2...2, .changesState, .lookup) { call throws(MPDError) in
             let index = try MPDArgument.unsigned(call.arguments[0])
             let target = try seekTarget(call.arguments[1], relativeAllowed: false)
-            try seek(&call, index: index, target: target)
+            try seek(call, to: target) { _ in index }
         },
-        MPDCommand("seekid", 2...2, .changesState) { call throws(MPDError) in
-            let index = try queueIndex(id: call.arguments[0], call.player.snapshot())
-            try seek(&call, index: index, target: try seekTarget(call.arguments[1], relativeAllowed: false))
+        MPDCommand("seekid", 2...2, .changesState, .lookup) { call throws(MPDError) in
+            _ = try MPDArgument.unsigned(call.arguments[0])
+            let target = try seekTarget(call.arguments[1], relativeAllowed: false)
+            try seek(call, to: target) { snapshot throws(MPDError) in try queueIndex(id: call.arguments[0], snapshot) }
         },
-        MPDCommand("seekcur", 1...1, .changesState) { call throws(MPDError) in
-            let snapshot = call.player.snapshot()
-            guard let index = snapshot.currentIndex, snapshot.state == .playing || snapshot.state == .paused else {
-                throw MPDError.playerSync("Not playing")
+        MPDCommand("seekcur", 1...1, .changesState, .lookup) { call throws(MPDError) in
+            let target = try seekTarget(call.arguments[0], relativeAllowed: true)
+            try seek(call, to: target) { snapshot throws(MPDError) in
+                guard let index = snapshot.currentIndex, snapshot.state == .playing || snapshot.state == .paused else {
+                    throw MPDError.playerSync("Not playing")
+                }
+                return index
             }
-            try seek(&call, index: index, target: try seekTarget(call.arguments[0], relativeAllowed: true))
         },
 
         // MARK: Queue
         MPDCommand("add", 1...2, .changesState, .lookup, paths: [0]) { call throws(MPDError) in
+            let position = call.arguments.count > 1 ? call.arguments[1] : nil
+            // As MPD: the position is refused before the song is looked for.
+            if let position { _ = try insertPosition(position, call.player.snapshot()) }
             let items = try items(forURI: call.arguments[0], call: call)
-            let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
             try enqueue(items, at: position, call)
         },
         MPDCommand("addid", 1...2, .changesState, .lookup, paths: [0]) { call throws(MPDError) in
-            let items = try items(forURI: call.arguments[0], call: call)
-            guard items.count == 1 else { throw MPDError.noExist("No such song") }
-            let position = try call.arguments.count > 1 ? insertPosition(call.arguments[1], call.player.snapshot()) : nil
-            guard let id = try enqueue(items, at: position, call).first else { throw MPDError.noExist("No such song") }
+            let position = call.arguments.count > 1 ? call.arguments[1] : nil
+            if let position { _ = try insertPosition(position, call.player.snapshot()) }
+            let found: [QueueItem]
+            do throws(MPDError) {
+                found = try items(forURI: call.arguments[0], call: call)
+            } catch {
+                // addid names one song, so MPD says so of a name its database does not hold.
+                throw error.message == uncataloguedAdd ? MPDError.noExist("No such song") : error
+            }
+            guard found.count == 1 else { throw MPDError.noExist("No such song") }
+            guard let id = try enqueue(found, at: position, call).first else { throw MPDError.noExist("No such song") }
             call.response.add("Id", id)
         },
         MPDCommand("clear", 0...0, .changesState) { call in call.player.clearQueue() },
@@ -355,8 +378,8 @@ public enum MPDCommands {
         // MARK: Outputs
         MPDCommand("outputs", 0...0, .readOnly) { call in
             call.response.add("outputid", 0)
-            call.response.add("outputname", call.host.output.description)
-            call.response.add("plugin", call.host.output.isFile ? "file" : "ao")
+            call.response.add("outputname", outputName(call.host.output))
+            call.response.add("plugin", outputPlugin(call.host.output))
             call.response.add("outputenabled", call.host.isOutputEnabled ? 1 : 0)
         },
         MPDCommand("enableoutput", 1...1, .changesState) { call throws(MPDError) in
@@ -369,7 +392,7 @@ public enum MPDCommands {
         },
         MPDCommand("toggleoutput", 1...1, .changesState) { call throws(MPDError) in
             guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError.noExist("No such audio output") }
-            call.host.setOutputEnabled(!call.host.isOutputEnabled)
+            call.host.toggleOutput()
         },
     ]
 }

@@ -204,6 +204,8 @@ final class PlaybackEngine {
             emit(.queueUnplayable)
         case .seek(let target):
             seek(target)
+            // Its client's answer waits for this.
+            core.change { $0.seeksDone += 1 }
         case .lyricsAdjustment(let ms):
             guard let track, track.tracker != nil else { return }
             loadLyrics(track, adjustmentMs: ms)

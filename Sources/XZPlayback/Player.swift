@@ -55,10 +55,11 @@ public final class Player: Sendable {
     }
 
     /// Plays the queue item at `index`; false when there is none.
+    /// `paused`: the item waits paused at its start.
     @discardableResult
-    public func playItem(at index: Int) -> Bool {
+    public func playItem(at index: Int, paused: Bool = false) -> Bool {
         transact(otherwise: false) { core in
-            let effects = core.machine.playItem(at: index)
+            let effects = core.machine.playItem(at: index, paused: paused)
             return (effects != nil, effects ?? [])
         }
     }
@@ -197,7 +198,36 @@ public final class Player: Sendable {
 
     /// Ignored when nothing is loaded. The result comes as `.seeked` (or a `.notice` when impossible).
     public func seek(_ target: SeekTarget) {
-        send(.seek(target))
+        requestSeek(target)
+    }
+
+    /// A seek handed to the audio thread, to wait for (`waitForSeek`).
+    public struct SeekTicket: Sendable {
+        fileprivate let number: Int
+    }
+
+    /// As `seek`; nil when it was ignored. A relative seek counts from where the audio thread is when it
+    /// carries the seek out, after every command before it.
+    @discardableResult
+    public func requestSeek(_ target: SeekTarget) -> SeekTicket? {
+        let ticket = core.withLock { core -> SeekTicket? in
+            guard !core.shutdownRequested, core.machine.isActive else { return nil }
+            core.mailbox.append(.seek(target))
+            // As MPD's player, which clears it on every seek as on every play.
+            core.lastError = nil
+            core.seeksAsked += 1
+            return SeekTicket(number: core.seeksAsked)
+        }
+        if ticket != nil { core.wake() }
+        return ticket
+    }
+
+    /// Returns once the audio thread has carried out (or given up) the seek of `ticket` and every one
+    /// before it, or has stopped, or after `patience` seconds.
+    public func waitForSeek(_ ticket: SeekTicket, patience: TimeInterval) {
+        _ = core.wait(until: .now() + patience) { core in
+            core.seeksDone >= ticket.number || core.shutdownRequested || core.engineExited ? true : nil
+        }
     }
 
     /// Shifts the playing track's lyrics (positive = sooner) at once; the line for the current
@@ -317,6 +347,7 @@ public final class Player: Sendable {
             guard !core.shutdownRequested else { return (fallback, false, []) }
             let (result, effects) = transition(&core)
             let changes = core.machine.takeChanges()
+            core.forgetErrorOnStart(effects)
             core.mailbox += effects.map(EngineCommand.effect)
             return (result, !effects.isEmpty, changes)
         }
@@ -377,6 +408,9 @@ struct PlayerCore: Sendable {
     var engineExited = false
     /// Counts arrivals of stream bytes, so the audio thread never sleeps through one that came while it looked.
     var arrivals = 0
+    /// Seeks handed to the audio thread, and those it has carried out (or given up), for `waitForSeek`.
+    var seeksAsked = 0
+    var seeksDone = 0
 
     /// The engine's figures (position, duration, format) belong to the current track only once it has loaded it.
     var engineFiguresAreCurrent: Bool { machine.isActive && status.generation == machine.generation }
@@ -385,8 +419,15 @@ struct PlayerCore: Sendable {
         engineExited || (!machine.isActive && mailbox.isEmpty && engineIdle)
     }
 
+    /// A song starting clears the last error, as MPD's player clears it whenever it is told to play.
+    mutating func forgetErrorOnStart(_ effects: [PlayerStateMachine.Effect]) {
+        guard lastError != nil, effects.contains(where: { if case .start = $0 { true } else { false } }) else { return }
+        lastError = nil
+    }
+
     /// Queues what the transition just made changed, then its effects; true when anything was queued.
     mutating func enqueue(_ effects: [PlayerStateMachine.Effect]) -> Bool {
+        forgetErrorOnStart(effects)
         let changes = machine.takeChanges()
         if !changes.isEmpty { mailbox.append(.changed(changes)) }
         mailbox += effects.map(EngineCommand.effect)

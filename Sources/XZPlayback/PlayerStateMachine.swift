@@ -185,6 +185,17 @@ public struct PlayerStateMachine: Sendable, Equatable {
         return endIfActive(.skipped) + [begin(index)]
     }
 
+    /// As `playItem(at:)`, the new song paused at its start when `paused` (MPD's seek into another song
+    /// while paused).
+    public mutating func playItem(at index: Int, paused: Bool) -> [Effect]? {
+        guard var effects = playItem(at: index) else { return nil }
+        if paused {
+            state = .paused
+            effects.append(.pause)
+        }
+        return effects
+    }
+
     /// Appends to the queue without starting playback.
     public mutating func add(_ items: [QueueItem]) -> [Effect] {
         _ = insert(items, at: nil)
@@ -465,7 +476,10 @@ public struct PlayerStateMachine: Sendable, Equatable {
 
     /// A whole pass gave nothing: stop. With repeat off the queue has simply run out.
     private mutating func giveUp() -> [Effect] {
+        // As MPD, which stops on too many errors as on `stop`: the song that failed last stays current.
+        let failed = currentIndex
         let effects = finish()
+        currentIndex = failed
         return repeats ? [.queueUnplayable] : effects
     }
 

@@ -31,7 +31,10 @@ final class StateFileTests: LibraryProcessTestCase {
         let host = try RunningProcess(binary, ["serve", "--port", "0"], environment: environment)
         XCTAssertTrue(host.waitForOutput("hosting"), "host did not start: \(host.stderr)")
         let line = try XCTUnwrap(host.stdout.split(separator: "\n").first { $0.contains("hosting") })
-        return (host, try XCTUnwrap(line.split(separator: ":").last.map(String.init)))
+        let port = try XCTUnwrap(line.split(separator: ":").last.map(String.init))
+        // A host scans a music folder it has no songs of at start, as MPD: its songs are added once it is done.
+        XCTAssertTrue(try eventually(timeout: 10) { !(try mpc(port, "status")).contains("Updating DB") })
+        return (host, port)
     }
 
     @discardableResult

@@ -28,6 +28,9 @@ final class HostDoorTests: XCTestCase {
         let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
         host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
                           musicDirectory: music, seed: 7) { _ in }
+        // As a host started on the folder scans it first (MPD's database).
+        host.scanMusicFolderIfUnscanned()
+        host.updates.wait()
         server = ProtocolServer(host: host, password: nil)
         try server.listen(unixPath: socketPath)
     }

@@ -41,7 +41,11 @@ final class LibraryHostTests: XCTestCase {
 
     private func start(_ configuration: HostConfiguration, _ listening: LibraryHost.Listening,
                        notes: @escaping @Sendable (String) -> Void = { _ in }) async throws -> LibraryHost {
-        try await LibraryHost.start(configuration, library: library, database: database, listening: listening, notes: notes)
+        let host = try await LibraryHost.start(configuration, library: library, database: database, listening: listening,
+                                               notes: notes)
+        // A host that listens scans the music folder it has no songs of first, as MPD does.
+        host.host.updates.wait()
+        return host
     }
 
     /// Why the start failed; nil (and the host stopped) when it started.

@@ -13,6 +13,10 @@ func makeAlbumHost(in folder: TemporaryFolder, artist: String = "Band") throws -
                                   tags: .init(title: title, artist: artist, album: "LP", track: index + 1))
     }
     let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
-    return PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
-                      musicDirectory: music, seed: 7) { _ in }
+    let host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
+                          musicDirectory: music, seed: 7) { _ in }
+    // As a host started on the folder scans it first (MPD's database), before any client adds from it.
+    host.scanMusicFolderIfUnscanned()
+    host.updates.wait()
+    return host
 }

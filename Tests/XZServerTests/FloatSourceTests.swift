@@ -24,6 +24,8 @@ final class FloatSourceTests: MusicFolderHostTestCase {
             try TestProcess.runChecked("metaflac", ["--set-tag=MIXRAMP_START=100 1e300", "--set-tag=MIXRAMP_END=100 1e300", path])
         }
         let client = try client()
+        _ = try client.run("update", "ramp")
+        host.updates.wait()
         for line in ["add ramp/1.flac", "add ramp/2.flac", "crossfade 1", "mixrampdb 0", "mixrampdelay 1", "play 0"] {
             let words = line.split(separator: " ").map(String.init)
             _ = try client.run(MPDRequest(name: words[0], arguments: Array(words.dropFirst())))

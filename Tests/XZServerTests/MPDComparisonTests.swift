@@ -36,6 +36,9 @@ final class MPDComparisonTests: XCTestCase {
         let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
         host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
                           musicDirectory: music) { _ in }
+        // As a host started on the folder scans it first (MPD's database).
+        host.scanMusicFolderIfUnscanned()
+        host.updates.wait()
         server = ProtocolServer(host: host, password: nil)
         return try MPDClient.connect(host: "127.0.0.1", port: try server.listen(host: "127.0.0.1", port: 0))
     }

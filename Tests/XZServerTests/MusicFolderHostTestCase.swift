@@ -31,6 +31,9 @@ class MusicFolderHostTestCase: XCTestCase {
         library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
         host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: nil), output: .null,
                           musicDirectory: music) { _ in }
+        // As a host started on the folder scans it first (MPD's database), before any client adds from it.
+        host.scanMusicFolderIfUnscanned()
+        host.updates.wait()
         server = ProtocolServer(host: host, password: nil)
         port = try server.listen(host: "127.0.0.1", port: 0)
     }

@@ -205,4 +205,82 @@ final class PlayerRulesComparisonTests: MusicFolderHostTestCase {
         XCTAssertTrue(eventually { (try? ours.run("channels").map(\.value).contains("leaving")) == false })
         compare(["channels"], ours, theirs)
     }
+
+    /// A seek is answered once the player is there: `status` right after shows the new place, and a
+    /// relative seek counts from it (paused, so the place stays).
+    func testSeeksAnswerOnceThePlayerIsThere() throws {
+        let (ours, theirs) = try startBoth()
+        for client in [ours, theirs] {
+            for line in ["add long/6.mp3", "add album/1.mp3", "play 0", "pause 1"] {
+                try client.sendLine(line)
+                _ = try client.readResponse()
+            }
+        }
+        for script in [["seekcur 3"], ["seekcur +1.5", "seekcur -1"], ["seek 1 2"], ["seekid 999 1"], ["seekcur x"]] {
+            var answers: [[String]] = []
+            for client in [ours, theirs] {
+                var lines: [String] = []
+                for line in script { lines += RealMPD.answer(client, line) }
+                let status = try client.run("status")
+                lines += status.filter { ["state", "song", "elapsed", "time"].contains($0.key) }.map { "\($0.key): \($0.value)" }
+                answers.append(lines)
+            }
+            XCTAssertEqual(answers[0], answers[1], "\(script)")
+        }
+    }
+
+    /// Adds of what the database does not hold (a junk file in the music folder, a missing one, a folder
+    /// of junk) and of positions there is no current song for are refused as MPD refuses them, the
+    /// position first; an error stays in `status` until a song starts.
+    func testAddsOfWhatTheDatabaseLacksAndErrorsAnswerAsMPD() throws {
+        try FileManager.default.createDirectory(at: music.appendingPathComponent("Broken"), withIntermediateDirectories: true)
+        try Data((0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }).write(to: music.appendingPathComponent("Broken/junk.ogg"))
+        try FileManager.default.copyItem(at: music.appendingPathComponent("album/1.mp3"), to: music.appendingPathComponent("album/gone.mp3"))
+        let (ours, theirs) = try startBoth()
+        try FileManager.default.removeItem(at: music.appendingPathComponent("album/gone.mp3"))
+        compare([
+            "add Broken/junk.ogg", "addid Broken/junk.ogg", "add Broken", "addid Broken", "add nothere.mp3",
+            "addid nothere.mp3", "addid Broken/junk.ogg +0", "add Broken/junk.ogg -1", "addid nothere.mp3 +0",
+            "addid album/1.mp3 +0", "add Broken/junk.ogg 99", "addid nothere.mp3 99", "findadd file Broken/junk.ogg",
+            "findadd file album/1.mp3 position +0", "load nolist 0:1 +0", "addid Broken/junk.ogg 0", "playlist",
+        ], ours, theirs)
+        // The error of a song that cannot play stays through stop, clear and add, and goes when a song starts.
+        var answers: [[String]] = []
+        for client in [ours, theirs] {
+            var lines: [String] = []
+            for line in ["add album/gone.mp3", "play 0", "sleep", "status", "stop", "status", "clear", "add album/2.mp3",
+                         "status", "play", "status", "clear", "add album/gone.mp3", "add album/3.mp3", "play 0", "sleep",
+                         "status"] {
+                if line == "sleep" {
+                    Thread.sleep(forTimeInterval: 0.5)
+                    continue
+                }
+                lines += RealMPD.answer(client, line).filter { $0.hasPrefix("state") || $0.hasPrefix("song:") || $0.hasPrefix("error") }
+                    .map { $0.hasPrefix("error") ? "error" : $0 }
+            }
+            answers.append(lines)
+        }
+        XCTAssertEqual(answers[0], answers[1])
+    }
+
+    /// Outputs and partitions answer as MPD's, and switching the output wakes idle clients as MPD's does.
+    func testOutputsAndPartitionsAnswerAsMPD() throws {
+        let (ours, theirs) = try startBoth()
+        compare(["outputs", "listpartitions", "partition default", "partition other", "partition \"\"",
+                 "partition default extra"], ours, theirs)
+        let ourSecond = try client(), theirSecond = try real.connect()
+        for change in ["disableoutput 0", "disableoutput 0", "enableoutput 0", "toggleoutput 0", "toggleoutput 0",
+                       "enableoutput 0"] {
+            for (first, second) in [(ours, ourSecond), (theirs, theirSecond)] {
+                try first.sendLine("idle output mixer")
+                Thread.sleep(forTimeInterval: 0.1)
+                try second.sendLine(change)
+                _ = try second.readResponse()
+            }
+            Thread.sleep(forTimeInterval: 0.3)
+            for client in [ours, theirs] { try client.sendLine("noidle") }
+            XCTAssertEqual(try ours.readResponse().map(\.value), try theirs.readResponse().map(\.value), change)
+        }
+        compare(["outputs"], ours, theirs)
+    }
 }

@@ -30,7 +30,7 @@ final class RealMPD {
             port "\(port)"
             audio_output {
                 type "null"
-                name "null"
+                name "Null Output"
                 mixer_type "software"
             }
             \(extraConfig)

@@ -29,6 +29,9 @@ final class ServerTests: XCTestCase {
         let library = LibraryFolder(url: folder.url.appendingPathComponent("library"))
         let database = try library.open(seedingDemoFrom: nil)
         host = PlayerHost(folder: library, database: database, output: .null, musicDirectory: music) { _ in }
+        // As a host started on the folder scans it first (MPD's database).
+        host.scanMusicFolderIfUnscanned()
+        host.updates.wait()
         try start(password: nil)
     }
 
