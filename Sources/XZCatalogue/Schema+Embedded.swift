@@ -338,6 +338,7 @@ CREATE TABLE station_session (
     listened_ms INTEGER NOT NULL DEFAULT 0  -- audio heard: pauses and waits for bytes excluded
 );
 CREATE INDEX station_session_by_start ON station_session(started_at);
+
 -- migration: v18-folder-playlists
 -- Playlist files inside the music folder (.m3u, .m3u8, .pls, .xspf) as the last scan found them, by
 -- absolute path, with their modification time: what lsinfo lists as `playlist:`, as MPD's database holds them.
@@ -347,6 +348,7 @@ CREATE TABLE folder_playlist (
 ) WITHOUT ROWID;
 CREATE TRIGGER folder_playlist_inserted AFTER INSERT ON folder_playlist BEGIN UPDATE catalogue_version SET value = value + 1; END;
 CREATE TRIGGER folder_playlist_deleted AFTER DELETE ON folder_playlist BEGIN UPDATE catalogue_version SET value = value + 1; END;
+
 -- migration: v19-cue-tracks
 -- A CUE sheet's track is a song of its own (`album.cue/track0001`, its local_path), a part of its image:
 -- cue_file is the image's path ('' for a whole file), cue_start and cue_end its bounds in CD frames (75 a
@@ -359,8 +361,11 @@ CREATE INDEX song_by_cue_file ON song(cue_file) WHERE cue_file <> '';
 -- has_cue_sheet: the file carries a CUE sheet in its tags (a CUESHEET comment), which MPD lists as a
 -- playlist beside the song.
 ALTER TABLE song ADD COLUMN has_cue_sheet INTEGER NOT NULL DEFAULT 0;
--- Files scanned before sheets in tags were noticed: read them again on the next rescan.
-UPDATE song SET file_mtime = NULL WHERE song_key LIKE 'file:%';
+-- Files of the formats that carry sheets in their tags, scanned before those were noticed: read again
+-- by the next update (the rest of the library is not).
+UPDATE song SET file_mtime = NULL
+    WHERE song_key LIKE 'file:%' AND (lower(local_path) LIKE '%.flac' OR lower(local_path) LIKE '%.wv'
+                                      OR lower(local_path) LIKE '%.ape');
 
 """#
 }

@@ -107,7 +107,8 @@ final class PlaylistTests: MusicFolderHostTestCase {
         XCTAssertEqual(try files(client, "trip"), ["album/1.mp3", "album/2.mp3", "album/3.mp3"], "the entry stays")
         let info = try client.run("listplaylistinfo", "trip")
         XCTAssertEqual(info.filter { $0.key == "file" }.map(\.value), ["album/1.mp3", "album/2.mp3", "album/3.mp3"])
-        XCTAssertEqual(info.filter { $0.key == "Title" }.map(\.value), ["Song 1", "Song 3"], "a missing song has no tags")
+        // As MPD's database: the catalogue's record until the next update finds the file gone.
+        XCTAssertEqual(info.filter { $0.key == "Title" }.map(\.value), ["Song 1", "Song 2", "Song 3"])
         _ = try client.run("load", "trip")
         XCTAssertEqual(try client.run("playlist").map { "\($0.key): \($0.value)" }, ["0:file: album/1.mp3", "1:file: album/3.mp3"])
         _ = try client.run("play")
