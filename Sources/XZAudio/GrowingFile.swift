@@ -299,16 +299,22 @@ public final class GrowingFile: Sendable {
 
     // MARK: What the stream says of itself
 
-    /// The most announcements held ahead of the reader; past it the oldest is dropped, so a station that
-    /// names a title with every block costs no more.
+    /// The most changes held ahead of the reader. Past it the newest takes the new tags at its own offset:
+    /// dropping the oldest instead would, with the writer a whole window ahead, keep every change ahead of
+    /// the reader for ever.
     static let maxPendingTags = 16
 
     /// The stream's tags (a station's name and title) from the writer's next byte plus `ahead` on: the reader
-    /// hears them once it has read that far, so a title changes with the audio it belongs to.
+    /// hears them once it has read that far, so a title changes with the audio it belongs to. Tags equal to
+    /// those already due are no change (many stations repeat the title in every block).
     public func announce(_ tags: StreamTags, ahead: Int = 0) {
         state.withLock { state in
-            if state.pendingTags.count >= Self.maxPendingTags { state.pendingTags.removeFirst() }
-            state.pendingTags.append((state.writeEnd + Int64(max(0, ahead)), tags))
+            guard tags != (state.pendingTags.last?.tags ?? state.tags) else { return }
+            if state.pendingTags.count >= Self.maxPendingTags {
+                state.pendingTags[state.pendingTags.count - 1].tags = tags
+            } else {
+                state.pendingTags.append((state.writeEnd + Int64(max(0, ahead)), tags))
+            }
         }
     }
 

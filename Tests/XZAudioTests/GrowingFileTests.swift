@@ -96,6 +96,29 @@ final class GrowingFileTests: XCTestCase {
         XCTAssertGreaterThan(first, Int64(Double(bytes.count) * 0.8), "asked for bytes near 90 %, not the next ones in line")
         XCTAssertEqual(source.heldRanges.ranges.count, 2, "the gap before the target was never fetched")
     }
+
+    /// A station's tags reach the reader where they stood, even with the writer a whole window ahead and a
+    /// title in every block: a repeat is no change, and past the cap the newest change takes the latest tags.
+    func testStreamTagsReachTheReaderWhenTheWriterIsFarAhead() {
+        let source = GrowingFile(path: "/nonexistent/radio.part")
+        source.useWindow(capacity: 1 << 20)
+        let run = 1000, runs = 1000
+        var title = ""
+        for n in 0 ..< runs {
+            // The title changes every 10 runs and is said again with every block between.
+            title = "Song \(n / 10)"
+            source.announce(StreamTags(name: "FM", title: title), ahead: 0)
+            let audio = [UInt8](repeating: 0, count: run)
+            XCTAssertEqual(audio.withUnsafeBytes { source.append($0) }, run, "the window takes run \(n)")
+        }
+        XCTAssertEqual(source.streamTags(at: 0)?.title, "Song 0")
+        XCTAssertEqual(source.streamTags(at: Int64(10 * run - 1))?.title, "Song 0", "a repeat moves nothing")
+        XCTAssertEqual(source.streamTags(at: Int64(10 * run))?.title, "Song 1", "each change where it stood")
+        let lastKept = GrowingFile.maxPendingTags - 2
+        XCTAssertEqual(source.streamTags(at: Int64(lastKept * 10 * run))?.title, "Song \(lastKept)")
+        XCTAssertEqual(source.streamTags(at: Int64((lastKept + 1) * 10 * run))?.title, title, "past the cap, the last said")
+        XCTAssertEqual(source.streamTags(at: Int64(runs * run))?.name, "FM")
+    }
 }
 
 /// Copies `bytes` into `path` a piece at a time, telling `source` about each piece.

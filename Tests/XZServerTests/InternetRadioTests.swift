@@ -125,6 +125,27 @@ final class InternetRadioTests: XCTestCase {
         station.stop()
     }
 
+    /// A station that says the title in every block (as many SHOUTcast servers do), sent as fast as the host takes
+    /// it: the host's buffer runs far ahead of the audio heard, and the title still shows, and changes, with it.
+    func testATitleSaidInEveryBlockShowsAndChangesWhileTheBufferRunsAhead() async throws {
+        let audio = try mp3(seconds: 3)
+        // 12 runs of 4096 bytes make the 3 s of audio: the title changes each time the station goes round.
+        let station = try ICYStation { _, _ in
+            ICYStation.Broadcast(head: Self.stationHead, audio: audio, metaint: 4096, block: { n in
+                ICYStation.titleBlock(n / 12 % 2 == 0 ? "Every Block - Song A" : "Every Block - Song B")
+            })
+        }
+        let client = try await serve()
+        try client.run("add", station.url())
+        try client.run("play")
+        XCTAssertEqual(waitFor(client, "currentsong") { $0["Title"] != nil }["Title"], "Every Block - Song A")
+        XCTAssertEqual(waitFor(client, "currentsong") { $0["Title"] == "Every Block - Song B" }["Title"], "Every Block - Song B")
+        XCTAssertEqual(waitFor(client, "currentsong") { $0["Title"] == "Every Block - Song A" }["Title"], "Every Block - Song A",
+                       "and back as the station goes round again")
+        XCTAssertEqual(answer(client, "currentsong")["Name"], "Loopback FM")
+        station.stop()
+    }
+
     func testAChainedOggStreamsCommentsAreItsTitleAndArtist() async throws {
         try await checkChainedOgg(opus: false)
     }
