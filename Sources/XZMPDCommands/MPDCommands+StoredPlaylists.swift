@@ -47,7 +47,8 @@ extension MPDCommands {
                 let uri = call.host.playlistURI(entry)
                 // A vanished file, or a stream the list says nothing of, is listed by name only, as MPD
                 // lists a song it does not know.
-                guard let item = call.host.playableItem(entry, catalogueOnly: checked), !item.isStream || item.listed != nil else {
+                guard let item = call.host.playableItem(entry, catalogueOnly: checked, listing: true),
+                      !item.isStream || item.listed != nil else {
                     call.response.add("file", uri)
                     continue
                 }
@@ -213,10 +214,11 @@ extension PlayerHost {
     /// its database) every file that is no catalogue song. A stream URL is queued where the host
     /// streams, as MPD loads one.
     /// With `catalogueOnly` the item carries what the list says of it (`listed`), as MPD's queue does.
-    public func playableItem(_ entry: PlaylistEntry, catalogueOnly: Bool = false) -> QueueItem? {
+    /// `listing`: the item is only listed, so a stream is one even where the host cannot play it.
+    public func playableItem(_ entry: PlaylistEntry, catalogueOnly: Bool = false, listing: Bool = false) -> QueueItem? {
         var item: QueueItem
         if QueueItem.isStreamURL(entry.location) {
-            guard canStream else { return nil }
+            guard canStream || listing else { return nil }
             item = QueueItem(.stream(entry.location), database: database)
         } else {
             guard let path = playlistPath(entry), FileManager.default.isReadableFile(atPath: path) else { return nil }
