@@ -23,6 +23,27 @@ extension SongTag {
     }
 }
 
+extension Song {
+    /// Takes the tags a playlist file gave it in place of its own of the same kinds (what `addTags` lists).
+    mutating func take(_ listed: QueueItem.ListedTags) {
+        var given: [SongTag: [String]] = [:]
+        for named in listed.tags { if let tag = SongTag(named.name) { given[tag, default: []].append(named.value) } }
+        for (tag, values) in given {
+            switch tag {
+            case .title: title = values[0]; untagged.remove(.title)
+            case .artist: artists = values; singer = values[0]; untagged.remove(.artist)
+            case .album: album = values[0]
+            case .albumArtist: albumArtist = values[0]
+            case .track: track = Int(values[0])
+            case .date: date = values[0]
+            case .genre: genres = values
+            case .disc: disc = Int(values[0])
+            default: moreTags[tag] = values
+            }
+        }
+    }
+}
+
 extension MPDResponse {
     /// A song as MPD lists it: `file`, `Last-Modified`, its tags, `Time`, `duration`, then queue fields.
     /// The catalogue's entry, when the item has one, gives every value of every tag it holds.

@@ -80,6 +80,9 @@ final class PlaylistFileTagsTests: MusicFolderHostTestCase {
             "listplaylistinfo lists/e.m3u", "listplaylistinfo lists/plain.m3u", "listplaylistinfo lists/r.pls",
             "listplaylistinfo lists/x.xspf", "listplaylist lists/e.m3u",
             "clear", "load lists/r.pls", "load lists/x.xspf", "load lists/e.m3u 0:5", "playlistinfo",
+            // Found by the tags they are listed with.
+            "playlistfind name Minus", "playlistsearch title \"pls title\"", "playlistfind artist Two",
+            "playlistfind title \"Song 2\"", "playlistsearch any spaced",
             // The queue keeps the list's tags; saved, a playlist holds the songs, which list as themselves.
             "save kept", "listplaylistinfo kept", "rm kept",
         ]
@@ -91,5 +94,7 @@ final class PlaylistFileTagsTests: MusicFolderHostTestCase {
         XCTAssertEqual(Array(listed.prefix(2)), ["file: album/1.mp3", "Name: Émilie Simon - Désert"])
         XCTAssertTrue(listed.contains("Name: Seven Bell"), "a control character is a space")
         XCTAssertTrue(RealMPD.answer(ours, "playlistinfo").contains("Title: PLS Title"))
+        XCTAssertEqual(RealMPD.answer(ours, "playlistfind name Minus").first, "file: album/2.mp3")
+        XCTAssertEqual(RealMPD.answer(ours, "playlistfind title \"PLS Title\"").first, "file: album/2.mp3")
     }
 }
