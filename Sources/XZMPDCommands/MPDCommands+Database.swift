@@ -74,8 +74,10 @@ extension MPDCommands {
             try call.checkDeadline(index)
             let item = entry.item
             let catalogue = item.songId.flatMap { songs[$0] }
-            let song = catalogue ?? Song(title: item.title, singer: item.singer, album: item.album, track: item.track,
+            var song = catalogue ?? Song(title: item.title, singer: item.singer, album: item.album, track: item.track,
                                          year: item.year, durationMs: item.durationMs, localPath: item.path)
+            // Matched on the tags it is listed with, a playlist file's among them, as MPD matches.
+            if let listed = item.listed { song.take(listed) }
             let uri = call.host.uri(of: item)
             if filters.allSatisfy({ $0.matches(song, uri: uri) }) {
                 call.response.addQueueEntry(entry, position: index, host: call.host, tags: call.session.tagTypes,

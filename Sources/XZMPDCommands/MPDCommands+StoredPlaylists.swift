@@ -38,13 +38,17 @@ extension MPDCommands {
                 try call.checkDeadline(index)
                 if call.response.isFull { return }
                 // A catalogue song's record is the one every listing sends (find, lsinfo, playlistinfo).
+                // What a list in the music folder or by URL says of a song comes first, as MPD lists it.
                 if let path, let song = songs[path] {
-                    call.response.addCatalogueSong(song, uri: call.host.naming.uri(of: song), tags: call.session.tagTypes)
+                    call.response.addCatalogueSong(song, uri: call.host.naming.uri(of: song), tags: call.session.tagTypes,
+                                                   listed: checked ? entry.tags : nil)
                     continue
                 }
                 let uri = call.host.playlistURI(entry)
-                // A vanished file or a stream is listed by name only, as MPD lists a song it does not know.
-                guard let item = call.host.playableItem(entry, catalogueOnly: checked), !item.isStream else {
+                // A vanished file, or a stream the list says nothing of, is listed by name only, as MPD
+                // lists a song it does not know.
+                guard let item = call.host.playableItem(entry, catalogueOnly: checked, listing: true),
+                      !item.isStream || item.listed != nil else {
                     call.response.add("file", uri)
                     continue
                 }
@@ -209,11 +213,23 @@ extension PlayerHost {
     /// database does not hold; with `catalogueOnly` (a list in the music folder, which MPD reads against
     /// its database) every file that is no catalogue song. A stream URL is queued where the host
     /// streams, as MPD loads one.
-    public func playableItem(_ entry: PlaylistEntry, catalogueOnly: Bool = false) -> QueueItem? {
-        if QueueItem.isStreamURL(entry.location) { return canStream ? QueueItem(.stream(entry.location), database: database) : nil }
-        guard let path = playlistPath(entry), FileManager.default.isReadableFile(atPath: path) else { return nil }
-        let item = QueueItem(.file(path), database: database)
-        return item.songKey != nil || !catalogueOnly && naming.uri(ofFile: path, inCatalogue: false) != path ? item : nil
+    /// With `catalogueOnly` the item carries what the list says of it (`listed`), as MPD's queue does.
+    /// `listing`: the item is only listed, so a stream is one even where the host cannot play it.
+    public func playableItem(_ entry: PlaylistEntry, catalogueOnly: Bool = false, listing: Bool = false) -> QueueItem? {
+        var item: QueueItem
+        if QueueItem.isStreamURL(entry.location) {
+            guard canStream || listing else { return nil }
+            item = QueueItem(.stream(entry.location), database: database)
+        } else {
+            guard let path = playlistPath(entry), FileManager.default.isReadableFile(atPath: path) else { return nil }
+            item = QueueItem(.file(path), database: database)
+            guard item.songKey != nil || !catalogueOnly && naming.uri(ofFile: path, inCatalogue: false) != path else { return nil }
+        }
+        // Stored playlists are ours: their `#EXTINF` lines only repeat the song's tags, which MPD never writes.
+        if catalogueOnly, !entry.tags.isEmpty {
+            item.listed = QueueItem.ListedTags(tags: entry.tags.items.map { ($0.tag.name, $0.value) }, durationMs: entry.tags.durationMs)
+        }
+        return item
     }
 
     public func playlistEntry(_ item: QueueItem) -> PlaylistEntry {

@@ -23,6 +23,27 @@ extension SongTag {
     }
 }
 
+extension Song {
+    /// Takes the tags a playlist file gave it in place of its own of the same kinds (what `addTags` lists).
+    mutating func take(_ listed: QueueItem.ListedTags) {
+        var given: [SongTag: [String]] = [:]
+        for named in listed.tags { if let tag = SongTag(named.name) { given[tag, default: []].append(named.value) } }
+        for (tag, values) in given {
+            switch tag {
+            case .title: title = values[0]; untagged.remove(.title)
+            case .artist: artists = values; singer = values[0]; untagged.remove(.artist)
+            case .album: album = values[0]
+            case .albumArtist: albumArtist = values[0]
+            case .track: track = Int(values[0])
+            case .date: date = values[0]
+            case .genre: genres = values
+            case .disc: disc = Int(values[0])
+            default: moreTags[tag] = values
+            }
+        }
+    }
+}
+
 extension MPDResponse {
     /// A song as MPD lists it: `file`, `Last-Modified`, its tags, `Time`, `duration`, then queue fields.
     /// The catalogue's entry, when the item has one, gives every value of every tag it holds.
@@ -37,14 +58,14 @@ extension MPDResponse {
             add("Last-Modified", timestamp: modified)
         }
         if let catalogue { addFormat(of: catalogue) }
-        for tag in SongTags.listed where tags.contains(tag) {
-            if let song = catalogue {
-                for value in tag.values(of: song) where !value.isEmpty { add(tag.name, value) }
-            } else if let value = tag.value(of: item) {
-                add(tag.name, value)
-            }
+        let listed = item.listed?.tags.compactMap { named in SongTag(named.name).map { PlaylistTags.Item(tag: $0, value: named.value) } }
+        addTags(tags, listed: listed ?? []) { tag in
+            if let song = catalogue { return tag.values(of: song) }
+            return tag.value(of: item).map { [$0] } ?? []
         }
-        if let whole = durationMs ?? item.durationMs {
+        // A part's length is its range's, whatever a list says (as MPD's).
+        let listedMs = item.range == nil ? item.listed?.durationMs : nil
+        if let whole = listedMs ?? durationMs ?? item.durationMs {
             // A part's length is its own, as MPD lists it.
             let ms = item.range.map { ($0.endMs ?? whole) - $0.startMs } ?? whole
             add("Time", (ms + 500) / 1000)
@@ -53,7 +74,8 @@ extension MPDResponse {
     }
 
     /// A catalogue song as find, search and lsinfo list it: every value of a tag on a line of its own.
-    mutating func addCatalogueSong(_ song: Song, uri: String, tags: SongTags) {
+    /// `listed`: what the playlist file naming it says of it, merged as MPD merges it.
+    mutating func addCatalogueSong(_ song: Song, uri: String, tags: SongTags, listed: PlaylistTags? = nil) {
         add("file", uri)
         // A CUE sheet's track is a part of its image, as MPD lists it.
         if let part = song.cuePart {
@@ -66,15 +88,34 @@ extension MPDResponse {
             add("Last-Modified", timestamp: modified)
         }
         addFormat(of: song)
-        for tag in SongTags.listed where tags.contains(tag) {
-            for value in tag.values(of: song) where !value.isEmpty { add(tag.name, value) }
+        if let listed, !listed.isEmpty {
+            addTags(tags, listed: listed.items) { $0.values(of: song) }
+        } else {
+            for tag in SongTags.listed where tags.contains(tag) {
+                for value in tag.values(of: song) where !value.isEmpty { add(tag.name, value) }
+            }
         }
-        if let ms = song.durationMs {
+        // A part's length is its range's, whatever a list says (as MPD's).
+        if let ms = (song.cuePart == nil ? listed?.durationMs : nil) ?? song.durationMs {
             add("Time", (ms + 500) / 1000)
             add("duration", milliseconds: ms)
         }
         // A file with a CUE sheet in its tags is a playlist too, as MPD lists it after the song.
         if song.hasCueSheet { add("playlist", uri) }
+    }
+
+    /// The tags a playlist file gave first, then the song's own of the kinds the file did not give: the
+    /// one place a list's tags meet a song's, as MPD's playlist songs complement the database's
+    /// (`TagBuilder::Complement`). `own`: the song's values of a tag.
+    private mutating func addTags(_ shown: SongTags, listed: [PlaylistTags.Item], own: (SongTag) -> [String]) {
+        var given = SongTags()
+        for item in listed {
+            given.insert(item.tag)
+            if shown.contains(item.tag) { add(item.tag.name, item.value) }
+        }
+        for tag in SongTags.listed where shown.contains(tag) && !given.contains(tag) {
+            for value in own(tag) where !value.isEmpty { add(tag.name, value) }
+        }
     }
 
     /// `Format: RATE:BITS:CHANNELS` where the file's format is known, as MPD lists it: what the decoder

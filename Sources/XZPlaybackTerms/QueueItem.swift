@@ -27,6 +27,23 @@ public struct QueueItem: Sendable, Equatable {
     public var range: PlayRange?
     /// A radio station's name (ICY `icy-name`, MPD's `Name`), as its stream says while it plays.
     public var name: String?
+    /// What the playlist file it was loaded from says of it (MPD's tag names and values, in the file's
+    /// order, and a length), which MPD's queue lists over the song's own tags.
+    public var listed: ListedTags?
+
+    public struct ListedTags: Sendable, Equatable {
+        public var tags: [(name: String, value: String)]
+        public var durationMs: Int?
+
+        public init(tags: [(name: String, value: String)], durationMs: Int?) {
+            self.tags = tags
+            self.durationMs = durationMs
+        }
+
+        public static func == (a: Self, b: Self) -> Bool {
+            a.durationMs == b.durationMs && a.tags.elementsEqual(b.tags) { $0 == $1 }
+        }
+    }
 
     public init(songId: Int64? = nil, songKey: String? = nil, path: String, title: String = "", singer: String = "",
                 album: String? = nil, track: Int? = nil, year: Int? = nil,

@@ -28,10 +28,25 @@ final class PlaylistFormatsTests: XCTestCase {
         XCTAssertEqual(entries.map(\.location), ["http://example.com/radio", "b.mp3"])
         XCTAssertEqual(entries.map(\.title), ["Radio", "Bee"])
         XCTAssertEqual(entries.map(\.durationMs), [5_000, nil])
+        // As MPD's pls plugin: the title is a Title, a length above 0 the song's.
+        XCTAssertEqual(entries.map { $0.tags.items.map(\.value) }, [["Radio"], ["Bee"]])
+        XCTAssertEqual(entries.map { $0.tags.items.map(\.tag) }, [[.title], [.title]])
+        XCTAssertEqual(entries.map(\.tags.durationMs), [5_000, nil])
         XCTAssertEqual(PLS.parse(Data("[playlist]\nFile3=c\nFile1=a\n".utf8), limit: 100).map(\.location), ["a", "c"],
                        "no count: every file, by number")
         XCTAssertEqual(PLS.parse(Data("[playlist]\nFile1=a\nFile2=b\nFile3=c\n".utf8), limit: 2).map(\.location), ["a", "b"])
         XCTAssertEqual(PLS.parse(Data("File1=a\n".utf8), limit: 10), [], "no [playlist] section")
+    }
+
+    /// #EXTINF as MPD's extm3u plugin reads it, whatever numbers a file holds; only after `#EXTM3U`.
+    func testEXTINFGivesMPDsNameAndLength() {
+        let text = "#EXTM3U\n#EXTINF:5,A\na\n#EXTINF:-1,B\nb\n#EXTINF:+3,\nc\n#EXTINF:0,\nd\n#EXTINF:99999999999999999999,E\ne\n"
+            + "#EXTINF:2.5,F\nf\n#EXTINF: 4,  G\u{7}H\ng\n#EXTINF:-0,I\ni\n#EXTINF:junk\nj\n"
+        let tags = M3U.parse(Data(text.utf8)).map(\.tags)
+        XCTAssertEqual(tags.map { $0.items.map(\.value) }, [["A"], ["B"], [], [], [], [], ["G H"], ["I"], []])
+        XCTAssertEqual(tags.map(\.durationMs), [5_000, 0, 3_000, nil, nil, nil, 4_000, 0, nil])
+        XCTAssertTrue(tags.allSatisfy { $0.items.allSatisfy { $0.tag == .name } })
+        XCTAssertTrue(M3U.parse(Data("#EXTINF:5,A\na\n".utf8))[0].tags.isEmpty, "no #EXTM3U: a plain list")
     }
 
     func testXSPFTracksAndNothingElse() {
@@ -52,6 +67,9 @@ final class PlaylistFormatsTests: XCTestCase {
         XCTAssertEqual(entries.map(\.location), ["a.mp3", "file:///music/b%20c.mp3", "http://example.com/x.ogg"])
         XCTAssertEqual(entries.map(\.title), ["A & B", nil, nil])
         XCTAssertEqual(entries.map(\.durationMs), [61_500, nil, nil])
+        // As MPD's xspf plugin: fields after the location, as written; no length.
+        XCTAssertEqual(entries[0].tags.items, [PlaylistTags.Item(tag: .title, value: "A & B")])
+        XCTAssertEqual(entries.map(\.tags.durationMs), [nil, nil, nil])
         XCTAssertEqual(XSPF.parse(Data(text.utf8), limit: 1).map(\.location), ["a.mp3"])
         // Broken part-way: the tracks before the break.
         let cut = text.prefix(while: { $0 != "C" })

@@ -90,7 +90,11 @@ public enum PLS {
         }
         let cap = min(limit, declared ?? limit)
         return files.keys.sorted().prefix { $0 <= cap }.prefix(max(0, limit)).map { n in
-            PlaylistEntry(location: files[n]!.location, title: titles[n], durationMs: lengths[n], line: files[n]!.line)
+            var entry = PlaylistEntry(location: files[n]!.location, title: titles[n], durationMs: lengths[n], line: files[n]!.line)
+            // As MPD's pls plugin: the title is the song's Title, a length above 0 its length.
+            if let title = titles[n] { entry.tags.add(.title, title) }
+            if let length = lengths[n], length > 0 { entry.tags.durationMs = length }
+            return entry
         }
     }
 }
@@ -124,11 +128,14 @@ public enum XSPF {
 
         init(limit: Int) { self.limit = limit }
 
+        /// The fields MPD reads as tags (its annotation is a Comment, which MPD keeps no more than we do).
+        private static let tags: [String: SongTag] = ["title": .title, "creator": .artist, "album": .album, "trackNum": .track]
+
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                     attributes: [String: String] = [:]) {
             switch name {
             case "track": track = PlaylistEntry(location: "", line: parser.lineNumber)
-            case "location", "title", "duration":
+            case "location", "title", "duration", "creator", "album", "trackNum":
                 guard track != nil, field == nil else { return }
                 field = name
                 text = ""
@@ -149,6 +156,8 @@ public enum XSPF {
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
             if name == field, var current = track {
                 let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                // As MPD's xspf plugin: a track's fields after its location are its tags, as written.
+                if !current.location.isEmpty, let tag = Self.tags[name] { current.tags.add(tag, text) }
                 switch name {
                 // The first location is the track's; others are alternatives MPD does not read either.
                 case "location" where current.location.isEmpty: current.location = value

@@ -12,12 +12,46 @@ public struct PlaylistEntry: Sendable, Equatable {
     public var durationMs: Int?
     /// 1-based line in the file it was read from (0 for entries not read from a file).
     public var line: Int
+    /// What the file says of the song in MPD's terms, as its playlist plugin reads the format.
+    public var tags = PlaylistTags()
 
     public init(location: String, title: String? = nil, durationMs: Int? = nil, line: Int = 0) {
         self.location = location
         self.title = title
         self.durationMs = durationMs
         self.line = line
+    }
+}
+
+/// The tags and length a playlist file gives one song, as MPD's playlist plugins read them (an extended
+/// M3U's `#EXTINF` title is `Name`, a PLS `TitleN` is `Title`, an XSPF track's title, creator, album and
+/// trackNum are `Title`, `Artist`, `Album`, `Track`). MPD lists them before the song's own tags, which
+/// they replace kind by kind, and the length replaces the song's.
+public struct PlaylistTags: Sendable, Equatable {
+    public struct Item: Sendable, Equatable {
+        public var tag: SongTag
+        public var value: String
+
+        public init(tag: SongTag, value: String) {
+            self.tag = tag
+            self.value = value
+        }
+    }
+
+    public var items: [Item] = []
+    public var durationMs: Int?
+
+    public init() {}
+
+    public var isEmpty: Bool { items.isEmpty && durationMs == nil }
+
+    /// Adds a value as MPD's tag builder does: an empty one is none; control characters become spaces.
+    public mutating func add(_ tag: SongTag, _ value: some StringProtocol) {
+        guard !value.isEmpty else { return }
+        let clean = String(value).unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+            ? String(String.UnicodeScalarView(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+            : String(value)
+        items.append(Item(tag: tag, value: clean))
     }
 }
 
@@ -31,19 +65,44 @@ public enum M3U {
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var entries: [PlaylistEntry] = []
         var pending: (title: String?, durationMs: Int?)?
+        var pendingTags = PlaylistTags()
         let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        // As MPD: `#EXTINF` gives tags only in a file whose first line is `#EXTM3U`.
+        let extended = lines.first?.trimmingCharacters(in: .whitespaces) == "#EXTM3U"
         for (index, raw) in lines.enumerated() where entries.count < limit {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }
             if line.hasPrefix("#") {
-                if line.hasPrefix("#EXTINF:") { pending = extinf(line.dropFirst(8)) }
+                if line.hasPrefix("#EXTINF:") {
+                    pending = extinf(line.dropFirst(8))
+                    if extended { pendingTags = mpdTags(ofEXTINF: line.dropFirst(8)) }
+                }
                 continue
             }
-            entries.append(PlaylistEntry(location: line, title: pending?.title, durationMs: pending?.durationMs,
-                                         line: index + 1))
+            var entry = PlaylistEntry(location: line, title: pending?.title, durationMs: pending?.durationMs, line: index + 1)
+            entry.tags = pendingTags
+            entries.append(entry)
             pending = nil
+            pendingTags = PlaylistTags()
         }
         return entries
+    }
+
+    /// "SECONDS,NAME" as MPD's extm3u plugin reads it: whole seconds right before the comma (else the
+    /// line gives nothing), a negative length is 0 (which MPD lists as `Time: 0`), the rest is `Name`.
+    static func mpdTags(ofEXTINF text: Substring) -> PlaylistTags {
+        var tags = PlaylistTags()
+        guard let comma = text.firstIndex(of: ",") else { return tags }
+        var number = text[..<comma].drop { $0 == " " || $0 == "\t" }
+        let negative = number.first == "-"
+        if number.first == "-" || number.first == "+" { number = number.dropFirst() }
+        guard !number.isEmpty, number.count <= 9, number.allSatisfy({ ("0"..."9").contains($0) }), let seconds = Int(number) else { return tags }
+        let name = text[text.index(after: comma)...].drop { $0 == " " || $0 == "\t" }
+        let durationMs = negative ? 0 : seconds * 1000
+        guard !name.isEmpty || durationMs != 0 else { return tags }
+        tags.durationMs = durationMs
+        tags.add(.name, name)
+        return tags
     }
 
     /// "SECONDS[ attributes],TITLE"; -1 or junk seconds mean unknown.
