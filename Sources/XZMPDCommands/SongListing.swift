@@ -36,12 +36,12 @@ extension MPDResponse {
         } else if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
             add("Last-Modified", timestamp: modified)
         }
-        if let catalogue { addFormat(of: catalogue) }
-        for tag in SongTags.listed where tags.contains(tag) {
-            if let song = catalogue {
-                for value in tag.values(of: song) where !value.isEmpty { add(tag.name, value) }
-            } else if let value = tag.value(of: item) {
-                add(tag.name, value)
+        if let catalogue {
+            addFormat(of: catalogue)
+            addTags(of: catalogue, tags)
+        } else {
+            for tag in SongTags.listed where tags.contains(tag) {
+                if let value = tag.value(of: item) { add(tag.name, value) }
             }
         }
         if let whole = durationMs ?? item.durationMs {
@@ -66,15 +66,26 @@ extension MPDResponse {
             add("Last-Modified", timestamp: modified)
         }
         addFormat(of: song)
-        for tag in SongTags.listed where tags.contains(tag) {
-            for value in tag.values(of: song) where !value.isEmpty { add(tag.name, value) }
-        }
+        addTags(of: song, tags)
         if let ms = song.durationMs {
             add("Time", (ms + 500) / 1000)
             add("duration", milliseconds: ms)
         }
         // A file with a CUE sheet in its tags is a playlist too, as MPD lists it after the song.
         if song.hasCueSheet { add("playlist", uri) }
+    }
+
+    /// A catalogue song's tags of `tags`, every value on a line of its own. A CUE track's come as MPD's cue
+    /// parser made them: the sheet's in its order (Track as written, "01"), then the image's of other kinds.
+    private mutating func addTags(of song: Song, _ tags: SongTags) {
+        var fromSheet = SongTags()
+        for entry in song.cueTags {
+            fromSheet.insert(entry.tag)
+            if tags.contains(entry.tag) { add(entry.tag.name, entry.value) }
+        }
+        for tag in SongTags.listed where tags.contains(tag) && !fromSheet.contains(tag) {
+            for value in tag.values(of: song) where !value.isEmpty { add(tag.name, value) }
+        }
     }
 
     /// `Format: RATE:BITS:CHANNELS` where the file's format is known, as MPD lists it: what the decoder
