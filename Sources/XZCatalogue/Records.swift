@@ -42,6 +42,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     public var hasCueSheet = false
     /// A CUE track's tags as its sheet gives them, in order: its record lists them first, as MPD's.
     public var cueTags: [TagEntry] = []
+    /// A CUE track's image's length, which MPD's `stats` and `count … group` count for the track.
+    public var cueImageMs: Int?
 
     /// Playable without the network.
     public var isLocal: Bool { !localPath.isEmpty }
@@ -137,6 +139,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         if !cueFile.isEmpty, let start: Int = row[28] { cuePart = CuePart(file: cueFile, startFrame: start, endFrame: row[29]) }
         hasCueSheet = (row[30] as Int) != 0
         cueTags = MoreTagsColumn.decode(ordered: row[31])
+        cueImageMs = row[32]
     }
 
     /// A column holding several values, separated by U+001F.
@@ -152,7 +155,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         song.lyrics_path, song.size, song.sha256, song.added_at, song.artists, song.album_artist, song.genre,
         song.disc, song.date, song.sample_rate, song.channels, song.file_mtime,
         song.sample_format, song.more_tags, song.untagged, song.cue_file, song.cue_start, song.cue_end, song.has_cue_sheet,
-        song.cue_tags
+        song.cue_tags, song.cue_image_ms
         """
     static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
 }
