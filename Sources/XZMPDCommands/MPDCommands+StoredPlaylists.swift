@@ -211,7 +211,12 @@ extension PlayerHost {
     /// streams, as MPD loads one.
     public func playableItem(_ entry: PlaylistEntry, catalogueOnly: Bool = false) -> QueueItem? {
         if QueueItem.isStreamURL(entry.location) { return canStream ? QueueItem(.stream(entry.location), database: database) : nil }
-        guard let path = playlistPath(entry), FileManager.default.isReadableFile(atPath: path) else { return nil }
+        guard let path = playlistPath(entry) else { return nil }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            // A CUE sheet's track (`album.cue/track0002`) is a catalogue song and no file.
+            guard let song = (try? database.song(localPath: path)) ?? nil, song.cuePart != nil else { return nil }
+            return QueueItem(.song(song), database: database)
+        }
         let item = QueueItem(.file(path), database: database)
         return item.songKey != nil || !catalogueOnly && naming.uri(ofFile: path, inCatalogue: false) != path ? item : nil
     }
