@@ -105,7 +105,7 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
     /// MPD's cue parser makes a track's tags in the sheet's order (the album's lines, Track as written, the
     /// track's lines, `REM NAME` of any tag, no SONGWRITER), then adds the image's of other kinds; `stats` and
     /// `count … group` count each track as long as its image, `count` with a filter as long as itself; the
-    /// image, listed nowhere, can be added.
+    /// image, listed nowhere, can be added; a playlist naming a track loads it.
     func testTrackTagsTotalsAndTheImageAreAsMPDHasThem() throws {
         try CueFixtures.makeRip(in: music.appendingPathComponent("Odd"), sheet: """
             TITLE "Odd Album"
@@ -127,16 +127,22 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
                 INDEX 01 00:07:00
 
             """)
+        // A playlist beside it naming a track, which is no file.
+        try "image.cue/track0002\n".write(to: music.appendingPathComponent("Odd/list.m3u"), atomically: true, encoding: .utf8)
         let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
         mpd = real
         let ours = try client()
         _ = try ours.run("update")
         host.updates.wait()
         let theirs = try real.connect()
-        compare(["lsinfo \"Odd/image.cue\"", "find album \"Odd Album\"", "listplaylistinfo \"Odd/image.cue\"",
+        compare(["listplaylistinfo \"Odd/list.m3u\"", "load \"Odd/list.m3u\"", "playlistinfo", "clear",
+                 "lsinfo \"Odd/image.cue\"", "find album \"Odd Album\"", "listplaylistinfo \"Odd/image.cue\"",
                  "add \"Odd/image.cue\"", "playlistinfo", "playlistfind album \"Odd Album\"",
                  "add \"Odd/image.flac\"", "command_list_begin\nadd \"Odd/image.flac\"\ncommand_list_end", "playlist"],
                 ours, theirs)
+        for client in [ours, theirs] {
+            XCTAssertEqual(try client.run("listplaylist \"Odd/list.m3u\"").map(\.value), ["Odd/image.cue/track0002"])
+        }
         // Totals, which the other comparisons leave out.
         for request in ["stats", "count group artist", "count group album", "count album \"Odd Album\"", "count artist Singer"] {
             func totals(_ client: MPDClient) throws -> [String] {
