@@ -5,6 +5,12 @@ import XZText
 /// audio tracks, each starting at its INDEX 01 and ending where the next track of the same FILE starts.
 /// A line it does not understand is skipped and counted, as MPD skips it; nothing in a sheet can trap.
 public struct CueSheet: Sendable, Equatable {
+    public static func == (a: CueSheet, b: CueSheet) -> Bool {
+        a.album == b.album && a.albumArtist == b.albumArtist && a.date == b.date && a.genre == b.genre
+            && a.comment == b.comment && a.tracks == b.tracks && a.tags.elementsEqual(b.tags) { $0 == $1 }
+            && a.skippedLines == b.skippedLines && a.firstSkipped == b.firstSkipped
+    }
+
     /// A position in the sheet's unit: CD frames, 75 a second.
     public static let framesPerSecond = 75
     /// Larger sheets are no sheets: a real one is a few kilobytes.
@@ -24,6 +30,15 @@ public struct CueSheet: Sendable, Equatable {
         public var startFrame: Int
         /// The next track's INDEX 01 in the same file; nil: the file's end.
         public var endFrame: Int?
+        /// The track's tags as MPD's cue parser builds them, in the sheet's order: the album's (`tags`), then
+        /// ("Track", number as written), then the track's own (TITLE → Title, PERFORMER → Artist, REM NAME).
+        public var tags: [(name: String, value: String)] = []
+
+        public static func == (a: Track, b: Track) -> Bool {
+            a.number == b.number && a.file == b.file && a.title == b.title && a.performer == b.performer
+                && a.songwriter == b.songwriter && a.startFrame == b.startFrame && a.endFrame == b.endFrame
+                && a.tags.elementsEqual(b.tags) { $0 == $1 }
+        }
     }
 
     public var album: String?
@@ -32,6 +47,9 @@ public struct CueSheet: Sendable, Equatable {
     public var genre: String?
     public var comment: String?
     public var tracks: [Track] = []
+    /// The album's tags in the sheet's order, as MPD's cue parser reads them before the first TRACK: TITLE →
+    /// Album, PERFORMER → AlbumArtist, `REM NAME value` → NAME (the reader keeps the names that are tags).
+    public var tags: [(name: String, value: String)] = []
     /// Lines skipped, with the first one's number and reason for the scan's report.
     public var skippedLines = 0
     public var firstSkipped: String?
@@ -110,7 +128,11 @@ public struct CueSheet: Sendable, Equatable {
             switch command.uppercased() {
             case "REM":
                 guard let kind = line.next()?.uppercased(), let value = line.rest() else { continue }
-                guard !inTrack else { continue }
+                guard !inTrack else {
+                    current?.tags.append((kind, value))
+                    continue
+                }
+                sheet.tags.append((kind, value))
                 switch kind {
                 case "DATE": sheet.date = value
                 case "GENRE": sheet.genre = value
@@ -122,14 +144,22 @@ public struct CueSheet: Sendable, Equatable {
                 if inTrack {
                     guard current != nil else { continue }
                     switch command.uppercased() {
-                    case "TITLE": current?.title = value
-                    case "PERFORMER": current?.performer = value
+                    case "TITLE":
+                        current?.title = value
+                        current?.tags.append(("Title", value))
+                    case "PERFORMER":
+                        current?.performer = value
+                        current?.tags.append(("Artist", value))
                     default: current?.songwriter = value
                     }
                 } else {
                     switch command.uppercased() {
-                    case "TITLE": sheet.album = value
-                    case "PERFORMER": sheet.albumArtist = value
+                    case "TITLE":
+                        sheet.album = value
+                        sheet.tags.append(("Album", value))
+                    case "PERFORMER":
+                        sheet.albumArtist = value
+                        sheet.tags.append(("AlbumArtist", value))
                     default: break
                     }
                 }
@@ -150,7 +180,8 @@ public struct CueSheet: Sendable, Equatable {
                 }
                 guard let number = line.next(), let type = line.next() else { skip("TRACK without a number and type"); continue }
                 guard type.uppercased() == "AUDIO" else { continue }
-                current = Track(number: String(number), file: file, startFrame: -1)
+                current = Track(number: String(number), file: file, startFrame: -1,
+                                tags: sheet.tags + [("Track", String(number))])
             case "INDEX":
                 guard current != nil else { continue }
                 guard let number = line.next(), let time = line.next() else { skip("INDEX without a number and time"); continue }

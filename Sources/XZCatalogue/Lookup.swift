@@ -120,7 +120,7 @@ extension LibraryDatabase {
     }
 
     /// The totals as MPD's `stats` counts them: distinct values of the Artist tag (each of a song's
-    /// several), distinct values of the Album tag. `kept`, when the catalogue has not changed since it
+    /// several), distinct values of the Album tag, and each song's tag length (a CUE track's whole image). `kept`, when the catalogue has not changed since it
     /// was read (its `version`), is the answer: a status bar polling `stats` costs one small read.
     public func catalogueSummary(reusing kept: CatalogueSummary? = nil) throws -> CatalogueSummary {
         try pool.read { db in
@@ -129,7 +129,7 @@ extension LibraryDatabase {
             // Albums and singers are asked through the indexes of their songs: a step per album or singer,
             // not per song.
             let row = try Row.fetchOne(db, sql: """
-                SELECT count(*), coalesce(sum(duration_ms), 0), max(added_at),
+                SELECT count(*), coalesce(sum(coalesce(cue_image_ms, duration_ms)), 0), max(added_at),
                        (SELECT count(DISTINCT title) FROM album
                             WHERE EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id))
                 FROM song

@@ -2,11 +2,11 @@ import GRDB
 
 /// The `song.more_tags` column (schema.sql, v12-more-tags): the tags beyond those of their own columns,
 /// as entries "Name=value" under MPD's names, separated by U+001E, in `SongTags.listed` order.
-enum MoreTagsColumn {
+public enum MoreTagsColumn {
     static let entrySeparator: Character = "\u{1E}"
 
     /// The tags a column of their own holds; every other held tag goes to `more_tags`.
-    static let ownColumns: Set<SongTag> = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
+    public static let ownColumns: Set<SongTag> = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
 
     static func encode(_ tags: [SongTag: [String]]) -> String {
         var entries: [String] = []
@@ -26,6 +26,19 @@ enum MoreTagsColumn {
         return tags
     }
 
+    /// Entries in their own order (`song.cue_tags`): a CUE track's tags as its sheet gives them.
+    static func encode(ordered entries: [TagEntry]) -> String {
+        entries.filter { !$0.value.isEmpty }.map { $0.tag.name + "=" + $0.value }.joined(separator: String(entrySeparator))
+    }
+
+    static func decode(ordered text: String) -> [TagEntry] {
+        guard !text.isEmpty else { return [] }
+        return text.split(separator: entrySeparator).compactMap { (entry: Substring) -> TagEntry? in
+            guard let equals = entry.firstIndex(of: "="), let tag = SongTag(String(entry[..<equals])) else { return nil }
+            return TagEntry(tag, String(entry[entry.index(after: equals)...]))
+        }
+    }
+
     /// The values of one tag (NULL: of every tag), joined by U+001F as the other tag columns join
     /// theirs; '' when there are none.
     static func values(_ text: String, name: String?) -> String {
@@ -42,5 +55,16 @@ enum MoreTagsColumn {
     static let function = DatabaseFunction("xz_tag_values", argumentCount: 2, pure: true) { arguments in
         guard let text = String.fromDatabaseValue(arguments[0]), !text.isEmpty else { return "" }
         return values(text, name: String.fromDatabaseValue(arguments[1]))
+    }
+}
+
+/// One tag value where the order of a song's tags is its own (a CUE track's, as MPD lists it).
+public struct TagEntry: Sendable, Equatable {
+    public var tag: SongTag
+    public var value: String
+
+    public init(_ tag: SongTag, _ value: String) {
+        self.tag = tag
+        self.value = value
     }
 }

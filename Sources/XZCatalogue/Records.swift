@@ -40,6 +40,10 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     public var cuePart: CuePart?
     /// The file carries a CUE sheet in its tags: MPD lists it as a playlist too.
     public var hasCueSheet = false
+    /// A CUE track's tags as its sheet gives them, in order: its record lists them first, as MPD's.
+    public var cueTags: [TagEntry] = []
+    /// A CUE track's image's length, which MPD's `stats` and `count … group` count for the track.
+    public var cueImageMs: Int?
 
     /// Playable without the network.
     public var isLocal: Bool { !localPath.isEmpty }
@@ -134,6 +138,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         let cueFile: String = row[27]
         if !cueFile.isEmpty, let start: Int = row[28] { cuePart = CuePart(file: cueFile, startFrame: start, endFrame: row[29]) }
         hasCueSheet = (row[30] as Int) != 0
+        cueTags = MoreTagsColumn.decode(ordered: row[31])
+        cueImageMs = row[32]
     }
 
     /// A column holding several values, separated by U+001F.
@@ -148,7 +154,8 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
         song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,
         song.lyrics_path, song.size, song.sha256, song.added_at, song.artists, song.album_artist, song.genre,
         song.disc, song.date, song.sample_rate, song.channels, song.file_mtime,
-        song.sample_format, song.more_tags, song.untagged, song.cue_file, song.cue_start, song.cue_end, song.has_cue_sheet
+        song.sample_format, song.more_tags, song.untagged, song.cue_file, song.cue_start, song.cue_end, song.has_cue_sheet,
+        song.cue_tags, song.cue_image_ms
         """
     static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
 }

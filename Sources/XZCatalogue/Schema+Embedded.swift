@@ -367,5 +367,18 @@ UPDATE song SET file_mtime = NULL
     WHERE song_key LIKE 'file:%' AND (lower(local_path) LIKE '%.flac' OR lower(local_path) LIKE '%.wv'
                                       OR lower(local_path) LIKE '%.ape');
 
+-- migration: v20-cue-track-tags
+-- cue_tags: a CUE track's tags as MPD's cue parser builds them, in the sheet's order ("Name=value" entries
+-- separated by U+001E; Track as written, "01"): its record lists them first, then the image's other tags.
+-- cue_image_ms: the image's length, which MPD's `stats` and `count … group` count for each of its tracks.
+ALTER TABLE song ADD COLUMN cue_tags TEXT NOT NULL DEFAULT '';
+ALTER TABLE song ADD COLUMN cue_image_ms INTEGER;
+-- The image's length is the start of its last track (the one running to the end) and that track's length.
+UPDATE song SET cue_image_ms = (SELECT max(last.cue_start * 1000 / 75 + last.duration_ms) FROM song AS last
+                                WHERE last.cue_file = song.cue_file AND last.cue_end IS NULL)
+    WHERE cue_file <> '';
+-- Tracks read before their tags' order was kept: read them again on the next update.
+UPDATE song SET file_mtime = NULL WHERE cue_file <> '';
+
 """#
 }

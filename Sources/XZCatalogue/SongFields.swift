@@ -76,6 +76,8 @@ struct SongField: Sendable {
         SongField("cue_start") { song, _ in integer(song.input.cuePart?.startFrame) },
         SongField("cue_end") { song, _ in integer(song.input.cuePart?.endFrame) },
         SongField("has_cue_sheet") { song, _ in .integer(song.input.hasCueSheet ? 1 : 0) },
+        SongField("cue_tags") { song, _ in .text(MoreTagsColumn.encode(ordered: song.input.cueTags)) },
+        SongField("cue_image_ms") { song, _ in integer(song.input.cueImageMs) },
     ]
 
     static let compared = all.filter { $0.update == .compared }

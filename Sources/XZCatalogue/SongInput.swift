@@ -37,6 +37,10 @@ public struct SongInput: Sendable, Equatable {
     public var cuePart: CuePart?
     /// The file carries a CUE sheet in its tags: MPD lists it as a playlist too.
     public var hasCueSheet = false
+    /// A CUE track's tags as its sheet gives them, in order (Track as written): listed first, as MPD lists them.
+    public var cueTags: [TagEntry] = []
+    /// A CUE track's image's length, which MPD's `stats` and `count … group` count for the track.
+    public var cueImageMs: Int?
 
     public init(key: String, title: String, singer: String) {
         self.key = key

@@ -126,7 +126,17 @@ struct CueTracks {
             input.year = Int(date.prefix(4))
         }
         if let number = Int(track.number), number > 0 { input.track = number }
-        if let songwriter = track.songwriter, !songwriter.isEmpty { input.moreTags[.composer] = [songwriter] }
+        // MPD's record: the sheet's tags in its order, then the image's of other kinds. `REM NAME` lines
+        // naming another tag (REM COMPOSER) are the track's too, in place of the image's; SONGWRITER is no tag to MPD.
+        input.cueTags = track.tags.compactMap { entry in
+            SongTag(entry.name).flatMap { SongTags.held.contains($0) && !entry.value.isEmpty ? TagEntry($0, entry.value) : nil }
+        }
+        var remTags: [SongTag: [String]] = [:]
+        for entry in input.cueTags where !MoreTagsColumn.ownColumns.contains(entry.tag) {
+            remTags[entry.tag, default: []].append(entry.value)
+        }
+        input.moreTags.merge(remTags) { _, sheet in sheet }
+        input.cueImageMs = imageMs
         return input
     }
 }

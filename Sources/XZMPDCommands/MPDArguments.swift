@@ -148,8 +148,13 @@ extension MPDCommands {
             if held.contains(file) { return }
         } else {
             let songs: [String: Song]
-            do { songs = try call.host.database.songs(localPaths: [file]) } catch { throw MPDError(failure: error) }
-            if songs[file] != nil { return }
+            let images: Set<String>
+            do {
+                songs = try call.host.database.songs(localPaths: [file])
+                // MPD's database holds a CUE sheet's image too, though no listing shows it.
+                images = songs[file] == nil ? try call.host.database.cueImages(among: [file]) : []
+            } catch { throw MPDError(failure: error) }
+            if songs[file] != nil || images.contains(file) { return }
         }
         // MPD's database holds what links in the music folder lead to; the scan here does not follow links
         // yet, so a file reached through one is taken as it is.

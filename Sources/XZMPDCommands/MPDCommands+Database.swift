@@ -184,7 +184,7 @@ extension MPDCommands {
 
     /// Tag values and durations of the songs `filters` select (list, count).
     static func tagValues(_ call: Invocation, _ filters: [SongFilter], _ tags: [SongTag]) throws(MPDError)
-        -> [(values: [[String]], durationMs: Int)] {
+        -> [(values: [[String]], durationMs: Int, groupedMs: Int)] {
         do {
             return try call.host.database.tagValues(filters, tags: tags, naming: call.host.naming, deadline: call.deadline)
         } catch {
@@ -211,7 +211,8 @@ extension MPDCommands {
         var byValue: [String: [Int]] = [:]
         for (index, song) in found.enumerated() {
             try call.checkDeadline(index)
-            for value in Set(song.values[0]) { byValue[value, default: []].append(song.durationMs) }
+            // MPD's groups add up each song's tag length: a CUE track counts its whole image.
+            for value in Set(song.values[0]) { byValue[value, default: []].append(song.groupedMs) }
         }
         for value in byValue.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             call.response.add(group.name, value)

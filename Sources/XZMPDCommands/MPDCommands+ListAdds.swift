@@ -31,7 +31,9 @@ extension MPDCommands {
             if let location { locations[uri] = location }
         }
         let files = locations.values.filter { $0.kind != .absolute }.map(\.path)
-        guard let songs = try? host.database.songs(localPaths: files) else { return nil }
-        return ListAdds(locations: locations, held: Set(songs.keys))
+        guard let songs = try? host.database.songs(localPaths: files),
+              let images = try? host.database.cueImages(among: files.filter { songs[$0] == nil }) else { return nil }
+        // A CUE sheet's image is held too, unlisted, as in MPD's database.
+        return ListAdds(locations: locations, held: Set(songs.keys).union(images))
     }
 }

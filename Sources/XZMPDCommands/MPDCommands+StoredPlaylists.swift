@@ -221,9 +221,15 @@ extension PlayerHost {
             guard canStream || listing else { return nil }
             item = QueueItem(.stream(entry.location), database: database)
         } else {
-            guard let path = playlistPath(entry), FileManager.default.isReadableFile(atPath: path) else { return nil }
-            item = QueueItem(.file(path), database: database)
-            guard item.songKey != nil || !catalogueOnly && naming.uri(ofFile: path, inCatalogue: false) != path else { return nil }
+            guard let path = playlistPath(entry) else { return nil }
+            if FileManager.default.isReadableFile(atPath: path) {
+                item = QueueItem(.file(path), database: database)
+                guard item.songKey != nil || !catalogueOnly && naming.uri(ofFile: path, inCatalogue: false) != path else { return nil }
+            } else {
+                // A CUE sheet's track (`album.cue/track0002`) is a catalogue song and no file.
+                guard let song = (try? database.song(localPath: path)) ?? nil, song.cuePart != nil else { return nil }
+                item = QueueItem(.song(song), database: database)
+            }
         }
         // Stored playlists are ours: their `#EXTINF` lines only repeat the song's tags, which MPD never writes.
         if catalogueOnly, !entry.tags.isEmpty {

@@ -58,8 +58,8 @@ extension MPDResponse {
             add("Last-Modified", timestamp: modified)
         }
         if let catalogue { addFormat(of: catalogue) }
-        let listed = item.listed?.tags.compactMap { named in SongTag(named.name).map { PlaylistTags.Item(tag: $0, value: named.value) } }
-        addTags(tags, listed: listed ?? []) { tag in
+        let listed = item.listed?.tags.compactMap { named in SongTag(named.name).map { TagEntry($0, named.value) } }
+        addTags(tags, listed: listed ?? [], sheet: catalogue?.cueTags ?? []) { tag in
             if let song = catalogue { return tag.values(of: song) }
             return tag.value(of: item).map { [$0] } ?? []
         }
@@ -88,13 +88,7 @@ extension MPDResponse {
             add("Last-Modified", timestamp: modified)
         }
         addFormat(of: song)
-        if let listed, !listed.isEmpty {
-            addTags(tags, listed: listed.items) { $0.values(of: song) }
-        } else {
-            for tag in SongTags.listed where tags.contains(tag) {
-                for value in tag.values(of: song) where !value.isEmpty { add(tag.name, value) }
-            }
-        }
+        addTags(tags, listed: listed?.items ?? [], sheet: song.cueTags) { $0.values(of: song) }
         // A part's length is its range's, whatever a list says (as MPD's).
         if let ms = (song.cuePart == nil ? listed?.durationMs : nil) ?? song.durationMs {
             add("Time", (ms + 500) / 1000)
@@ -104,15 +98,22 @@ extension MPDResponse {
         if song.hasCueSheet { add("playlist", uri) }
     }
 
-    /// The tags a playlist file gave first, then the song's own of the kinds the file did not give: the
-    /// one place a list's tags meet a song's, as MPD's playlist songs complement the database's
+    /// The tags a playlist file gave first, then a CUE track's as MPD's cue parser made them (the sheet's
+    /// in its order, Track as written, "01"), then the song's own of the kinds neither gave: the one place
+    /// a list's and a sheet's tags meet a song's, as MPD's songs complement each other
     /// (`TagBuilder::Complement`). `own`: the song's values of a tag.
-    private mutating func addTags(_ shown: SongTags, listed: [PlaylistTags.Item], own: (SongTag) -> [String]) {
+    private mutating func addTags(_ shown: SongTags, listed: [TagEntry], sheet: [TagEntry], own: (SongTag) -> [String]) {
         var given = SongTags()
-        for item in listed {
-            given.insert(item.tag)
-            if shown.contains(item.tag) { add(item.tag.name, item.value) }
+        for entry in listed {
+            given.insert(entry.tag)
+            if shown.contains(entry.tag) { add(entry.tag.name, entry.value) }
         }
+        var fromSheet = SongTags()
+        for entry in sheet where !given.contains(entry.tag) {
+            fromSheet.insert(entry.tag)
+            if shown.contains(entry.tag) { add(entry.tag.name, entry.value) }
+        }
+        given.formUnion(fromSheet)
         for tag in SongTags.listed where shown.contains(tag) && !given.contains(tag) {
             for value in own(tag) where !value.isEmpty { add(tag.name, value) }
         }

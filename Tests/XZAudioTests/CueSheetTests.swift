@@ -42,6 +42,33 @@ final class CueSheetTests: XCTestCase {
         XCTAssertEqual(CueSheet.samples(frames: 310, sampleRate: 44_100), 182_280)
     }
 
+    /// A track's tags as MPD's cue parser builds them: the album's lines in order, Track as written, then the
+    /// track's own lines (REM of any name too); SONGWRITER and the other commands add nothing.
+    func testTrackTagsAreTheSheetsInItsOrder() throws {
+        let sheet = try parse("""
+            TITLE "Alb"
+            REM DATE 1999
+            PERFORMER "AA"
+            SONGWRITER "SW"
+            REM GENRE "G"
+            FILE "img.flac" WAVE
+              TRACK 1 AUDIO
+                PERFORMER "P1"
+                TITLE "T1"
+                REM COMPOSER "RC"
+                INDEX 01 00:00:00
+              TRACK 002 AUDIO
+                SONGWRITER "SW2"
+                INDEX 01 00:04:00
+            """)
+        let album = [("Album", "Alb"), ("DATE", "1999"), ("AlbumArtist", "AA"), ("GENRE", "G")]
+        XCTAssertEqual(sheet.tags.map { "\($0.name)=\($0.value)" }, album.map { "\($0.0)=\($0.1)" })
+        XCTAssertEqual(sheet.tracks.map { $0.tags.map { "\($0.name)=\($0.value)" } }, [
+            album.map { "\($0.0)=\($0.1)" } + ["Track=1", "Artist=P1", "Title=T1", "COMPOSER=RC"],
+            album.map { "\($0.0)=\($0.1)" } + ["Track=002"],
+        ])
+    }
+
     func testEachFileEndsItsOwnTracksAndDataTracksAreLeftOut() throws {
         let sheet = try parse("""
             FILE "a.wav" WAVE

@@ -68,7 +68,7 @@ final class PlaylistFormatsTests: XCTestCase {
         XCTAssertEqual(entries.map(\.title), ["A & B", nil, nil])
         XCTAssertEqual(entries.map(\.durationMs), [61_500, nil, nil])
         // As MPD's xspf plugin: fields after the location, as written; no length.
-        XCTAssertEqual(entries[0].tags.items, [PlaylistTags.Item(tag: .title, value: "A & B")])
+        XCTAssertEqual(entries[0].tags.items, [TagEntry(.title, "A & B")])
         XCTAssertEqual(entries.map(\.tags.durationMs), [nil, nil, nil])
         XCTAssertEqual(XSPF.parse(Data(text.utf8), limit: 1).map(\.location), ["a.mp3"])
         // Broken part-way: the tracks before the break.

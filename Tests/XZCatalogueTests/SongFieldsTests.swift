@@ -58,6 +58,8 @@ final class SongFieldsTests: XCTestCase {
         song.untagged = n == 1 ? [.title] : [.title, .artist]
         song.cuePart = CuePart(file: "/music/image\(n).flac", startFrame: 75 * n, endFrame: 150 * n)
         song.hasCueSheet = n == 1
+        song.cueTags = [TagEntry(.album, "Sheet \(n)"), TagEntry(.track, "0\(n)")]
+        song.cueImageMs = 10_000 * n
         return song
     }
 
@@ -86,7 +88,7 @@ final class SongFieldsTests: XCTestCase {
             "sample_rate": 44100 * n, "channels": n, "sample_format": n == 1 ? "24" : "f",
             "more_tags": "Composer=Composer \(n)\u{1E}Label=Label \(n)", "untagged": n == 1 ? 1 : 3,
             "cue_file": "/music/image\(n).flac", "cue_start": 75 * n, "cue_end": 150 * n,
-            "has_cue_sheet": n == 1 ? 1 : 0,
+            "has_cue_sheet": n == 1 ? 1 : 0, "cue_tags": "Album=Sheet \(n)\u{1E}Track=0\(n)", "cue_image_ms": 10_000 * n,
         ]
         return values.mapValues { $0?.databaseValue ?? .null }
     }
@@ -133,6 +135,8 @@ final class SongFieldsTests: XCTestCase {
         XCTAssertEqual(song.sampleFormat, "f")
         XCTAssertEqual(song.moreTags[.composer], ["Composer 2"])
         XCTAssertEqual(song.cuePart, CuePart(file: "/music/image2.flac", startFrame: 150, endFrame: 300))
+        XCTAssertEqual(song.cueTags, [TagEntry(.album, "Sheet 2"), TagEntry(.track, "02")])
+        XCTAssertEqual(song.cueImageMs, 20_000)
 
         // The same song again changes nothing; one without local paths keeps the stored ones.
         summary = try library.database.applyFolderScan([second], removing: [], into: ImportSummary())

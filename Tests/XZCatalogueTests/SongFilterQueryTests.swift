@@ -174,7 +174,8 @@ final class SongFilterQueryTests: XCTestCase {
                        "local_path": "", "lyrics_path": "", "size": nil, "sha256": "", "added_at": "", "artists": "",
                        "album_artist": "", "genre": "", "disc": disc, "date": "", "sample_rate": nil,
                        "channels": nil, "file_mtime": nil, "sample_format": "", "more_tags": "", "untagged": 0,
-                       "cue_file": "", "cue_start": nil, "cue_end": nil, "has_cue_sheet": 0])
+                       "cue_file": "", "cue_start": nil, "cue_end": nil, "has_cue_sheet": 0,
+                       "cue_tags": "", "cue_image_ms": nil])
         }
         let songs: [(String, Song)] = [
             ("b/z.mp3", song("A", nil, 1)), ("a.mp3", song(nil, nil, nil)), ("b/c/a.mp3", song(nil, nil, nil)),

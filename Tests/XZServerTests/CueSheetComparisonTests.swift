@@ -41,20 +41,22 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
         }
     }
 
-    /// The lines of each record (from its `file:`, `directory:` or `playlist:` line) in one order, and track
-    /// numbers as numbers: MPD sends a song's tags in its file's order and its Track as written ("01"), which
-    /// is the song records' concern, not the sheets'.
+    /// The lines of each record (from its `file:`, `directory:` or `playlist:` line), those of a whole file
+    /// in one order: MPD sends a file's tags in the file's order, which is the song records' concern. A CUE
+    /// track's record (it has a `Range:`) is compared as it is: the sheet's tags in its order, Track as written.
     private static func records(_ lines: [String]) -> [String] {
         var result: [String] = [], record: [String] = []
+        func flush() {
+            guard !record.isEmpty else { return }
+            let track = record.contains { $0.hasPrefix("Range: ") }
+            result += track ? record : [record[0]] + record.dropFirst().sorted()
+            record = []
+        }
         for line in lines {
-            let line = line.hasPrefix("Track: 0") ? "Track: " + line.dropFirst(7).drop { $0 == "0" } : line
-            if ["file:", "directory:", "playlist:"].contains(where: line.hasPrefix), !record.isEmpty {
-                result += [record[0]] + record.dropFirst().sorted()
-                record = []
-            }
+            if ["file:", "directory:", "playlist:"].contains(where: line.hasPrefix) { flush() }
             record.append(line)
         }
-        if !record.isEmpty { result += [record[0]] + record.dropFirst().sorted() }
+        flush()
         return result
     }
 
@@ -98,6 +100,57 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
         host.updates.wait()
         XCTAssertTrue(eventually { (try? theirs.run("status"))?.contains { $0.key == "updating_db" } == false })
         compare(["lsinfo Rip", "listall Rip", "listallinfo Rip", "listall", "add Rip", "playlist"], ours, theirs)
+    }
+
+    /// MPD's cue parser makes a track's tags in the sheet's order (the album's lines, Track as written, the
+    /// track's lines, `REM NAME` of any tag, no SONGWRITER), then adds the image's of other kinds; `stats` and
+    /// `count … group` count each track as long as its image, `count` with a filter as long as itself; the
+    /// image, listed nowhere, can be added; a playlist naming a track loads it.
+    func testTrackTagsTotalsAndTheImageAreAsMPDHasThem() throws {
+        try CueFixtures.makeRip(in: music.appendingPathComponent("Odd"), sheet: """
+            TITLE "Odd Album"
+            REM DATE 2004
+            PERFORMER "Odd Band"
+            REM GENRE "Folk"
+            SONGWRITER "Nobody"
+            FILE "image.flac" WAVE
+              TRACK 1 AUDIO
+                PERFORMER "Singer"
+                TITLE "Uno"
+                REM COMPOSER "Writer"
+                INDEX 01 00:00:00
+              TRACK 02 AUDIO
+                TITLE "Dos"
+                SONGWRITER "Ignored"
+                INDEX 01 00:04:00
+              TRACK 003 AUDIO
+                INDEX 01 00:07:00
+
+            """)
+        // A playlist beside it naming a track, which is no file.
+        try "image.cue/track0002\n".write(to: music.appendingPathComponent("Odd/list.m3u"), atomically: true, encoding: .utf8)
+        let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"))
+        mpd = real
+        let ours = try client()
+        _ = try ours.run("update")
+        host.updates.wait()
+        let theirs = try real.connect()
+        compare(["listplaylistinfo \"Odd/list.m3u\"", "load \"Odd/list.m3u\"", "playlistinfo", "clear",
+                 "lsinfo \"Odd/image.cue\"", "find album \"Odd Album\"", "listplaylistinfo \"Odd/image.cue\"",
+                 "add \"Odd/image.cue\"", "playlistinfo", "playlistfind album \"Odd Album\"",
+                 "add \"Odd/image.flac\"", "command_list_begin\nadd \"Odd/image.flac\"\ncommand_list_end", "playlist"],
+                ours, theirs)
+        for client in [ours, theirs] {
+            XCTAssertEqual(try client.run("listplaylist \"Odd/list.m3u\"").map(\.value), ["Odd/image.cue/track0002"])
+        }
+        // Totals, which the other comparisons leave out.
+        for request in ["stats", "count group artist", "count group album", "count album \"Odd Album\"", "count artist Singer"] {
+            func totals(_ client: MPDClient) throws -> [String] {
+                try client.run(request).filter { !["uptime", "db_update", "playtime"].contains($0.key) || request.hasPrefix("count") }
+                    .map { "\($0.key): \($0.value)" }
+            }
+            XCTAssertEqual(try totals(ours), try totals(theirs), request)
+        }
     }
 
     func testPlayingATrackCountsFromItsStart() throws {

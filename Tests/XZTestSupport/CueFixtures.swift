@@ -32,8 +32,9 @@ public enum CueFixtures {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let image = folder.appendingPathComponent("image.flac").path
         try makeFLAC(at: image, seconds: 10)
-        try TestProcess.runChecked("metaflac", ["--set-tag=ARTIST=ImgArtist", "--set-tag=COMPOSER=Comp",
-                                                "--set-tag=ALBUM=ImgAlbum", "--set-tag=TITLE=ImgTitle", image])
+        // In the order MPD and the catalogue both list a file's tags, as a track's record lists the image's.
+        try TestProcess.runChecked("metaflac", ["--set-tag=ARTIST=ImgArtist", "--set-tag=TITLE=ImgTitle",
+                                                "--set-tag=ALBUM=ImgAlbum", "--set-tag=COMPOSER=Comp", image])
         try text.write(to: folder.appendingPathComponent("image.cue"), atomically: true, encoding: .utf8)
     }
 

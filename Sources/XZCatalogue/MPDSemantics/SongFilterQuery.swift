@@ -110,16 +110,17 @@ extension LibraryDatabase {
 
     /// For each selected song, the values of `tags` as MPD groups by them (the tag, else its fallback,
     /// else the empty string) and its duration: what `list` and `count` read, without whole songs.
+    /// `groupedMs` is what MPD's `count … group` adds up: a CUE track's whole image (its tag's length).
     public func tagValues(_ filters: [SongFilter], tags: [SongTag], naming: SongNaming, deadline: Deadline = .never) throws
-        -> [(values: [[String]], durationMs: Int)] {
+        -> [(values: [[String]], durationMs: Int, groupedMs: Int)] {
         try read(by: deadline) { db in
             let (condition, arguments) = FilterSQL.whereClause(filters, naming: naming)
             // One column per tag and per fallback tag, in order.
             let chains = tags.map { tag in ([tag] + tag.fallback).compactMap(FilterSQL.valuesSQL) }
-            let columns = chains.flatMap { $0 } + ["coalesce(song.duration_ms, 0)"]
+            let columns = chains.flatMap { $0 } + ["coalesce(song.duration_ms, 0)", "coalesce(song.cue_image_ms, song.duration_ms, 0)"]
             let rows = try Row.fetchCursor(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM song \(Song.joins)\(condition)",
                                            arguments: arguments)
-            var result: [(values: [[String]], durationMs: Int)] = []
+            var result: [(values: [[String]], durationMs: Int, groupedMs: Int)] = []
             while let row = try rows.next() {
                 var column = 0
                 var values: [[String]] = []
@@ -132,7 +133,7 @@ extension LibraryDatabase {
                     column += chain.count
                     values.append(found.isEmpty ? [""] : found)
                 }
-                result.append((values, row[column]))
+                result.append((values, row[column], row[column + 1]))
             }
             return result
         }

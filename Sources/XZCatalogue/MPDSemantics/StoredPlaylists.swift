@@ -28,17 +28,7 @@ public struct PlaylistEntry: Sendable, Equatable {
 /// trackNum are `Title`, `Artist`, `Album`, `Track`). MPD lists them before the song's own tags, which
 /// they replace kind by kind, and the length replaces the song's.
 public struct PlaylistTags: Sendable, Equatable {
-    public struct Item: Sendable, Equatable {
-        public var tag: SongTag
-        public var value: String
-
-        public init(tag: SongTag, value: String) {
-            self.tag = tag
-            self.value = value
-        }
-    }
-
-    public var items: [Item] = []
+    public var items: [TagEntry] = []
     public var durationMs: Int?
 
     public init() {}
@@ -51,7 +41,7 @@ public struct PlaylistTags: Sendable, Equatable {
         let clean = String(value).unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
             ? String(String.UnicodeScalarView(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
             : String(value)
-        items.append(Item(tag: tag, value: clean))
+        items.append(TagEntry(tag, clean))
     }
 }
 
