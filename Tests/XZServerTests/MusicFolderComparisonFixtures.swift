@@ -1,64 +1,51 @@
 import Foundation
 import XZTestSupport
 
-/// A loopback internet radio station, as SHOUTcast/Icecast servers speak: `/stream` is an endless MP3
-/// that carries `StreamTitle` every `metaInterval` bytes to a client that asks (`Icy-MetaData: 1`);
-/// `/station.m3u` is a remote playlist naming it; `/gone` is a station that no longer exists.
+/// The comparison's internet radio, on the test station (`ICYStation`): `/stream` is an endless MP3 that
+/// repeats `StreamTitle` every `metaInterval` bytes, unpaced, to a client that asks (`Icy-MetaData: 1`), as
+/// many SHOUTcast servers do; `/station.m3u` is a remote playlist naming it; `/gone` is a station that no
+/// longer exists.
 final class LoopbackRadio {
     static let name = "Loopback FM"
     static let title = "Loopback Artist - Café Song"
     static let metaInterval = 16_000
-    private let server: TestHTTPServer
+    private let station: ICYStation
 
-    var stream: String { server.url("/stream") }
-    var playlist: String { server.url("/station.m3u") }
-    var gone: String { server.url("/gone") }
+    var stream: String { station.url("/stream") }
+    var playlist: String { station.url("/station.m3u") }
+    var gone: String { station.url("/gone") }
 
     /// `scratch` holds the encoded audio while it is made.
     init(scratch: URL) throws {
         let mp3 = scratch.appendingPathComponent("radio.mp3").path
         // No LAME info frame: a station announces no length.
         try AudioFixtures.makeMP3(at: mp3, seconds: 20, frequency: 523, lameOptions: ["-b", "128", "-t"])
-        let audio = try Data(contentsOf: URL(fileURLWithPath: mp3))
+        let audio = [UInt8](try Data(contentsOf: URL(fileURLWithPath: mp3)))
         try? FileManager.default.removeItem(atPath: mp3)
-        let withTitles = Self.interleave(audio, metadata: "StreamTitle='\(Self.title)';StreamUrl='';")
-        let playlistText = "#EXTM3U\n#EXTINF:-1,\(Self.name)\n"
-        let headers = [("Content-Type", "audio/mpeg"), ("icy-name", Self.name), ("icy-br", "128")]
-        server = try TestHTTPServer { request, _ in
-            switch request.path {
+        let block = ICYStation.titleBlock(Self.title)
+        station = try ICYStation { _, request in
+            let path = request.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+            switch path {
             case "/stream":
-                let titled = request["icy-metadata"] == "1"
-                var response = TestHTTPServer.Response(
-                    status: 200, headers: headers + (titled ? [("icy-metaint", "\(Self.metaInterval)")] : []),
-                    body: titled ? withTitles : audio)
-                response.endless = true
-                return response
+                return ICYStation.Broadcast(
+                    head: "HTTP/1.0 200 OK\r\nContent-Type: audio/mpeg\r\nicy-name: \(Self.name)\r\nicy-br: 128",
+                    audio: audio, metaint: Self.metaInterval, block: { _ in block })
             case "/station.m3u":
                 // The station's own address, as the client reached it.
-                return .text(200, playlistText + "http://\(request["host"] ?? "")/stream\n", type: "audio/x-mpegurl")
+                let host = request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("host:") }?.dropFirst(5)
+                    .trimmingCharacters(in: .whitespaces) ?? ""
+                let text = Array("#EXTM3U\n#EXTINF:-1,\(Self.name)\nhttp://\(host)/stream\n".utf8)
+                return ICYStation.Broadcast(head: "HTTP/1.0 200 OK\r\nContent-Type: audio/x-mpegurl\r\nContent-Length: \(text.count)",
+                                            audio: text, dropAfter: text.count)
             default:
-                return .text(404, "no such station")
+                let text = Array("no such station".utf8)
+                return ICYStation.Broadcast(head: "HTTP/1.0 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: \(text.count)",
+                                            audio: text, dropAfter: text.count)
             }
         }
     }
 
-    func stop() { server.stop() }
-
-    /// `audio` cut into `metaInterval`-byte pieces, each followed by the metadata block (a length byte
-    /// counting 16-byte units, then the text padded with NULs), so it loops without losing its rhythm.
-    static func interleave(_ audio: Data, metadata: String) -> Data {
-        var text = Array(metadata.utf8)
-        let units = (text.count + 15) / 16
-        text += [UInt8](repeating: 0, count: units * 16 - text.count)
-        let block = Data([UInt8(units)] + text)
-        var out = Data()
-        var offset = 0
-        while offset + metaInterval <= audio.count {
-            out += audio.subdata(in: offset ..< offset + metaInterval) + block
-            offset += metaInterval
-        }
-        return out
-    }
+    func stop() { station.stop() }
 }
 
 /// A music folder holding every case an MPD user's folder holds, made with the encoders at test time
