@@ -1,4 +1,5 @@
 import Foundation
+import XZAudio
 import XZCatalogue
 import XZHost
 import XZPlayback
@@ -20,6 +21,27 @@ extension SongTag {
         default: text = nil
         }
         return text.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The tag's values in a file's own tags (a file the catalogue does not hold), as the scan files them.
+    func values(of tags: TrackTags) -> [String] {
+        let values: [String]
+        switch self {
+        case .artist: values = tags.artists.count > 1 ? tags.artists : tags.artist.map { [$0] } ?? []
+        case .albumArtist: values = tags.albumArtist.map { [$0] } ?? []
+        case .album: values = tags.album.map { [$0] } ?? []
+        case .title: values = tags.title.map { [$0] } ?? []
+        case .track: values = tags.track.map { [String($0)] } ?? []
+        case .date: values = tags.date.map { [$0] } ?? []
+        case .genre: values = tags.genres
+        case .disc: values = tags.disc.map { [String($0)] } ?? []
+        case .composer: values = tags.composers
+        case .performer: values = tags.performers
+        default:
+            values = tags.more.first { SongTag($0.key) == self }?.value
+                ?? tags.musicBrainz.first { SongTag($0.key) == self }.map { [$0.value] } ?? []
+        }
+        return values.filter { !$0.isEmpty }
     }
 }
 
@@ -57,10 +79,15 @@ extension MPDResponse {
         } else if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
             add("Last-Modified", timestamp: modified)
         }
-        if let catalogue { addFormat(of: catalogue) }
+        if let catalogue {
+            addFormat(of: catalogue)
+        } else if let format = item.fileInfo?.format {
+            add("Format", "\(format.sampleRate):\(format.sample == .float32 ? "f" : "\(format.bits)"):\(format.channels)")
+        }
         let listed = item.listed?.tags.compactMap { named in SongTag(named.name).map { TagEntry($0, named.value) } }
         addTags(tags, listed: listed ?? [], sheet: catalogue?.cueTags ?? []) { tag in
             if let song = catalogue { return tag.values(of: song) }
+            if let file = item.fileInfo { return tag.values(of: file.tags) }
             return tag.value(of: item).map { [$0] } ?? []
         }
         // A part's length is its range's, whatever a list says (as MPD's).
