@@ -101,8 +101,9 @@ extension MPDResponse {
     }
 
     /// A catalogue song as find, search and lsinfo list it: every value of a tag on a line of its own.
-    /// `listed`: what the playlist file naming it says of it, merged as MPD merges it.
-    mutating func addCatalogueSong(_ song: Song, uri: String, tags: SongTags, listed: PlaylistTags? = nil) {
+    /// `listed`: what the playlist file naming it says of it, merged as MPD merges it. `inPlaylist`: the
+    /// song is an entry of a playlist (`listplaylistinfo`), not of the database.
+    mutating func addCatalogueSong(_ song: Song, uri: String, tags: SongTags, listed: PlaylistTags? = nil, inPlaylist: Bool = false) {
         add("file", uri)
         // A CUE sheet's track is a part of its image, as MPD lists it.
         if let part = song.cuePart {
@@ -121,8 +122,8 @@ extension MPDResponse {
             add("Time", (ms + 500) / 1000)
             add("duration", milliseconds: ms)
         }
-        // A file with a CUE sheet in its tags is a playlist too, as MPD lists it after the song.
-        if song.hasCueSheet { add("playlist", uri) }
+        // A file with a CUE sheet in its tags is a playlist too, as MPD's database lists it after the song.
+        if song.hasCueSheet && !inPlaylist { add("playlist", uri) }
     }
 
     /// The tags a playlist file gave first, then a CUE track's as MPD's cue parser made them (the sheet's
