@@ -46,6 +46,17 @@ extension SongTag {
 }
 
 extension Song {
+    /// Takes a file's own tags (a file the catalogue does not hold) for those it was made with: a name the
+    /// queue made up for the prompt is no tag.
+    mutating func take(fileTags tags: TrackTags) {
+        untagged = [.title, .artist]
+        title = ""
+        album = nil
+        track = nil
+        take(QueueItem.ListedTags(tags: SongTags.listed.flatMap { tag in tag.values(of: tags).map { (tag.name, $0) } },
+                                  durationMs: nil))
+    }
+
     /// Takes the tags a playlist file gave it in place of its own of the same kinds (what `addTags` lists).
     mutating func take(_ listed: QueueItem.ListedTags) {
         var given: [SongTag: [String]] = [:]

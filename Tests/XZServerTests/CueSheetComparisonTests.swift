@@ -102,8 +102,8 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
     /// file's own tags and format, as MPD lists it from its database; never a title made from its name.
     func testAnImageInTheQueueHasItsFilesTagsAndFormat() throws {
         let (ours, theirs) = try startBoth()
-        compare(["add \"Rip/image.flac\"", "playlistinfo", "save withimage", "listplaylistinfo withimage", "rm withimage"],
-                ours, theirs)
+        compare(["add \"Rip/image.flac\"", "playlistinfo", "playlistfind composer Comp", "playlistsearch title image",
+                 "save withimage", "listplaylistinfo withimage", "rm withimage"], ours, theirs)
         XCTAssertFalse(answer(ours, "playlistinfo").contains("Title: image"))
     }
 
