@@ -45,6 +45,13 @@ public enum AudioTags {
         return try VorbisComments.read(path: path, format: file.format) ?? file.comments()
     }
 
+    /// The CUE sheet the file carries in a `CUESHEET` comment, which MPD reads as the file's playlist; nil when
+    /// it has none, or one larger than a sheet file may be.
+    public static func cueSheet(path: String) throws -> String? {
+        try comments(path: path).first { $0.key.uppercased() == "CUESHEET" && !$0.value.isEmpty }
+            .flatMap { $0.value.utf8.count <= CueSheet.maxBytes ? $0.value : nil }
+    }
+
     /// The embedded picture: the front cover when there is one (MPD's choice too), else the first.
     public static func picture(path: String) throws -> EmbeddedPicture? {
         try TagLibFile(path: path, audioProperties: false).picture()

@@ -45,7 +45,7 @@ public struct TrackTags: Sendable, Equatable {
     }
 }
 
-public struct TrackInfo: Sendable {
+public struct TrackInfo: Sendable, Equatable {
     public let tags: TrackTags
     public let format: AudioFormat
     public let durationMs: Int?

@@ -111,6 +111,7 @@ extension QueueItem {
             ?? URL(fileURLWithPath: absolute).deletingPathExtension().lastPathComponent
         self.init(path: absolute, title: title, singer: tags?.artist ?? "", album: tags?.album, track: tags?.track,
                   year: tags?.year, durationMs: info?.durationMs, lyricsPath: FileManager.default.fileExists(atPath: lyrics) ? lyrics : nil)
+        fileInfo = info
     }
 }
 

@@ -76,6 +76,8 @@ extension MPDCommands {
             let catalogue = item.songId.flatMap { songs[$0] }
             var song = catalogue ?? Song(title: item.title, singer: item.singer, album: item.album, track: item.track,
                                          year: item.year, durationMs: item.durationMs, localPath: item.path)
+            // A file the catalogue does not hold is matched on its own tags, those it is listed with.
+            if catalogue == nil, let file = item.fileInfo { song.take(fileTags: file.tags) }
             // Matched on the tags it is listed with, a playlist file's among them, as MPD matches.
             if let listed = item.listed { song.take(listed) }
             let uri = call.host.uri(of: item)

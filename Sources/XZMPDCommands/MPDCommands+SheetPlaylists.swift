@@ -51,7 +51,8 @@ extension MPDCommands {
     /// cue playlist plugin reads it: each track named by its image and playing its part of it, with the
     /// track's record. nil: `name` is no sheet whose tracks the catalogue holds.
     static func sheetPlaylist(_ name: String, _ call: Invocation) -> [(item: QueueItem, song: Song?)]? {
-        guard CueSheet.isSheetName(name), let location = try? call.location(name), location.kind == .musicFolder,
+        guard CueSheet.isSheetName(name) else { return embeddedSheetPlaylist(name, call) }
+        guard let location = try? call.location(name), location.kind == .musicFolder,
               let tracks = try? call.host.database.cueTrackPaths(ofSheets: [location.path]), !tracks.isEmpty else { return nil }
         let items = QueueItem.items(tracks.map(Playable.file), database: call.host.database).map { track -> QueueItem in
             var item = track
@@ -61,5 +62,23 @@ extension MPDCommands {
         }
         let songs = Dictionary(((try? call.host.database.songs(ids: items.compactMap(\.songId))) ?? []).map { ($0.id, $0) }) { first, _ in first }
         return items.map { ($0, $0.songId.flatMap { songs[$0] }) }
+    }
+
+    /// A music-folder file carrying a CUE sheet in its tags, as MPD's embedded-cue plugin reads it: each track
+    /// a part of the file, with the sheet's tags over the file's own. The tracks are not catalogue songs: the
+    /// sheet is read from the file as it is asked for. nil: no such file, or no sheet in it.
+    private static func embeddedSheetPlaylist(_ name: String, _ call: Invocation) -> [(item: QueueItem, song: Song?)]? {
+        guard AudioDecoders.hasAudioSuffix(name), let location = try? call.location(name), location.kind == .musicFolder,
+              let text = (try? AudioTags.cueSheet(path: location.path)) ?? nil else { return nil }
+        let sheet = CueSheet.parse(text: text)
+        guard !sheet.tracks.isEmpty else { return nil }
+        let file = QueueItem(.file(location.path), database: call.host.database)
+        let song = file.songId.flatMap { id in (try? call.host.database.songs(ids: [id]))?.first }
+        return sheet.tracks.map { track in
+            var item = file
+            item.range = PlayRange(cdFrames: PlayRange.CDFrames(start: track.startFrame, end: track.endFrame))
+            item.listed = QueueItem.ListedTags(tags: track.tags, durationMs: nil)
+            return (item, song)
+        }
     }
 }

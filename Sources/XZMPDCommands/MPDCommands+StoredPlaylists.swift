@@ -41,7 +41,7 @@ extension MPDCommands {
                 // What a list in the music folder or by URL says of a song comes first, as MPD lists it.
                 if let path, let song = songs[path] {
                     call.response.addCatalogueSong(song, uri: call.host.naming.uri(of: song), tags: call.session.tagTypes,
-                                                   listed: checked ? entry.tags : nil)
+                                                   listed: checked ? entry.tags : nil, inPlaylist: true)
                     continue
                 }
                 let uri = call.host.playlistURI(entry)

@@ -1,4 +1,5 @@
 import Foundation
+import XZAudio
 import XZCatalogue
 import XZHost
 import XZPlayback
@@ -21,9 +22,41 @@ extension SongTag {
         }
         return text.flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    /// The tag's values in a file's own tags (a file the catalogue does not hold), as the scan files them.
+    func values(of tags: TrackTags) -> [String] {
+        let values: [String]
+        switch self {
+        case .artist: values = tags.artists.count > 1 ? tags.artists : tags.artist.map { [$0] } ?? []
+        case .albumArtist: values = tags.albumArtist.map { [$0] } ?? []
+        case .album: values = tags.album.map { [$0] } ?? []
+        case .title: values = tags.title.map { [$0] } ?? []
+        case .track: values = tags.track.map { [String($0)] } ?? []
+        case .date: values = tags.date.map { [$0] } ?? []
+        case .genre: values = tags.genres
+        case .disc: values = tags.disc.map { [String($0)] } ?? []
+        case .composer: values = tags.composers
+        case .performer: values = tags.performers
+        default:
+            values = tags.more.first { SongTag($0.key) == self }?.value
+                ?? tags.musicBrainz.first { SongTag($0.key) == self }.map { [$0.value] } ?? []
+        }
+        return values.filter { !$0.isEmpty }
+    }
 }
 
 extension Song {
+    /// Takes a file's own tags (a file the catalogue does not hold) for those it was made with: a name the
+    /// queue made up for the prompt is no tag.
+    mutating func take(fileTags tags: TrackTags) {
+        untagged = [.title, .artist]
+        title = ""
+        album = nil
+        track = nil
+        take(QueueItem.ListedTags(tags: SongTags.listed.flatMap { tag in tag.values(of: tags).map { (tag.name, $0) } },
+                                  durationMs: nil))
+    }
+
     /// Takes the tags a playlist file gave it in place of its own of the same kinds (what `addTags` lists).
     mutating func take(_ listed: QueueItem.ListedTags) {
         var given: [SongTag: [String]] = [:]
@@ -57,10 +90,15 @@ extension MPDResponse {
         } else if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
             add("Last-Modified", timestamp: modified)
         }
-        if let catalogue { addFormat(of: catalogue) }
+        if let catalogue {
+            addFormat(of: catalogue)
+        } else if let format = item.fileInfo?.format {
+            add("Format", "\(format.sampleRate):\(format.sample == .float32 ? "f" : "\(format.bits)"):\(format.channels)")
+        }
         let listed = item.listed?.tags.compactMap { named in SongTag(named.name).map { TagEntry($0, named.value) } }
         addTags(tags, listed: listed ?? [], sheet: catalogue?.cueTags ?? []) { tag in
             if let song = catalogue { return tag.values(of: song) }
+            if let file = item.fileInfo { return tag.values(of: file.tags) }
             return tag.value(of: item).map { [$0] } ?? []
         }
         // A part's length is its range's, whatever a list says (as MPD's).
@@ -74,8 +112,9 @@ extension MPDResponse {
     }
 
     /// A catalogue song as find, search and lsinfo list it: every value of a tag on a line of its own.
-    /// `listed`: what the playlist file naming it says of it, merged as MPD merges it.
-    mutating func addCatalogueSong(_ song: Song, uri: String, tags: SongTags, listed: PlaylistTags? = nil) {
+    /// `listed`: what the playlist file naming it says of it, merged as MPD merges it. `inPlaylist`: the
+    /// song is an entry of a playlist (`listplaylistinfo`), not of the database.
+    mutating func addCatalogueSong(_ song: Song, uri: String, tags: SongTags, listed: PlaylistTags? = nil, inPlaylist: Bool = false) {
         add("file", uri)
         // A CUE sheet's track is a part of its image, as MPD lists it.
         if let part = song.cuePart {
@@ -94,8 +133,8 @@ extension MPDResponse {
             add("Time", (ms + 500) / 1000)
             add("duration", milliseconds: ms)
         }
-        // A file with a CUE sheet in its tags is a playlist too, as MPD lists it after the song.
-        if song.hasCueSheet { add("playlist", uri) }
+        // A file with a CUE sheet in its tags is a playlist too, as MPD's database lists it after the song.
+        if song.hasCueSheet && !inPlaylist { add("playlist", uri) }
     }
 
     /// The tags a playlist file gave first, then a CUE track's as MPD's cue parser made them (the sheet's

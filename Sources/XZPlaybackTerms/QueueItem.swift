@@ -30,6 +30,9 @@ public struct QueueItem: Sendable, Equatable {
     /// What the playlist file it was loaded from says of it (MPD's tag names and values, in the file's
     /// order, and a length), which MPD's queue lists over the song's own tags.
     public var listed: ListedTags?
+    /// A file the catalogue does not hold: its own tags and format, read once where the item was made,
+    /// which MPD lists as it lists a database song's (never a name made from the file's).
+    public var fileInfo: TrackInfo?
 
     public struct ListedTags: Sendable, Equatable {
         public var tags: [(name: String, value: String)]

@@ -88,6 +88,25 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
                  "search title embedded"], ours, theirs)
     }
 
+    /// The sheet in a file's tags is that file's playlist, as MPD's embedded-cue plugin reads it: its tracks are
+    /// parts of the file with the sheet's tags over the file's; a stored playlist naming the file lists the song.
+    func testAFileWithAnEmbeddedSheetLoadsAndListsItsTracks() throws {
+        let (ours, theirs) = try startBoth()
+        compare(["listplaylist \"Emb/emb.flac\"", "listplaylistinfo \"Emb/emb.flac\"", "load \"Emb/emb.flac\" 1:2",
+                 "playlistinfo", "load \"Emb/emb.flac\"", "playlist", "status", "playlistfind title Embedded",
+                 "clear", "add \"Emb/emb.flac\"", "save withemb", "listplaylistinfo withemb", "rm withemb",
+                 "listplaylistinfo \"Emb/nothing.flac\"", "load \"Rip/image.flac\""], ours, theirs)
+    }
+
+    /// The image, which the catalogue does not hold while its sheet's tracks stand for it, is queued with its
+    /// file's own tags and format, as MPD lists it from its database; never a title made from its name.
+    func testAnImageInTheQueueHasItsFilesTagsAndFormat() throws {
+        let (ours, theirs) = try startBoth()
+        compare(["add \"Rip/image.flac\"", "playlistinfo", "playlistfind composer Comp", "playlistsearch title image",
+                 "save withimage", "listplaylistinfo withimage", "rm withimage"], ours, theirs)
+        XCTAssertFalse(answer(ours, "playlistinfo").contains("Title: image"))
+    }
+
     /// In a folder, its songs come first, then its sheets as playlists, then its folders (the sheets' among them).
     func testAFolderListsSongsThenSheetsThenFolders() throws {
         let (ours, theirs) = try startBoth()

@@ -47,7 +47,8 @@ public enum CueFixtures {
         let file = path + ".cue-text"
         defer { try? FileManager.default.removeItem(atPath: file) }
         try sheet.write(toFile: file, atomically: true, encoding: .utf8)
-        try TestProcess.runChecked("metaflac", ["--set-tag=TITLE=Embedded", "--set-tag=ARTIST=Emb Artist",
+        // In the order the catalogue lists a file's tags, as MPD lists the file's own (a track's tail).
+        try TestProcess.runChecked("metaflac", ["--set-tag=ARTIST=Emb Artist", "--set-tag=TITLE=Embedded",
                                                 "--set-tag-from-file=CUESHEET=\(file)", path])
     }
 
