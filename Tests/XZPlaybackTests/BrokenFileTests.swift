@@ -46,7 +46,7 @@ final class BrokenFileTests: XCTestCase {
             XCTAssertFalse(render.errors.first?.message.isEmpty ?? true, name)
             XCTAssertEqual(render.endings.map(\.reason), [.error], name)
             XCTAssertFalse(render.events.contains { if case .started = $0 { return true } else { return false } }, name)
-            XCTAssertEqual(render.events.last, .queueFinished, name)
+            XCTAssertEqual(render.lastReport, .queueFinished, name)
             XCTAssertEqual(render.failed, 1, name)
             XCTAssertTrue(render.pcm.isEmpty, name)
         }

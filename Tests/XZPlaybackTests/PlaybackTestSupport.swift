@@ -120,6 +120,12 @@ struct Render {
     let events: [PlayerEvent]
     let failed: Int
 
+    /// The last event of the audio thread's own: a change notice (`.changed`) is said on the thread that
+    /// made the change, and may come after the events its effects caused.
+    var lastReport: PlayerEvent? {
+        events.last { if case .changed = $0 { return false } else { return true } }
+    }
+
     var errors: [(file: String, message: String)] {
         events.compactMap { if case .error(let file, let message) = $0 { return (file, message) } else { return nil } }
     }

@@ -26,7 +26,7 @@ final class RenderTests: XCTestCase {
             }
             XCTAssertEqual(started.path, path)
             XCTAssertNotNil(durationMs, name)
-            XCTAssertEqual(render.events.last, .queueFinished, name)
+            XCTAssertEqual(render.lastReport, .queueFinished, name)
             // play: a new queue and a song; its end: playback stopped.
             XCTAssertEqual(render.changes, [[.queue, .playback], .playback], name)
             XCTAssertEqual(render.endings.map(\.reason), [.completed], name)
