@@ -32,7 +32,12 @@ final class LibraryWatchCommandTests: LibraryProcessTestCase {
         let host = try RunningProcess(binary, ["serve", "--port", "0"], environment: environment)
         XCTAssertTrue(host.waitForOutput("hosting"), "host did not start: \(host.stderr)")
         let line = try XCTUnwrap(host.stdout.split(separator: "\n").first { $0.contains("hosting") })
-        return (host, try XCTUnwrap(line.split(separator: ":").last.map(String.init)))
+        let port = try XCTUnwrap(line.split(separator: ":").last.map(String.init))
+        // A host scans a music folder it never scanned as it starts: what the tests copy in comes after.
+        XCTAssertTrue(try eventually(timeout: 10) {
+            !(try TestProcess.runChecked("mpc", ["-p", port, "status"]).stdout).contains("Updating DB")
+        })
+        return (host, port)
     }
 
     /// The music folder's songs the host lists (not the library folder's demo songs, nor its online ones).
