@@ -87,7 +87,9 @@ final class FingerprintComparisonTests: XCTestCase {
                 return 127;
             }
             """.write(toFile: source, atomically: true, encoding: .utf8)
-        try TestProcess.runChecked(try TestProcess.which("cc"), ["-o", launcher, source])
+        // The Swift toolchain's clang is there wherever the tests build; a system cc may not be.
+        let compiler = try (try? TestProcess.which("cc")) ?? TestProcess.which("clang")
+        try TestProcess.runChecked(compiler, ["-o", launcher, source])
         return try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"), launcher: launcher)
     }
 
