@@ -604,6 +604,12 @@ final class PlaybackEngine {
             return
         }
         if count == 0 {
+            // A stream whose fetch failed ends with the fetch's error: its decoder may take the failure for
+            // the end, and a short stream is no cut-off file.
+            if let failure = track.source?.failureMessage {
+                fail(track.start, positionMs: ms(track.positionSample, track), PlaybackError.streamFailed(failure))
+                return
+            }
             reachedEnd(track)
             return
         }
