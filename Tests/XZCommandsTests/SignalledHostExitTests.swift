@@ -37,6 +37,8 @@ final class SignalledHostExitTests: LibraryProcessTestCase {
         let line = try XCTUnwrap(host.stdout.split(separator: "\n").first { $0.contains("hosting") })
         let port = try XCTUnwrap(line.split(separator: ":").last.map(String.init))
         let mpc = try TestProcess.which("mpc")
+        // Adds take what the database holds: the host's first scan of its music folder comes first.
+        XCTAssertTrue(try eventually(timeout: 10) { !(try TestProcess.run(mpc, ["-p", port, "status"]).stdout).contains("Updating DB") })
         XCTAssertEqual(try TestProcess.run(mpc, ["-p", port, "add", "song1.mp3", "song2.mp3"]).status, 0)
 
         // Another process holds the library's write lock, so the host's sticker write waits inside SQLite.
