@@ -96,12 +96,13 @@ final class BrokenFileTests: XCTestCase {
             let middle = clean.1.count / clean.0.format.bytesPerFrame / clean.0.format.sampleRate / 2
             XCTAssertTrue((middle - 1...middle + 1).contains { report.contains(" 0:0\($0)") }, report)
             XCTAssertTrue(report.hasSuffix("."), report)
-            // Audio after the damage is decoded too: all but roughly the overwritten part survives
-            // (a frame or two around it may go as well).
+            // Audio after the damage is decoded too. How many frames around the overwritten bytes go
+            // depends on where lame's frames and bit reservoir fall, which differs between lame builds,
+            // so the bound is "most of what follows the damage": a decoder that stops there gets 0.5.
             let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
             let lost = 6000.0 / Double(size)
             let got = Double(pcm.count) / Double(clean.1.count)
-            XCTAssertGreaterThan(got, 1 - lost - 0.05, "\(name): only \(got) of the audio decoded")
+            XCTAssertGreaterThan(got, 0.5 + (0.5 - lost) / 2, "\(name): only \(got) of the audio decoded")
             XCTAssertLessThan(got, 1.0, name)
             // The start, before the damage, is untouched.
             let head = clean.1.count / 4
