@@ -78,7 +78,7 @@ bench-playback: deps
 bench-formats: deps
 	$(RELEASE_BUILD) --product xzmusic
 	$(RELEASE_BUILD) --product xzmusic-bench
-	.build/release/xzmusic-bench formats
+	.build/release/xzmusic-bench formats $(PARTS)
 
 bench-json: deps
 	$(RELEASE_BUILD) --product xzmusic

@@ -46,6 +46,8 @@ struct FormatsBenchmark {
     let realTimeSeconds = 30.0
     let scanFileCount = 2_000
     let rescans = 5
+    /// Which of the three parts run: all by default.
+    var parts: Set<String> = ["render", "realtime", "scan"]
 
     func run() throws {
         let missing = Self.tools.keys.filter { (try? TestProcess.which($0)) == nil }.sorted()
@@ -69,9 +71,9 @@ struct FormatsBenchmark {
             files: \(render.path) (one sox source, encoded per format)
 
             """)
-        try renderCPU(files)
-        try realTime(files, music: render)
-        try scan()
+        if parts.contains("render") { try renderCPU(files) }
+        if parts.contains("realtime") { try realTime(files, music: render) }
+        if parts.contains("scan") { try scan() }
     }
 
     // MARK: 1. Render

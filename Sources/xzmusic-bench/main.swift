@@ -52,7 +52,11 @@ case "rescan":
                             mp3: try playback.makeTestFile(seconds: 1)).run()
     }
 case "formats":
-    benchmark { try FormatsBenchmark(folder: folder.appendingPathComponent("formats"), xzmusic: binary).run() }
+    benchmark {
+        var formats = FormatsBenchmark(folder: folder.appendingPathComponent("formats"), xzmusic: binary)
+        if arguments.count > 1 { formats.parts = Set(arguments.dropFirst()) }
+        try formats.run()
+    }
 case "lyrics":
     benchmark {
         try LyricsBenchmark(folder: folder.appendingPathComponent("lyrics"), xzmusic: binary,
@@ -88,6 +92,6 @@ case "transport-floor":
     }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats | json | download | oneshot-search | rescan | server | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] | json | download | oneshot-search | rescan | server | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }
