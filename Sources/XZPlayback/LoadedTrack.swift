@@ -36,35 +36,67 @@ final class LoadedTrack {
     }
 }
 
-/// Keeps unpaced writes (null driver, realtime files) in step with the wall clock: the next chunk is
-/// written only once the clock has reached the end of what was written, so audio is at most one chunk ahead.
+/// The clock of an output that takes audio at once (null driver, realtime files), kept as a sound card's:
+/// a whole period is handed over in one write and is then held until the wall clock has played it, so the
+/// player sleeps once per period, until the absolute moment the held audio runs out (`deadline`).
 struct Pacer {
     /// Behind the clock by more than this (a stall, a gap between tracks) starts a new timeline instead of bursting.
     static let slackNs = 200_000_000.0
+    /// When the timeline's first frame was heard.
     private var anchorNs: UInt64?
+    /// The length of the audio written on this timeline.
     private var audioNs = 0.0
+    /// What was held when playing paused; the clock stands still until `resume`.
+    private var pausedHeldNs: Double?
 
+    /// Drops what is held (a seek, a skip, a stop): the next write starts a new timeline.
     mutating func reset() {
         anchorNs = nil
+        audioNs = 0
+        pausedHeldNs = nil
     }
 
-    /// Nanoseconds to wait before the next write.
-    mutating func delay(nowNs: UInt64) -> UInt64 {
-        guard let anchor = anchorNs, nowNs >= anchor else {
-            anchorNs = nowNs
-            audioNs = 0
-            return 0
-        }
-        let elapsed = Double(nowNs - anchor)
-        if elapsed > audioNs + Self.slackNs {
-            anchorNs = nowNs
-            audioNs = 0
-            return 0
-        }
-        return audioNs > elapsed ? UInt64(audioNs - elapsed) : 0
+    /// When the audio written so far will all have been heard; nil when nothing is held (or the clock is paused).
+    func deadline(nowNs: UInt64) -> UInt64? {
+        guard pausedHeldNs == nil, let anchorNs else { return nil }
+        let end = anchorNs &+ UInt64(audioNs)
+        return end > nowNs ? end : nil
+    }
+
+    /// Frames written but not yet heard at `nowNs`.
+    func heldFrames(nowNs: UInt64, rate: Int) -> Int {
+        Int((heldNs(nowNs: nowNs) * Double(max(rate, 1)) / 1e9).rounded(.up))
+    }
+
+    private func heldNs(nowNs: UInt64) -> Double {
+        if let pausedHeldNs { return pausedHeldNs }
+        guard let anchorNs else { return 0 }
+        return nowNs >= anchorNs ? max(0, audioNs - Double(nowNs - anchorNs)) : audioNs
+    }
+
+    /// Called before a write: a writer that fell behind the clock by more than the slack starts a new timeline.
+    mutating func willWrite(nowNs: UInt64) {
+        pausedHeldNs = nil
+        if let anchorNs, nowNs >= anchorNs, Double(nowNs - anchorNs) <= audioNs + Self.slackNs { return }
+        anchorNs = nowNs
+        audioNs = 0
     }
 
     mutating func didWrite(frames: Int, rate: Int) {
         audioNs += Double(frames) * 1e9 / Double(max(rate, 1))
+    }
+
+    /// Stops the clock with what it holds.
+    mutating func pause(nowNs: UInt64) {
+        guard pausedHeldNs == nil, anchorNs != nil else { return }
+        pausedHeldNs = heldNs(nowNs: nowNs)
+    }
+
+    /// Starts the clock again: what was held plays first.
+    mutating func resume(nowNs: UInt64) {
+        guard let held = pausedHeldNs else { return }
+        pausedHeldNs = nil
+        anchorNs = nowNs
+        audioNs = held
     }
 }

@@ -13,8 +13,16 @@ final class PlaybackEngine {
     /// A track shorter than this from start to end gave no audio worth the name: it fails
     /// (`PlaybackError.noAudio`), so that a queue of such tracks on repeat stops rather than spins.
     static let audibleMinimumMs = 500
-    /// Largest chunk in sample frames.
+    /// A chunk when rendering to a file as fast as possible, in sample frames.
     private static let chunkFrames = 4096
+    /// A period written to a sound card: its write blocks until the card has room and commands wait for it,
+    /// so it is short.
+    private static let livePeriodMs = 40
+    /// A period written to a paced output (null, realtime files): the pacer holds it while the thread sleeps
+    /// once until it has played out, and a command cuts that sleep short.
+    private static let pacedPeriodMs = 250
+    /// Caps the buffers whatever sample rate a file claims.
+    private static let maxPeriodFrames = 65_536
 
     /// A stream goes into buffering when less than this is there past the decoder's place.
     private static let lowWaterBytes: Int64 = 8 * 1024
@@ -56,10 +64,21 @@ final class PlaybackEngine {
         fadeBuffer.deallocate()
     }
 
-    /// Grows the chunk buffers to hold a whole chunk of `format`.
+    /// The most frames one write of `format` takes.
+    private static func bufferFrames(_ format: AudioFormat) -> Int {
+        min(max(chunkFrames, frames(ms: pacedPeriodMs, rate: format.sampleRate)), maxPeriodFrames)
+    }
+
+    /// `ms` milliseconds of audio at `rate`; a rate past any real one counts as the largest.
+    private static func frames(ms: Int, rate: Int) -> Int {
+        min(max(rate, 0), 1 << 24) * ms / 1000
+    }
+
+    /// Grows the chunk buffers to hold a whole period of `format`.
     private func reserveBuffers(_ format: AudioFormat, output: AudioFormat) {
-        let decodeBytes = Self.chunkFrames * format.bytesPerFrame
-        let outputBytes = Self.chunkFrames * max(output.bytesPerFrame, format.bytesPerFrame)
+        let frames = Self.bufferFrames(format)
+        let decodeBytes = frames * format.bytesPerFrame
+        let outputBytes = frames * max(output.bytesPerFrame, format.bytesPerFrame)
         if buffer.count < outputBytes {
             buffer.deallocate()
             buffer = .allocate(byteCount: outputBytes, alignment: 16)
@@ -101,13 +120,13 @@ final class PlaybackEngine {
     private func playUntilShutdown() -> EndReason {
         while true {
             let step: Step
-            if let next = core.withLock(nextStep) {
+            if let next = core.withLock({ nextStep(&$0) }) {
                 step = next
             } else {
                 // Idle now: whoever waits for that hears it before this thread sleeps.
                 core.wake()
                 // Without a deadline the wait ends only with a step.
-                step = core.wait(nextStep)!
+                step = core.wait { nextStep(&$0) }!
             }
             switch step {
             case .commands(let commands):
@@ -151,7 +170,7 @@ final class PlaybackEngine {
 
     /// Makes the snapshot current; called before an event so a snapshot taken on receipt agrees with it.
     private func publish() {
-        core.withLock(publishStatus)
+        core.withLock { publishStatus(&$0) }
     }
 
     private func publishStatus(_ core: inout PlayerCore) {
@@ -175,6 +194,9 @@ final class PlaybackEngine {
         case .effect(.end(let reason)):
             dropPending(reason)
             outgoing = nil
+            // The paced clock's period is not waited for: all the output took of the song counts as played.
+            pacer.reset()
+            if let track { track.positionSample = heardSample(track) }
             if reason == .skipped, !paused, let track, track.source == nil,
                core.withLock({ $0.machine.crossfade.isEnabled && $0.machine.crossfade.onlyOnSkip }) {
                 retiring = retire(.skipped)
@@ -183,11 +205,14 @@ final class PlaybackEngine {
             }
         case .effect(.pause):
             paused = true
+            pacer.pause(nowNs: Self.nowNs())
+            // Heard so far: what the clock still held when it stopped plays on resume.
+            if let track { track.positionSample = heardSample(track) }
             publish()
             if let track { emit(.paused(ms: ms(track.positionSample, track))) }
         case .effect(.resume):
             paused = false
-            pacer.reset()
+            pacer.resume(nowNs: Self.nowNs())
             guard let track else { return }
             emit(.resumed(ms: ms(track.positionSample, track)))
             if track.lyricsPendingAfterSeek { updateLyrics(track, seeked: true) }
@@ -565,16 +590,24 @@ final class PlaybackEngine {
 
     private func playChunk(volume: Int, crossfade: CrossfadeSettings) {
         if pending != nil { return openPending() }
-        guard let track, keepStreamFed(track) else { return }
-        let frameBytes = track.format.bytesPerFrame
-        // About 20 ms per chunk where audio is heard as it is written, so commands act at once; a whole
-        // buffer when rendering to a file as fast as possible. Cut short at the next lyric change or position report.
-        let audible = output.needsPacing || output.isLive
-        var frames = min(audible ? max(256, track.format.sampleRate / 50) : Int.max, Self.chunkFrames)
-        let read = track.decoder.positionInSamples
-        for stop in [track.nextLyricSample, track.nextPositionSample] {
-            if let stop, stop > read { frames = min(frames, stop - read) }
+        guard let track else { return }
+        // A paced output's period plays out before anything else happens to the track (its end, a fade).
+        if output.needsPacing, let deadline = pacer.deadline(nowNs: Self.nowNs()) {
+            sleep(untilNs: deadline)
+            noteHeard(track)
+            return
         }
+        guard keepStreamFed(track) else { return }
+        let frameBytes = track.format.bytesPerFrame
+        // A period per write, cut short at the next lyric change or position report, so that each is reported
+        // when the output has played up to it.
+        let rate = track.format.sampleRate
+        let period = output.needsPacing ? Self.frames(ms: Self.pacedPeriodMs, rate: rate)
+            : output.isLive ? Self.frames(ms: Self.livePeriodMs, rate: rate) : Self.chunkFrames
+        var frames = min(max(256, period), Self.bufferFrames(track.format))
+        let read = track.decoder.positionInSamples
+        if let stop = track.nextLyricSample, stop > read { frames = min(frames, stop - read) }
+        if track.nextPositionSample > read { frames = min(frames, track.nextPositionSample - read) }
         // A part (MPD's rangeid) ends at its end offset.
         if let range = track.start.item.range, let end = Self.endSample(of: range, sampleRate: track.format.sampleRate) {
             guard end > read else {
@@ -584,13 +617,7 @@ final class PlaybackEngine {
             frames = min(frames, end - read)
         }
         guard planFade(track, crossfade, frames: &frames) else { return }
-        if output.needsPacing {
-            let wait = pacer.delay(nowNs: DispatchTime.now().uptimeNanoseconds)
-            if wait > 0 {
-                sleep(nanoseconds: wait)
-                return
-            }
-        }
+        if output.needsPacing { pacer.willWrite(nowNs: Self.nowNs()) }
         // Decoded straight into the output buffer when the output takes the decoder's layout.
         let sameLayout = track.format.sample == track.outputFormat.sample
         let target = sameLayout ? buffer : decodeBuffer
@@ -628,9 +655,20 @@ final class PlaybackEngine {
             fail(track.start, positionMs: ms(track.positionSample, track), error, outputBroken: true)
             return
         }
-        pacer.didWrite(frames: count / frameBytes, rate: track.format.sampleRate)
-        // Heard so far: what the output took, less what it still holds.
-        track.positionSample = max(0, track.decoder.positionInSamples - output.bufferedFrames)
+        if output.needsPacing { pacer.didWrite(frames: framesRead, rate: track.format.sampleRate) }
+        noteHeard(track)
+    }
+
+    /// Heard so far: what the output took, less what it (or the paced clock) still holds.
+    private func heardSample(_ track: LoadedTrack) -> Int {
+        var held = output.bufferedFrames
+        if output.needsPacing { held += pacer.heldFrames(nowNs: Self.nowNs(), rate: track.format.sampleRate) }
+        return max(0, track.decoder.positionInSamples - held)
+    }
+
+    /// Moves the position to what has been heard, with the position report and lyric events it reached.
+    private func noteHeard(_ track: LoadedTrack) {
+        track.positionSample = heardSample(track)
         let reportPosition = track.positionSample >= track.nextPositionSample
         if reportPosition { track.nextPositionSample = nextPositionBoundary(after: track.positionSample, track) }
         let lyrics = advanceLyrics(track, seeked: false)
@@ -684,11 +722,15 @@ final class PlaybackEngine {
         pacer.reset()
     }
 
-    /// Waits for the pacer, waking early when a command arrives.
-    private func sleep(nanoseconds: UInt64) {
-        _ = core.wait(until: .now() + .nanoseconds(Int(clamping: nanoseconds))) { core in
+    /// Sleeps until the monotonic clock reads `untilNs`, waking early when a command arrives.
+    private func sleep(untilNs: UInt64) {
+        _ = core.wait(until: DispatchTime(uptimeNanoseconds: untilNs)) { core in
             core.mailbox.isEmpty && !core.shutdownRequested ? nil : true
         }
+    }
+
+    private static func nowNs() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
     }
 
     /// The track's ReplayGain scale under the current settings: the item's own gains (a loudness scan's)

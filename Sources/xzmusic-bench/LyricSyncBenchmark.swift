@@ -5,7 +5,7 @@ import XZPlayback
 import XZPlaybackTerms
 
 /// How late lyric events reach a consumer of the player's event stream, measured from the moment
-/// the audio position crossed the line's stamp: the write that handed the output the last sample
+/// the audio position crossed the line's stamp: when the paced output's clock played the last sample
 /// before it. Paced to real time, as a listener hears it.
 struct LyricSyncBenchmark {
     let audio: String
@@ -40,15 +40,15 @@ struct LyricSyncBenchmark {
         var lags: [Double] = []
         for (timeMs, arrival) in arrivals.entries {
             let stampFrame = (timeMs * output.sampleRate + 999) / 1000
-            guard let handed = output.time(ofFrame: max(0, stampFrame - 1)) else { continue }
-            lags.append(Double(Int64(arrival) - Int64(handed)) / 1e6)
+            guard let heard = output.time(ofFrame: max(0, stampFrame - 1)) else { continue }
+            lags.append(Double(Int64(arrival) - Int64(heard)) / 1e6)
         }
         lags.sort()
         guard !lags.isEmpty else {
             print("lyric sync: no lyric events")
             return
         }
-        print(String(format: "lyric event lag after its sample reached the output: median %.3f ms, worst %.3f ms "
+        print(String(format: "lyric event lag after its sample was heard: median %.3f ms, worst %.3f ms "
                      + "over %d lines (target <= 5 ms)", lags[lags.count / 2], lags[lags.count - 1], lags.count))
     }
 }
@@ -59,10 +59,14 @@ final class ArrivalLog: Sendable {
     func add(timeMs: Int, at time: UInt64) { list.withLock { $0.append((timeMs, time)) } }
 }
 
-/// A paced null output that remembers when each frame range was written.
+/// A paced null output that remembers when each frame range plays. It plays as a sound card does: each
+/// write from the end of the one before, or from when it came if that was more than a moment later.
 final class TimestampingOutput: AudioOutput, Sendable {
+    /// A write later than this after the audio ran out starts the clock again (as the player's pacer does).
+    static let slackNs: UInt64 = 200_000_000
     private struct State {
         var writes: [(firstFrame: Int, frames: Int, time: UInt64)] = []
+        var clockEnd: UInt64 = 0
         var framesWritten = 0
         var bytesPerFrame = 4
         var sampleRate = 44_100
@@ -85,15 +89,19 @@ final class TimestampingOutput: AudioOutput, Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         state.withLock {
             let frames = pcm.count / $0.bytesPerFrame
-            $0.writes.append(($0.framesWritten, frames, now))
+            let start = now <= $0.clockEnd + Self.slackNs ? $0.clockEnd : now
+            $0.writes.append(($0.framesWritten, frames, start))
             $0.framesWritten += frames
+            $0.clockEnd = start + UInt64(frames) * 1_000_000_000 / UInt64(max($0.sampleRate, 1))
         }
     }
 
-    /// When the write holding `frame` was handed over.
+    /// When the clock plays `frame`.
     func time(ofFrame frame: Int) -> UInt64? {
         state.withLock { state in
-            state.writes.first { frame >= $0.firstFrame && frame < $0.firstFrame + $0.frames }?.time
+            guard let write = state.writes.first(where: { frame >= $0.firstFrame && frame < $0.firstFrame + $0.frames })
+            else { return nil }
+            return write.time + UInt64(frame - write.firstFrame) * 1_000_000_000 / UInt64(max(state.sampleRate, 1))
         }
     }
 }

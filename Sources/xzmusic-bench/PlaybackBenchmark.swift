@@ -51,6 +51,9 @@ struct PlaybackBenchmark {
         let demo = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
             .appendingPathComponent("Resources/demo/songs/01-qingtian-xiaodiao.mp3")
         try LyricSyncBenchmark(audio: demo.path, lyrics: folder.appendingPathComponent("sync.lrc").path).run()
+
+        // 5. Pause, seek and next on a playing player, next to MPD.
+        try CommandLatencyBenchmark(file: file).run()
     }
 
     /// The prompt searching and then playing for 30 s over a 1,000,000-song library, against the

@@ -34,6 +34,9 @@ case "search":
     }
 case "playback":
     benchmark { try playback.run() }
+case "playback-latency":
+    // Only the command latency rows of `playback`: pause, seek and next on a playing player.
+    benchmark { try CommandLatencyBenchmark(file: try playback.makeTestFile()).run() }
 case "json":
     benchmark {
         try JSONBenchmark(folder: folder.appendingPathComponent("json"), library: folder.appendingPathComponent("library-1m"),
