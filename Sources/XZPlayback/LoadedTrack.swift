@@ -74,10 +74,17 @@ struct Pacer {
         return nowNs >= anchorNs ? max(0, audioNs - Double(nowNs - anchorNs)) : audioNs
     }
 
-    /// Called before a write: a writer that fell behind the clock by more than the slack starts a new timeline.
+    /// True when a write now goes on with the timeline; false when it starts a new one (nothing written yet,
+    /// or the writer fell behind the clock by more than the slack).
+    func continues(nowNs: UInt64) -> Bool {
+        guard let anchorNs, nowNs >= anchorNs else { return false }
+        return Double(nowNs - anchorNs) <= audioNs + Self.slackNs
+    }
+
+    /// Called as a write is handed over.
     mutating func willWrite(nowNs: UInt64) {
         pausedHeldNs = nil
-        if let anchorNs, nowNs >= anchorNs, Double(nowNs - anchorNs) <= audioNs + Self.slackNs { return }
+        guard !continues(nowNs: nowNs) else { return }
         anchorNs = nowNs
         audioNs = 0
     }

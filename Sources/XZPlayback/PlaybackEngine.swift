@@ -21,6 +21,8 @@ final class PlaybackEngine {
     /// A period written to a paced output (null, realtime files): the pacer holds it while the thread sleeps
     /// once until it has played out, and a command cuts that sleep short.
     private static let pacedPeriodMs = 250
+    /// The first period of a paced output's timeline (a start, a seek): short, so that the first sound comes at once.
+    private static let firstPacedPeriodMs = 20
     /// Caps the buffers whatever sample rate a file claims.
     private static let maxPeriodFrames = 65_536
 
@@ -602,8 +604,13 @@ final class PlaybackEngine {
         // A period per write, cut short at the next lyric change or position report, so that each is reported
         // when the output has played up to it.
         let rate = track.format.sampleRate
-        let period = output.needsPacing ? Self.frames(ms: Self.pacedPeriodMs, rate: rate)
-            : output.isLive ? Self.frames(ms: Self.livePeriodMs, rate: rate) : Self.chunkFrames
+        let period: Int
+        if output.needsPacing {
+            let ms = pacer.continues(nowNs: Self.nowNs()) ? Self.pacedPeriodMs : Self.firstPacedPeriodMs
+            period = Self.frames(ms: ms, rate: rate)
+        } else {
+            period = output.isLive ? Self.frames(ms: Self.livePeriodMs, rate: rate) : Self.chunkFrames
+        }
         var frames = min(max(256, period), Self.bufferFrames(track.format))
         let read = track.decoder.positionInSamples
         if let stop = track.nextLyricSample, stop > read { frames = min(frames, stop - read) }
@@ -617,7 +624,6 @@ final class PlaybackEngine {
             frames = min(frames, end - read)
         }
         guard planFade(track, crossfade, frames: &frames) else { return }
-        if output.needsPacing { pacer.willWrite(nowNs: Self.nowNs()) }
         // Decoded straight into the output buffer when the output takes the decoder's layout.
         let sameLayout = track.format.sample == track.outputFormat.sample
         let target = sameLayout ? buffer : decodeBuffer
@@ -648,6 +654,8 @@ final class PlaybackEngine {
                               into: buffer.baseAddress!, track.outputFormat.sample, volume: volume,
                               scale: track.replayGainScale)
         if outgoing != nil { mixOutgoing(into: pcm, frames: framesRead, volume: volume) }
+        // The clock starts as the output gets the audio, not before it was decoded.
+        if output.needsPacing { pacer.willWrite(nowNs: Self.nowNs()) }
         do {
             try output.write(UnsafeRawBufferPointer(pcm))
         } catch {

@@ -39,7 +39,11 @@ struct PlaybackBenchmark {
                      live.cpuSeconds / paced.cpuSeconds))
         print(String(format: "peak RSS while playing: xzmusic %.1f MB (one-shot play, empty library)", Double(live.peakRSSKiB) / 1024))
         try promptMemory(file)
+        try inProcessRows(file)
+    }
 
+    /// The rows measured on a player in this process: its start, lyric events and commands.
+    func inProcessRows(_ file: String) throws {
         // 3. From play() to the first sample handed to the output, in this process.
         var latencies: [Double] = []
         for _ in 0..<20 { latencies.append(try firstSampleLatency(file)) }

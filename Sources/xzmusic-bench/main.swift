@@ -35,8 +35,8 @@ case "search":
 case "playback":
     benchmark { try playback.run() }
 case "playback-latency":
-    // Only the command latency rows of `playback`: pause, seek and next on a playing player.
-    benchmark { try CommandLatencyBenchmark(file: try playback.makeTestFile()).run() }
+    // Only the rows of `playback` measured in this process: first sample, lyric lag, command latency.
+    benchmark { try playback.inProcessRows(try playback.makeTestFile()) }
 case "json":
     benchmark {
         try JSONBenchmark(folder: folder.appendingPathComponent("json"), library: folder.appendingPathComponent("library-1m"),

@@ -24,15 +24,16 @@ final class PacedPeriodTests: XCTestCase {
         })
         defer { player.shutdown() }
         player.play([item(try fixtures.path("long6"))])
-        // The third period (500 to 750 ms) has been handed over: the thread sleeps while the clock plays it.
-        XCTAssertTrue(output.waitForWrites(3))
+        // A short first period, then quarter seconds: the fourth write (500 to 750 ms) has been handed over and
+        // the thread sleeps while the clock plays it.
+        XCTAssertTrue(output.waitForWrites(4))
         player.pause()
         XCTAssertTrue(log.wait { $0.contains { if case .paused = $0 { true } else { false } } })
         guard case .paused(let pausedMs)? = log.events.first(where: { if case .paused = $0 { true } else { false } }) else {
             return XCTFail("no pause: \(log.events)")
         }
         let taken = output.marked
-        XCTAssertEqual(taken, 33_075, "three quarter-second periods at 44.1 kHz")
+        XCTAssertEqual(taken, 33_075, "750 ms at 44.1 kHz")
         XCTAssertGreaterThanOrEqual(pausedMs, 500)
         XCTAssertLessThan(pausedMs, 750, "paused inside the period the output holds, not after it")
         XCTAssertEqual(player.snapshot().state, .paused)
