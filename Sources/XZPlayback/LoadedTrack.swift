@@ -19,6 +19,8 @@ final class LoadedTrack {
     var durationMs: Int?
     /// Heard position in samples.
     var positionSample = 0
+    /// When `positionSample` was heard (monotonic clock).
+    var heardAtNs: UInt64 = 0
     var nextPositionSample = 0
     var tracker: LyricSyncTracker?
     var nextLyricSample: Int?

@@ -178,12 +178,17 @@ final class PlaybackEngine {
     private func publishStatus(_ core: inout PlayerCore) {
         guard let track else {
             core.status.positionMs = 0
+            core.status.positionClock = nil
             core.status.lyricLineIndex = nil
             core.status.lyricText = nil
             return
         }
+        // A paced output's clock runs on between this thread's updates, up to what the output took.
+        let clock = output.needsPacing && !paused && !track.waiting && track.announced
+            ? PositionClock(sinceNs: track.heardAtNs, untilMs: ms(track.decoder.positionInSamples, track)) : nil
         core.status = EngineStatus(generation: track.start.generation, positionMs: ms(track.positionSample, track),
-                                   durationMs: track.durationMs, lyricLineIndex: track.tracker?.currentLineIndex,
+                                   positionClock: clock, durationMs: track.durationMs,
+                                   lyricLineIndex: track.tracker?.currentLineIndex,
                                    lyricText: track.tracker?.currentLine?.text, audioFormat: track.formatSummary)
     }
 
@@ -198,7 +203,7 @@ final class PlaybackEngine {
             outgoing = nil
             // The paced clock's period is not waited for: all the output took of the song counts as played.
             pacer.reset()
-            if let track { track.positionSample = heardSample(track) }
+            if let track { updateHeard(track) }
             if reason == .skipped, !paused, let track, track.source == nil,
                core.withLock({ $0.machine.crossfade.isEnabled && $0.machine.crossfade.onlyOnSkip }) {
                 retiring = retire(.skipped)
@@ -209,13 +214,14 @@ final class PlaybackEngine {
             paused = true
             pacer.pause(nowNs: Self.nowNs())
             // Heard so far: what the clock still held when it stopped plays on resume.
-            if let track { track.positionSample = heardSample(track) }
+            if let track { updateHeard(track) }
             publish()
             if let track { emit(.paused(ms: ms(track.positionSample, track))) }
         case .effect(.resume):
             paused = false
             pacer.resume(nowNs: Self.nowNs())
             guard let track else { return }
+            track.heardAtNs = Self.nowNs()
             emit(.resumed(ms: ms(track.positionSample, track)))
             if track.lyricsPendingAfterSeek { updateLyrics(track, seeked: true) }
         case .effect(.release):
@@ -571,6 +577,7 @@ final class PlaybackEngine {
             return
         }
         track.positionSample = track.decoder.positionInSamples
+        track.heardAtNs = Self.nowNs()
         // A seek ends a fade, and the place to fade into the next song comes anew.
         outgoing = nil
         fadePlan = .undecided
@@ -668,15 +675,17 @@ final class PlaybackEngine {
     }
 
     /// Heard so far: what the output took, less what it (or the paced clock) still holds.
-    private func heardSample(_ track: LoadedTrack) -> Int {
+    private func updateHeard(_ track: LoadedTrack) {
+        let now = Self.nowNs()
         var held = output.bufferedFrames
-        if output.needsPacing { held += pacer.heldFrames(nowNs: Self.nowNs(), rate: track.format.sampleRate) }
-        return max(0, track.decoder.positionInSamples - held)
+        if output.needsPacing { held += pacer.heldFrames(nowNs: now, rate: track.format.sampleRate) }
+        track.positionSample = max(0, track.decoder.positionInSamples - held)
+        track.heardAtNs = now
     }
 
     /// Moves the position to what has been heard, with the position report and lyric events it reached.
     private func noteHeard(_ track: LoadedTrack) {
-        track.positionSample = heardSample(track)
+        updateHeard(track)
         let reportPosition = track.positionSample >= track.nextPositionSample
         if reportPosition { track.nextPositionSample = nextPositionBoundary(after: track.positionSample, track) }
         let lyrics = advanceLyrics(track, seeked: false)

@@ -281,7 +281,7 @@ public final class Player: Sendable {
             let live = core.engineFiguresAreCurrent
             return PlayerSnapshot(
                 state: core.machine.state, isBuffering: core.machine.isBuffering, currentIndex: core.machine.currentIndex,
-                positionMs: live ? core.status.positionMs : 0,
+                positionMs: live ? core.status.positionMs(nowNs: DispatchTime.now().uptimeNanoseconds) : 0,
                 durationMs: live ? core.status.durationMs : core.machine.currentIndex.flatMap { core.machine.entries[$0].item.durationMs },
                 entries: core.machine.entries, volume: core.machine.volume, shuffle: core.machine.shuffle,
                 repeats: core.machine.repeats, single: core.machine.single, consume: core.machine.consume,
@@ -388,10 +388,25 @@ enum EngineCommand: Sendable {
 struct EngineStatus: Sendable {
     var generation = 0
     var positionMs = 0
+    var positionClock: PositionClock?
     var durationMs: Int?
     var lyricLineIndex: Int?
     var lyricText: String?
     var audioFormat: AudioFormatSummary?
+
+    /// The heard position now: `positionMs`, run on by the paced clock when there is one.
+    func positionMs(nowNs: UInt64) -> Int {
+        guard let clock = positionClock, nowNs > clock.sinceNs else { return positionMs }
+        let run = Int(clamping: (nowNs - clock.sinceNs) / 1_000_000)
+        return max(positionMs, min(clock.untilMs, positionMs.addingReportingOverflow(run).partialValue))
+    }
+}
+
+/// A paced output's position between the audio thread's updates: it runs on with the wall clock from
+/// the last update (`sinceNs`), never past what the output has taken (`untilMs`).
+struct PositionClock: Sendable {
+    var sinceNs: UInt64
+    var untilMs: Int
 }
 
 /// State shared by the command side and the audio thread, behind the player's monitor.

@@ -27,6 +27,8 @@ final class PacedPeriodTests: XCTestCase {
         // A short first period, then quarter seconds: the fourth write (500 to 750 ms) has been handed over and
         // the thread sleeps while the clock plays it.
         XCTAssertTrue(output.waitForWrites(4))
+        XCTAssertLessThanOrEqual(player.snapshot().positionMs, output.framesTaken * 1000 / 44_100,
+                                 "elapsed runs on with the clock, never past what the output took")
         player.pause()
         XCTAssertTrue(log.wait { $0.contains { if case .paused = $0 { true } else { false } } })
         guard case .paused(let pausedMs)? = log.events.first(where: { if case .paused = $0 { true } else { false } }) else {
@@ -41,6 +43,8 @@ final class PacedPeriodTests: XCTestCase {
         XCTAssertEqual(output.framesTaken, taken, "nothing written while paused")
 
         player.resume()
+        XCTAssertGreaterThanOrEqual(player.snapshot().positionMs, pausedMs)
+        XCTAssertLessThanOrEqual(player.snapshot().positionMs, output.framesTaken * 1000 / 44_100)
         XCTAssertTrue(player.waitUntilFinished(timeout: 20))
         XCTAssertTrue(log.events.contains(.resumed(ms: pausedMs)))
         // The rest of the held period plays first: the next report is its end, and nothing is skipped or repeated.
