@@ -5,7 +5,7 @@ import XZFolderScan
 
 /// `update` / `rescan` jobs: folder imports run one at a time on a thread of their own, never on a
 /// connection's event loop. Each job has MPD's number (`updating_db: N`), shown by `status` until done.
-/// The same thread watches the catalogue for changes made by any process (`watch`).
+/// The same thread looks at the catalogue when inotify says another process may have changed it (`watch`).
 public final class DatabaseUpdates: Sendable {
     private struct State {
         var lastId = 0
@@ -13,7 +13,13 @@ public final class DatabaseUpdates: Sendable {
         /// What the watch last saw; nil before its first check.
         var seen: Seen?
         var changed: (@Sendable (_ changes: HostChanges, _ byOtherProcess: Bool) -> Void)?
+        /// The inotify watch of the library folder, or the poll where inotify cannot watch.
+        var folderWatch: FolderWatch?
         var timer: WatchTimer?
+        /// Bumped by every `watch` and `stopWatching`, so a watch that was replaced starts no poll.
+        var generation = 0
+        /// A check is queued and has not started: more events need no other.
+        var checkQueued = false
         var lastSummary: ImportSummary?
     }
 
@@ -89,25 +95,66 @@ public final class DatabaseUpdates: Sendable {
         queue.sync {}
     }
 
-    /// Checks the catalogue's change numbers and the stored playlists folder now and every `interval`:
-    /// `changed` hears what moved (`database`, `stickers`, `storedPlaylists`), and whether another
-    /// process moved it (an `xzmusic import`, a download, a playlist saved at another prompt) rather
-    /// than this host's own job. The first check only sets where things stand. Checks run between
-    /// jobs, never during one.
-    func watch(_ database: LibraryDatabase, playlists: URL, every interval: DispatchTimeInterval,
+    /// Checks the catalogue's change numbers and the stored playlists folder now, and again whenever inotify
+    /// says the database, its log or a playlist file was written: `changed` hears what moved (`database`,
+    /// `stickers`, `storedPlaylists`), and whether another process moved it (an `xzmusic import`, a download,
+    /// a playlist saved at another prompt) rather than this host's own job. Nothing wakes while nothing is
+    /// written. Where inotify cannot watch, the check runs every `interval` instead. The first check only
+    /// sets where things stand. Checks run between jobs, never during one.
+    func watch(_ database: LibraryDatabase, playlists: URL, polling interval: DispatchTimeInterval,
                changed: @escaping @Sendable (_ changes: HostChanges, _ byOtherProcess: Bool) -> Void) {
+        stopWatching()
+        let generation = state.withLock { state in
+            state.changed = changed
+            state.generation += 1
+            return state.generation
+        }
+        // Queued before any event's check, which then compares with it.
+        queue.async { [self] in
+            state.withLock { $0.seen = nil }
+            check(database, playlists: playlists, byOtherProcess: true)
+        }
+        let file = URL(fileURLWithPath: database.path)
+        let name = file.lastPathComponent
+        // The library folder and its playlists folder below it; a write settles for 0.1 s (at most 0.5 s
+        // while another process keeps writing), and the host's own writes are taken as seen meanwhile.
+        let watch = FolderWatch(
+            root: file.deletingLastPathComponent().path, depth: 1, timing: .init(quiet: 0.1, ceiling: 0.5), inPlaceWrites: true,
+            relevant: { $0 == name || $0 == name + "-wal" || $0.hasSuffix(StoredPlaylists.suffix) },
+            changed: { [weak self] _ in self?.checkSoon(database, playlists: playlists) },
+            failed: { [weak self] _ in self?.poll(database, playlists: playlists, every: interval, generation: generation) })
+        let current = state.withLock { state in
+            guard state.generation == generation else { return false }
+            state.folderWatch = watch
+            return true
+        }
+        if !current { watch.stop() }
+    }
+
+    /// Queues one check, unless one is queued already.
+    private func checkSoon(_ database: LibraryDatabase, playlists: URL) {
+        let queued = state.withLock { state in
+            defer { state.checkQueued = true }
+            return state.checkQueued
+        }
+        guard !queued else { return }
+        queue.async { [self] in
+            state.withLock { $0.checkQueued = false }
+            check(database, playlists: playlists, byOtherProcess: true)
+        }
+    }
+
+    /// Where inotify cannot watch: a check every `interval`.
+    private func poll(_ database: LibraryDatabase, playlists: URL, every interval: DispatchTimeInterval, generation: Int) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now(), repeating: interval, leeway: .milliseconds(100))
         timer.setEventHandler { [weak self] in self?.check(database, playlists: playlists, byOtherProcess: true) }
-        let watchTimer = WatchTimer(source: timer)
-        state.withLock { state in
-            state.timer?.source.cancel()
-            state.timer = watchTimer
-            state.changed = changed
+        let current = state.withLock { state in
+            guard state.generation == generation else { return false }
+            state.timer = WatchTimer(source: timer)
+            return true
         }
-        // Queued before the timer's first check, which then counts as this watch's first.
-        queue.async { self.state.withLock { $0.seen = nil } }
-        timer.resume()
+        if current { timer.resume() }
     }
 
     /// The host wrote stickers or a stored playlist itself and told its observers: the watch takes
@@ -118,11 +165,17 @@ public final class DatabaseUpdates: Sendable {
 
     /// Stops `watch`; a job or check under way is not waited for.
     func stopWatching() {
-        state.withLock { state in
-            state.timer?.source.cancel()
-            state.timer = nil
-            state.changed = nil
+        let (watch, timer) = state.withLock { state in
+            defer {
+                state.folderWatch = nil
+                state.timer = nil
+                state.changed = nil
+                state.generation += 1
+            }
+            return (state.folderWatch, state.timer)
         }
+        timer?.source.cancel()
+        watch?.stop()
     }
 
     /// On `queue`: tells the watcher what moved since it last looked.
@@ -147,7 +200,7 @@ public final class DatabaseUpdates: Sendable {
         if telling, let moved { moved.changed(moved.changes, byOtherProcess) }
     }
 }
-/// The watch's libdispatch timer. A dispatch source may be cancelled from any thread (libdispatch
+/// The poll's libdispatch timer. A dispatch source may be cancelled from any thread (libdispatch
 /// synchronises its handles), so sharing this handle is safe.
 private struct WatchTimer: @unchecked Sendable {
     let source: DispatchSourceTimer

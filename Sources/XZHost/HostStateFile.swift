@@ -143,11 +143,14 @@ final class HostStateKeeper: Sendable {
         self.pending = pending
         token = host.observeChanges({ changes in
             guard !changes.isDisjoint(with: [.queue, .playback, .volume, .options, .output]) else { return }
-            pending.withLock { state in
+            let burstBegins = pending.withLock { state in
                 let now = DispatchTime.now()
                 state.lastChange = now
-                if state.firstChange == nil { state.firstChange = now }
+                defer { if state.firstChange == nil { state.firstChange = now } }
+                return state.firstChange == nil
             }
+            // The thread sleeps without a deadline while nothing changed: the first change of a burst wakes it.
+            if burstBegins { pending.wake() }
         }, client: false)
         let thread = Thread { [self] in run() }
         thread.name = "xzmusic-state-file"
@@ -181,7 +184,19 @@ final class HostStateKeeper: Sendable {
             }
         }
         while true {
-            let finishing = pending.wait(until: .now() + .milliseconds(500)) { $0.finishing ? true : nil } ?? false
+            // Asleep until a save is due: a burst's settling, and every few seconds while playing; nothing
+            // else wakes the thread.
+            let playing = host?.player.snapshot().state == .playing
+            let (deadline, inBurst) = pending.withLock { state -> (DispatchTime?, Bool) in
+                var deadline = state.firstChange.map { min(state.lastChange + Self.quiet, $0 + Self.longestDelay) }
+                if playing { deadline = min(deadline ?? .distantFuture, lastSave + Self.whilePlaying) }
+                return (deadline, state.firstChange != nil)
+            }
+            let finishing = pending.wait(until: deadline) { state -> Bool? in
+                if state.finishing { return true }
+                // A burst began after the deadline was reckoned.
+                return state.firstChange != nil && !inBurst ? false : nil
+            } ?? false
             if finishing || host == nil { break }
             let now = DispatchTime.now()
             let due = pending.withLock { state -> Bool in

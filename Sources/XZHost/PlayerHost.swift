@@ -74,6 +74,11 @@ public final class PlayerHost: Sendable {
         }
     }
 
+    /// A host let go of without `shutdown` ends its state file's thread, which sleeps until told.
+    deinit {
+        stateKeeper.withLock { $0.take() }?.finish()
+    }
+
     /// Hears every player event, in order, off the audio thread.
     public func observe(_ observer: @escaping @Sendable (PlayerEvent) -> Void) {
         state.withLock { $0.observers.append(observer) }
@@ -160,11 +165,12 @@ public final class PlayerHost: Sendable {
     }
 
     /// Watches the library while clients may list it: songs, stickers and stored playlists changed by
-    /// another process are announced (`database` as after `update`, `stickers`, `storedPlaylists`);
-    /// `afterSongsChange` runs on the watch's thread at its first check and after every change of songs.
-    public func watchCatalogue(every interval: DispatchTimeInterval = .seconds(1),
+    /// another process are announced (`database` as after `update`, `stickers`, `storedPlaylists`), heard
+    /// through inotify (polled every `interval` only where inotify cannot watch); `afterSongsChange` runs on
+    /// the watch's thread at its first check and after every change of songs.
+    public func watchCatalogue(polling interval: DispatchTimeInterval = .seconds(1),
                                afterSongsChange: (@Sendable () -> Void)? = nil) {
-        updates.watch(database, playlists: playlistsFolder, every: interval) { [weak self] changes, byOtherProcess in
+        updates.watch(database, playlists: playlistsFolder, polling: interval) { [weak self] changes, byOtherProcess in
             guard let self else { return }
             if byOtherProcess { announce(changes) }
             if changes.isEmpty || changes.contains(.database) { afterSongsChange?() }

@@ -32,6 +32,8 @@ final class StatsRecording: Sendable {
     /// How often waiting plays are tried again while nothing plays to trigger a write.
     private let retrySeconds: Double
     private let stopped = Mutex(false)
+    /// A retry is scheduled; only while plays wait to be written.
+    private let retryScheduled = Mutex(false)
 
     /// `report` hears, once, that statistics could not be saved, and once when they wait for disk space
     /// (and once more when they are saved). `retrySeconds` is how often waiting plays are tried again.
@@ -43,18 +45,26 @@ final class StatsRecording: Sendable {
         recorder.retryInterval = min(recorder.retryInterval, retrySeconds)
         self.report = report
         self.retrySeconds = retrySeconds
-        scheduleRetry()
     }
 
-    /// A tick on the stats queue every `retrySeconds` until `flush`; it costs a lock and a flag when nothing waits.
-    private func scheduleRetry() {
+    /// While plays wait to be written (and nothing plays to trigger a write), a try every `retrySeconds`
+    /// until they are written or `flush`; nothing is scheduled while nothing waits.
+    private func scheduleRetryIfWaiting() {
+        guard recorder.hasUnsavedChanges, !stopped.withLock({ $0 }) else { return }
+        let first = retryScheduled.withLock { scheduled in
+            defer { scheduled = true }
+            return !scheduled
+        }
+        guard first else { return }
         queue.asyncAfter(deadline: .now() + retrySeconds) { [weak self] in
-            guard let self, !stopped.withLock({ $0 }) else { return }
+            guard let self else { return }
+            retryScheduled.withLock { $0 = false }
+            guard !stopped.withLock({ $0 }) else { return }
             if recorder.hasUnsavedChanges {
                 recorder.retryUnsaved()
                 tellWaiting()
             }
-            scheduleRetry()
+            scheduleRetryIfWaiting()
         }
     }
 
@@ -76,7 +86,10 @@ final class StatsRecording: Sendable {
     }
 
     func receive(_ event: PlayerEvent) {
-        queue.async { self.record(event) }
+        queue.async {
+            self.record(event)
+            self.scheduleRetryIfWaiting()
+        }
     }
 
     /// Writes everything received so far; called once the player has shut down.

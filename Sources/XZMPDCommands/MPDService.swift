@@ -30,8 +30,8 @@ public final class MPDService: Sendable {
     /// Watches the catalogue while clients may list it (`PlayerHost.watchCatalogue`). `makingRecordsAhead`:
     /// after every change, the songs' records are made again in the background (`SongRecords.warm`), a
     /// few MB for a small catalogue.
-    public func watchCatalogue(every interval: DispatchTimeInterval = .seconds(1), makingRecordsAhead: Bool) {
-        host.watchCatalogue(every: interval) { [weak self] in
+    public func watchCatalogue(polling interval: DispatchTimeInterval = .seconds(1), makingRecordsAhead: Bool) {
+        host.watchCatalogue(polling: interval) { [weak self] in
             guard let self, makingRecordsAhead else { return }
             // Records are only made ahead of need: a failure here leaves the listing to make them.
             try? songRecords.warm(host: host)

@@ -172,7 +172,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// the storage is this handler's alone again and is refilled in place.
     private var outbound: ByteBuffer?
     private var lastActivity = NIODeadline.now()
-    private var timeoutCheck: RepeatedTask?
+    /// The silence timeout's one pending check; none while the client waits in `idle`.
+    private var timeoutCheck: Scheduled<Void>?
+    /// The channel closed: no check is scheduled again (its task would keep this handler alive).
+    private var inactive = false
     /// A request's answer is being made on a pool thread, or is held back (a wrong password's).
     private var busy = false
     /// The channel asked for input while busy; asked again once the request is answered.
@@ -206,24 +209,38 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 guard let bytes = handler.session.notify(changes) else { return }
                 handler.lastActivity = .now()
                 handler.send(bytes, on: channel)
+                handler.armTimeout(channel)
             }
         }
-        // A client waiting in idle may be silent for as long as it likes; any other is dropped after
-        // the timeout (checked a few times per timeout, so it is exceeded by at most a quarter).
+        send(Array(ClientSession.greeting.utf8), on: channel)
+        armTimeout(channel)
+    }
+
+    /// A client waiting in idle may be silent for as long as it likes; any other is dropped once silent for
+    /// the timeout. One check is scheduled, for when the timeout would pass since the last activity; activity
+    /// meanwhile moves the next check rather than adding one, and a client in idle, or one whose request is
+    /// under way, has none (its check is scheduled when it leaves idle, or when the answer goes out).
+    private func armTimeout(_ channel: Channel) {
+        // A client whose input ended is still timed while its last answers go out.
+        guard timeoutCheck == nil, !inactive, !closing || inputEnded, !busy, !session.isIdle || inputEnded else { return }
         let timeout = server.limits.connectionTimeout
-        let period = TimeAmount.nanoseconds(max(timeout.nanoseconds / 4, 1_000_000))
-        timeoutCheck = loop.scheduleRepeatedTask(initialDelay: period, delay: period) { _ in
+        let handler = NIOLoopBound(self, eventLoop: channel.eventLoop)
+        timeoutCheck = channel.eventLoop.scheduleTask(deadline: lastActivity + timeout) {
             let handler = handler.value
-            guard !handler.busy, !handler.session.isIdle || handler.inputEnded,
-                  .now() - handler.lastActivity >= timeout else { return }
+            handler.timeoutCheck = nil
+            guard !handler.busy, !handler.session.isIdle || handler.inputEnded else { return }
+            guard .now() - handler.lastActivity >= timeout else {
+                handler.armTimeout(channel)
+                return
+            }
             handler.close(channel)
             // A client whose input ended and who never reads its last answers is closed all the same.
             if handler.inputEnded { channel.close(promise: nil) }
         }
-        send(Array(ClientSession.greeting.utf8), on: channel)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        inactive = true
         timeoutCheck?.cancel()
         timeoutCheck = nil
         if let listener { server.host.stopObserving(listener) }
@@ -253,6 +270,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             input = partial
         }
         answerLines(in: &input, on: context.channel)
+        if timeoutCheck == nil { armTimeout(context.channel) }
         guard !closing, input.readableBytes > 0 else { return }
         // Only a partial line may wait this long; whole lines wait only behind a request under way, and
         // those only as much as the reads already under way brought.
@@ -379,6 +397,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
         flushOutbound(channel)
         finishIfInputEnded(channel)
+        armTimeout(channel)
         if !busy, !closing, readHeld {
             readHeld = false
             channel.read()
@@ -401,6 +420,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
         inputEnded = true
         finishIfInputEnded(context.channel)
+        armTimeout(context.channel)
     }
 
     /// Once nothing is under way after the input ended: the answers are sent, then the connection closed

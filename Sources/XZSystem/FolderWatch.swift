@@ -11,7 +11,8 @@ import Glibc
 ///
 /// A batch names the folders to look at again: the folder of a changed file, a folder that appeared or
 /// went (as itself), never one inside another of the batch. Only files whose name `relevant` accepts
-/// count. When inotify cannot watch (too many folders for the system's limit, or no inotify at all)
+/// count. With `inPlaceWrites`, every write to a file counts as it happens (a database's log, which its
+/// writers keep open), not once the file is closed. When inotify cannot watch (too many folders for the system's limit, or no inotify at all)
 /// `failed` hears why, once, and the watch ends.
 public final class FolderWatch: Sendable {
     public struct Timing: Sendable {
@@ -30,7 +31,7 @@ public final class FolderWatch: Sendable {
 
     /// Starts watching `root` at once. `limit`: at most that many folders watched, as if the system's
     /// limit were reached there.
-    public init(root: String, depth: Int? = nil, timing: Timing = Timing(), limit: Int? = nil,
+    public init(root: String, depth: Int? = nil, timing: Timing = Timing(), limit: Int? = nil, inPlaceWrites: Bool = false,
                 relevant: @escaping @Sendable (_ fileName: String) -> Bool,
                 changed: @escaping @Sendable (_ folders: [String]) -> Void,
                 failed: @escaping @Sendable (SystemError) -> Void) {
@@ -46,7 +47,8 @@ public final class FolderWatch: Sendable {
         Thread.detachNewThread {
             var failure: SystemError?
             if piped {
-                var loop = WatchLoop(root: root, depth: depth, timing: timing, limit: limit, relevant: relevant)
+                var loop = WatchLoop(root: root, depth: depth, timing: timing, limit: limit, inPlaceWrites: inPlaceWrites,
+                                     relevant: relevant)
                 failure = loop.run(stopReader: reader, changed: changed)
             } else {
                 failure = .watch("cannot watch \(root): \(String(cString: strerror(pipeError)))")
@@ -86,6 +88,7 @@ private struct WatchLoop {
     let depth: Int?
     let timing: FolderWatch.Timing
     let limit: Int?
+    let inPlaceWrites: Bool
     let relevant: @Sendable (String) -> Bool
 
     private var inotify: Int32 = -1
@@ -102,11 +105,13 @@ private struct WatchLoop {
     private static let mask = UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE
         | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
 
-    init(root: String, depth: Int?, timing: FolderWatch.Timing, limit: Int?, relevant: @escaping @Sendable (String) -> Bool) {
+    init(root: String, depth: Int?, timing: FolderWatch.Timing, limit: Int?, inPlaceWrites: Bool,
+         relevant: @escaping @Sendable (String) -> Bool) {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         self.depth = depth
         self.timing = timing
         self.limit = limit
+        self.inPlaceWrites = inPlaceWrites
         self.relevant = relevant
     }
 
@@ -195,7 +200,8 @@ private struct WatchLoop {
             return
         }
         guard relevant(name) else { return }
-        if mask & UInt32(IN_CREATE) != 0 { writing.insert(path) }
+        // A file written in place is never waited for: its writer may keep it open for good.
+        if mask & UInt32(IN_CREATE) != 0, !inPlaceWrites { writing.insert(path) }
         if mask & UInt32(IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM) != 0 { writing.remove(path) }
         note(folder.path)
     }
@@ -213,7 +219,7 @@ private struct WatchLoop {
         var folders = [(path, start)]
         while let (folder, level) = folders.popLast(), failure == nil {
             if let depth, level > depth { continue }
-            let wd = inotify_add_watch(inotify, folder, Self.mask)
+            let wd = inotify_add_watch(inotify, folder, inPlaceWrites ? Self.mask | UInt32(IN_MODIFY) : Self.mask)
             if wd < 0 {
                 if errno == ENOSPC || errno == ENOMEM {
                     failure = .watch("cannot watch \(folder): too many folders for inotify (fs.inotify.max_user_watches)")

@@ -77,6 +77,7 @@ struct ServerBenchmark {
 
         Thread.sleep(forTimeInterval: 1)
         let idleRSS = (mpd: memoryMB(mpd), ours: memoryMB(host))
+        let idleHost = try idleHostFigures(mpd: (mpdPort, mpd.process.processIdentifier), ours: (ourPort, host.process.processIdentifier))
 
         let floorPort = try freeLoopbackPort()
         let floor = try RunningProcess(bench, ["transport-floor", "\(floorPort)", try ProtocolConnection(port: ourPort).text("status")],
@@ -166,6 +167,7 @@ struct ServerBenchmark {
         try commandListRows(mpd: (mpdPort, mpd.process.processIdentifier), ours: (ourPort, host.process.processIdentifier),
                             uris: (0..<songCount).map(relativePath))
         printAlbumCopyRow(albumCopies)
+        printIdleHostRows(idleHost)
         print(String(format: "first search any lantern after start, ms: MPD %.2f, xzmusic %.2f", firstSearch[0], firstSearch[1]))
         print(String(format: "first search any parade with tag types of its own (no record made yet), ms: MPD %.2f, xzmusic %.2f",
                      coldSearch[0], coldSearch[1]))

@@ -94,7 +94,7 @@ final class StickerTests: MusicFolderHostTestCase {
             XCTAssertEqual(try watcher.readResponse().map(\.value), ["sticker"], line)
         }
         // Reads announce nothing; a like another process writes is noticed by the watch.
-        server.service.watchCatalogue(every: .milliseconds(50), makingRecordsAhead: false)
+        server.service.watchCatalogue(polling: .seconds(3600), makingRecordsAhead: false)
         Thread.sleep(forTimeInterval: 0.2)
         try watcher.sendLine("idle sticker")
         XCTAssertEqual(ack(actor, "sticker get song album/1.mp3 mood"), "ACK 50 {sticker} no such sticker")
