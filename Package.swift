@@ -129,7 +129,7 @@ let package = Package(
             product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZFolderScanTests", dependencies: [
-            "XZFolderScan", "XZCatalogue", "XZCatalogueTestSupport", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZFolderScan", "XZCatalogue", "XZCatalogueTestSupport", "XZSystem", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZStatsTests", dependencies: [
             "XZStats", "XZCatalogue", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
