@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
+import XZSystem
 #if canImport(Glibc)
 import Glibc
-import XZSystem
 #endif
 
 /// Which version of a file: its size and modification time in seconds, as a folder rescan compares them.
