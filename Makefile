@@ -7,8 +7,11 @@ SWIFT ?= swift
 # The Swift runtime and Foundation linked in: a one-shot command starts in a third of the time, with no
 # dynamic symbol binding of the large shared libraries. The static runtime's link asks to export every
 # symbol of the program (38,000), which the runtime's start-up then searches with dladdr: nothing
-# loads symbols from the program, so none are exported.
-RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-export-dynamic
+# loads symbols from the program, so none are exported. LLD (the toolchain's) packs the program's
+# 130,000 relative relocations into a few kilobytes (RELR, glibc 2.36): 3 MB less to store and to read
+# in at every start.
+RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-export-dynamic \
+  -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 RELEASE_BIN := .build/release/xzmusic
 
 .PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-cli bench-online bench-lyrics fuzz-lyrics fuzz-protocol install clean
@@ -119,8 +122,14 @@ FUZZ_SECONDS ?= 60
 fuzz-protocol: deps
 	fuzz/protocol.py $(FUZZ_SECONDS)
 
+# The program stripped; DEBUG=1 also installs its debug information beside it, in bin/.debug where gdb
+# looks for the file the stripped program names by its debug link.
 install: build
-	install -Dm755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/xzmusic
+	install -d $(DESTDIR)$(PREFIX)/bin
+	objcopy --only-keep-debug $(RELEASE_BIN) $(RELEASE_BIN).debug
+	objcopy --strip-all --add-gnu-debuglink=$(RELEASE_BIN).debug $(RELEASE_BIN) $(RELEASE_BIN).stripped
+	install -m755 $(RELEASE_BIN).stripped $(DESTDIR)$(PREFIX)/bin/xzmusic
+	$(if $(DEBUG),install -Dm644 $(RELEASE_BIN).debug $(DESTDIR)$(PREFIX)/bin/.debug/xzmusic.debug)
 	mkdir -p $(DESTDIR)$(PREFIX)/share/xzmusic
 	cp -R Resources/demo $(DESTDIR)$(PREFIX)/share/xzmusic/
 

@@ -32,8 +32,9 @@ let package = Package(
         // FFmpeg's headers, and its functions loaded on first use (see ffmpeg_loader.h).
         .target(name: "CFFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
-        // Chromaprint, the audio fingerprints of MPD's `getfingerprint`.
-        .systemLibrary(name: "CChromaprint", pkgConfig: "libchromaprint", providers: [.apt(["libchromaprint-dev"])]),
+        // Chromaprint's header, and its functions loaded on first use (see chromaprint_loader.h): the
+        // audio fingerprints of MPD's `getfingerprint`.
+        .target(name: "CChromaprint", linkerSettings: [.linkedLibrary("dl")]),
         // PCRE2, MPD's regular expressions, with its match limits.
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // ICU's root collation (libicu-dev's headers), the order MPD gives names; ICU is loaded on first use.
@@ -129,7 +130,7 @@ let package = Package(
             product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZFolderScanTests", dependencies: [
-            "XZFolderScan", "XZCatalogue", "XZCatalogueTestSupport", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZFolderScan", "XZCatalogue", "XZCatalogueTestSupport", "XZSystem", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZStatsTests", dependencies: [
             "XZStats", "XZCatalogue", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),

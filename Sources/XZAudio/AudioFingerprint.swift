@@ -71,11 +71,12 @@ public enum AudioFingerprint {
         var raw: UnsafeMutablePointer<UInt32>?
         var size: Int32 = 0
         var algorithm: Int32 = 0
+        guard let library = xz_chromaprint_load()?.pointee else { return nil }
         let decoded = fingerprint.withCString {
-            chromaprint_decode_fingerprint($0, Int32(clamping: fingerprint.utf8.count), &raw, &size, &algorithm, 1)
+            library.chromaprint_decode_fingerprint($0, Int32(clamping: fingerprint.utf8.count), &raw, &size, &algorithm, 1)
         }
         guard decoded == 1, let raw else { return nil }
-        defer { chromaprint_dealloc(raw) }
+        defer { library.chromaprint_dealloc(raw) }
         return Array(UnsafeBufferPointer(start: raw, count: Int(size)))
     }
 }
@@ -183,35 +184,41 @@ struct MPDDither {
 
 /// One Chromaprint context (the default algorithm, as MPD's), freed with it.
 private final class Chromaprint {
+    private let library: xz_chromaprint
     private let context: OpaquePointer
     private let path: String
 
     init(sampleRate: Int, channels: Int, path: String) throws {
         self.path = path
-        guard let context = chromaprint_new(Int32(CHROMAPRINT_ALGORITHM_DEFAULT.rawValue)) else {
+        guard let library = xz_chromaprint_load()?.pointee else {
+            throw AudioError.libraryFailed(xz_chromaprint_error().map { String(cString: $0) } ?? "cannot load Chromaprint",
+                                           file: path)
+        }
+        self.library = library
+        guard let context = library.chromaprint_new(Int32(CHROMAPRINT_ALGORITHM_DEFAULT.rawValue)) else {
             throw AudioError.libraryFailed("cannot create a Chromaprint context", file: path)
         }
         self.context = context
-        guard chromaprint_start(context, Int32(clamping: sampleRate), Int32(clamping: channels)) == 1 else {
+        guard library.chromaprint_start(context, Int32(clamping: sampleRate), Int32(clamping: channels)) == 1 else {
             throw AudioError.libraryFailed("Chromaprint cannot fingerprint \(channels) channels at \(sampleRate) Hz", file: path)
         }
     }
 
-    deinit { chromaprint_free(context) }
+    deinit { library.chromaprint_free(context) }
 
     func feed(_ samples: UnsafeBufferPointer<Int16>) throws {
         guard let base = samples.baseAddress, !samples.isEmpty else { return }
-        guard chromaprint_feed(context, base, Int32(samples.count)) == 1 else {
+        guard library.chromaprint_feed(context, base, Int32(samples.count)) == 1 else {
             throw AudioError.libraryFailed("Chromaprint refused the audio", file: path)
         }
     }
 
     func finish() throws -> String {
         var text: UnsafeMutablePointer<CChar>?
-        guard chromaprint_finish(context) == 1, chromaprint_get_fingerprint(context, &text) == 1, let text else {
+        guard library.chromaprint_finish(context) == 1, library.chromaprint_get_fingerprint(context, &text) == 1, let text else {
             throw AudioError.libraryFailed("Chromaprint could not finish the fingerprint", file: path)
         }
-        defer { chromaprint_dealloc(text) }
+        defer { library.chromaprint_dealloc(text) }
         return String(cString: text)
     }
 }

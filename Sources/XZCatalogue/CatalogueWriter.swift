@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import XZSystem
 /// Writes songs inside one open transaction, keeping singers, albums and the search index in step.
 ///
 /// Inserts bind straight to SQLite: at a million songs the per-row cost of generic arguments showed.
@@ -37,7 +38,7 @@ final class CatalogueWriter {
         self.db = db
         guard let connection = db.sqliteConnection else { throw DatabaseError(message: "connection closed") }
         self.connection = connection
-        now = ISO8601DateFormatter().string(from: Date())
+        now = UTCStamp.string()
         findSong = try db.makeStatement(sql: SongField.selectSQL)
         updateSong = try RawStatement(connection, SongField.updateSQL)
         deleteSong = try db.makeStatement(sql: "DELETE FROM song WHERE id = ?")

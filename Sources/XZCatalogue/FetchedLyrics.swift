@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import XZSystem
 
 /// What a lyrics lookup found for a song, as `fetched_lyrics` keeps it.
 public enum FetchedLyricsKind: String, Sendable, Codable, CaseIterable {
@@ -30,11 +31,10 @@ extension LibraryDatabase {
     public func fetchedLyrics(songKeys: [String]) throws -> [String: FetchedLyrics] {
         try pool.read { db in
             var found: [String: FetchedLyrics] = [:]
-            let iso = ISO8601DateFormatter()
             try Self.forEachRow(db, "SELECT song_key, kind, text, fetched_at FROM fetched_lyrics WHERE song_key IN", keys: songKeys) { row in
                 // A kind this version does not know reads as no result, asked again.
                 guard let kind = FetchedLyricsKind(rawValue: row[1]) else { return }
-                found[row[0]] = FetchedLyrics(kind: kind, text: row[2], fetchedAt: iso.date(from: row[3]) ?? .distantPast)
+                found[row[0]] = FetchedLyrics(kind: kind, text: row[2], fetchedAt: UTCStamp.date(row[3]) ?? .distantPast)
             }
             return found
         }
@@ -45,7 +45,7 @@ extension LibraryDatabase {
             try db.execute(sql: """
                 INSERT INTO fetched_lyrics (song_key, kind, text, fetched_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT(song_key) DO UPDATE SET kind = excluded.kind, text = excluded.text, fetched_at = excluded.fetched_at
-                """, arguments: [songKey, lyrics.kind.rawValue, lyrics.text, ISO8601DateFormatter().string(from: lyrics.fetchedAt)])
+                """, arguments: [songKey, lyrics.kind.rawValue, lyrics.text, UTCStamp.string(lyrics.fetchedAt)])
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import XZSystem
 
 extension LibraryDatabase {
     public func song(id: Int64) throws -> Song? {
@@ -148,7 +149,7 @@ extension LibraryDatabase {
             let added: String? = row?[2]
             return CatalogueSummary(artists: artists.count, albums: row?[3] ?? 0, songs: row?[0] ?? 0,
                                     durationMs: row?[1] ?? 0,
-                                    updatedAt: added.flatMap { ISO8601DateFormatter().date(from: $0) }, version: version)
+                                    updatedAt: added.flatMap(UTCStamp.date), version: version)
         }
     }
 }

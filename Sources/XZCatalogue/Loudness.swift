@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import XZSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,7 @@ public struct LoudnessRecord: Sendable, Equatable {
     public var measuredAt: String
 
     public init(songKey: String, trackGain: Double, trackPeak: Double, albumGain: Double? = nil,
-                albumPeak: Double? = nil, file: FileVersion?, measuredAt: String = ISO8601DateFormatter().string(from: Date())) {
+                albumPeak: Double? = nil, file: FileVersion?, measuredAt: String = UTCStamp.string()) {
         self.songKey = songKey
         self.trackGain = trackGain
         self.trackPeak = trackPeak

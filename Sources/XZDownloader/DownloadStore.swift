@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import XZCatalogue
+import XZSystem
 
 /// A `download_task` row with its song's names joined in.
 struct TaskRecord: FetchableRecord, Decodable, Sendable, Equatable {
@@ -46,9 +47,8 @@ struct DownloadStore: Sendable {
         LEFT JOIN singer ON singer.id = song.singer_id
         """
 
-    /// A format style, not a new ISO8601DateFormatter each call: making one costs about 0.1 ms, and every
-    /// step of starting a download (a song to play) stamps its row.
-    static func now() -> String { Date().formatted(Date.ISO8601FormatStyle(timeZone: .gmt)) }
+    /// Every step of starting a download (a song to play) stamps its row.
+    static func now() -> String { UTCStamp.string() }
 
     func wrap<T>(_ body: () throws -> T) throws -> T {
         do {
@@ -226,7 +226,7 @@ struct DownloadStore: Sendable {
                                              arguments: [key]) else { return nil }
             let reason: String = row["reason"]
             if reason == "instrumental" { return reason }
-            let missedAt = ISO8601DateFormatter().date(from: row["missed_at"]) ?? .distantPast
+            let missedAt = UTCStamp.date(row["missed_at"]) ?? .distantPast
             return now.timeIntervalSince(missedAt) < Self.notFoundMemory ? reason : nil
         } }
     }
@@ -234,7 +234,7 @@ struct DownloadStore: Sendable {
     func recordLyricsMiss(_ key: String, reason: String, at date: Date = Date()) throws {
         try wrap { try database.pool.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO lyrics_miss (lookup_key, reason, missed_at) VALUES (?, ?, ?)",
-                           arguments: [key, reason, ISO8601DateFormatter().string(from: date)])
+                           arguments: [key, reason, UTCStamp.string(date)])
         } }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XZCatalogue
+import XZSystem
 
 extension LibraryDatabase {
     /// Brings the catalogue up to date with folders seen to change inside the music folder `root`: a
@@ -7,13 +8,14 @@ extension LibraryDatabase {
     /// (deleted, moved away) loses its songs. A gone `root` changes nothing, so an unmounted music
     /// folder never empties the catalogue. One summary for all.
     public func importChanges(in folders: [String], root: String) throws -> ImportSummary {
+        defer { FreedMemory.returnToSystem() }
         var total = ImportSummary()
         var info = stat()
         guard stat(root, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return total }
         for folder in folders {
             var summary: ImportSummary
             if stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
-                summary = try importFolder(at: URL(fileURLWithPath: folder), musicRoot: root)
+                summary = try scanFolder(at: URL(fileURLWithPath: folder), musicRoot: root)
             } else {
                 let prefix = folder.hasSuffix("/") ? folder : folder + "/"
                 let vanished = try fileStamps(keyPrefix: "file:" + prefix).keys

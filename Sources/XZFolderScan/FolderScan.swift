@@ -13,6 +13,14 @@ extension LibraryDatabase {
     @discardableResult
     public func importFolder(at url: URL, rereadingUnchanged: Bool = false, musicRoot: String? = nil,
                              progress: ((Double) -> Void)? = nil) throws -> ImportSummary {
+        // Once the scan's songs are written and released.
+        defer { FreedMemory.returnToSystem() }
+        return try scanFolder(at: url, rereadingUnchanged: rereadingUnchanged, musicRoot: musicRoot, progress: progress)
+    }
+
+    /// `importFolder` without giving the scan's freed memory back, for callers that scan many folders.
+    func scanFolder(at url: URL, rereadingUnchanged: Bool = false, musicRoot: String? = nil,
+                    progress: ((Double) -> Void)? = nil) throws -> ImportSummary {
         let root = url.standardizedFileURL.resolvingSymlinksInPath().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -1,18 +1,16 @@
 import Foundation
+import XZSystem
 
 /// Stored times are UTC ISO 8601 to the second ("2026-11-21T18:03:00Z"), like song.added_at, so
 /// they sort as text and an export round-trips them exactly.
 enum UTCTime {
     static func string(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC") ?? .gmt))
+        UTCStamp.string(date)
     }
 
     static func date(_ text: String) throws -> Date {
-        do {
-            return try Date.ISO8601FormatStyle().parse(text)
-        } catch {
-            throw StatsError.badArchive("not a UTC time: \(text)")
-        }
+        guard let date = UTCStamp.date(text) else { throw StatsError.badArchive("not a UTC time: \(text)") }
+        return date
     }
 
     /// Whole seconds, so a record read back from the database equals the one written.

@@ -27,6 +27,7 @@ struct ServerBenchmark {
     var songCount = 10_000
 
     func run() throws {
+        let smallRSS = try smallLibraryRSS()
         let music = try makeMusicFolder()
         // Everything but the music is made afresh, so both servers scan the folder from nothing.
         let state = folder.appendingPathComponent("run")
@@ -148,8 +149,10 @@ struct ServerBenchmark {
         row("status/s, 60 clients x 300", throughput[0], throughput[1], format: "%9.0f", target: ">= 1.00x",
             met: throughput[1] >= throughput[0])
         floorRow("bare SwiftNIO", throughput[0], throughput[2], format: "%9.0f")
-        row("host RSS idle, MB", idleRSS.mpd, idleRSS.ours, format: "%9.1f", target: "<= 1.20x",
-            met: idleRSS.ours <= idleRSS.mpd * 1.2)
+        row("host RSS idle, 10 songs, MB", smallRSS.mpd, smallRSS.ours, format: "%9.1f", target: "<= 1.20x",
+            met: smallRSS.ours <= smallRSS.mpd * 1.2)
+        row("host RSS idle, \(songCount) files, MB", idleRSS.mpd, idleRSS.ours, format: "%9.1f", target: "<= 1.00x",
+            met: idleRSS.ours <= idleRSS.mpd)
         row("host RSS playing, MB", playingRSS.mpd, playingRSS.ours, format: "%9.1f", target: "<= 1.20x",
             met: playingRSS.ours <= playingRSS.mpd * 1.2)
         row("one-shot next median, ms (mpc)", nexts[0] * 1000, nexts[1] * 1000, format: "%9.1f", target: "<= 2.00x",
@@ -164,6 +167,7 @@ struct ServerBenchmark {
         }
         row("status p99 beside listallinfo, ms", busyStatus[0].p99 * 1000, busyStatus[1].p99 * 1000, format: "%9.2f",
             target: "< 20 ms", met: busyStatus[1].p99 < 0.020)
+        try binarySizeRows()
         try commandListRows(mpd: (mpdPort, mpd.process.processIdentifier), ours: (ourPort, host.process.processIdentifier),
                             uris: (0..<songCount).map(relativePath))
         printAlbumCopyRow(albumCopies)
@@ -362,7 +366,7 @@ struct ServerBenchmark {
 
     // MARK: Servers
 
-    private func writeMPDConfig(state: URL, music: URL, port: Int) throws -> String {
+    func writeMPDConfig(state: URL, music: URL, port: Int) throws -> String {
         let mpd = state.appendingPathComponent("mpd")
         try FileManager.default.createDirectory(at: mpd.appendingPathComponent("playlists"), withIntermediateDirectories: true)
         let path = { (name: String) in quoted(mpd.appendingPathComponent(name).path) }
@@ -390,7 +394,7 @@ struct ServerBenchmark {
     }
 
     /// The greeting once the server answers; throws with its log when it exits or stays silent for 30 s.
-    private func waitForServer(port: Int, process: RunningProcess, log: URL?) throws -> String {
+    func waitForServer(port: Int, process: RunningProcess, log: URL?) throws -> String {
         let deadline = Date(timeIntervalSinceNow: 30)
         while Date() < deadline {
             if let connection = try? ProtocolConnection(port: port) { return connection.greeting }
@@ -402,17 +406,17 @@ struct ServerBenchmark {
         throw benchFailure("\(name) did not answer on port \(port): \(process.stderr.suffix(500)) \(logText.suffix(500))")
     }
 
-    private func stop(_ server: RunningProcess) {
+    func stop(_ server: RunningProcess) {
         server.signal(SIGTERM)
         _ = server.finish(timeout: 10)
     }
 
-    private func memoryMB(_ server: RunningProcess) -> Double {
+    func memoryMB(_ server: RunningProcess) -> Double {
         Double(MeasuredRun.memoryKiB(server.process.processIdentifier, "VmRSS")) / 1024
     }
 
     @discardableResult
-    private func checked(_ arguments: [String]) throws -> MeasuredRun {
+    func checked(_ arguments: [String]) throws -> MeasuredRun {
         let log = folder.appendingPathComponent("run/command.log").path
         let run = try MeasuredRun.run(arguments, stdoutPath: log)
         guard run.status == 0 else {
@@ -438,7 +442,7 @@ struct ServerBenchmark {
 
     /// `songCount` MP3 files, Singer NNN/Album NN/NNNN Title.mp3: one short encoded file behind a tag of
     /// its own each. Kept under bench-data between runs.
-    private func makeMusicFolder() throws -> URL {
+    func makeMusicFolder() throws -> URL {
         let music = folder.appendingPathComponent("music")
         let done = folder.appendingPathComponent("music-\(songCount).done")
         if FileManager.default.fileExists(atPath: done.path) { return music }

@@ -1,4 +1,5 @@
 import Foundation
+import XZSystem
 
 /// A tag as MPD names it (its `TagType`), in MPD 0.23's order. The catalogue holds all but Comment
 /// (`SongTags.held`), which MPD leaves out unless configured to keep it; on Comment every song is untagged.
@@ -317,7 +318,6 @@ extension SongFilter {
 
     /// `added-since` compares the catalogue's ISO 8601 `added_at` with this.
     static func timestamp(_ seconds: Int64) -> String {
-        // A format style, not a formatter made per call: the queue's filter asks once per entry.
-        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+        UTCStamp.string(Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 }
