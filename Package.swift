@@ -32,9 +32,8 @@ let package = Package(
         // FFmpeg's headers, and its functions loaded on first use (see ffmpeg_loader.h).
         .target(name: "CFFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
-        // Chromaprint's header, the audio fingerprints of MPD's `getfingerprint`; the library is loaded on first
-        // use (see chromaprint_loader.h).
-        .target(name: "CChromaprintLoader", linkerSettings: [.linkedLibrary("dl")]),
+        // Chromaprint, the audio fingerprints of MPD's `getfingerprint`.
+        .systemLibrary(name: "CChromaprint", pkgConfig: "libchromaprint", providers: [.apt(["libchromaprint-dev"])]),
         // PCRE2, MPD's regular expressions, with its match limits.
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // ICU's root collation (libicu-dev's headers), the order MPD gives names; ICU is loaded on first use.
@@ -49,7 +48,7 @@ let package = Package(
         .target(name: "XZSystem"),
         // The decoder seam: every format's decoder chosen by content, tags through TagLib, loudness, fingerprints.
         .target(name: "XZAudio", dependencies: [
-            "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CChromaprintLoader", "CTagLibShim", "XZText", "XZSystem",
+            "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CChromaprint", "CTagLibShim", "XZText", "XZSystem",
         ]),
         // The SQLite catalogue: schema, feed import, search; MPD's filter, order, naming and stored
         // playlists in MPDSemantics/.

@@ -1,4 +1,4 @@
-import CChromaprintLoader
+import CChromaprint
 import XZSystem
 
 /// A track's Chromaprint fingerprint as MPD's `getfingerprint` makes it, so that a lossless file gets
@@ -12,11 +12,10 @@ public enum AudioFingerprint {
     /// The fingerprint of `path`, in Chromaprint's compressed base64 form. Decodes at most two minutes
     /// and a block of it, checking `deadline` between reads; throws `AudioError` when nothing decodes it.
     public static func chromaprint(path: String, deadline: Deadline = .never) throws -> String {
-        let chromaprint = try Chromaprint.library(for: path)
         let decoder = try AudioDecoders.open(path: path)
         let format = decoder.format
         let feed = MPDFeed(decoder: decoder, path: path)
-        let print = try Chromaprint(chromaprint, sampleRate: format.sampleRate, channels: format.channels, path: path)
+        let print = try Chromaprint(sampleRate: format.sampleRate, channels: format.channels, path: path)
         let chunkFrames = feed.fixedChunkFrames ?? 4096
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkFrames * format.bytesPerFrame, alignment: 16)
         defer { buffer.deallocate() }
@@ -69,15 +68,14 @@ public enum AudioFingerprint {
 
     /// The 32-bit items of a base64 fingerprint.
     static func items(_ fingerprint: String) -> [UInt32]? {
-        guard let chromaprint = xz_chromaprint_load()?.pointee else { return nil }
         var raw: UnsafeMutablePointer<UInt32>?
         var size: Int32 = 0
         var algorithm: Int32 = 0
         let decoded = fingerprint.withCString {
-            chromaprint.chromaprint_decode_fingerprint($0, Int32(clamping: fingerprint.utf8.count), &raw, &size, &algorithm, 1)
+            chromaprint_decode_fingerprint($0, Int32(clamping: fingerprint.utf8.count), &raw, &size, &algorithm, 1)
         }
         guard decoded == 1, let raw else { return nil }
-        defer { chromaprint.chromaprint_dealloc(raw) }
+        defer { chromaprint_dealloc(raw) }
         return Array(UnsafeBufferPointer(start: raw, count: Int(size)))
     }
 }
@@ -185,45 +183,35 @@ struct MPDDither {
 
 /// One Chromaprint context (the default algorithm, as MPD's), freed with it.
 private final class Chromaprint {
-    private let library: xz_chromaprint
     private let context: OpaquePointer
     private let path: String
 
-    /// Chromaprint's functions, loaded on first use; throws a one-line reason when it is not installed.
-    static func library(for path: String) throws -> xz_chromaprint {
-        guard let loaded = xz_chromaprint_load() else {
-            throw AudioError.libraryFailed(xz_chromaprint_error().map { String(cString: $0) } ?? "cannot load Chromaprint", file: path)
-        }
-        return loaded.pointee
-    }
-
-    init(_ library: xz_chromaprint, sampleRate: Int, channels: Int, path: String) throws {
-        self.library = library
+    init(sampleRate: Int, channels: Int, path: String) throws {
         self.path = path
-        guard let context = library.chromaprint_new(Int32(CHROMAPRINT_ALGORITHM_DEFAULT.rawValue)) else {
+        guard let context = chromaprint_new(Int32(CHROMAPRINT_ALGORITHM_DEFAULT.rawValue)) else {
             throw AudioError.libraryFailed("cannot create a Chromaprint context", file: path)
         }
         self.context = context
-        guard library.chromaprint_start(context, Int32(clamping: sampleRate), Int32(clamping: channels)) == 1 else {
+        guard chromaprint_start(context, Int32(clamping: sampleRate), Int32(clamping: channels)) == 1 else {
             throw AudioError.libraryFailed("Chromaprint cannot fingerprint \(channels) channels at \(sampleRate) Hz", file: path)
         }
     }
 
-    deinit { library.chromaprint_free(context) }
+    deinit { chromaprint_free(context) }
 
     func feed(_ samples: UnsafeBufferPointer<Int16>) throws {
         guard let base = samples.baseAddress, !samples.isEmpty else { return }
-        guard library.chromaprint_feed(context, base, Int32(samples.count)) == 1 else {
+        guard chromaprint_feed(context, base, Int32(samples.count)) == 1 else {
             throw AudioError.libraryFailed("Chromaprint refused the audio", file: path)
         }
     }
 
     func finish() throws -> String {
         var text: UnsafeMutablePointer<CChar>?
-        guard library.chromaprint_finish(context) == 1, library.chromaprint_get_fingerprint(context, &text) == 1, let text else {
+        guard chromaprint_finish(context) == 1, chromaprint_get_fingerprint(context, &text) == 1, let text else {
             throw AudioError.libraryFailed("Chromaprint could not finish the fingerprint", file: path)
         }
-        defer { library.chromaprint_dealloc(text) }
+        defer { chromaprint_dealloc(text) }
         return String(cString: text)
     }
 }
