@@ -39,6 +39,8 @@ let package = Package(
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // ICU's root collation (libicu-dev's headers), the order MPD gives names; ICU is loaded on first use.
         .target(name: "CCollation", linkerSettings: [.linkedLibrary("dl")]),
+        // libxml2's SAX parser for XSPF playlists, loaded on first use (see xml_reader.h).
+        .target(name: "CXMLReader", cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])], linkerSettings: [.linkedLibrary("dl")]),
         // TagLib's C++ API behind a plain C header, so no Swift target needs C++ interop.
         .target(name: "CTagLibShim", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("z"), .linkedLibrary("stdc++")]),
 
@@ -54,7 +56,7 @@ let package = Package(
         // The SQLite catalogue: schema, feed import, search; MPD's filter, order, naming and stored
         // playlists in MPDSemantics/.
         .target(name: "XZCatalogue", dependencies: [
-            "CCollation", "CPCRE2", "XZSystem", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
+            "CCollation", "CPCRE2", "CXMLReader", "XZSystem", product("GRDB", "GRDB.swift"), product("GRDBSQLite", "GRDB.swift"),
         ]),
         // A music folder's files into the catalogue, their tags and loudness read through the decoders.
         .target(name: "XZFolderScan", dependencies: ["XZSystem", "XZAudio", "XZCatalogue"]),

@@ -34,8 +34,8 @@ public struct LibraryDatabase: Sendable {
             try Self.checkFile(atPath: path)
             do {
                 let pool = try DatabasePool(path: path, configuration: config)
-                // The migrator reads the schema, which a damaged file cannot give.
-                try Schema.migrator.migrate(pool)
+                // The version check reads the file, which a damaged one cannot give.
+                try Schema.migrate(pool)
                 return pool
             } catch let error as DatabaseError {
                 let readable = CatalogueError(error)

@@ -8,7 +8,9 @@ public struct LibraryFolder: Sendable, Equatable {
 
     public init(url: URL) { self.url = url.standardizedFileURL }
 
-    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> LibraryFolder {
+    public static func resolve(explicit: String?,
+                               environment: [String: String] = ProcessEnvironment.variables("XZMUSIC_HOME", "XDG_DATA_HOME", "HOME"))
+        -> LibraryFolder {
         if let explicit, !explicit.isEmpty { return LibraryFolder(url: URL(fileURLWithPath: expandTilde(explicit))) }
         if let home = environment["XZMUSIC_HOME"], !home.isEmpty {
             return LibraryFolder(url: URL(fileURLWithPath: expandTilde(home)))
@@ -21,7 +23,7 @@ public struct LibraryFolder: Sendable, Equatable {
     }
 
     /// `~` and `~/…` name $HOME (as in a shell, so a changed HOME counts); `~user/…` that user's home.
-    public static func expandTilde(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func expandTilde(_ path: String, environment: [String: String] = ProcessEnvironment.variables("HOME")) -> String {
         HomePath.expand(path, environment: environment)
     }
 

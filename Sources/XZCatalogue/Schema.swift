@@ -30,6 +30,23 @@ public enum Schema {
         return result
     }
 
+    /// The schema's version, which a migrated file keeps in `PRAGMA user_version`: the number of migrations,
+    /// which are only ever appended. A file at this version opens after one pragma read, without the
+    /// migrator's parse of this text and its reads of `grdb_migrations`.
+    public static let version = sql.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        .count { $0.starts(with: marker.utf8) }
+
+    /// Brings the file to `version`: the migrations it lacks, then the version stamped (never lowered: a
+    /// newer build's file keeps its own). A file at the version is only read.
+    static func migrate(_ pool: DatabasePool) throws {
+        let stamped = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+        guard stamped != version else { return }
+        try migrator.migrate(pool)
+        if stamped < version {
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(version)") }
+        }
+    }
+
     public static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for migration in migrations() {

@@ -175,7 +175,7 @@ enum DemoResources {
             manager.fileExists(atPath: url.appendingPathComponent("catalogue.jsonl").path) ? url : nil
         }
         // Set but empty means "no demo", for a library that should start out empty.
-        if let env = ProcessInfo.processInfo.environment["XZMUSIC_DEMO"] {
+        if let env = ProcessEnvironment.variables("XZMUSIC_DEMO")["XZMUSIC_DEMO"] {
             return env.isEmpty ? nil : valid(URL(fileURLWithPath: env))
         }
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()

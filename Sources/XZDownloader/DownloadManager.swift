@@ -27,7 +27,7 @@ public actor DownloadManager {
     private let continuation: AsyncStream<DownloadEvent>.Continuation
     private let env: JobEnvironment
     private let settings: DownloadSettings
-    private let client: HTTPClient
+    private let client: OnDemandHTTPClient
     private let ownsClient: Bool
     nonisolated let pid = Int64(getpid())
     /// `.part` files being read as they fill, by song key; shared with the jobs.
@@ -52,21 +52,22 @@ public actor DownloadManager {
                 client ownership: ClientOwnership = .owned) {
         switch ownership {
         case .owned:
-            client = Fetcher.makeClient(settings)
+            // Made at the first transfer: most managers never make one.
+            client = OnDemandHTTPClient(making: settings)
             ownsClient = true
         case .shared(let shared):
-            client = shared
+            client = OnDemandHTTPClient(shared)
             ownsClient = false
         }
         self.settings = settings
-        env = JobEnvironment(fetcher: Fetcher(client: client, settings: settings), store: DownloadStore(database: database),
+        env = JobEnvironment(fetcher: Fetcher(clients: client, settings: settings), store: DownloadStore(database: database),
                              library: library, streams: streams)
         (events, continuation) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(1000))
     }
 
     deinit {
         // A forgotten shutdown() must not leak the client's threads (or trip its debug check).
-        if ownsClient, !isShutDown { client.shutdown { _ in } }
+        if ownsClient, !isShutDown { client.shutdownWithoutWaiting() }
     }
 
     // MARK: Queue
@@ -189,7 +190,7 @@ public actor DownloadManager {
         wakeIdleWaiters()
         continuation.finish()
         // Every request has ended above; a client that fails to close has nothing left to lose.
-        if ownsClient { try? await client.shutdown() }
+        if ownsClient { await client.shutdown() }
     }
 
     private func pump() {

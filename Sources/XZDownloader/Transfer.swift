@@ -151,8 +151,20 @@ struct RetryableFailure: Error {
 
 /// One HTTP GET at a time over the shared client, which follows redirects.
 struct Fetcher: Sendable {
-    let client: HTTPClient
+    private let clients: OnDemandHTTPClient
     let settings: DownloadSettings
+
+    /// The client; one the fetcher makes itself is made at the first request.
+    var client: HTTPClient { clients.client }
+
+    init(client: HTTPClient, settings: DownloadSettings) {
+        self.init(clients: OnDemandHTTPClient(client), settings: settings)
+    }
+
+    init(clients: OnDemandHTTPClient, settings: DownloadSettings) {
+        self.clients = clients
+        self.settings = settings
+    }
 
     /// How an owned client follows redirects: at most 5, and never back to an address already asked.
     static let maxRedirects = 5

@@ -50,7 +50,8 @@ public struct HostConfiguration: Sendable {
 
     /// The config file's configuration (`ConfigFile.load`); a file that cannot be read is an error.
     public static func load(output: OutputSpec? = nil,
-                            environment: [String: String] = ProcessInfo.processInfo.environment) throws -> HostConfiguration {
+                            environment: [String: String] = ProcessEnvironment.variables("XDG_CONFIG_HOME", "HOME", "XZMUSIC_OUTPUT"))
+        throws -> HostConfiguration {
         try HostConfiguration(config: ConfigFile.load(environment: environment), output: output, environment: environment)
     }
 }

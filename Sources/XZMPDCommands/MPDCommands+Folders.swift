@@ -161,7 +161,7 @@ extension MPDCommands {
         // A name that cannot be followed, or a file that cannot be asked, has no time to give; a catalogue
         // folder is no song, so it is not asked.
         guard !uri.hasPrefix(SongNaming.cataloguePrefix), let location = try? call.location(uri) else { return nil }
-        return (try? FileManager.default.attributesOfItem(atPath: location.path))?[.modificationDate] as? Date
+        return FileStatus(path: location.path)?.modified
     }
 
     /// The files in a folder of the music directory, as they are on disk (MPD's storage listing); a local
@@ -182,19 +182,16 @@ extension MPDCommands {
         for name in names.sorted() where !name.hasPrefix(".") {
             let full = path + "/" + name
             // An entry that vanished or cannot be asked is left out of the listing.
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: full) else { continue }
-            let type = attributes[.type] as? FileAttributeType
-            if type == .typeDirectory {
+            guard let status = FileStatus(path: full) else { continue }
+            if status.kind == .folder {
                 call.response.add("directory", name)
-            } else if type == .typeRegular {
+            } else if status.kind == .regular {
                 call.response.add("file", name)
-                call.response.add("size", (attributes[.size] as? NSNumber)?.intValue ?? 0)
+                call.response.add("size", Int(status.size))
             } else {
                 continue
             }
-            if let date = attributes[.modificationDate] as? Date {
-                call.response.add("Last-Modified", timestamp: date)
-            }
+            call.response.add("Last-Modified", timestamp: status.modified)
         }
     }
 }

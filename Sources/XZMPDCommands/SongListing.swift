@@ -5,6 +5,7 @@ import XZHost
 import XZPlayback
 import XZPlaybackTerms
 import XZProtocol
+import XZSystem
 
 extension SongTag {
     /// The tag's value in what the queue keeps of a song that is not in the catalogue.
@@ -87,7 +88,7 @@ extension MPDResponse {
         // files are asked; one that cannot be asked, or a stream, has no time to give: the line is left out.
         if let mtime = catalogue?.fileMtime {
             add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
-        } else if let modified = (try? FileManager.default.attributesOfItem(atPath: item.path))?[.modificationDate] as? Date {
+        } else if let modified = FileStatus(path: item.path)?.modified {
             add("Last-Modified", timestamp: modified)
         }
         if let catalogue {
@@ -123,7 +124,7 @@ extension MPDResponse {
         // A file that cannot be asked has no time to give: the line is left out.
         if let mtime = song.fileMtime {
             add("Last-Modified", timestamp: Date(timeIntervalSince1970: TimeInterval(mtime)))
-        } else if let modified = (try? FileManager.default.attributesOfItem(atPath: song.localPath))?[.modificationDate] as? Date {
+        } else if let modified = FileStatus(path: song.localPath)?.modified {
             add("Last-Modified", timestamp: modified)
         }
         addFormat(of: song)

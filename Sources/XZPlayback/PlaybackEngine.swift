@@ -308,7 +308,7 @@ final class PlaybackEngine {
             size = source.size.map { Int($0) }
         } else {
             // A file whose size cannot be read shows the decoder's own figure instead.
-            size = (try? FileManager.default.attributesOfItem(atPath: start.item.decodedPath))?[.size] as? Int
+            size = FileStatus(path: start.item.decodedPath, followingLinks: true).map { Int($0.size) }
         }
         if let size, let length = track.durationMs, length > 0 {
             kbps = Int(clamping: Double(size) * 8 / Double(length), to: 0...Int.max)

@@ -1,5 +1,6 @@
 import Foundation
 import XZCatalogue
+import XZSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +12,7 @@ public struct HostEndpoint: Sendable, Equatable {
     /// Held by the running host; a socket whose lock is free was left by a host that died.
     public let lockPath: String
 
-    public init(library: LibraryFolder, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(library: LibraryFolder, environment: [String: String] = ProcessEnvironment.variables("XDG_RUNTIME_DIR")) {
         lockPath = library.url.appendingPathComponent("host.lock").path
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             let name = String(HostEndpoint.fnv1a(library.url.path), radix: 16)

@@ -36,7 +36,7 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     private static let processFile = Result { () throws(SystemError) in
-        try load(environment: ProcessInfo.processInfo.environment)
+        try load(environment: ProcessEnvironment.variables("XDG_CONFIG_HOME", "HOME"))
     }
 
     /// The config file of `environment`, read now; a missing file has no entries.
@@ -64,13 +64,13 @@ public struct ConfigFile: Sendable, Equatable {
     public init(parsing text: String, source: String = "config") throws(SystemError) {
         var entries: [Entry] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = rawLine.trimming(newlines: true)
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard let equals = line.firstIndex(of: "=") else {
                 throw .config("\(source) line \(index + 1): expected key = value")
             }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimming(newlines: false).lowercased()
+            var value = String(line[line.index(after: equals)...].trimming(newlines: false))
             if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
                 value = String(value.dropFirst().dropLast())
             }
@@ -83,6 +83,27 @@ public struct ConfigFile: Sendable, Equatable {
     /// An error naming the file and line of `entry`.
     public func error(_ entry: Entry, _ why: String) -> SystemError {
         .config("\(source) line \(entry.line): \(why)")
+    }
+}
+
+extension Substring {
+    /// Without the white space at either end, as Foundation's `trimmingCharacters(in:)` with
+    /// `.whitespacesAndNewlines` (`newlines`) or `.whitespaces`, the same scalars, without the bridging
+    /// through NSString that cost every command as it read the config file.
+    func trimming(newlines: Bool) -> Substring {
+        func trims(_ scalar: Unicode.Scalar) -> Bool {
+            guard scalar.properties.isWhitespace else { return false }
+            if newlines { return true }
+            switch scalar.value {
+            case 0x0A ... 0x0D, 0x85, 0x2028, 0x2029: return false
+            default: return true
+            }
+        }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !trims($0) }), let last = scalars.lastIndex(where: { !trims($0) }) else {
+            return ""
+        }
+        return Substring(scalars[first ... last])
     }
 }
 
@@ -148,7 +169,8 @@ extension ConfigFile {
         var firstLine: [String: Int] = [:]
         for entry in entries {
             let at = "\(source) line \(entry.line)"
-            let quoted = String(reflecting: entry.key.count > 60 ? String(entry.key.prefix(60)) + "…" : entry.key)
+            // Made only for a line that warns: String(reflecting:) is dear at every start.
+            var quoted: String { String(reflecting: entry.key.count > 60 ? String(entry.key.prefix(60)) + "…" : entry.key) }
             if ConfigKey.named(entry.key) != nil {
                 if let first = firstLine[entry.key] {
                     warnings.append("\(at): \(quoted) is set again (first on line \(first)); this line counts")

@@ -55,6 +55,8 @@ struct CLIBenchmark {
         let mpc: [String]
         /// A request line whose answer, fetched by the leanest one-shot client, is the least the command can cost.
         var floor: String? = nil
+        /// The p50 the command must reach.
+        var goal = 0.015
     }
 
     /// mpc lists the queue only whole (`--range` limits `load`, not `playlist`), so `queue` has a
@@ -64,6 +66,8 @@ struct CLIBenchmark {
         Pair(label: "now", xzmusic: ["now"], mpc: ["status"]),
         Pair(label: "volume +1", xzmusic: ["volume", "+1"], mpc: ["volume", "+1"]),
         Pair(label: "queue", xzmusic: ["queue"], mpc: ["playlist"], floor: "playlistinfo 0:20"),
+        // A skip is one request after start-up: its goal is start-up's (the queue repeats, so it never runs out).
+        Pair(label: "next", xzmusic: ["next"], mpc: ["next"], goal: 0.010),
     ]
 
     /// One client's runs in a cell, and why they stopped before the last round, if they did.
@@ -112,7 +116,7 @@ struct CLIBenchmark {
             print(String(format: "  %@: %@ (start-up alone, `--version`: p50 %.1f ms, p90 %.1f ms)", label, path,
                          startUp.p50 * 1000, startUp.p90 * 1000))
         }
-        print("\nqueued  command    build    runs   p50 ms   p90 ms | mpc            runs   p50 ms   p90 ms |   ratio   p50 <= 15 ms")
+        print("\nqueued  command    build    runs   p50 ms   p90 ms | mpc            runs   p50 ms   p90 ms |   ratio   p50 goal")
         var medians: [String: [Int: Double]] = [:]
         for size in sizes {
             for (label, binary) in builds {
@@ -137,7 +141,7 @@ struct CLIBenchmark {
         }
         print("\npaired: xzmusic pause / mpc toggle (both toggle), now / mpc status (song and status lines), "
             + "volume +1 / mpc volume +1, queue / mpc playlist (mpc lists only the whole queue: `--range` limits `load`, "
-            + "not `playlist`), and under it one page of 20 fetched by bash as the floor of a window; "
+            + "not `playlist`), and under it one page of 20 fetched by bash as the floor of a window, next / mpc next; "
             + "ratio = xzmusic p50 / mpc p50 on the same host")
     }
 
@@ -249,7 +253,7 @@ struct CLIBenchmark {
 
     private func printRow(size: Int, pair: Pair, build: String, cell: Cell) {
         let ours = cell.ours, mpc = cell.mpc
-        let met = ours.times.isEmpty ? "-" : ours.p50 <= 0.015 ? "met" : "MISSED"
+        let met = ours.times.isEmpty ? "-" : String(format: "%@ (<= %.0f ms)", ours.p50 <= pair.goal ? "met" : "MISSED", pair.goal * 1000)
         print(String(format: "%6d  %@ %@ %@ | %@ %@ | %@   %@", size,
                      pair.label.padding(toLength: 10, withPad: " ", startingAt: 0),
                      build.padding(toLength: 8, withPad: " ", startingAt: 0), figures(ours),

@@ -67,6 +67,7 @@ final class PlaylistFormatsTests: XCTestCase {
         XCTAssertEqual(entries.map(\.location), ["a.mp3", "file:///music/b%20c.mp3", "http://example.com/x.ogg"])
         XCTAssertEqual(entries.map(\.title), ["A & B", nil, nil])
         XCTAssertEqual(entries.map(\.durationMs), [61_500, nil, nil])
+        XCTAssertEqual(entries.map(\.line), [5, 7, 9], "the line of each <track>")
         // As MPD's xspf plugin: fields after the location, as written; no length.
         XCTAssertEqual(entries[0].tags.items, [TagEntry(.title, "A & B")])
         XCTAssertEqual(entries.map(\.tags.durationMs), [nil, nil, nil])

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
+import CXMLReader
 
 /// The playlist file formats MPD's playlist plugins read, each parsed here and nowhere else: what a
 /// file in the music folder, a remote list fetched by URL, and `playlist import` of another player's
@@ -107,57 +105,68 @@ public enum XSPF {
             return []
         }
         let reader = Reader(limit: limit)
-        let parser = XMLParser(data: data)
-        parser.shouldResolveExternalEntities = false
-        parser.shouldProcessNamespaces = true
-        parser.delegate = reader
-        _ = parser.parse()
-        // A document broken part-way keeps the tracks read before the break, as MPD's expat reader does.
+        guard let length = Int32(exactly: data.count) else { return [] }
+        withExtendedLifetime(reader) {
+            var events = xz_xml_events(
+                context: Unmanaged.passUnretained(reader).toOpaque(),
+                start: { context, name, line in Reader.of(context).start(String(cString: name), line: line) },
+                end: { context, name in Reader.of(context).end(String(cString: name)) },
+                text: { context, bytes, count in
+                    Reader.of(context).text(UnsafeRawBufferPointer(start: bytes, count: Int(count)))
+                })
+            // A document broken part-way keeps the tracks read before the break, as MPD's expat reader does.
+            _ = data.withUnsafeBytes { bytes in
+                bytes.baseAddress.map { xz_xml_parse($0.assumingMemoryBound(to: CChar.self), length, &events) }
+            }
+        }
         return reader.entries
     }
 
-    /// Collects tracks as the parser reports elements; used by one parse on one thread only.
-    private final class Reader: NSObject, XMLParserDelegate {
+    /// Collects tracks as the parser reports elements; used by one parse on one thread only. Each event
+    /// answers nonzero to stop the parse.
+    private final class Reader {
         let limit: Int
         var entries: [PlaylistEntry] = []
         private var track: PlaylistEntry?
         private var field: String?
-        private var text = ""
-        /// Characters kept per field: a location longer than any path is no location.
+        /// The field's text as UTF-8, decoded whole at its end (a chunk may end inside a character).
+        private var text: [UInt8] = []
+        /// Bytes kept per field: a location longer than any path is no location.
         private static let fieldCap = 8_192
 
         init(limit: Int) { self.limit = limit }
 
+        static func of(_ context: UnsafeMutableRawPointer?) -> Reader {
+            Unmanaged<Reader>.fromOpaque(context!).takeUnretainedValue()
+        }
+
         /// The fields MPD reads as tags (its annotation is a Comment, which MPD keeps no more than we do).
         private static let tags: [String: SongTag] = ["title": .title, "creator": .artist, "album": .album, "trackNum": .track]
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func start(_ name: String, line: Int) -> Int32 {
             switch name {
-            case "track": track = PlaylistEntry(location: "", line: parser.lineNumber)
+            case "track": track = PlaylistEntry(location: "", line: line)
             case "location", "title", "duration", "creator", "album", "trackNum":
-                guard track != nil, field == nil else { return }
+                guard track != nil, field == nil else { return 0 }
                 field = name
-                text = ""
+                text = []
             default: break
             }
+            return 0
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) {
-            guard field != nil, text.utf8.count < Self.fieldCap else { return }
-            text += string
+        func text(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+            guard field != nil else { return 0 }
+            text += bytes.prefix(Self.fieldCap - text.count)
+            return 0
         }
 
-        func parser(_ parser: XMLParser, foundCDATA block: Data) {
-            guard field != nil, text.utf8.count < Self.fieldCap else { return }
-            text += String(decoding: block.prefix(Self.fieldCap), as: UTF8.self)
-        }
-
-        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        func end(_ name: String) -> Int32 {
             if name == field, var current = track {
-                let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                let written = String(decoding: text, as: UTF8.self)
+                let value = written.trimmingCharacters(in: .whitespacesAndNewlines)
                 // As MPD's xspf plugin: a track's fields after its location are its tags, as written.
-                if !current.location.isEmpty, let tag = Self.tags[name] { current.tags.add(tag, text) }
+                if !current.location.isEmpty, let tag = Self.tags[name] { current.tags.add(tag, written) }
                 switch name {
                 // The first location is the track's; others are alternatives MPD does not read either.
                 case "location" where current.location.isEmpty: current.location = value
@@ -169,10 +178,11 @@ public enum XSPF {
                 field = nil
             } else if name == "track", let current = track {
                 track = nil
-                guard !current.location.isEmpty else { return }
+                guard !current.location.isEmpty else { return 0 }
                 entries.append(current)
-                if entries.count >= limit { parser.abortParsing() }
+                if entries.count >= limit { return 1 }
             }
+            return 0
         }
     }
 }

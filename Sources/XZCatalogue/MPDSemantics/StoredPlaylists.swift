@@ -172,9 +172,8 @@ public struct StoredPlaylists: Sendable, Equatable {
             let name = String(file.dropLast(Self.suffix.count))
             // Files no playlist name could give, and files gone since the listing, are no playlists.
             guard (try? Self.validate(name)) != nil else { return nil }
-            let attributes = try? manager.attributesOfItem(atPath: folder.appendingPathComponent(file).path)
-            guard attributes?[.type] as? FileAttributeType == .typeRegular else { return nil }
-            return (name, attributes?[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0))
+            guard let status = FileStatus(path: folder.appendingPathComponent(file).path), status.kind == .regular else { return nil }
+            return (name, status.modified)
         }.sorted { $0.name < $1.name }
     }
 
