@@ -23,7 +23,8 @@ public final class Player: Sendable {
     private let audioThread: ObjectIdentifier
 
     /// `realtime` paces file outputs to real time as a sound card would (null is always paced).
-    /// `seed` fixes the shuffle order (tests); `onEvent` must not block, it runs on the audio thread.
+    /// `seed` fixes the shuffle order (tests); `onEvent` must not block, it runs on the audio thread (and
+    /// for a command's `.changed`, on the caller's thread under the player's lock: it must not call the player then).
     /// `streams` gives the bytes of http(s) items; without it they fail with one line each.
     public convenience init(output spec: OutputSpec = .systemDefault, realtime: Bool = false, seed: UInt64? = nil,
                             streams: StreamOpener? = nil, onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
@@ -343,18 +344,19 @@ public final class Player: Sendable {
     private func transact<Result: Sendable>(
         otherwise fallback: Result, _ transition: (inout PlayerCore) -> (Result, [PlayerStateMachine.Effect])
     ) -> Result {
-        let (result, queued, changes) = core.withLock { core -> (Result, Bool, PlayerChanges) in
-            guard !core.shutdownRequested else { return (fallback, false, []) }
+        let (result, queued) = core.withLock { core -> (Result, Bool) in
+            guard !core.shutdownRequested else { return (fallback, false) }
             let (result, effects) = transition(&core)
             let changes = core.machine.takeChanges()
             core.forgetErrorOnStart(effects)
             core.mailbox += effects.map(EngineCommand.effect)
-            return (result, !effects.isEmpty, changes)
+            // Said on the caller's thread before it returns, not by the audio thread later: a client that
+            // made a change and then waits in `idle` must not hear its own change afterwards, as in MPD.
+            // Said under the lock: the audio thread, which may be running, takes its effects only after
+            // it, so their events (a short song's end) come after the change.
+            if !changes.isEmpty { hub.emit(.changed(changes)) }
+            return (result, !effects.isEmpty)
         }
-        // Said on the caller's thread before it returns, not by the audio thread later: a client that
-        // made a change and then waits in `idle` must not hear its own change afterwards, as in MPD. Said
-        // before the audio thread is woken, so the change comes before the events of its effects.
-        if !changes.isEmpty { hub.emit(.changed(changes)) }
         if queued { core.wake() }
         return result
     }
