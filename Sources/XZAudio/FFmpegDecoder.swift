@@ -35,7 +35,9 @@ final class FFmpegDecoder {
     /// Samples that settle a lossy decoder after a jump (MDCT overlap, bit reservoirs); 0 for lossless.
     private let preroll: Int
 
-    private let queue = PCMQueue()
+    /// The samples of the last decoded frame (`file.frame`) not yet handed out: reads interleave them
+    /// straight into the caller's buffer, and the next frame is decoded only once they are all out.
+    private var pending = (first: 0, count: 0)
     private var finished = false
     private var deferredError: AudioError?
     /// The expected timestamp of the next frame, for frames that come without one.
@@ -150,7 +152,7 @@ final class FFmpegDecoder {
 
         if let first {
             nextTimestamp = first.timestamp.map { $0 + timestampSpan(ofSamples: first.frameSamples) }
-            convert(file.frame.pointer, from: first.first, count: first.count)
+            pending = (first.first, first.count)
         } else {
             finish()
         }
@@ -172,8 +174,7 @@ final class FFmpegDecoder {
 
     /// Where reading goes on in a growing source; nil for a plain file.
     var sourceOffset: Int64? { source.growingFile != nil ? source.position : nil }
-    /// The queue holds only the rest of the last frame decoded.
-    var framesLeftInBlock: Int? { queue.count / max(format.bytesPerFrame, 1) }
+    var framesLeftInBlock: Int? { pending.count }
 
     /// The container's average bitrate (the stream's own when it states one).
     var bitrateKbps: Int? {
@@ -196,10 +197,12 @@ final class FFmpegDecoder {
         }
         var written = 0
         while written < usable {
-            if !queue.isEmpty {
-                let n = queue.drain(into: UnsafeMutableRawBufferPointer(start: base + written, count: usable - written))
-                written += n
-                positionInSamples += n / frameBytes
+            if pending.count > 0 {
+                let n = min(pending.count, (usable - written) / frameBytes)
+                convert(file.frame.pointer, from: pending.first, count: n, into: base + written)
+                pending = (pending.first + n, pending.count - n)
+                written += n * frameBytes
+                positionInSamples += n
                 continue
             }
             if finished { break }
@@ -262,7 +265,7 @@ final class FFmpegDecoder {
     /// Decodes frames until one yields samples (into the pending buffer) or the stream ends.
     private func decodeChunk() throws {
         while true {
-            let position = positionInSamples + queue.count / format.bytesPerFrame
+            let position = positionInSamples + pending.count
             switch try Self.nextFrame(file, source: source, name: path, position: position, damage: &damage) {
             case .frame:
                 let frame = file.frame.pointer
@@ -296,7 +299,7 @@ final class FFmpegDecoder {
                         positionInSamples = samples(fromTimestamp: timestamp - timeline.start) + chunk.first
                         seekTarget = nil
                     }
-                    convert(frame, from: chunk.first, count: chunk.count)
+                    pending = (chunk.first, chunk.count)
                     if chunk.reachesEnd { finish() }
                     return
                 }
@@ -317,7 +320,7 @@ final class FFmpegDecoder {
 
     private func finish() {
         finished = true
-        noteEnd(at: positionInSamples + queue.count / format.bytesPerFrame)
+        noteEnd(at: positionInSamples + pending.count)
     }
 
     /// At the end of the stream: the real length where the container only estimated it, and a note
@@ -341,11 +344,10 @@ final class FFmpegDecoder {
 
     /// Moves `samples` forward by decoding; frames wholly skipped are never interleaved.
     private func skip(_ samples: Int) throws {
-        let frameBytes = format.bytesPerFrame
-        let fromQueue = min(samples, queue.count / frameBytes)
-        queue.dropFirst(fromQueue * frameBytes)
-        positionInSamples += fromQueue
-        dropCount = samples - fromQueue
+        let fromPending = min(samples, pending.count)
+        pending = (pending.first + fromPending, pending.count - fromPending)
+        positionInSamples += fromPending
+        dropCount = samples - fromPending
         defer { dropCount = 0 }
         while dropCount > 0 && !finished {
             try decodeChunk()
@@ -361,7 +363,7 @@ final class FFmpegDecoder {
     }
 
     private func restart(at position: Int) {
-        queue.removeAll()
+        pending = (0, 0)
         finished = false
         nextTimestamp = nil
         seekTarget = nil
@@ -492,18 +494,27 @@ final class FFmpegDecoder {
         }
     }
 
-    /// Interleaves samples `first..<first + count` of `frame` into the pending buffer in `format`.
-    private func convert(_ frame: UnsafeMutablePointer<AVFrame>, from first: Int, count: Int) {
+    /// Interleaves samples `first..<first + count` of `frame` into `out` in `format`.
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>, from first: Int, count: Int, into out: UnsafeMutableRawPointer) {
         let channels = format.channels
         let byteCount = count * format.bytesPerFrame
-        let out = queue.reserve(byteCount)
-        defer { queue.commit(byteCount) }
         let sourceFormat = AVSampleFormat(rawValue: frame.pointee.format)
         let planar = libav.av_sample_fmt_is_planar(sourceFormat) != 0
-        guard let data = frame.pointee.extended_data else { return }
-        let planes = (0..<(planar ? channels : 1)).map { UnsafeRawPointer(data[$0]!) }
+        guard let planes = frame.pointee.extended_data else {
+            memset(out, 0, byteCount)
+            return
+        }
+        let packedFormat = libav.av_get_packed_sample_fmt(sourceFormat)
+        let sameSamples = (packedFormat, format.sample) == (AV_SAMPLE_FMT_S16, .s16)
+            || (packedFormat, format.sample) == (AV_SAMPLE_FMT_S32, .s32)
+            || (packedFormat, format.sample) == (AV_SAMPLE_FMT_FLT, .float32)
+        if sameSamples && (!planar || channels == 1), let data = planes[0] {
+            // Already interleaved in the output's layout (WAV, mono): one copy.
+            memcpy(out, data + first * format.bytesPerFrame, byteCount)
+            return
+        }
         let layout = PlaneLayout(planes: planes, planar: planar, channels: channels, first: first, count: count)
-        switch (libav.av_get_packed_sample_fmt(sourceFormat), format.sample) {
+        switch (packedFormat, format.sample) {
         case (AV_SAMPLE_FMT_S16, .s16): layout.interleave(Int16.self, into: out) { $0 }
         case (AV_SAMPLE_FMT_U8, .s16): layout.interleave(UInt8.self, into: out) { Int16(Int16($0) - 128) << 8 }
         case (AV_SAMPLE_FMT_S32, .s32): layout.interleave(Int32.self, into: out) { $0 }

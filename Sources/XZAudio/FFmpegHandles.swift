@@ -9,26 +9,37 @@ import Darwin
 extension FFmpegDecoder {
     /// Where each channel's samples lie in a frame, planar or packed.
     struct PlaneLayout {
-        let planes: [UnsafeRawPointer]
+        /// The frame's `extended_data`: one plane per channel when planar, else one.
+        let planes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
         let planar: Bool
         let channels: Int
         let first: Int
         let count: Int
 
+        func plane(_ index: Int) -> UnsafeRawPointer { UnsafeRawPointer(planes[index]!) }
+
         /// The plane and sample index of `sample` (from `first`) of `channel`.
         func place(channel: Int, sample: Int) -> (UnsafeRawPointer, Int) {
-            planar ? (planes[channel], first + sample) : (planes[0], (first + sample) * channels + channel)
+            planar ? (plane(channel), first + sample) : (plane(0), (first + sample) * channels + channel)
         }
 
         func interleave<Source, Target>(_: Source.Type, into out: UnsafeMutableRawPointer, _ convert: (Source) -> Target) {
             let target = out.bindMemory(to: Target.self, capacity: count * channels)
-            if planar {
+            if planar && channels == 2 {
+                // Stereo, the usual case: both planes in one pass, writing the output in order.
+                let left = plane(0).assumingMemoryBound(to: Source.self) + first
+                let right = plane(1).assumingMemoryBound(to: Source.self) + first
+                for i in 0..<count {
+                    target[2 * i] = convert(left[i])
+                    target[2 * i + 1] = convert(right[i])
+                }
+            } else if planar {
                 for channel in 0..<channels {
-                    let source = planes[channel].assumingMemoryBound(to: Source.self) + first
+                    let source = plane(channel).assumingMemoryBound(to: Source.self) + first
                     for i in 0..<count { target[i * channels + channel] = convert(source[i]) }
                 }
             } else {
-                let source = planes[0].assumingMemoryBound(to: Source.self) + first * channels
+                let source = plane(0).assumingMemoryBound(to: Source.self) + first * channels
                 for i in 0..<count * channels { target[i] = convert(source[i]) }
             }
         }

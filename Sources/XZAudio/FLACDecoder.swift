@@ -22,7 +22,12 @@ final class FLACDecoder: AudioDecoder {
 
     private let source: ByteSource
     private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>
+    /// What a frame larger than the reader's buffer leaves over.
     private let queue = PCMQueue()
+    /// The part of the reader's buffer the write callback fills directly when a whole frame fits.
+    private var directOutput: UnsafeMutableRawBufferPointer?
+    /// Bytes the write callback put into `directOutput` during the current frame's decode.
+    private var directWritten = 0
     private var damage = DamageLog()
     /// The first error libFLAC reported since the last look (lost sync, bad header, CRC mismatch).
     private var streamError: FLAC__StreamDecoderErrorStatus?
@@ -57,7 +62,7 @@ final class FLACDecoder: AudioDecoder {
 
     var damageReport: String? { damage.report(rate: format.sampleRate) }
     var sourceOffset: Int64? { source.growingFile == nil ? nil : source.position }
-    /// The queue holds only the rest of the last FLAC frame decoded.
+    /// The queue holds only the rest of the last FLAC frame decoded (nothing when it went out whole).
     var framesLeftInBlock: Int? { queue.count / max(format.bytesPerFrame, 1) }
 
     var bitrateKbps: Int? {
@@ -78,22 +83,30 @@ final class FLACDecoder: AudioDecoder {
                 continue
             }
             if finished { break }
+            directOutput = UnsafeMutableRawBufferPointer(rebasing: buffer[written..<usable])
+            directWritten = 0
+            defer { directOutput = nil }
             try decodeNextFrame()
+            written += directWritten
+            positionInSamples += directWritten / frameBytes
         }
         return written
     }
+
+    /// Sample frames decoded past `positionInSamples`: queued, or written straight into the reader's buffer.
+    private var framesAhead: Int { (queue.count + directWritten) / format.bytesPerFrame }
 
     private func decodeNextFrame() throws {
         let ok = FLAC__stream_decoder_process_single(decoder) != 0
         let state = FLAC__stream_decoder_get_state(decoder)
         if streamError != nil {
             streamError = nil
-            damage.note(atSample: positionInSamples + queue.count / format.bytesPerFrame)
+            damage.note(atSample: positionInSamples + framesAhead)
         }
         if state == FLAC__STREAM_DECODER_END_OF_STREAM || !ok || state == FLAC__STREAM_DECODER_ABORTED {
             finished = true
             if let failure = source.failure { throw failure }
-            let reached = positionInSamples + queue.count / format.bytesPerFrame
+            let reached = positionInSamples + framesAhead
             if let length = lengthInSamples, reached < length {
                 damage.cutShort = (reached, length)
                 lengthInSamples = reached
@@ -170,13 +183,23 @@ final class FLACDecoder: AudioDecoder {
         let channels = format.channels
         guard Int(header.channels) == channels, Int(header.sample_rate) == format.sampleRate else {
             // A frame whose layout disagrees with STREAMINFO is damage, not a format change.
-            damage.note(atSample: positionInSamples + queue.count / max(format.bytesPerFrame, 1))
+            damage.note(atSample: positionInSamples + (queue.count + directWritten) / max(format.bytesPerFrame, 1))
             return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE
         }
         let count = Int(header.blocksize)
         let bits = Int(header.bits_per_sample == 0 ? UInt32(format.bits) : header.bits_per_sample)
-        let out = queue.reserve(count * format.bytesPerFrame)
-        if format.sample == .s16 {
+        let byteCount = count * format.bytesPerFrame
+        let direct = directOutput.flatMap { $0.count - directWritten >= byteCount ? $0.baseAddress : nil }
+        let out = direct.map { $0 + directWritten } ?? queue.reserve(byteCount)
+        if format.sample == .s16 && channels == 2, let left = channelsData[0], let right = channelsData[1] {
+            // Stereo, the usual case: both channels in one pass, writing the output in order.
+            let samples = out.assumingMemoryBound(to: Int16.self)
+            let shift = Int32(16 - bits)
+            for i in 0..<count {
+                samples[2 * i] = Int16(truncatingIfNeeded: left[i] << shift)
+                samples[2 * i + 1] = Int16(truncatingIfNeeded: right[i] << shift)
+            }
+        } else if format.sample == .s16 {
             let samples = out.assumingMemoryBound(to: Int16.self)
             let shift = Int32(16 - bits)
             for c in 0..<channels {
@@ -199,7 +222,7 @@ final class FLACDecoder: AudioDecoder {
                 }
             }
         }
-        queue.commit(count * format.bytesPerFrame)
+        if direct != nil { directWritten += byteCount } else { queue.commit(byteCount) }
         return FLAC__STREAM_DECODER_WRITE_STATUS_CONTINUE
     }
 

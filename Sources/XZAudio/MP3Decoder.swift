@@ -14,7 +14,8 @@ import XZSystem
 final class MP3Decoder {
     let path: String
     let format: AudioFormat
-    /// Per channel, after gapless trimming; from a full header scan, so exact for intact files.
+    /// Per channel, after gapless trimming: the VBR header's when it counts every byte the file holds,
+    /// else from a full header scan, so exact for intact files.
     private(set) var lengthInSamples: Int?
     private(set) var positionInSamples: Int = 0
 
@@ -36,7 +37,9 @@ final class MP3Decoder {
     // Seeking (see seek(toSample:)).
     private let gaplessBegin: Int
     private let defaultPreframes: Int
-    private let seekIndex: SeekIndex?
+    private var seekIndex: SeekIndex?
+    /// A whole file whose length its VBR header gave: its frame index is scanned at the first far seek.
+    private var indexOnFirstSeek = false
 
     /// libmpg123's frame index (byte offsets every `step` frames) from the scan, handed to the
     /// reopened handle so a seek jumps instead of reading the file up to the target.
@@ -77,7 +80,10 @@ final class MP3Decoder {
         mpg123_getparam2(handle.pointer, Int32(MPG123_PREFRAMES.rawValue), &preframes, &unused)
         defaultPreframes = preframes
 
-        if scanningLength {
+        if scanningLength, Self.vbrHeaderCoversFile(handle), case let claimed = mpg123_length(handle.pointer), claimed >= 0 {
+            (lengthInSamples, seekIndex) = (Int(claimed), nil)
+            indexOnFirstSeek = true
+        } else if scanningLength {
             (lengthInSamples, seekIndex) = Self.exactLength(handle)
         } else {
             let claimed = mpg123_length(handle.pointer)
@@ -93,9 +99,7 @@ final class MP3Decoder {
         let claimed = mpg123_length(mh)
         let claimedFrames = mpg123_framelength(mh)
         // The count only refines the main handle's figure: if it cannot be had, that figure stands.
-        guard let counter = try? MPG123Handle(path: main.path), (try? counter.streamFormat()) != nil,
-              (try? counter.resyncWithoutLimit()) != nil,
-              mpg123_scan(counter.pointer) == MPG123_OK.rawValue else {
+        guard let counter = scanned(main.path) else {
             return (claimed >= 0 ? Int(claimed) : nil, nil)
         }
         let index = seekIndex(of: counter)
@@ -111,6 +115,32 @@ final class MP3Decoder {
         let encoderDelay = main.state(MPG123_ENC_DELAY) ?? -1
         let startTrim = encoderDelay >= 0 ? encoderDelay + max(0, main.state(MPG123_DEC_DELAY) ?? 0) : 0
         return (max(0, Int(frames) * spf - startTrim), index)
+    }
+
+    /// A second handle on `path` that has read every frame header (no decoding); nil when it cannot.
+    private static func scanned(_ path: String) -> MPG123Handle? {
+        guard let counter = try? MPG123Handle(path: path), (try? counter.streamFormat()) != nil,
+              (try? counter.resyncWithoutLimit()) != nil, mpg123_scan(counter.pointer) == MPG123_OK.rawValue else { return nil }
+        return counter
+    }
+
+    /// True when the file starts (after any ID3v2 tag) with a Xing/Info frame whose byte count is exactly
+    /// what the file holds from there to its end tags: nothing is missing, so the header's frame count is
+    /// what a scan would find. Anything else (no header, junk before it, a cut-off or padded file) is scanned.
+    private static func vbrHeaderCoversFile(_ handle: MPG123Handle) -> Bool {
+        guard handle.hasVBRHeader, let file = ReadOnlyFile(path: handle.path) else { return false }
+        let start = ContentHead.id3v2End(file.read(at: 0, count: 10)).map(Int.init) ?? 0
+        let header = file.read(at: start, count: 4)
+        guard header.count == 4, header[0] == 0xFF, header[1] & 0xE0 == 0xE0 else { return false }
+        // The tag follows the side information, whose size depends on the MPEG version and on mono.
+        let mpeg1 = (header[1] >> 3) & 3 == 3
+        let mono = header[3] >> 6 == 3
+        let tag = file.read(at: start + 4 + (mpeg1 ? (mono ? 17 : 32) : (mono ? 9 : 17)), count: 16)
+        guard tag.count == 16, tag[0..<4].elementsEqual("Xing".utf8) || tag[0..<4].elementsEqual("Info".utf8) else { return false }
+        func word(_ at: Int) -> Int { tag[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        // Flags: 1 the frame count, 2 the byte count, both needed.
+        guard word(4) & 3 == 3 else { return false }
+        return word(12) == file.audioEnd() - start
     }
 
     private static func seekIndex(of handle: MPG123Handle) -> SeekIndex? {
@@ -281,6 +311,10 @@ final class MP3Decoder {
         let now = try handle.streamFormat()
         guard now == format else {
             throw AudioError.damaged("file changed while open: now \(now.sampleRate) Hz, \(now.channels) channel(s)", file: path)
+        }
+        if indexOnFirstSeek {
+            indexOnFirstSeek = false
+            seekIndex = Self.scanned(path).flatMap(Self.seekIndex)
         }
         if let index = seekIndex {
             var offsets = index.offsets  // libmpg123 copies them

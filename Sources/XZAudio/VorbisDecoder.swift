@@ -111,6 +111,16 @@ final class VorbisDecoder: AudioDecoder {
             if source.growingFile != nil { readLinkComments() }
             guard let pcm else { continue }
             let count = Int(got)
+            if channels == 2, let left = pcm[0], let right = pcm[1] {
+                // Stereo, the usual case: both channels in one pass, writing the output in order.
+                let out = base + done * 2
+                for i in 0..<count {
+                    out[2 * i] = left[i]
+                    out[2 * i + 1] = right[i]
+                }
+                done += count
+                continue
+            }
             for c in 0..<channels {
                 guard let input = pcm[c] else { continue }
                 var o = done * channels + c

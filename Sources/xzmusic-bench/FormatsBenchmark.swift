@@ -97,8 +97,25 @@ struct FormatsBenchmark {
                                             mine.cpuSeconds, pad(reference, 7), theirs.cpuSeconds, ratio, verdict(ratio, 1.1),
                                             mineStart.cpuSeconds, theirStart.cpuSeconds,
                                             (mine.cpuSeconds - mineStart.cpuSeconds) / (theirs.cpuSeconds - theirStart.cpuSeconds)))
+            if format.name == "Opus" { opusFloor(long) }
         }
         print()
+    }
+
+    /// libopusfile against libopus over a bare Ogg reader, in this process, best of 3 each.
+    private func opusFloor(_ file: String) {
+        var runs: [[OpusFloor.Run]] = [[], []]
+        for _ in 0..<3 {
+            if let run = OpusFloor.throughOpusFile(file) { runs[0].append(run) }
+            if let run = OpusFloor.throughBareDecoder(file) { runs[1].append(run) }
+        }
+        guard let library = runs[0].min(by: { $0.seconds < $1.seconds }),
+              let bare = runs[1].min(by: { $0.seconds < $1.seconds }) else {
+            print(pad("") + "Opus floor: the file did not decode in-process")
+            return
+        }
+        print(pad("") + String(format: "Opus floor: libopusfile op_read_float %.3f, opus_multistream_decode_float over libogg %.3f: %.2fx",
+                               library.seconds, bare.seconds, library.seconds / bare.seconds))
     }
 
     /// Seconds of audio xzmusic renders from `file` (written once as WAV and measured): a decoder that
