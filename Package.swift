@@ -126,7 +126,7 @@ let package = Package(
         // A catalogue in a temporary folder, for the tests of the catalogue and of what fills it.
         .target(name: "XZCatalogueTestSupport", dependencies: ["XZCatalogue", "XZTestSupport"], path: "Tests/XZCatalogueTestSupport"),
         .testTarget(name: "XZTextTests", dependencies: ["XZText"]),
-        .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "XZSystem", "XZTestSupport", "XZCorpusTestSupport"]),
+        .testTarget(name: "XZAudioTests", dependencies: ["XZAudio", "COpusFile", "XZSystem", "XZTestSupport", "XZCorpusTestSupport"]),
         .testTarget(name: "XZCatalogueTests", dependencies: [
             "XZCatalogue", "XZCatalogueTestSupport", "XZFolderScan", "XZSystem", "XZTestSupport", "XZCorpusTestSupport",
             product("GRDB", "GRDB.swift"),
