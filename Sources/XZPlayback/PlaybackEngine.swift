@@ -29,7 +29,7 @@ final class PlaybackEngine {
     /// A stream goes into buffering when less than this is there past the decoder's place.
     private static let lowWaterBytes: Int64 = 8 * 1024
 
-    private let core: Monitor<PlayerCore>
+    let core: Monitor<PlayerCore>
     private let output: AudioOutput
     private let streams: StreamOpener?
     private let hub: EventHub
@@ -37,20 +37,20 @@ final class PlaybackEngine {
     private var pending: (start: PlayerStateMachine.TrackStart, source: GrowingFile)?
     /// What goes to the output, and what the decoder gives when that needs converting.
     private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
-    private var decodeBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
+    var decodeBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
     private var openFormat: AudioFormat?
     private var track: LoadedTrack?
     private var paused = false
     /// The next song, opened ahead of the loaded one's end to fade into it.
-    private var fadePlan = FadePlan.undecided
+    var fadePlan = FadePlan.undecided
     /// The song fading out under the loaded one.
-    private var outgoing: Outgoing?
+    var outgoing: Outgoing?
     /// A song just ended for its listeners whose decoder may still fade out under the song started next.
-    private var retiring: LoadedTrack?
+    var retiring: LoadedTrack?
     /// The next song's decoder, opened to fade into, waiting for its `.start`.
-    private var handoff: Handoff?
+    var handoff: Handoff?
     /// The outgoing song's chunk in the output's layout.
-    private var fadeBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
+    var fadeBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
     private var pacer = Pacer()
 
     init(core: Monitor<PlayerCore>, output: AudioOutput, streams: StreamOpener?, hub: EventHub) {
@@ -95,7 +95,7 @@ final class PlaybackEngine {
 
     private var isPlaying: Bool { (track != nil || pending != nil) && !paused }
 
-    private func emit(_ event: PlayerEvent) {
+    func emit(_ event: PlayerEvent) {
         hub.emit(event)
     }
 
@@ -507,7 +507,7 @@ final class PlaybackEngine {
 
     /// Reports the end of the loaded track as `endTrack` does but keeps its decoder, to fade out under the
     /// next song. A song fading out at its end is reported as played through.
-    private func retire(_ reason: EndReason) -> LoadedTrack? {
+    func retire(_ reason: EndReason) -> LoadedTrack? {
         guard let track else { return nil }
         self.track = nil
         fadePlan = .undecided
@@ -752,7 +752,7 @@ final class PlaybackEngine {
 
     /// The track's ReplayGain scale under the current settings: the item's own gains (a loudness scan's)
     /// when it has them, else its file's tags.
-    private func replayGainScale(for item: QueueItem, source: GrowingFile?) -> Double {
+    func replayGainScale(for item: QueueItem, source: GrowingFile?) -> Double {
         let (settings, shuffle) = core.withLock { ($0.machine.replayGain, $0.machine.shuffle) }
         guard settings.mode != .off else { return 1 }
         var tags = item.replayGain
@@ -760,125 +760,6 @@ final class PlaybackEngine {
             tags = AudioTags.replayGain(path: source?.path ?? item.decodedPath) ?? tags
         }
         return settings.scale(for: tags, shuffle: shuffle)
-    }
-
-    // MARK: Crossfade
-
-    /// Opens the next song when the loaded one's end comes near and starts the fade at its place; caps
-    /// `frames` so a chunk ends there. False when no chunk is to be played now (the fade began, or commands wait).
-    private func planFade(_ track: LoadedTrack, _ settings: CrossfadeSettings, frames: inout Int) -> Bool {
-        guard settings.isEnabled, !settings.onlyOnSkip, track.source == nil, !track.waiting,
-              let length = track.decoder.lengthInSamples else {
-            // Turned off: a later end decides afresh.
-            if case .planned = fadePlan { fadePlan = .undecided }
-            return true
-        }
-        let remaining = length - track.decoder.positionInSamples
-        if case .undecided = fadePlan {
-            let lookahead = settings.lookaheadFrames(rate: track.format.sampleRate)
-            if remaining > lookahead {
-                frames = min(frames, remaining - lookahead)
-                return true
-            }
-            fadePlan = decideFade(track, settings, remaining: remaining)
-        }
-        guard case .planned(let handoff) = fadePlan else { return true }
-        if remaining > handoff.frames {
-            frames = min(frames, remaining - handoff.frames)
-            return true
-        }
-        return !beginFade(track, handoff)
-    }
-
-    /// MPD's choice: the song that plays next when this one ends, if both may fade (see `canCrossFade`),
-    /// with the overlap from their MixRamp tags or the crossfade setting.
-    private func decideFade(_ track: LoadedTrack, _ settings: CrossfadeSettings, remaining: Int) -> FadePlan {
-        guard let next = core.withLock({ $0.machine.upcomingStart(afterEndOf: track.start.generation) }),
-              !next.item.isStream else { return .none }
-        if settings.skipsAlbums, CrossfadeSettings.continuesAlbum(from: track.start.item, to: next.item) { return .none }
-        // A song that cannot be opened fails when its turn comes, as without a fade.
-        guard let decoder = try? AudioDecoders.open(path: next.item.decodedPath),
-              settings.canCrossFade(currentFrames: track.decoder.lengthInSamples, nextFrames: decoder.lengthInSamples,
-                                    format: track.format, nextFormat: decoder.format) else { return .none }
-        var start: String?, end: String?
-        if settings.isMixRampEnabled {
-            start = AudioTags.mixRamp(path: next.item.decodedPath)?.start
-            end = AudioTags.mixRamp(path: track.start.item.decodedPath)?.end
-        }
-        func decibels(_ scale: Double) -> Double { scale > 0 ? 20 * log10(scale) : 0 }
-        let overlap = settings.overlap(rate: track.format.sampleRate, mixRampStart: start, mixRampPreviousEnd: end,
-                                       gainDB: decibels(replayGainScale(for: next.item, source: nil)),
-                                       previousGainDB: decibels(track.replayGainScale))
-        let frames = min(overlap.frames, remaining)
-        guard frames > 0 else { return .none }
-        return .planned(Handoff(item: next.item, decoder: decoder, frames: frames, sums: overlap.sums))
-    }
-
-    /// Ends the loaded song now, `handoff.frames` before its last sample, as if it had played out: the
-    /// machine moves on, and the song fades out under the next one. True when no chunk is to be played now.
-    private func beginFade(_ track: LoadedTrack, _ handoff: Handoff) -> Bool {
-        enum Outcome { case later, cancelled, begun([PlayerChanges]) }
-        let outcome = core.withLock { core -> Outcome in
-            // Commands go first; they may leave this song or the queue otherwise.
-            guard core.mailbox.allSatisfy({ $0.report != nil }) else { return .later }
-            var machine = core.machine
-            let effects = machine.trackEnded(generation: track.start.generation)
-            guard effects.count == 1, case .start(let start) = effects[0], start.item == handoff.item else { return .cancelled }
-            let reports = core.mailbox.compactMap(\.report)
-            core.mailbox.removeAll()
-            core.machine = machine
-            _ = core.enqueue(effects)
-            return .begun(reports)
-        }
-        switch outcome {
-        case .later:
-            return true
-        case .cancelled:
-            // The queue changed since: this song plays out and the next starts on its own.
-            fadePlan = .none
-            return false
-        case .begun(let reports):
-            for changes in reports { emit(.changed(changes)) }
-            retiring = retire(.completed)
-            self.handoff = handoff
-            return true
-        }
-    }
-
-    /// Lets `old` fade out under the song just loaded: the planned overlap at a song's end, or on a skip the
-    /// crossfade's length (or what is left of `old`), when the two may fade.
-    private func fadeOut(_ old: LoadedTrack, under new: LoadedTrack, handoff: Handoff?) {
-        if let handoff {
-            outgoing = Outgoing(track: old, frames: handoff.frames, sums: handoff.sums)
-            return
-        }
-        let settings = core.withLock { $0.machine.crossfade }
-        guard settings.canCrossFade(currentFrames: old.decoder.lengthInSamples, nextFrames: new.decoder.lengthInSamples,
-                                    format: old.format, nextFormat: new.format),
-              let length = old.decoder.lengthInSamples else { return }
-        let frames = min(settings.seconds * old.format.sampleRate, length - old.decoder.positionInSamples)
-        if frames > 0 { outgoing = Outgoing(track: old, frames: frames, sums: false) }
-    }
-
-    /// Decodes as much of the outgoing song as `pcm` holds (or is left of its fade) and mixes it in.
-    private func mixOutgoing(into pcm: UnsafeMutableRawBufferPointer, frames: Int, volume: Int) {
-        guard var fade = outgoing else { return }
-        let old = fade.track
-        let want = min(frames, fade.frames - fade.done)
-        let sameLayout = old.format.sample == old.outputFormat.sample
-        let target = sameLayout ? fadeBuffer : decodeBuffer
-        // A read error ends the fade early; the song coming in is not hurt by it.
-        let count = (try? old.decoder.read(into: UnsafeMutableRawBufferPointer(rebasing: target[0..<want * old.format.bytesPerFrame]))) ?? 0
-        let got = count / old.format.bytesPerFrame
-        if got > 0 {
-            PCMConversion.convert(target.baseAddress!, old.format.sample, samples: got * old.format.channels,
-                                  into: fadeBuffer.baseAddress!, old.outputFormat.sample, volume: volume,
-                                  scale: old.replayGainScale)
-            CrossFadeMix.mix(into: pcm.baseAddress!, fadeBuffer.baseAddress!, old.outputFormat.sample,
-                             channels: old.format.channels, frames: got, done: fade.done, total: fade.frames, sums: fade.sums)
-        }
-        fade.done += got
-        outgoing = got < want || fade.done >= fade.frames ? nil : fade
     }
 
     // MARK: Lyrics and clock
