@@ -66,6 +66,8 @@ let package = Package(
         ]),
         // LRC parsing and the lyric timeline.
         .target(name: "XZLyrics", dependencies: ["XZText"]),
+        // PCM to a stream's bytes (MPD's encoders): Opus, Vorbis, LAME, FLAC, WAVE.
+        .target(name: "XZEncoders", dependencies: ["XZAudio"]),
         // The player's words, without the player: queue items, outputs, seek targets, modes, events, errors.
         .target(name: "XZPlaybackTerms", dependencies: ["XZSystem", "XZAudio"]),
         // libao output and the player.

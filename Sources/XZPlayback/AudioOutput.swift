@@ -34,6 +34,10 @@ public protocol AudioOutput: AnyObject, Sendable {
     func takeNotices() -> [String]
     /// Does slow one-time set-up ahead of the first `open`, while the player waits anyway (a stream connecting).
     func prepare()
+    /// The song now starting to play: a stream output shows its title to listeners.
+    func songStarted(title: String?, artist: String?, album: String?)
+    /// The player paused (true) or went on (false); a stream output kept on sends silence meanwhile.
+    func pauseChanged(_ paused: Bool)
 }
 
 extension AudioOutput {
@@ -44,6 +48,8 @@ extension AudioOutput {
     public func takeNotices() -> [String] { [] }
     public func prepare() {}
     public var isLive: Bool { false }
+    public func songStarted(title: String?, artist: String?, album: String?) {}
+    public func pauseChanged(_ paused: Bool) {}
 }
 
 /// Builds the output for a spec. `realtime` paces file outputs like a sound card.

@@ -4,7 +4,9 @@ import Glibc
 #endif
 
 /// The program's config file, `$XDG_CONFIG_HOME/xzmusic/config` (else `~/.config/xzmusic/config`):
-/// one `key = value` a line, `#` starts a comment line, values may be quoted. Its keys are the table of
+/// one `key = value` a line, `#` starts a comment line, values may be quoted. MPD's blocks
+/// (`audio_output { … }`) hold settings written as MPD writes them, `key "value"`, or as `key = value`.
+/// Its keys are the table of
 /// `ConfigKeys.swift`; each reader asks for its own (`config.yesNo(.autoUpdate)`) and gets the value in
 /// the key's domain, or an error naming the file, the line and the key.
 public struct ConfigFile: Sendable, Equatable {
@@ -15,8 +17,22 @@ public struct ConfigFile: Sendable, Equatable {
         public var line: Int
     }
 
+    /// A `NAME { … }` block: one `audio_output`, with its own settings.
+    public struct Block: Sendable, Equatable {
+        public var name: String
+        public var entries: [Entry]
+        /// The line of `NAME {`.
+        public var line: Int
+
+        /// The setting `key` of the block (the last, when set twice).
+        public func value(_ key: String) -> String? {
+            entries.last { $0.key == key }?.value
+        }
+    }
+
     public let source: String
     public let entries: [Entry]
+    public let blocks: [Block]
 
     /// A config file is a few hundred bytes; a larger one than this is refused rather than read.
     public static let sizeLimit = 1 << 20
@@ -56,28 +72,75 @@ public struct ConfigFile: Sendable, Equatable {
         return try ConfigFile(parsing: String(decoding: bytes, as: UTF8.self), source: path)
     }
 
-    public init(source: String, entries: [Entry]) {
+    public init(source: String, entries: [Entry], blocks: [Block] = []) {
         self.source = source
         self.entries = entries
+        self.blocks = blocks
     }
+
+    /// Blocks the file may hold; any other `NAME {` is an error naming its line.
+    public static let blockNames: Set<String> = ["audio_output"]
+    /// Blocks of one file; more is taken for a mistake rather than read.
+    public static let blockLimit = 64
 
     public init(parsing text: String, source: String = "config") throws(SystemError) {
         var entries: [Entry] = []
+        var blocks: [Block] = []
+        var open: Block?
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimming(newlines: true)
             if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let equals = line.firstIndex(of: "=") else {
-                throw .config("\(source) line \(index + 1): expected key = value")
+            let at = "\(source) line \(index + 1)"
+            if line == "}" {
+                guard let block = open else { throw .config("\(at): \"}\" closes no block") }
+                blocks.append(block)
+                open = nil
+                continue
             }
-            let key = line[..<equals].trimming(newlines: false).lowercased()
-            var value = String(line[line.index(after: equals)...].trimming(newlines: false))
-            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
-                value = String(value.dropFirst().dropLast())
+            if line.hasSuffix("{") {
+                let name = line.dropLast().trimming(newlines: false).lowercased()
+                guard open == nil else { throw .config("\(at): a block cannot hold another block") }
+                guard Self.blockNames.contains(name) else {
+                    throw .config("\(at): unknown block \(String(reflecting: String(name.prefix(60)))); blocks: \(Self.blockNames.sorted().joined(separator: ", "))")
+                }
+                guard blocks.count < Self.blockLimit else { throw .config("\(at): more than \(Self.blockLimit) blocks") }
+                open = Block(name: name, entries: [], line: index + 1)
+                continue
             }
-            entries.append(Entry(key: key, value: value, line: index + 1))
+            let entry: Entry
+            if let equals = line.firstIndex(of: "=") {
+                entry = Entry(key: line[..<equals].trimming(newlines: false).lowercased(),
+                              value: Self.unquoted(line[line.index(after: equals)...].trimming(newlines: false)), line: index + 1)
+            } else if open != nil, let space = line.firstIndex(where: { $0 == " " || $0 == "\t" }) {
+                // MPD's own spelling inside a block: `name "value"`.
+                entry = Entry(key: line[..<space].lowercased(),
+                              value: Self.unquoted(line[space...].trimming(newlines: false)), line: index + 1)
+            } else {
+                throw .config("\(at): expected key = value")
+            }
+            if open != nil { open!.entries.append(entry) } else { entries.append(entry) }
         }
+        if let open { throw .config("\(source) line \(open.line): the \(open.name) block is not closed with \"}\"") }
         self.source = source
         self.entries = entries
+        self.blocks = blocks
+    }
+
+    private static func unquoted(_ text: Substring) -> String {
+        if text.count >= 2, let first = text.first, first == "\"" || first == "'", text.last == first {
+            return String(text.dropFirst().dropLast())
+        }
+        return String(text)
+    }
+
+    /// The blocks named `name` (`audio_output`), in the file's order.
+    public func blocks(named name: String) -> [Block] {
+        blocks.filter { $0.name == name }
+    }
+
+    /// An error naming the file and line of a block's setting.
+    public func error(in block: Block, _ entry: Entry?, _ why: String) -> SystemError {
+        .config("\(source) line \(entry?.line ?? block.line): \(block.name): \(why)")
     }
 
     /// An error naming the file and line of `entry`.

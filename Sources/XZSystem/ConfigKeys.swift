@@ -60,7 +60,7 @@ extension ConfigKey {
     /// and ignored, not taken for a misspelling. Where XZMusic has the setting under another name, that name.
     public static let mpdOnly: [String: String?] = [
         "replaygain": "replay_gain_mode",
-        "audio_output": nil, "decoder": nil, "input": nil, "input_cache": nil, "playlist_plugin": nil, "resampler": nil,
+        "decoder": nil, "input": nil, "input_cache": nil, "playlist_plugin": nil, "resampler": nil,
         "audio_filter": nil, "database": nil, "neighbors": nil, "partition": nil, "include": nil, "include_optional": nil,
         "playlist_directory": nil, "follow_inside_symlinks": nil, "follow_outside_symlinks": nil, "db_file": nil,
         "sticker_file": nil, "log_file": nil, "pid_file": nil, "state_file_interval": nil, "user": nil, "group": nil,

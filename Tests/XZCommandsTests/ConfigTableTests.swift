@@ -132,6 +132,43 @@ final class ConfigTableTests: LibraryProcessTestCase {
         XCTAssertFalse(long.warnings[0].contains("\u{1B}"))
     }
 
+    func testAudioOutputBlocksAreReadAsMPDWritesThem() throws {
+        let config = try ConfigFile(parsing: """
+            port = 6601
+            audio_output {
+                type "httpd"
+                name   "My HTTP Stream"
+                # a comment inside
+                port = "8000"
+            }
+            Audio_Output {
+                type "null"
+            }
+            password = x
+            """)
+        XCTAssertEqual(config.entries.map(\.key), ["port", "password"])
+        XCTAssertEqual(config.blocks(named: "audio_output").count, 2)
+        let stream = config.blocks[0]
+        XCTAssertEqual(stream.line, 2)
+        XCTAssertEqual(stream.value("type"), "httpd")
+        XCTAssertEqual(stream.value("name"), "My HTTP Stream")
+        XCTAssertEqual(stream.value("port"), "8000")
+        XCTAssertNil(stream.value("bind_to_address"))
+        XCTAssertEqual(config.blocks[1].value("type"), "null")
+        XCTAssertEqual(config.warnings, [])
+
+        for (text, message) in [
+            ("audio_output {\n type \"null\"\n", "config line 1: the audio_output block is not closed with \"}\""),
+            ("}\n", "config line 1: \"}\" closes no block"),
+            ("decoder {\n}\n", "config line 1: unknown block \"decoder\"; blocks: audio_output"),
+            ("audio_output {\naudio_output {\n}\n}\n", "config line 2: a block cannot hold another block"),
+            ("type \"null\"\n", "config line 1: expected key = value"),
+            (String(repeating: "audio_output {\n}\n", count: 65), "config line 129: more than 64 blocks"),
+        ] {
+            XCTAssertThrowsError(try ConfigFile(parsing: text)) { XCTAssertEqual("\($0)", message) }
+        }
+    }
+
     func testTheFileIsARegularFileOfAtMostOneMebibyte() throws {
         let environment = ["XDG_CONFIG_HOME": temp.path("config")]
         XCTAssertEqual(try ConfigFile.load(environment: environment).entries, [])

@@ -1,0 +1,62 @@
+import XZAudio
+
+/// What an encoder is told when the song changes: a stream's listeners show it as the title.
+public struct StreamTag: Sendable, Equatable {
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+
+    public init(title: String? = nil, artist: String? = nil, album: String? = nil) {
+        self.title = title
+        self.artist = artist
+        self.album = album
+    }
+
+    /// `Artist - Title` as ICY's `StreamTitle` and MPD's httpd output show a song.
+    public var streamTitle: String {
+        [artist, title].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " - ")
+    }
+}
+
+/// The encoders of MPD's `encoder` setting, by MPD's names.
+public enum EncoderKind: String, Sendable, CaseIterable {
+    case opus, vorbis, lame, flac, wave
+}
+
+/// Why an encoder refused: a setting out of its domain (the message names it), or the library failed.
+public enum EncoderError: Error, Equatable, Sendable, CustomStringConvertible {
+    case badSetting(String)
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .badSetting(let why), .failed(let why): return why
+        }
+    }
+}
+
+/// PCM in, a byte stream out (MPD's `Encoder`). Used from one thread at a time.
+///
+/// The bytes come out in order through `takeOutput()`; `streamHeader` is a copy of the bytes a listener
+/// joining in the middle needs before any of them (Ogg's header pages, FLAC's `fLaC` and STREAMINFO, the
+/// WAV header; empty for MP3), and changes when an Ogg stream chains a new one for a new tag.
+public protocol AudioEncoder: AnyObject {
+    var kind: EncoderKind { get }
+    /// The `Content-Type` a stream of it is served as.
+    var mimeType: String { get }
+    /// True when the stream itself carries the title (Ogg's comments): no ICY metadata is needed.
+    var carriesTags: Bool { get }
+    /// Starts a stream for `format`; returns the PCM layout `encode` then takes (rate, channels, sample).
+    func open(format: AudioFormat) throws(EncoderError) -> AudioFormat
+    /// Interleaved PCM in the layout `open` returned.
+    func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError)
+    /// A new song: Ogg encoders chain a new logical stream with the tag as its comments; others ignore it.
+    func sendTag(_ tag: StreamTag) throws(EncoderError)
+    /// Ends what is pending into whole pages or frames, so that the bytes so far can be sent now.
+    func flush() throws(EncoderError)
+    /// Ends the stream; `open` starts another.
+    func close()
+    var streamHeader: [UInt8] { get }
+    /// The bytes made since the last call.
+    func takeOutput() -> [UInt8]
+}
