@@ -45,7 +45,7 @@ extension ServerBenchmark {
     }
 
     /// utime + stime of every thread of `pid`, in clock ticks (/proc/PID/stat fields 14 and 15).
-    private static func cpuTicks(_ pid: pid_t) -> Int {
+    static func cpuTicks(_ pid: pid_t) -> Int {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return 0 }
         let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")

@@ -28,6 +28,7 @@ struct ServerBenchmark {
 
     func run() throws {
         let smallRSS = try smallLibraryRSS()
+        let streaming = try streamingHostFigures()
         let music = try makeMusicFolder()
         // Everything but the music is made afresh, so both servers scan the folder from nothing.
         let state = folder.appendingPathComponent("run")
@@ -172,6 +173,7 @@ struct ServerBenchmark {
                             uris: (0..<songCount).map(relativePath))
         printAlbumCopyRow(albumCopies)
         printIdleHostRows(idleHost)
+        printStreamingRows(streaming)
         print(String(format: "first search any lantern after start, ms: MPD %.2f, xzmusic %.2f", firstSearch[0], firstSearch[1]))
         print(String(format: "first search any parade with tag types of its own (no record made yet), ms: MPD %.2f, xzmusic %.2f",
                      coldSearch[0], coldSearch[1]))
