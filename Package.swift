@@ -115,7 +115,7 @@ let package = Package(
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
             "XZSystem", "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZCommands", "XZTestSupport",
-            "COpusFile",
+            "XZEncoders", "COpusFile",
             product("GRDB", "GRDB.swift"), product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // The bench's floor for a one-shot client: swift-argument-parser and one request, nothing else.

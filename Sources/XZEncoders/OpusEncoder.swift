@@ -56,7 +56,7 @@ public final class OpusEncoder: AudioEncoder {
 
     public func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
         close()
-        // Mapping family 0 carries mono and stereo, family 1 up to 7.1; more channels are mixed to stereo.
+        // Mapping family 0 carries mono and stereo, family 1 up to 7.1; for more, stereo is asked for.
         let channels = (1...8).contains(format.channels) ? format.channels : 2
         guard (8_000...192_000).contains(format.sampleRate) else {
             throw .failed("Opus cannot encode a sample rate of \(format.sampleRate) Hz")
