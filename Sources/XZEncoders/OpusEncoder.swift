@@ -58,13 +58,12 @@ public final class OpusEncoder: AudioEncoder {
         close()
         // Mapping family 0 carries mono and stereo, family 1 up to 7.1; for more, stereo is asked for.
         let channels = (1...8).contains(format.channels) ? format.channels : 2
-        guard (8_000...192_000).contains(format.sampleRate) else {
-            throw .failed("Opus cannot encode a sample rate of \(format.sampleRate) Hz")
-        }
-        rate = format.sampleRate
+        guard format.sampleRate > 0 else { throw .failed("Opus cannot encode a sample rate of \(format.sampleRate) Hz") }
+        // libopusenc resamples 8 to 192 kHz itself; a rate beyond is asked for at Opus's own 48 kHz.
+        rate = (8_000...192_000).contains(format.sampleRate) ? format.sampleRate : 48_000
         self.channels = channels
         try start(StreamTag())
-        return AudioFormat(sampleRate: format.sampleRate, channels: channels, sample: .float32)
+        return AudioFormat(sampleRate: rate, channels: channels, sample: .float32)
     }
 
     public func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
