@@ -29,6 +29,10 @@ let package = Package(
         .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .systemLibrary(name: "CVorbisFile", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
+        // The encoders of the HTTP stream output: libopusenc, libvorbisenc, libmp3lame (no pkg-config file).
+        .systemLibrary(name: "COpusEnc", pkgConfig: "libopusenc", providers: [.apt(["libopusenc-dev"])]),
+        .systemLibrary(name: "CVorbisEnc", pkgConfig: "vorbisenc", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "CLame", providers: [.apt(["libmp3lame-dev"])]),
         // FFmpeg's headers, and its functions loaded on first use (see ffmpeg_loader.h).
         .target(name: "CFFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
@@ -67,7 +71,7 @@ let package = Package(
         // LRC parsing and the lyric timeline.
         .target(name: "XZLyrics", dependencies: ["XZText"]),
         // PCM to a stream's bytes (MPD's encoders): Opus, Vorbis, LAME, FLAC, WAVE.
-        .target(name: "XZEncoders", dependencies: ["XZAudio"]),
+        .target(name: "XZEncoders", dependencies: ["XZAudio", "COpusEnc", "CVorbisEnc", "CLame", "CFLAC"]),
         // The player's words, without the player: queue items, outputs, seek targets, modes, events, errors.
         .target(name: "XZPlaybackTerms", dependencies: ["XZSystem", "XZAudio"]),
         // libao output and the player.
@@ -111,7 +115,7 @@ let package = Package(
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
             "XZSystem", "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZCommands", "XZTestSupport",
-            "COpusFile",
+            "XZEncoders", "COpusFile",
             product("GRDB", "GRDB.swift"), product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // The bench's floor for a one-shot client: swift-argument-parser and one request, nothing else.
@@ -141,6 +145,7 @@ let package = Package(
         ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics", "XZTestSupport", "XZCorpusTestSupport"]),
         .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZPlaybackTerms", "XZAudio", "XZLyrics", "XZTestSupport"]),
+        .testTarget(name: "XZEncodersTests", dependencies: ["XZEncoders", "XZAudio", "XZTestSupport"]),
         .testTarget(name: "XZDownloaderTests", dependencies: [
             "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZPlaybackTerms", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),

@@ -46,8 +46,8 @@ struct FormatsBenchmark {
     let realTimeSeconds = 30.0
     let scanFileCount = 2_000
     let rescans = 5
-    /// Which of the three parts run: all by default.
-    var parts: Set<String> = ["render", "realtime", "scan"]
+    /// Which of the four parts run: all by default.
+    var parts: Set<String> = ["render", "realtime", "scan", "encode"]
 
     func run() throws {
         let missing = Self.tools.keys.filter { (try? TestProcess.which($0)) == nil }.sorted()
@@ -58,7 +58,7 @@ struct FormatsBenchmark {
         // The demo songs would otherwise be imported into the benchmark's empty libraries.
         setenv("XZMUSIC_DEMO", "", 1)
         let render = folder.appendingPathComponent("render")
-        let files = try makeRenderFiles(render)
+        let files = parts.isDisjoint(with: ["render", "realtime"]) ? [] : try makeRenderFiles(render)
         print("""
             Formats: xzmusic against each format's reference decoder and against MPD \
             (\(Self.formats.map(\.name).joined(separator: ", "))).
@@ -74,6 +74,7 @@ struct FormatsBenchmark {
         if parts.contains("render") { try renderCPU(files) }
         if parts.contains("realtime") { try realTime(files, music: render) }
         if parts.contains("scan") { try scan() }
+        if parts.contains("encode") { try encodeCPU(source: try renderSource(render)) }
     }
 
     // MARK: 1. Render
@@ -246,11 +247,7 @@ struct FormatsBenchmark {
 
     /// The 5-minute and 1-second file of every format, encoded once from one sox source.
     private func makeRenderFiles(_ render: URL) throws -> [(format: Format, long: String, short: String)] {
-        try FileManager.default.createDirectory(at: render, withIntermediateDirectories: true)
-        let source = render.appendingPathComponent("source-\(renderSeconds)s.wav").path
-        if !FileManager.default.fileExists(atPath: source) {
-            try makeSource(seconds: renderSeconds, at: source)
-        }
+        let source = try renderSource(render)
         let shortSource = render.appendingPathComponent("source-1s.wav").path
         if !FileManager.default.fileExists(atPath: shortSource) {
             try checked(["sox", source, shortSource, "trim", "0", "1"])
@@ -266,6 +263,16 @@ struct FormatsBenchmark {
             }
             return (format, long, short)
         }
+    }
+
+    /// The `renderSeconds` source WAV every format's files are encoded from, made once.
+    private func renderSource(_ render: URL) throws -> String {
+        try FileManager.default.createDirectory(at: render, withIntermediateDirectories: true)
+        let source = render.appendingPathComponent("source-\(renderSeconds)s.wav").path
+        if !FileManager.default.fileExists(atPath: source) {
+            try makeSource(seconds: renderSeconds, at: source)
+        }
+        return source
     }
 
     /// Music-like 44.1 kHz stereo 16-bit audio: sweeping tones under a tremolo, a plucked chord twice a

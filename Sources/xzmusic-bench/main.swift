@@ -95,6 +95,6 @@ case "transport-floor":
     }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] | json | download | oneshot-search | rescan | server | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] [encode] | json | download | oneshot-search | rescan | server | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }
