@@ -98,8 +98,8 @@ final class StreamListener: ChannelInboundHandler {
 
     /// The request head (without its blank line) decides: one HTTP error, or the stream.
     private func answer(_ text: String) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // CRLF is one Character in Swift: lines end at it, at a bare LF, or at a bare CR.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
         let words = (lines.first ?? "").split(separator: " ", omittingEmptySubsequences: false)
         guard words.count == 3, words[2].hasPrefix("HTTP/1."), words[1].hasPrefix("/") else {
             return refuse("400 Bad Request", "not an HTTP request")
