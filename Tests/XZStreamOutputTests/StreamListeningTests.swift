@@ -67,7 +67,9 @@ final class StreamListeningTests: XCTestCase {
                 rig.player.stop()
                 if alwaysOn {
                     XCTAssertFalse(listener.isClosedByServer(within: 1.5), "\(kind): always_on keeps the listener")
+                    XCTAssertFalse(listener.readToEnd(limit: 50_000).isEmpty, "\(kind): silence keeps coming")
                     let samples = try FFmpegListener.decode("http://127.0.0.1:\(rig.port)/", seconds: 1)
+                    XCTAssertGreaterThanOrEqual(samples.count, 44_100 * 9 / 10, "\(kind)")
                     XCTAssertLessThan(FFmpegListener.peak(Array(samples.dropFirst(22_050))), 64, "\(kind): silence after stop")
                 } else {
                     XCTAssertTrue(listener.isClosedByServer(within: 5), "\(kind): stop closes the listener, as MPD's")
@@ -75,6 +77,21 @@ final class StreamListeningTests: XCTestCase {
                     XCTAssertTrue(try refused.readHead().hasPrefix("HTTP/1.1 503"))
                 }
             }
+        }
+    }
+
+    func testMpvPlaysTheStream() throws {
+        guard (try? TestProcess.which("mpv")) != nil else { throw XCTSkip("mpv is not installed: the stream is heard through ffmpeg only") }
+        let folder = try TemporaryFolder("stream-mpv")
+        for kind in StreamKinds.all {
+            let rig = try StreamRig(kind)
+            rig.player.play([try Tones.item(frequency: 440, seconds: 10)])
+            try rig.waitUntilStreaming()
+            let wav = folder.path("mpv-\(kind).wav")
+            try TestProcess.runChecked("mpv", ["--no-video", "--no-config", "--really-quiet", "--ao=pcm", "--ao-pcm-file=\(wav)",
+                                               "--length=2", "http://127.0.0.1:\(rig.port)/"])
+            let decoded = try FFmpegListener.decode(wav, seconds: 2)
+            XCTAssertEqual(FFmpegListener.frequency(Array(decoded.dropFirst(4410))), 440, accuracy: 9, "\(kind)")
         }
     }
 }

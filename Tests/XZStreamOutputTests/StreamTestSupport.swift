@@ -99,7 +99,7 @@ enum Tones {
 /// `ffmpeg -i URL -t SECONDS -f s16le -ac 1 -`: what a real client decodes of the stream, as mono samples.
 enum FFmpegListener {
     static func decode(_ url: String, seconds: Double) throws -> [Int16] {
-        let result = try TestProcess.run("ffmpeg", ["-nostdin", "-loglevel", "error", "-i", url, "-t", "\(seconds)",
+        let result = try TestProcess.run("ffmpeg", ["-nostdin", "-loglevel", "error", "-rw_timeout", "5000000", "-i", url, "-t", "\(seconds)",
                                                     "-f", "s16le", "-ac", "1", "-ar", "44100", "-"])
         guard result.status == 0 else { throw TestFailure("ffmpeg on \(url) exited \(result.status): \(result.stderr)") }
         return result.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }

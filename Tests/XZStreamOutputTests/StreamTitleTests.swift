@@ -69,4 +69,17 @@ final class StreamTitleTests: XCTestCase {
         XCTAssertTrue(title.hasPrefix("StreamTitle='Ann - éé") && title.hasSuffix("';"), title)
         XCTAssertLessThanOrEqual(title.utf8.count, 1024 + "StreamTitle='';".count)
     }
+
+    func testTagsNoSendsNoTitle() throws {
+        let kind = try XCTUnwrap(StreamKinds.icy.first)
+        let rig = try StreamRig(kind) { $0.sendsTags = false }
+        rig.player.play([try Tones.item(frequency: 440, seconds: 5, title: "Song", artist: "Ann")])
+        try rig.waitUntilStreaming()
+        let listener = try RawListener(port: rig.port, request: "GET / HTTP/1.1\r\nIcy-MetaData: 1\r\n\r\n")
+        XCTAssertTrue(try listener.readHead().contains("icy-metaint: 8192"))
+        for _ in 0..<8 {
+            XCTAssertNotNil(listener.read(exactly: 8192))
+            XCTAssertEqual(listener.read(exactly: 1), [0], "no title with tags \"no\"")
+        }
+    }
 }
