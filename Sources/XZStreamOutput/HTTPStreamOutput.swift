@@ -105,8 +105,10 @@ public final class HTTPStreamOutput: AudioOutput {
     /// Stops listening and closes every listener (the output disabled); for good.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        onLoop { $0.close() }
-        server.close(promise: nil)
+        let listeners = self.listeners
+        loop.execute { listeners.value.close() }
+        // Off the loop the port is free when this returns (a re-enabled output binds it again).
+        if loop.inEventLoop { server.close(promise: nil) } else { try? server.close().wait() }
     }
 
     private func onLoop(_ body: @escaping @Sendable (StreamListeners) -> Void) {

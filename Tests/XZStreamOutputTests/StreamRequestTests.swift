@@ -87,4 +87,15 @@ final class StreamRequestTests: XCTestCase {
         let samples = try FFmpegListener.decode("http://listener:s3cret@127.0.0.1:\(port)/", seconds: 1)
         XCTAssertEqual(FFmpegListener.frequency(Array(samples.dropFirst(4410))), 440, accuracy: 9)
     }
+
+    func testShutdownClosesTheListenersAndThePort() throws {
+        let rig = try StreamRig(StreamKinds.all[0])
+        rig.player.play([try Tones.item(frequency: 440, seconds: 20)])
+        try rig.waitUntilStreaming()
+        let listener = try RawListener(port: rig.port, request: "GET / HTTP/1.1\r\n\r\n")
+        XCTAssertTrue(try listener.readHead().hasPrefix("HTTP/1.1 200"))
+        rig.output.shutdown()
+        XCTAssertTrue(listener.isClosedByServer(within: 5))
+        XCTAssertThrowsError(try RawListener(port: rig.port), "nothing listens any more")
+    }
 }
