@@ -78,6 +78,11 @@ let package = Package(
         .target(name: "XZPlayback", dependencies: [
             "CAO", "XZAudio", "XZLyrics", "XZSystem", "XZPlaybackTerms", product("SystemPackage", "swift-system"),
         ]),
+        // MPD's httpd output: what plays, encoded, to HTTP listeners (SwiftNIO), with ICY titles.
+        .target(name: "XZStreamOutput", dependencies: [
+            "XZSystem", "XZAudio", "XZEncoders", "XZPlayback", "XZPlaybackTerms",
+            product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
+        ]),
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [
             "XZText", "XZSystem", "XZCatalogue", "XZAudio", "XZFolderScan",
@@ -146,6 +151,9 @@ let package = Package(
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics", "XZTestSupport", "XZCorpusTestSupport"]),
         .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZPlaybackTerms", "XZAudio", "XZLyrics", "XZTestSupport"]),
         .testTarget(name: "XZEncodersTests", dependencies: ["XZEncoders", "XZAudio", "XZTestSupport"]),
+        .testTarget(name: "XZStreamOutputTests", dependencies: [
+            "XZStreamOutput", "XZEncoders", "XZPlayback", "XZPlaybackTerms", "XZAudio", "XZSystem", "XZTestSupport",
+        ]),
         .testTarget(name: "XZDownloaderTests", dependencies: [
             "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZPlaybackTerms", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),

@@ -16,6 +16,8 @@ final class LoadedTrack {
     var waiting = false
     /// `.started` has gone out (a stream's waits until its first second is in).
     var announced = false
+    /// The output was told this song started (at its first samples, so at the gapless boundary).
+    var startTold = false
     var durationMs: Int?
     /// Heard position in samples.
     var positionSample = 0

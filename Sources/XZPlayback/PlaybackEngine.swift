@@ -211,6 +211,7 @@ final class PlaybackEngine {
                 endTrack(reason)
             }
         case .effect(.pause):
+            if !paused { output.pauseChanged(true) }
             paused = true
             pacer.pause(nowNs: Self.nowNs())
             // Heard so far: what the clock still held when it stopped plays on resume.
@@ -218,6 +219,7 @@ final class PlaybackEngine {
             publish()
             if let track { emit(.paused(ms: ms(track.positionSample, track))) }
         case .effect(.resume):
+            if paused { output.pauseChanged(false) }
             paused = false
             pacer.resume(nowNs: Self.nowNs())
             guard let track else { return }
@@ -255,6 +257,7 @@ final class PlaybackEngine {
         endTrack(.skipped)  // the machine always ends the old track first; this only guards against a leak
         dropPending(.skipped)
         outgoing = nil
+        if paused { output.pauseChanged(false) }
         paused = false
         if start.item.isStream {
             do {
@@ -663,6 +666,7 @@ final class PlaybackEngine {
         if outgoing != nil { mixOutgoing(into: pcm, frames: framesRead, volume: volume) }
         // The clock starts as the output gets the audio, not before it was decoded.
         if output.needsPacing { pacer.willWrite(nowNs: Self.nowNs()) }
+        if !track.startTold { tellSongStarted(track) }
         do {
             try output.write(UnsafeRawBufferPointer(pcm))
         } catch {
@@ -672,6 +676,14 @@ final class PlaybackEngine {
         }
         if output.needsPacing { pacer.didWrite(frames: framesRead, rate: track.format.sampleRate) }
         noteHeard(track)
+    }
+
+    /// Shows a stream output's listeners the song whose first samples go out now.
+    private func tellSongStarted(_ track: LoadedTrack) {
+        track.startTold = true
+        let item = track.start.item
+        output.songStarted(title: item.title.isEmpty ? nil : item.title, artist: item.singer.isEmpty ? nil : item.singer,
+                           album: item.album)
     }
 
     /// Heard so far: what the output took, less what it (or the paced clock) still holds.

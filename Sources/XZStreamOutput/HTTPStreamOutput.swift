@@ -1,0 +1,296 @@
+import Dispatch
+import NIOCore
+import NIOPosix
+import XZAudio
+import XZSystem
+import XZEncoders
+import XZPlayback
+import XZPlaybackTerms
+
+/// MPD's `httpd` output: what plays, encoded, to every listener of `http://ADDRESS:PORT/`.
+///
+/// The audio thread encodes in `write` (nothing when nobody listens, as MPD) and hands the bytes to the
+/// output's own event loop, which gives each listener a copy through a queue of its own: a slow listener
+/// loses its queue and never slows another or the player. Paused, the loop sends encoded silence at real-time
+/// pace so listeners stay connected (MPD's pause); a stop closes the listeners, or with `always_on` goes on
+/// with silence.
+public final class HTTPStreamOutput: AudioOutput {
+    public let settings: StreamOutputSettings
+    /// The port listened on (the one asked for, or the one given for port 0).
+    public let port: Int
+    public let mimeType: String
+    public var needsPacing: Bool { true }
+    public var bufferedFrames: Int { 0 }
+
+    /// The encoder and where its stream is, shared by the audio thread and the silence timer.
+    private struct Coder {
+        let encoder: AudioEncoder
+        /// What the player writes (nil while closed) and what the encoder takes.
+        var format: AudioFormat?
+        var layout: AudioFormat?
+        var widened: [UInt8] = []
+        /// Bytes fed since the encoder last gave any (MPD flushes past 64 KiB).
+        var unflushed = 0
+        /// Silence is due: paused, or stopped with `always_on`.
+        var silent = false
+        var silenceSinceNs: UInt64 = 0
+        var silenceFrames = 0
+    }
+
+    /// MPD's `unflushed_input` limit.
+    private static let flushAfterBytes = 65_536
+    /// The silence timer's period.
+    private static let silencePeriodMs: Int64 = 100
+
+    private let group: MultiThreadedEventLoopGroup
+    private let loop: EventLoop
+    private let server: Channel
+    private let listeners: NIOLoopBound<StreamListeners>
+    private let listenerCount: ListenerCount
+    private let coder: Mutex<Coder>
+    private let carriesTags: Bool
+    private let stopped = Atomic<Bool>(false)
+
+    /// An `audio_output { type "httpd" … }` block; `hostPassword` is the host's `password` (see
+    /// `StreamOutputSettings.init(block:hostPassword:)`).
+    public convenience init(block: ConfigFile.Block, hostPassword: String?) throws(StreamOutputError) {
+        try self.init(settings: StreamOutputSettings(block: block, hostPassword: hostPassword))
+    }
+
+    /// Makes the encoder and starts listening.
+    public init(settings: StreamOutputSettings) throws(StreamOutputError) {
+        let label = "audio_output \"\(settings.name)\""
+        let encoder: AudioEncoder
+        do {
+            encoder = try makeEncoder(kind: settings.encoder, settings: settings.encoderSettings)
+        } catch {
+            throw .badSetting("\(label): \(error)")
+        }
+        self.settings = settings
+        mimeType = encoder.mimeType
+        carriesTags = encoder.carriesTags
+        coder = Mutex(Coder(encoder: encoder))
+        let count = ListenerCount()
+        listenerCount = count
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        loop = group.next()
+        let bound: NIOLoopBound<StreamListeners>
+        do {
+            bound = try loop.submit { [loop, mimeType, carriesTags] in
+                NIOLoopBound(StreamListeners(settings: settings, mimeType: mimeType, offersICY: !carriesTags, count: count), eventLoop: loop)
+            }.wait()
+            server = try ServerBootstrap(group: group)
+                .serverChannelOption(ChannelOptions.backlog, value: 64)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 64 * 1024))
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(StreamListener(listeners: bound.value))
+                    }
+                }
+                .bind(host: settings.address, port: settings.port).wait()
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw .cannotListen("\(label): cannot listen on \(settings.address) port \(settings.port): \(error)")
+        }
+        listeners = bound
+        port = server.localAddress?.port ?? settings.port
+    }
+
+    deinit {
+        shutdown()
+        group.shutdownGracefully(queue: .global()) { _ in }
+    }
+
+    /// Stops listening and closes every listener (the output disabled); for good.
+    public func shutdown() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        let listeners = self.listeners
+        loop.execute { listeners.value.close() }
+        // Off the loop the port is free when this returns (a re-enabled output binds it again).
+        if loop.inEventLoop { server.close(promise: nil) } else { try? server.close().wait() }
+    }
+
+    private func onLoop(_ body: @escaping @Sendable (StreamListeners) -> Void) {
+        guard !stopped.load(ordering: .relaxed) else { return }
+        let listeners = self.listeners
+        loop.execute { body(listeners.value) }
+    }
+
+    public func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
+
+    public func open(format: AudioFormat) throws {
+        let header = try coder.withLock { coder throws(PlaybackError) -> [UInt8]? in
+            coder.silent = false
+            // The same stream goes on (a stop with `always_on`, the next song of the same format).
+            if coder.format == format { return nil }
+            if coder.format != nil { coder.encoder.close() }
+            coder.format = nil
+            let layout: AudioFormat
+            do {
+                layout = try coder.encoder.open(format: format)
+            } catch {
+                throw PlaybackError.outputFailed("stream \"\(settings.name)\": \(error)")
+            }
+            guard layout.sampleRate == format.sampleRate, layout.channels == format.channels else {
+                coder.encoder.close()
+                throw PlaybackError.outputFormatRefused("stream \"\(settings.name)\": the \(settings.encoder.rawValue) encoder cannot take \(format.mpdFormat)")
+            }
+            coder.format = format
+            coder.layout = layout
+            coder.unflushed = 0
+            // Its first bytes are the header every listener gets first.
+            _ = coder.encoder.takeOutput()
+            return coder.encoder.streamHeader
+        }
+        guard let header else {
+            onLoop { $0.silence?.cancel() }
+            return
+        }
+        let page = ByteBuffer(bytes: header)
+        // Listeners of the stream before (another format) go, as MPD closes and reopens the output.
+        onLoop {
+            $0.close()
+            $0.open(header: page)
+        }
+    }
+
+    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+        guard listenerCount.value.load(ordering: .relaxed) > 0 else { return }
+        // A copy the lock may take in (a few KiB per period).
+        let samples = [UInt8](pcm)
+        let bytes = try coder.withLock { coder throws(PlaybackError) in try Self.encode(samples, &coder) }
+        if !bytes.isEmpty {
+            let page = ByteBuffer(bytes: bytes)
+            onLoop { $0.broadcast(page) }
+        }
+    }
+
+    /// Feeds the encoder s16 PCM of the open format; returns what it gave.
+    private static func encode(_ samples: [UInt8], _ coder: inout Coder) throws(PlaybackError) -> [UInt8] {
+        guard let layout = coder.layout else { throw PlaybackError.outputFailed("the stream is not open") }
+        do {
+            if layout.sample == .s16 {
+                try samples.withUnsafeBytes { [encoder = coder.encoder] in try encoder.encode($0) }
+            } else {
+                let pcm = samples
+                widen(pcm, to: layout.sample, into: &coder.widened)
+                try coder.widened.withUnsafeBytes { [encoder = coder.encoder] in try encoder.encode($0) }
+            }
+            coder.unflushed += samples.count
+            var output = coder.encoder.takeOutput()
+            if output.isEmpty, coder.unflushed >= flushAfterBytes {
+                try coder.encoder.flush()
+                output = coder.encoder.takeOutput()
+            }
+            if !output.isEmpty { coder.unflushed = 0 }
+            return output
+        } catch {
+            throw PlaybackError.outputFailed("stream encoder: \(error)")
+        }
+    }
+
+    /// s16 to the 32-bit layout an encoder asked for.
+    private static func widen(_ pcm: [UInt8], to sample: SampleFormat, into buffer: inout [UInt8]) {
+        let samples = pcm.count / 2
+        if buffer.count != samples * 4 { buffer = [UInt8](repeating: 0, count: samples * 4) }
+        buffer.withUnsafeMutableBytes { target in
+            for index in 0..<samples {
+                let value = Int16(bitPattern: UInt16(pcm[index * 2]) | UInt16(pcm[index * 2 + 1]) << 8)
+                if sample == .float32 {
+                    target.storeBytes(of: Float(value) / 32_768, toByteOffset: index * 4, as: Float.self)
+                } else {
+                    target.storeBytes(of: Int32(value) << 16, toByteOffset: index * 4, as: Int32.self)
+                }
+            }
+        }
+    }
+
+    public func close() {
+        if settings.alwaysOn, coder.withLock({ $0.format != nil }) {
+            startSilence()
+            return
+        }
+        coder.withLock { coder in
+            coder.silent = false
+            if coder.format != nil { coder.encoder.close() }
+            coder.format = nil
+            coder.layout = nil
+        }
+        onLoop { $0.close() }
+    }
+
+    public func pauseChanged(_ paused: Bool) {
+        if paused {
+            if coder.withLock({ $0.format != nil }) { startSilence() }
+        } else {
+            coder.withLock { $0.silent = false }
+            onLoop { $0.silence?.cancel() }
+        }
+    }
+
+    public func songStarted(title: String?, artist: String?, album: String?) {
+        guard settings.sendsTags else { return }
+        let tag = StreamTag(title: title, artist: artist, album: album)
+        guard carriesTags else {
+            let block = ByteBuffer(bytes: ICYMetadata.block(title: tag.streamTitle))
+            onLoop { $0.setTitle(block) }
+            return
+        }
+        // The stream chains a new part with the tag; its first pages are the header from now on.
+        let chained = coder.withLock { coder -> (header: [UInt8], bytes: [UInt8])? in
+            guard coder.format != nil else { return nil }
+            // MPD goes on without the tag when the encoder refuses it.
+            try? coder.encoder.sendTag(tag)
+            try? coder.encoder.flush()
+            return (coder.encoder.streamHeader, coder.encoder.takeOutput())
+        }
+        guard let chained else { return }
+        let header = ByteBuffer(bytes: chained.header), page = ByteBuffer(bytes: chained.bytes)
+        onLoop {
+            if page.readableBytes > 0 { $0.broadcast(page) }
+            $0.replaceHeader(header)
+        }
+    }
+
+    private func startSilence() {
+        coder.withLock { coder in
+            coder.silent = true
+            coder.silenceSinceNs = DispatchTime.now().uptimeNanoseconds
+            coder.silenceFrames = 0
+        }
+        onLoop { [weak self] listeners in
+            listeners.silence?.cancel()
+            listeners.silence = self?.loop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(Self.silencePeriodMs)) { [weak self] _ in
+                self?.sendSilence()
+            }
+        }
+    }
+
+    /// On the loop: the silence due since the last call, encoded and sent.
+    private func sendSilence() {
+        let listening = listenerCount.value.load(ordering: .relaxed) > 0
+        let bytes = coder.withLock { coder -> [UInt8] in
+            guard coder.silent, let format = coder.format else { return [] }
+            let rate = format.sampleRate
+            let elapsedNs = DispatchTime.now().uptimeNanoseconds &- coder.silenceSinceNs
+            // The clock restarts after a second, so no product grows with the pause; a stalled loop loses the gap.
+            var due = Int(min(elapsedNs, 2_000_000_000) / 1000) * rate / 1_000_000 - coder.silenceFrames
+            if elapsedNs >= 1_000_000_000 {
+                coder.silenceSinceNs &+= 1_000_000_000
+                coder.silenceFrames -= rate
+                if elapsedNs >= 2_000_000_000 {
+                    coder.silenceSinceNs = DispatchTime.now().uptimeNanoseconds
+                    coder.silenceFrames = 0
+                    due = rate / 10
+                }
+            }
+            guard due > 0 else { return [] }
+            coder.silenceFrames += due
+            guard listening else { return [] }
+            let zeros = [UInt8](repeating: 0, count: due * format.bytesPerFrame)
+            return (try? Self.encode(zeros, &coder)) ?? []
+        }
+        if !bytes.isEmpty { listeners.value.broadcast(ByteBuffer(bytes: bytes)) }
+    }
+}

@@ -1,0 +1,117 @@
+import XZSystem
+import XZEncoders
+
+/// Why a stream output could not be made or could not listen; each message is one line naming the key.
+public enum StreamOutputError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A key of the `audio_output` block out of its domain.
+    case badSetting(String)
+    /// A non-loopback `bind_to_address` without the host's password.
+    case refusedAddress(String)
+    /// The port could not be bound (taken, no such address).
+    case cannotListen(String)
+
+    public var description: String {
+        switch self {
+        case .badSetting(let why), .refusedAddress(let why), .cannotListen(let why): return why
+        }
+    }
+}
+
+/// An `audio_output { type "httpd" … }` block as MPD reads it, checked.
+public struct StreamOutputSettings: Sendable, Equatable {
+    /// Listeners at once whatever `max_clients` says (MPD has no cap): each may hold `queueLimit` bytes.
+    public static let listenerHardCap = 64
+    /// A listener's queue past this is dropped (MPD's 256 KiB): it is too slow and starts again further on.
+    public static let queueLimit = 256 * 1024
+    /// The longest request head a listener may send.
+    public static let headLimit = 8 * 1024
+    /// Connections still sending their head at once; more are closed at once.
+    public static let pendingHeadCap = 16
+
+    public var name: String
+    public var address = "127.0.0.1"
+    /// 0 takes any free port (tests); `HTTPStreamOutput.port` says which.
+    public var port = 8000
+    public var encoder = EncoderKind.vorbis
+    /// The block's other keys (`bitrate`, `quality`, …), as the encoder takes them.
+    public var encoderSettings: [String: String] = [:]
+    /// Listeners at once; MPD's 0 means no limit, here the hard cap.
+    public var maxClients = 0
+    /// On stop the stream stays up with silence instead of closing its listeners.
+    public var alwaysOn = false
+    /// Song titles reach the listeners (ICY metadata or the stream's own tags).
+    public var sendsTags = true
+    /// Required of listeners (HTTP Basic, any user name) when the address is not loopback.
+    public var password: String?
+    /// How long a listener may take to send its request head.
+    public var headTimeoutMs: Int64 = 10_000
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// The keys of the output itself; every other key goes to the encoder.
+    static let outputKeys: Set<String> = [
+        "type", "name", "enabled", "port", "bind_to_address", "encoder", "max_clients", "always_on", "tags",
+        "genre", "website", "dscp_class", "mixer_type", "format", "replay_gain_handler",
+    ]
+
+    /// Reads MPD's keys of an httpd block. A non-loopback `bind_to_address` needs `hostPassword`, as the
+    /// protocol port does, and its listeners then give it.
+    public init(block: ConfigFile.Block, hostPassword: String?) throws(StreamOutputError) {
+        let label = "audio_output \"\(block.value("name") ?? "httpd")\" (line \(block.line))"
+        guard let name = block.value("name"), !name.isEmpty else {
+            throw .badSetting("\(label): missing 'name'")
+        }
+        self.init(name: name)
+        func number(_ key: String, _ range: ClosedRange<Int>) throws(StreamOutputError) -> Int? {
+            guard let text = block.value(key) else { return nil }
+            guard let value = Int(text), range.contains(value) else {
+                throw .badSetting("\(label): '\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            }
+            return value
+        }
+        func yesNo(_ key: String) throws(StreamOutputError) -> Bool? {
+            guard let text = block.value(key) else { return nil }
+            guard let value = ConfigKey.yesNo(text) else { throw .badSetting("\(label): '\(key)' must be yes or no, not \"\(text)\"") }
+            return value
+        }
+        port = try number("port", 0...65_535) ?? port
+        maxClients = try number("max_clients", 0...Int(UInt32.max)) ?? 0
+        alwaysOn = try yesNo("always_on") ?? false
+        sendsTags = try yesNo("tags") ?? true
+        if let text = block.value("encoder") {
+            guard let kind = EncoderKind(rawValue: text) else {
+                let known = EncoderKind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .badSetting("\(label): 'encoder' must be one of \(known), not \"\(text)\"")
+            }
+            encoder = kind
+        }
+        if let text = block.value("bind_to_address") {
+            guard !text.isEmpty, text.utf8.count <= 255, !text.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+                throw .badSetting("\(label): 'bind_to_address' must be an address, not \"\(text)\"")
+            }
+            // MPD's word for every address.
+            address = text == "any" ? "::" : text
+        }
+        if !Self.isLoopback(address) {
+            guard let hostPassword, !hostPassword.isEmpty else {
+                throw .refusedAddress("\(label): refusing 'bind_to_address' \(address) without a password: set 'password = …' in the config")
+            }
+            password = hostPassword
+        }
+        for entry in block.entries where !Self.outputKeys.contains(entry.key) {
+            encoderSettings[entry.key] = entry.value
+        }
+    }
+
+    /// The listeners at once this output takes.
+    public var listenerLimit: Int {
+        maxClients == 0 ? Self.listenerHardCap : min(maxClients, Self.listenerHardCap)
+    }
+
+    /// The protocol port's rule (HostSettings.validate): loopback needs no password.
+    public static func isLoopback(_ address: String) -> Bool {
+        ["::1", "localhost"].contains(address) || address.hasPrefix("127.")
+    }
+}

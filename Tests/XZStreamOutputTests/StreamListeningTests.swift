@@ -1,0 +1,97 @@
+import Foundation
+import XCTest
+import XZEncoders
+import XZPlayback
+import XZStreamOutput
+import XZTestSupport
+
+/// What real clients hear of the stream: ffmpeg decoding it while a real player plays into it.
+final class StreamListeningTests: XCTestCase {
+    override func setUpWithError() throws {
+        guard (try? TestProcess.which("ffmpeg")) != nil, (try? TestProcess.which("sox")) != nil else {
+            throw XCTSkip("ffmpeg and sox are needed to listen to the stream")
+        }
+    }
+
+    func testTwoListenersAtOnceHearTheToneWhileAThirdNeverReads() throws {
+        for kind in StreamKinds.all {
+            let rig = try StreamRig(kind)
+            rig.player.play([try Tones.item(frequency: 440, seconds: 10)])
+            try rig.waitUntilStreaming()
+            // A listener that connects and never reads must not hold back the others.
+            let stalled = try RawListener(port: rig.port, request: "GET / HTTP/1.1\r\n\r\n")
+            let url = "http://127.0.0.1:\(rig.port)/"
+            let heard = FFmpegListener.decodeTogether([url, url], seconds: 2)
+            for (index, result) in heard.enumerated() {
+                let samples = try result.get()
+                XCTAssertGreaterThanOrEqual(samples.count, 44_100 * 19 / 10, "\(kind) listener \(index): \(samples.count) samples")
+                let frequency = FFmpegListener.frequency(Array(samples.dropFirst(4410)))
+                XCTAssertEqual(frequency, 440, accuracy: 440 * 0.02, "\(kind) listener \(index)")
+            }
+            withExtendedLifetime(stalled) {}
+        }
+    }
+
+    func testPauseSendsSilenceAndTheListenerStaysConnected() throws {
+        for kind in StreamKinds.all {
+            for alwaysOn in [false, true] {
+                let rig = try StreamRig(kind, alwaysOn: alwaysOn)
+                rig.player.play([try Tones.item(frequency: 440, seconds: 30)])
+                try rig.waitUntilStreaming()
+                let before = try RawListener(port: rig.port, request: "GET / HTTP/1.1\r\n\r\n")
+                XCTAssertTrue(try before.readHead().hasPrefix("HTTP/1.1 200"))
+                rig.player.pause()
+                XCTAssertTrue(rig.events.wait { $0.contains { if case .paused = $0 { true } else { false } } })
+                // Paused, a new listener hears silence at real-time pace, and the one before goes on receiving.
+                let samples = try FFmpegListener.decode("http://127.0.0.1:\(rig.port)/", seconds: 1.5)
+                XCTAssertGreaterThanOrEqual(samples.count, 44_100 * 14 / 10, "\(kind) always_on \(alwaysOn)")
+                XCTAssertLessThan(FFmpegListener.peak(Array(samples.dropFirst(22_050))), 64, "\(kind) always_on \(alwaysOn): silence")
+                XCTAssertFalse(before.readToEnd(limit: 200_000).isEmpty, "\(kind): the listener before the pause still receives")
+                XCTAssertFalse(before.isClosedByServer(within: 0.5))
+                // On again, the tone comes back.
+                rig.player.resume()
+                let resumed = try FFmpegListener.decode("http://127.0.0.1:\(rig.port)/", seconds: 1)
+                XCTAssertEqual(FFmpegListener.frequency(Array(resumed.dropFirst(4410))), 440, accuracy: 9, "\(kind) after resume")
+            }
+        }
+    }
+
+    func testStopClosesTheListenersUnlessAlwaysOn() throws {
+        for kind in StreamKinds.all {
+            for alwaysOn in [false, true] {
+                let rig = try StreamRig(kind, alwaysOn: alwaysOn)
+                rig.player.play([try Tones.item(frequency: 440, seconds: 30)])
+                try rig.waitUntilStreaming()
+                let listener = try RawListener(port: rig.port, request: "GET / HTTP/1.1\r\n\r\n", readTimeout: 1)
+                XCTAssertTrue(try listener.readHead().hasPrefix("HTTP/1.1 200"))
+                rig.player.stop()
+                if alwaysOn {
+                    XCTAssertFalse(listener.isClosedByServer(within: 1.5), "\(kind): always_on keeps the listener")
+                    XCTAssertFalse(listener.readToEnd(limit: 50_000).isEmpty, "\(kind): silence keeps coming")
+                    let samples = try FFmpegListener.decode("http://127.0.0.1:\(rig.port)/", seconds: 1)
+                    XCTAssertGreaterThanOrEqual(samples.count, 44_100 * 9 / 10, "\(kind)")
+                    XCTAssertLessThan(FFmpegListener.peak(Array(samples.dropFirst(22_050))), 64, "\(kind): silence after stop")
+                } else {
+                    XCTAssertTrue(listener.isClosedByServer(within: 5), "\(kind): stop closes the listener, as MPD's")
+                    let refused = try RawListener(port: rig.port, request: "GET / HTTP/1.1\r\n\r\n")
+                    XCTAssertTrue(try refused.readHead().hasPrefix("HTTP/1.1 503"))
+                }
+            }
+        }
+    }
+
+    func testMpvPlaysTheStream() throws {
+        guard (try? TestProcess.which("mpv")) != nil else { throw XCTSkip("mpv is not installed: the stream is heard through ffmpeg only") }
+        let folder = try TemporaryFolder("stream-mpv")
+        for kind in StreamKinds.all {
+            let rig = try StreamRig(kind)
+            rig.player.play([try Tones.item(frequency: 440, seconds: 10)])
+            try rig.waitUntilStreaming()
+            let wav = folder.path("mpv-\(kind).wav")
+            try TestProcess.runChecked("mpv", ["--no-video", "--no-config", "--really-quiet", "--ao=pcm", "--ao-pcm-file=\(wav)",
+                                               "--length=2", "http://127.0.0.1:\(rig.port)/"])
+            let decoded = try FFmpegListener.decode(wav, seconds: 2)
+            XCTAssertEqual(FFmpegListener.frequency(Array(decoded.dropFirst(4410))), 440, accuracy: 9, "\(kind)")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import XCTest
+import XZEncoders
+import XZStreamOutput
+import XZSystem
+
+/// An `audio_output { type "httpd" … }` block read as MPD reads it, and its one-line errors.
+final class StreamSettingsTests: XCTestCase {
+    private func block(_ lines: String) throws -> ConfigFile.Block {
+        let file = try ConfigFile(parsing: "audio_output {\n    type \"httpd\"\n\(lines)\n}\n")
+        return try XCTUnwrap(file.blocks(named: "audio_output").first)
+    }
+
+    private func refusal(_ lines: String, password: String? = nil) throws -> String {
+        do {
+            _ = try StreamOutputSettings(block: block(lines), hostPassword: password)
+            return "accepted"
+        } catch let error as StreamOutputError {
+            return error.description
+        }
+    }
+
+    func testMPDsDefaults() throws {
+        let settings = try StreamOutputSettings(block: block("name \"Stream\"\nbitrate \"128\""), hostPassword: nil)
+        XCTAssertEqual(settings.port, 8000)
+        XCTAssertEqual(settings.address, "127.0.0.1")
+        XCTAssertEqual(settings.encoder, .vorbis)
+        XCTAssertEqual(settings.maxClients, 0)
+        XCTAssertEqual(settings.listenerLimit, StreamOutputSettings.listenerHardCap)
+        XCTAssertFalse(settings.alwaysOn)
+        XCTAssertTrue(settings.sendsTags)
+        XCTAssertNil(settings.password)
+        XCTAssertEqual(settings.encoderSettings, ["bitrate": "128"])
+    }
+
+    func testEveryKeyRead() throws {
+        let settings = try StreamOutputSettings(block: block("""
+            name "Kitchen"
+            port "8123"
+            bind_to_address "any"
+            encoder "wave"
+            max_clients "3"
+            always_on "yes"
+            tags "no"
+            quality "5.0"
+            """), hostPassword: "pw")
+        XCTAssertEqual(settings.port, 8123)
+        XCTAssertEqual(settings.address, "::")
+        XCTAssertEqual(settings.encoder, .wave)
+        XCTAssertEqual(settings.listenerLimit, 3)
+        XCTAssertTrue(settings.alwaysOn)
+        XCTAssertFalse(settings.sendsTags)
+        XCTAssertEqual(settings.password, "pw")
+        XCTAssertEqual(settings.encoderSettings, ["quality": "5.0"])
+    }
+
+    func testBadValuesAreRefusedNamingTheKey() throws {
+        XCTAssertTrue(try refusal("port \"8000\"").contains("missing 'name'"))
+        XCTAssertTrue(try refusal("name \"s\"\nport \"70000\"").contains("'port' must be a whole number from 0 to 65535"))
+        XCTAssertTrue(try refusal("name \"s\"\nport \"-1\"").contains("'port'"))
+        XCTAssertTrue(try refusal("name \"s\"\nmax_clients \"99999999999\"").contains("'max_clients'"))
+        XCTAssertTrue(try refusal("name \"s\"\nalways_on \"maybe\"").contains("'always_on' must be yes or no"))
+        XCTAssertTrue(try refusal("name \"s\"\ntags \"2\"").contains("'tags'"))
+        XCTAssertTrue(try refusal("name \"s\"\nencoder \"mp4\"").contains("'encoder' must be one of opus, vorbis, lame, flac, wave"))
+        XCTAssertTrue(try refusal("name \"s\"\nbind_to_address \"a b\"").contains("'bind_to_address'"))
+    }
+
+    func testAnOpenAddressNeedsTheHostsPassword() throws {
+        XCTAssertTrue(try refusal("name \"s\"\nbind_to_address \"0.0.0.0\"")
+            .contains("refusing 'bind_to_address' 0.0.0.0 without a password"))
+        XCTAssertTrue(try refusal("name \"s\"\nbind_to_address \"any\"").contains("without a password"))
+        XCTAssertEqual(try refusal("name \"s\"\nbind_to_address \"0.0.0.0\"", password: "pw"), "accepted")
+        XCTAssertEqual(try refusal("name \"s\"\nbind_to_address \"127.0.0.1\""), "accepted")
+        XCTAssertEqual(try refusal("name \"s\"\nbind_to_address \"::1\""), "accepted")
+    }
+
+    func testAPortTakenIsOneLine() throws {
+        var settings = StreamOutputSettings(name: "first")
+        settings.port = 0
+        settings.encoder = .wave
+        let first = try HTTPStreamOutput(settings: settings)
+        defer { first.shutdown() }
+        settings.port = first.port
+        XCTAssertThrowsError(try HTTPStreamOutput(settings: settings)) { error in
+            guard case StreamOutputError.cannotListen(let why) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(why.hasPrefix("audio_output \"first\": cannot listen on 127.0.0.1 port \(first.port)"), why)
+            XCTAssertFalse(why.contains("\n"))
+        }
+    }
+}
