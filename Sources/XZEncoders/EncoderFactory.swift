@@ -3,6 +3,9 @@
 public func makeEncoder(kind: EncoderKind, settings: [String: String]) throws(EncoderError) -> AudioEncoder {
     switch kind {
     case .wave: return try WaveEncoder(settings: settings)
-    case .opus, .vorbis, .lame, .flac: throw .failed("encoder \"\(kind.rawValue)\" is not built into this XZMusic")
+    case .opus: return try OpusEncoder(settings: settings)
+    case .vorbis: return try VorbisEncoder(settings: settings)
+    case .lame: return try LameEncoder(settings: settings)
+    case .flac: return try FlacEncoder(settings: settings)
     }
 }

@@ -12,7 +12,7 @@ import Glibc
 
 /// The encoders every stream test runs over; each new encoder joins here.
 enum StreamKinds {
-    static let all: [EncoderKind] = [.wave]
+    static let all: [EncoderKind] = [.wave, .opus, .vorbis, .lame, .flac]
     /// Those whose listeners get ICY titles (the others carry titles in the stream itself).
     static var icy: [EncoderKind] { all.filter { (try? makeEncoder(kind: $0, settings: [:]).carriesTags) == false } }
 }
