@@ -339,4 +339,29 @@ final class MPRISTests: XCTestCase {
         let players = try TestProcess.run("/usr/bin/playerctl", ["-l"], environment: clientEnvironment).stdout
         XCTAssertTrue(players.contains("xzmusic\n") && players.contains("xzmusic.instance\(getpid())"), players)
     }
+
+    /// mpDris2, the bridge, beside the native player: two players of one host, as beside MPD.
+    func testMpDris2AndTheNativePlayerBothShowOneHost() async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/mpDris2") else { throw XCTSkip("mpDris2 is not installed") }
+        let host = try await start(try configuration())
+        let mpd = try MPDClient.connect(host: "127.0.0.1", port: try XCTUnwrap(host.tcpPort))
+        try mpd.run("add", "album/2.mp3")
+        try mpd.run("play", "0")
+        var environment = clientEnvironment
+        // Its own config file is not the user's.
+        environment["HOME"] = temp.url.path
+        environment["XDG_CONFIG_HOME"] = temp.url.appendingPathComponent("config").path
+        let bridge = try RunningProcess("/usr/bin/mpDris2", ["--host=127.0.0.1", "--port=\(try XCTUnwrap(host.tcpPort))"],
+                                        environment: environment)
+        defer { bridge.signal(SIGTERM); _ = bridge.finish() }
+        func players() throws -> [String] {
+            try TestProcess.run("/usr/bin/playerctl", ["-l"], environment: clientEnvironment).stdout.split(separator: "\n").map(String.init)
+        }
+        XCTAssertTrue(try eventually { try players().contains("mpd") }, bridge.stderr)
+        XCTAssertTrue(try players().contains("xzmusic"))
+        for player in ["mpd", "xzmusic"] {
+            let title = try TestProcess.run("/usr/bin/playerctl", ["-p", player, "metadata", "xesam:title"], environment: clientEnvironment)
+            XCTAssertEqual(title.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "Song 2", player)
+        }
+    }
 }
