@@ -31,6 +31,11 @@ struct BusMessage {
         keep(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "d")), &number))
     }
 
+    mutating func appendInt32(_ value: Int32) {
+        var number = value
+        keep(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "i")), &number))
+    }
+
     mutating func appendInt64(_ value: Int64) {
         var number = value
         keep(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "x")), &number))
@@ -51,6 +56,7 @@ struct BusMessage {
             switch value {
             case .string(let text): appendString(text)
             case .strings(let texts): appendStrings(texts)
+            case .int32(let number): appendInt32(number)
             case .int64(let number): appendInt64(number)
             case .objectPath(let path): appendObjectPath(path)
             }
@@ -95,6 +101,7 @@ struct BusMessage {
 enum MetadataValue: Equatable {
     case string(String)
     case strings([String])
+    case int32(Int32)
     case int64(Int64)
     case objectPath(String)
 
@@ -102,6 +109,7 @@ enum MetadataValue: Equatable {
         switch self {
         case .string: return "s"
         case .strings: return "as"
+        case .int32: return "i"
         case .int64: return "x"
         case .objectPath: return "o"
         }

@@ -42,7 +42,7 @@ struct TrackMetadata: Equatable {
         let albumArtist = item.songKey != nil ? (try? item.songKey.flatMap { try host.database.song(key: $0) })?.albumArtist
             : item.isStream ? nil : (try? AudioTags.read(path: item.decodedPath))?.albumArtist
         if let albumArtist, !albumArtist.isEmpty { add("xesam:albumArtist", .strings([albumArtist])) }
-        if let track = item.track { add("xesam:trackNumber", .int64(Int64(clamping: track))) }
+        if let track = item.track { add("xesam:trackNumber", .int32(Int32(clamping: track))) }
         add("xesam:url", .string(item.isStream ? item.path : URL(fileURLWithPath: item.path).absoluteString))
         if !item.isStream, let cover = SongCover.find(for: item.decodedPath, embeddedFirst: true),
            let file = covers.file(for: cover) {

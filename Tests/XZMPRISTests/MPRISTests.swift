@@ -117,7 +117,7 @@ final class MPRISTests: XCTestCase {
         XCTAssertTrue(try eventually { try playerctl("status") == "Playing" })
         XCTAssertEqual(try status(mpd)["state"], "play")
         let fields = try playerctl("metadata", "--format",
-                                   "{{mpris:trackid}}|{{xesam:title}}|{{artist}}|{{xesam:album}}|{{mpris:length}}|{{xesam:url}}|{{mpris:artUrl}}")
+                                   "{{mpris:trackid}}|{{xesam:title}}|{{artist}}|{{xesam:album}}|{{mpris:length}}|{{xesam:url}}|{{mpris:artUrl}}|{{xesam:trackNumber}}")
             .split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         let songId = try XCTUnwrap(status(mpd)["songid"])
         // playerctl quotes an object path.
@@ -127,6 +127,7 @@ final class MPRISTests: XCTestCase {
         let cover = try XCTUnwrap(URL(string: fields[6]), fields[6])
         XCTAssertTrue(cover.isFileURL && cover.path.hasPrefix(temp.url.appendingPathComponent("covers").path), fields[6])
         XCTAssertEqual(try Data(contentsOf: cover), try Data(contentsOf: music.appendingPathComponent("album/cover.jpg")))
+        XCTAssertEqual(fields[7], "1")
         XCTAssertEqual(try playerctl("metadata", "xesam:asText"), "First words\nSecond words")
 
         try playerctl("pause")
@@ -319,6 +320,20 @@ final class MPRISTests: XCTestCase {
         let mpd = try MPDClient.connect(host: "127.0.0.1", port: try XCTUnwrap(host.tcpPort))
         try mpd.run("add", "album/1.mp3")
         XCTAssertEqual(try status(mpd)["playlistlength"], "1")
+    }
+
+    func testABusThatGoesAwayIsOneLineAndTheHostRunsOn() async throws {
+        let notes = Mutex<[String]>([])
+        let host = try await start(try configuration(), notes: { line in notes.withLock { $0.append(line) } })
+        XCTAssertNotNil(host.mpris)
+        bus.signal(SIGKILL)
+        _ = bus.finish()
+        XCTAssertTrue(eventually { notes.withLock { $0 }.contains { $0.hasPrefix("MPRIS left the session bus") } },
+                      "\(notes.withLock { $0 })")
+        let mpd = try MPDClient.connect(host: "127.0.0.1", port: try XCTUnwrap(host.tcpPort))
+        try mpd.run("add", "album/1.mp3")
+        try mpd.run("play", "0")
+        XCTAssertEqual(try status(mpd)["state"], "play")
     }
 
     func testMprisNoKeepsTheHostOffTheBus() async throws {
