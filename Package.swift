@@ -168,7 +168,7 @@ let package = Package(
             "XZTestSupport",
         ]),
         .testTarget(name: "XZMPRISTests", dependencies: [
-            "XZMPRIS", "XZHosting", "XZHost", "XZMPDCommands", "XZServer", "XZCatalogue", "XZSystem", "XZTestSupport",
+            "XZMPRIS", "XZHosting", "XZHost", "XZServer", "XZCatalogue", "XZSystem", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHosting", "XZPlayback", "XZPlaybackTerms",
