@@ -9,6 +9,11 @@ public struct SongCover: Sendable, Equatable {
     public let mimeType: String?
     public let data: [UInt8]
 
+    public init(mimeType: String?, data: [UInt8]) {
+        self.mimeType = mimeType
+        self.data = data
+    }
+
     /// The names of a folder's cover file, in the order looked for (MPD's).
     public static let fileNames = ["cover.png", "cover.jpg", "cover.jpeg", "cover.webp", "folder.jpg", "folder.png"]
     /// A cover larger than this is no cover: it is not read whole into memory.

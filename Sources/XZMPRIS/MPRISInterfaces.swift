@@ -204,20 +204,29 @@ extension MPRISService {
         let here = playedPositionMs(absoluteMs: snapshot.positionMs, snapshot)
         let (target, overflow) = here.addingReportingOverflow(Int(offsetUs / 1000))
         if !overflow, target < length {
-            host.player.seek(.absolute(ms: max(0, target) + (current.range?.startMs ?? 0)))
+            seekAndWait(toMs: max(0, target) + (current.range?.startMs ?? 0))
         } else if offsetUs > 0 {
             host.player.next()
         } else {
-            host.player.seek(.absolute(ms: current.range?.startMs ?? 0))
+            seekAndWait(toMs: current.range?.startMs ?? 0)
         }
     }
+
+    /// As MPD's seek, the answer waits until the player is there (a while at most): a relative Seek right
+    /// after counts from the new place. Only the bus thread waits.
+    private func seekAndWait(toMs ms: Int) {
+        if let ticket = host.player.requestSeek(.absolute(ms: ms)) { host.player.waitForSeek(ticket, patience: Self.seekPatience) }
+    }
+
+    /// How long a seek's answer waits for the player at most.
+    static let seekPatience: TimeInterval = 2
 
     /// The spec: a stale track id, or a place outside the track, does nothing.
     private func setPosition(track: String, positionUs: Int64, _ snapshot: PlayerSnapshot) {
         guard PlayerView(snapshot, metadata: .none).canSeek, let id = snapshot.currentId, let current = snapshot.current,
               track == TrackMetadata.trackPath(id: id), positionUs >= 0, let length = current.playedLengthMs,
               positionUs / 1000 <= Int64(length) else { return }
-        host.player.seek(.absolute(ms: Int(positionUs / 1000) + (current.range?.startMs ?? 0)))
+        seekAndWait(toMs: Int(positionUs / 1000) + (current.range?.startMs ?? 0))
     }
 
     /// Adds the song a `file://` URI names in the music folder, or an http(s) stream, and plays it; nil

@@ -3,7 +3,7 @@ import XCTest
 import XZCatalogue
 import XZHost
 import XZHosting
-import XZMPRIS
+@testable import XZMPRIS
 import XZServer
 import XZSystem
 import XZTestSupport
@@ -334,6 +334,19 @@ final class MPRISTests: XCTestCase {
         try mpd.run("add", "album/1.mp3")
         try mpd.run("play", "0")
         XCTAssertEqual(try status(mpd)["state"], "play")
+    }
+
+    /// Covers are kept once per picture, and no more than the cache's cap of them.
+    func testTheCoverCacheSharesPicturesAndStaysCapped() throws {
+        let cache = CoverCache(folder: temp.url.appendingPathComponent("covers"))
+        let picture = SongCover(mimeType: "image/png", data: [0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
+        let first = try XCTUnwrap(cache.file(for: picture))
+        XCTAssertEqual(cache.file(for: picture), first, "one file for an album's songs")
+        XCTAssertTrue(first.hasSuffix(".png"))
+        for index in 0..<(CoverCache.maxFiles + 5) {
+            XCTAssertNotNil(cache.file(for: SongCover(mimeType: nil, data: [0xFF, 0xD8] + withUnsafeBytes(of: index) { Array($0) })))
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache.folder.path).count, CoverCache.maxFiles)
     }
 
     func testMprisNoKeepsTheHostOffTheBus() async throws {
