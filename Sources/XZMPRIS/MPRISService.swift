@@ -74,7 +74,8 @@ public final class MPRISService: @unchecked Sendable {
         }
         guard r >= 0, let bus = opened else {
             sd_bus_unref(opened)
-            throw .noSessionBus(errorText(r))
+            // sd-bus's ENOMEDIUM: no address in the environment to look for one at.
+            throw .noSessionBus(r == -ENOMEDIUM ? "neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set" : errorText(r))
         }
         let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wake >= 0 else {
