@@ -12,13 +12,13 @@ import Glibc
 /// media keys, desktop widgets, KDE Connect and playerctl drive it. The bus is served by a thread of its
 /// own: sd-bus's calls block, and the host's changes wake it through an eventfd.
 ///
-/// `@unchecked Sendable`: the sd-bus connection, its slots and vtables and the metadata cache are touched
-/// only by the bus thread once `start` returns, and by `stop` after that thread has ended; what other
-/// threads touch (the eventfd and what is waiting to be told) is behind `waiting`'s lock.
+/// `@unchecked Sendable` for its C handles: the sd-bus connection, its slots, vtables and their strings
+/// are touched only by `start` before the bus thread begins, by that thread, and by `stop` after it has
+/// ended. Everything else is immutable or behind a lock.
 public final class MPRISService: @unchecked Sendable {
     /// The name it holds: `org.mpris.MediaPlayer2.xzmusic`, or with `.instance<pid>` when another host has that.
-    /// Set before the bus thread starts, never after.
-    public private(set) var busName: String
+    public var busName: String { name.withLock { $0 } }
+    private let name: Mutex<String>
     let host: PlayerHost
     private let bus: OpaquePointer
     private var slots: [OpaquePointer?] = []
@@ -36,12 +36,15 @@ public final class MPRISService: @unchecked Sendable {
     }
     private let waiting: Mutex<Waiting>
     private let finished = DispatchSemaphore(value: 0)
-    private var changeToken = 0
+    private let changeToken = Mutex(0)
 
-    // The bus thread's own.
-    private var metadataKey: QueueEntry?
-    private var metadata = TrackMetadata.none
-    private var told: PlayerView?
+    /// The bus thread's own: the current entry's metadata and what was last told.
+    private struct Told {
+        var entry: QueueEntry?
+        var metadata = TrackMetadata.none
+        var view: PlayerView?
+    }
+    private let told = Mutex(Told())
 
     static let objectPath = "/org/mpris/MediaPlayer2"
     static let rootInterface = "org.mpris.MediaPlayer2"
@@ -51,7 +54,7 @@ public final class MPRISService: @unchecked Sendable {
     private init(bus: OpaquePointer, busName: String, wake: Int32, host: PlayerHost, covers: CoverCache,
                  report: @escaping @Sendable (String) -> Void) {
         self.bus = bus
-        self.busName = busName
+        name = Mutex(busName)
         self.host = host
         self.covers = covers
         self.report = report
@@ -110,21 +113,22 @@ public final class MPRISService: @unchecked Sendable {
     /// Takes the base name, else `fallback` (a second host on the same bus, as the spec allows), then
     /// starts serving: returns the service under the name it holds.
     private func takeName(fallback: String) throws(MPRISError) -> MPRISService {
-        var name = busName
-        var r = sd_bus_request_name(bus, name, 0)
+        var taken = busName
+        var r = sd_bus_request_name(bus, taken, 0)
         if r == -EEXIST || r == -EALREADY {
-            name = fallback
-            r = sd_bus_request_name(bus, name, 0)
+            taken = fallback
+            r = sd_bus_request_name(bus, taken, 0)
         }
-        guard r >= 0 else { throw .cannotRegister("\(name): \(Self.errorText(r))") }
-        busName = name
+        guard r >= 0 else { throw .cannotRegister("\(taken): \(Self.errorText(r))") }
+        name.withLock { $0 = taken }
         serve()
         return self
     }
 
     private func serve() {
         // Changes are told on the thread that made them, which must not block: they only wake the bus.
-        changeToken = host.observeChanges { [weak self] _ in self?.wakeUp() }
+        let token = host.observeChanges { [weak self] _ in self?.wakeUp() }
+        changeToken.withLock { $0 = token }
         host.observe { [weak self] event in
             guard let self, case .seeked(let ms) = event else { return }
             waiting.withLock { $0.seekedMs = ms }
@@ -150,7 +154,7 @@ public final class MPRISService: @unchecked Sendable {
             return !waiting.stopping
         }
         guard running else { return }
-        host.stopObserving(changeToken)
+        host.stopObserving(changeToken.withLock { $0 })
         wakeUp()
         finished.wait()
         close()
@@ -212,9 +216,12 @@ public final class MPRISService: @unchecked Sendable {
     /// PropertiesChanged for what differs from what was last told.
     private func tellChanges() {
         let view = PlayerView(host.player.snapshot(), metadata: currentMetadata)
-        defer { told = view }
-        guard let told else { return }
-        let changed = view.changedNames(since: told)
+        let last = told.withLock { told in
+            defer { told.view = view }
+            return told.view
+        }
+        guard let last else { return }
+        let changed = view.changedNames(since: last)
         guard !changed.isEmpty else { return }
         var pointers = changed.map { strdup($0) } + [nil]
         defer { pointers.forEach { free($0) } }
@@ -237,11 +244,13 @@ public final class MPRISService: @unchecked Sendable {
     var currentMetadata: TrackMetadata {
         let snapshot = host.player.snapshot()
         let entry = snapshot.currentIndex.map { snapshot.entries[$0] }
-        if entry != metadataKey {
-            metadataKey = entry
-            metadata = entry.map { TrackMetadata(entry: $0, host: host, covers: covers) } ?? .none
+        return told.withLock { told in
+            if entry != told.entry {
+                told.entry = entry
+                told.metadata = entry.map { TrackMetadata(entry: $0, host: host, covers: covers) } ?? .none
+            }
+            return told.metadata
         }
-        return metadata
     }
 
     // MARK: Vtables
