@@ -16,9 +16,16 @@ import Glibc
 /// are touched only by `start` before the bus thread begins, by that thread, and by `stop` after it has
 /// ended. Everything else is immutable or behind a lock.
 public final class MPRISService: @unchecked Sendable {
-    /// The name it holds: `org.mpris.MediaPlayer2.xzmusic`, or with `.instance<pid>` when another host has that.
-    public var busName: String { name.withLock { $0 } }
-    private let name: Mutex<String>
+    /// The name it holds: `org.mpris.MediaPlayer2.xzmusic`, or with `.instance<pid>` when another host has
+    /// that; nil until the bus has answered (or when it refused both).
+    public var busName: String? { naming.withLock { $0.held } }
+    private struct Naming {
+        var asked = MPRISService.baseName
+        var held: String?
+    }
+    private let naming = Mutex(Naming())
+    /// Signalled once the bus answered for the name (or the bus thread ended).
+    private let named = DispatchSemaphore(value: 0)
     let host: PlayerHost
     private let bus: OpaquePointer
     private var slots: [OpaquePointer?] = []
@@ -50,11 +57,13 @@ public final class MPRISService: @unchecked Sendable {
     static let rootInterface = "org.mpris.MediaPlayer2"
     static let playerInterface = "org.mpris.MediaPlayer2.Player"
     static let baseName = "org.mpris.MediaPlayer2.xzmusic"
+    /// How long the host's start waits for the bus to answer for the name; a bus that does not answer
+    /// (its daemon stuck) then holds up nothing: the name comes when it answers.
+    static let namePatience: DispatchTimeInterval = .seconds(2)
 
-    private init(bus: OpaquePointer, busName: String, wake: Int32, host: PlayerHost, covers: CoverCache,
+    private init(bus: OpaquePointer, wake: Int32, host: PlayerHost, covers: CoverCache,
                  report: @escaping @Sendable (String) -> Void) {
         self.bus = bus
-        name = Mutex(busName)
         self.host = host
         self.covers = covers
         self.report = report
@@ -86,15 +95,18 @@ public final class MPRISService: @unchecked Sendable {
             throw .cannotRegister(String(cString: strerror(errno)))
         }
         // The name is taken last, so no client finds it before its objects are there.
-        let service = MPRISService(bus: bus, busName: baseName, wake: wake, host: host,
+        let service = MPRISService(bus: bus, wake: wake, host: host,
                                    covers: CoverCache(folder: settings.coverFolder), report: report)
         do throws(MPRISError) {
             try service.register()
-            return try service.takeName(fallback: baseName + ".instance\(getpid())")
+            try service.askForName(baseName)
         } catch {
             service.close()
             throw error
         }
+        service.serve()
+        _ = service.named.wait(timeout: .now() + namePatience)
+        return service
     }
 
     private func register() throws(MPRISError) {
@@ -110,19 +122,41 @@ public final class MPRISService: @unchecked Sendable {
         }
     }
 
-    /// Takes the base name, else `fallback` (a second host on the same bus, as the spec allows), then
-    /// starts serving: returns the service under the name it holds.
-    private func takeName(fallback: String) throws(MPRISError) -> MPRISService {
-        var taken = busName
-        var r = sd_bus_request_name(bus, taken, 0)
-        if r == -EEXIST || r == -EALREADY {
-            taken = fallback
-            r = sd_bus_request_name(bus, taken, 0)
+    /// Asks for `wanted` without waiting: `nameAnswered` hears the bus's answer on the bus thread.
+    private func askForName(_ wanted: String) throws(MPRISError) {
+        naming.withLock { $0.asked = wanted }
+        let r = sd_bus_request_name_async(bus, nil, wanted, 0, requestNameAnswered, Unmanaged.passUnretained(self).toOpaque())
+        guard r >= 0 else { throw .cannotRegister("\(wanted): \(Self.errorText(r))") }
+    }
+
+    /// The bus's answer to RequestName: held, or taken by another host (then the spec's instance name is
+    /// asked for), or refused (one line).
+    func nameAnswered(_ reply: OpaquePointer) {
+        let asked = naming.withLock { $0.asked }
+        if sd_bus_message_is_method_error(reply, nil) != 0 {
+            let message = sd_bus_message_get_error(reply)?.pointee.message.map { String(cString: $0) } ?? "refused"
+            report(MPRISError.cannotRegister("\(asked): \(message)").description)
+            named.signal()
+            return
         }
-        guard r >= 0 else { throw .cannotRegister("\(taken): \(Self.errorText(r))") }
-        name.withLock { $0 = taken }
-        serve()
-        return self
+        var code: UInt32 = 0
+        _ = sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &code)
+        // D-Bus's RequestName answers: 1 primary owner, 3 exists, 4 already owner.
+        switch code {
+        case 1, 4:
+            naming.withLock { $0.held = asked }
+            named.signal()
+        case 3 where asked == Self.baseName:
+            do throws(MPRISError) {
+                try askForName(Self.baseName + ".instance\(getpid())")
+            } catch {
+                report(error.description)
+                named.signal()
+            }
+        default:
+            report(MPRISError.cannotRegister("\(asked) is taken").description)
+            named.signal()
+        }
     }
 
     private func serve() {
@@ -177,7 +211,10 @@ public final class MPRISService: @unchecked Sendable {
     // MARK: The bus thread
 
     private func run() {
-        defer { finished.signal() }
+        defer {
+            named.signal()
+            finished.signal()
+        }
         let wake = waiting.withLock { $0.wake }
         while true {
             var r: Int32
@@ -314,6 +351,12 @@ private let getProperty: sd_bus_property_get_t = { _, _, _, property, reply, use
     guard let property, let reply, let userdata else { return -EINVAL }
     return Unmanaged<MPRISService>.fromOpaque(userdata).takeUnretainedValue()
         .get(String(cString: property), into: reply, error: error)
+}
+
+private let requestNameAnswered: sd_bus_message_handler_t = { reply, userdata, _ in
+    guard let reply, let userdata else { return 0 }
+    Unmanaged<MPRISService>.fromOpaque(userdata).takeUnretainedValue().nameAnswered(reply)
+    return 0
 }
 
 private let setProperty: sd_bus_property_set_t = { _, _, _, property, value, userdata, error in

@@ -322,6 +322,30 @@ final class MPRISTests: XCTestCase {
         XCTAssertEqual(try status(mpd)["playlistlength"], "1")
     }
 
+    /// A socket that takes the connection but never answers (a stuck bus daemon): the host starts and
+    /// serves anyway; the name waits for an answer that does not come.
+    func testABusThatNeverAnswersDoesNotHoldTheHost() async throws {
+        let path = temp.url.appendingPathComponent("mute-bus").path
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: Array(path.utf8).prefix(buffer.count - 1))
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(bound, 0)
+        XCTAssertEqual(listen(listener, 4), 0)
+        let host = try await start(try configuration(busAddress: "unix:path=" + path))
+        XCTAssertNotNil(host.mpris)
+        XCTAssertNil(host.mpris?.busName)
+        let mpd = try MPDClient.connect(host: "127.0.0.1", port: try XCTUnwrap(host.tcpPort))
+        try mpd.run("add", "album/1.mp3")
+        XCTAssertEqual(try status(mpd)["playlistlength"], "1")
+    }
+
     func testABusThatGoesAwayIsOneLineAndTheHostRunsOn() async throws {
         let notes = Mutex<[String]>([])
         let host = try await start(try configuration(), notes: { line in notes.withLock { $0.append(line) } })
