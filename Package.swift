@@ -40,6 +40,8 @@ let package = Package(
         // audio fingerprints of MPD's `getfingerprint`.
         .target(name: "CChromaprint", linkerSettings: [.linkedLibrary("dl")]),
         // PCRE2, MPD's regular expressions, with its match limits.
+        // sd-bus (libsystemd): the session bus for MPRIS.
+        .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // ICU's root collation (libicu-dev's headers), the order MPD gives names; ICU is loaded on first use.
         .target(name: "CCollation", linkerSettings: [.linkedLibrary("dl")]),
@@ -93,6 +95,10 @@ let package = Package(
         // The application core: one library's player, catalogue, statistics and folder updates, and the
         // changes its observers hear.
         .target(name: "XZHost", dependencies: ["XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback", "XZPlaybackTerms"]),
+        // The host on the session bus as an MPRIS media player (media keys, desktop widgets, playerctl).
+        .target(name: "XZMPRIS", dependencies: [
+            "CSystemdBus", "XZSystem", "XZAudio", "XZCatalogue", "XZLyrics", "XZPlayback", "XZPlaybackTerms", "XZHost",
+        ]),
         // The MPD protocol's wire format as plain values: requests, arguments, responses, ACKs.
         .target(name: "XZProtocol", dependencies: ["XZSystem"]),
         // MPD's command table over the host, and one connection's protocol state.
@@ -108,6 +114,7 @@ let package = Package(
         // client of the command table the prompt and the CLI drive a host by.
         .target(name: "XZHosting", dependencies: [
             "XZSystem", "XZCatalogue", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
+            "XZMPRIS",
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
@@ -172,6 +179,9 @@ let package = Package(
         .testTarget(name: "XZHostingTests", dependencies: [
             "XZHosting", "XZHost", "XZServer", "XZMPDCommands", "XZProtocol", "XZCatalogue", "XZPlayback", "XZSystem",
             "XZTestSupport",
+        ]),
+        .testTarget(name: "XZMPRISTests", dependencies: [
+            "XZMPRIS", "XZHosting", "XZHost", "XZServer", "XZCatalogue", "XZSystem", "XZTestSupport",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHosting", "XZPlayback", "XZPlaybackTerms",

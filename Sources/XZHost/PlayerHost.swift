@@ -260,3 +260,14 @@ final class ChangeListeners: Sendable {
         for listener in heard { listener(changes) }
     }
 }
+
+extension Player {
+    /// MPD's `play` without a position: paused goes on, stopped starts the current song (else the first).
+    public func playFromWhereItIs() {
+        switch snapshot().state {
+        case .paused: resume()
+        case .stopped: togglePause()
+        case .playing, .idle: break
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import XZDownloader
+import XZMPRIS
 import XZPlayback
 import XZPlaybackTerms
 import XZSystem
@@ -18,6 +19,8 @@ public struct HostConfiguration: Sendable {
     public var crossfade: CrossfadeSettings
     /// Plain URLs played here are kept in the library too (`play --keep`).
     public var keepsURLs = false
+    /// The bus and cover folder of MPRIS, on when `settings.mpris`.
+    public var mpris = MPRISSettings()
     /// A headless host, whose work is answering clients, makes every song's record before the first
     /// listing (`MPDService.watchCatalogue`); a prompt keeps its memory.
     public var makesRecordsAhead = false

@@ -26,6 +26,8 @@ public struct HostSettings: Sendable, Equatable {
     /// playlists are held to it too.
     public var maxPlaylistLength = PlayerHost.defaultMaxQueueLength
     public var limits = ServerLimits()
+    /// The host shows itself over MPRIS on the session bus (`mpris`).
+    public var mpris = true
 
     public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -45,6 +47,7 @@ public struct HostSettings: Sendable, Equatable {
         }
         if let restorePaused = try config.yesNo(.restorePaused) { self.restorePaused = restorePaused }
         if let length = try config.wholeNumber(.maxPlaylistLength) { maxPlaylistLength = length }
+        if let mpris = try config.yesNo(.mpris) { self.mpris = mpris }
         if let seconds = try config.number(.requestTimeBudget) {
             limits.requestBudget = .milliseconds(Int64((seconds * 1000).rounded()))
         }

@@ -3,6 +3,7 @@ import XZCatalogue
 import XZDownloader
 import XZHost
 import XZMPDCommands
+import XZMPRIS
 import XZPlayback
 import XZPlaybackTerms
 import XZServer
@@ -39,10 +40,13 @@ public final class LibraryHost: Sendable {
     public let downloads: DownloadManager
     /// Held while the host runs; freed by `stop()`, or by the kernel when the process ends.
     private let lock: Mutex<HostLock?>
+    /// The host on the session bus; nil with `mpris = no`, without a bus, or for a host of this process alone.
+    public let mpris: MPRISService?
 
     private init(host: PlayerHost, service: MPDService, server: ProtocolServer?, socketPath: String?, tcpPort: Int?,
-                 downloads: DownloadManager, lock: HostLock?) {
+                 downloads: DownloadManager, lock: HostLock?, mpris: MPRISService?) {
         self.host = host
+        self.mpris = mpris
         self.service = service
         self.server = server
         self.socketPath = socketPath
@@ -119,8 +123,17 @@ public final class LibraryHost: Sendable {
         }
         configuration.notes.forEach(notes)
         let service = server?.service ?? MPDService(host: host, password: settings.password, limits: settings.limits.session)
+        var mpris: MPRISService?
+        if endpoint != nil, settings.mpris {
+            // Without a session bus the host runs on: one line says so.
+            do {
+                mpris = try MPRISService.start(host: host, settings: configuration.mpris, report: notes)
+            } catch {
+                notes("\(error)")
+            }
+        }
         return LibraryHost(host: host, service: service, server: server, socketPath: endpoint?.socketPath, tcpPort: tcpPort,
-                           downloads: downloads, lock: lock)
+                           downloads: downloads, lock: lock, mpris: mpris)
     }
 
     /// Clients connected to the host (its sockets' and its sessions in process).
@@ -184,6 +197,7 @@ public final class LibraryHost: Sendable {
     @MainActor public func stop() async {
         // Briefly: what is stuck is left behind, so the state is saved (first in the host's shutdown) soon after a signal.
         server?.shutdown(patience: .milliseconds(500))
+        mpris?.stop()
         host.shutdown()
         await downloads.finishKeptStreams()
         await downloads.finishWholeStreams()
@@ -197,6 +211,7 @@ public final class LibraryHost: Sendable {
     /// the state is saved) before the connections close, so a request stuck in the server cannot hold
     /// up the save.
     public func stopForExit() {
+        mpris?.stop()
         host.shutdown()
         server?.shutdown()
         if let socketPath { unlink(socketPath) }

@@ -108,11 +108,7 @@ extension MPDCommands {
 
     /// `play` without a position: resume a pause, else start the current (or first) song.
     static func resume(_ player: Player) {
-        switch player.snapshot().state {
-        case .paused: player.resume()
-        case .stopped: player.togglePause()
-        case .playing, .idle: break
-        }
+        player.playFromWhereItIs()
     }
 
     /// Seeks the entry `position` picks to `target` (starting it when it is not the current one), then

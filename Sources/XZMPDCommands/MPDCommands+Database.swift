@@ -273,10 +273,6 @@ extension MPDCommands {
 
     // MARK: Cover art
 
-    static let coverNames = ["cover.png", "cover.jpg", "cover.jpeg", "cover.webp", "folder.jpg", "folder.png"]
-    /// A cover file larger than this is no cover: it is not read whole into memory.
-    static let coverLimit = 64 << 20
-
     /// `albumart` (a cover file beside the song first) and `readpicture` (the tag's picture first),
     /// each falling back on the other source; the bytes from OFFSET, at most `binarylimit` of them.
     static func picture(_ call: inout Invocation, embeddedFirst: Bool) throws(MPDError) {
@@ -290,27 +286,12 @@ extension MPDCommands {
                   (try? RegularFile.check(image)) != nil else { throw MPDError.noExist("No file exists") }
             path = image
         }
-        func coverFile() -> (String?, [UInt8])? {
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-            for name in coverNames {
-                if let data = RegularFile.contents(atPath: folder.appendingPathComponent(name).path, limit: coverLimit) {
-                    return (nil, data)
-                }
-            }
-            return nil
-        }
-        func embedded() -> (String?, [UInt8])? {
-            // Tags that cannot be read hold no picture; the folder's cover file is tried next.
-            guard let picture = try? AudioTags.picture(path: path) else { return nil }
-            return (picture.mimeType.isEmpty ? nil : picture.mimeType, picture.data)
-        }
-        let sources = embeddedFirst ? [embedded, coverFile] : [coverFile, embedded]
-        guard let found = sources.lazy.compactMap({ $0() }).first else {
+        guard let found = SongCover.find(for: path, embeddedFirst: embeddedFirst) else {
             // MPD: no cover file is an error; no embedded picture an empty answer.
             if embeddedFirst { return }
             throw MPDError.noExist("No file exists")
         }
-        let (mime, data) = found
+        let (mime, data) = (found.mimeType, found.data)
         guard offset <= data.count else { throw MPDError.arg("Bad file offset") }
         call.response.add("size", data.count)
         if embeddedFirst, let mime { call.response.add("type", mime) }

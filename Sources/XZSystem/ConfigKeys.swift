@@ -13,6 +13,7 @@ extension ConfigKey {
     public static let requestTimeBudget = ConfigKey("request_time_budget", .number(0.001...86_400, unit: "seconds"), .value("10"), "longest a request or command list runs before it is cancelled with an error", readBy: .host)
     public static let maxCommandListSize = ConfigKey("max_command_list_size", .wholeNumber(1...1_048_576, unit: "KiB"), .value("2048"), "largest command list a client may send", readBy: .host)
     public static let maxOutputBufferSize = ConfigKey("max_output_buffer_size", .wholeNumber(1...1_048_576, unit: "KiB"), .value("8192"), "largest answer, or unread output, a client may make the host hold", readBy: .host)
+    public static let mpris = ConfigKey("mpris", .yesNo, .value("yes"), "the host shows itself on the session bus over MPRIS (media keys, desktop widgets, playerctl)", readBy: .host)
 
     // The music folder's watch.
     public static let autoUpdate = ConfigKey("auto_update", .yesNo, .value("yes"), "files changed in the music folder reach the library by themselves", readBy: .libraryWatch)
@@ -48,7 +49,7 @@ extension ConfigKey {
     /// The table, in the order `xzmusic config` and the README list it.
     public static let all: [ConfigKey] = [
         .port, .bindToAddress, .password, .musicDirectory, .stateFile, .restorePaused, .maxPlaylistLength,
-        .requestTimeBudget, .maxCommandListSize, .maxOutputBufferSize,
+        .requestTimeBudget, .maxCommandListSize, .maxOutputBufferSize, .mpris,
         .autoUpdate, .autoUpdateDepth,
         .replayGainMode, .replayGainPreamp, .replayGainMissingPreamp, .replayGainLimit, .crossfadeSkipAlbums, .crossfadeOnSkip,
         .concurrency, .retries, .timeout, .minRate, .minRateWindow, .maxDownloadSize, .onlineCache, .prebuffer, .streamBuffer,

@@ -1,0 +1,32 @@
+import Foundation
+import XZSystem
+
+/// Where a host shows itself over MPRIS (whether it does is the host's `mpris` key).
+public struct MPRISSettings: Sendable, Equatable {
+    /// The bus to join; nil for the user's session bus (`$DBUS_SESSION_BUS_ADDRESS`, else
+    /// `$XDG_RUNTIME_DIR/bus`).
+    public var busAddress: String?
+    /// Where covers are extracted for `mpris:artUrl`.
+    public var coverFolder: URL
+
+    public init(environment: [String: String] = ProcessEnvironment.variables("XDG_CACHE_HOME", "HOME")) {
+        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? HomePath.expand("~/.cache", environment: environment)
+        coverFolder = URL(fileURLWithPath: cache).appendingPathComponent("xzmusic/covers")
+    }
+}
+
+/// Why MPRIS could not start; the host runs on without it.
+public enum MPRISError: Error, Equatable, CustomStringConvertible {
+    /// No session bus to join (none running, or none reachable).
+    case noSessionBus(String)
+    /// The bus refused the objects or every name.
+    case cannotRegister(String)
+
+    public var description: String {
+        switch self {
+        case .noSessionBus(let reason): return "no session bus (\(reason)): MPRIS is off"
+        case .cannotRegister(let reason): return "MPRIS could not register on the session bus (\(reason)): it is off"
+        }
+    }
+}
