@@ -20,12 +20,15 @@ final class HostAnnouncement: Sendable {
     /// The expanded `zeroconf_name`; nil when zeroconf is off.
     private let name: String?
     private let protocolPort: ListeningPort?
+    /// `zeroconf_enabled = yes` was written: a port left unannounced is told.
+    private let asked: Bool
     private let notes: @Sendable (String) -> Void
     private let announcer = Mutex<ZeroconfAnnouncer?>(nil)
     private let stopped = Mutex(false)
 
     init(settings: HostSettings, tcpPort: Int?, notes: @escaping @Sendable (String) -> Void) {
-        name = settings.zeroconfEnabled ? ZeroconfName.expand(settings.zeroconfName) : nil
+        name = settings.zeroconfEnabled != false ? ZeroconfName.expand(settings.zeroconfName) : nil
+        asked = settings.zeroconfEnabled == true
         protocolPort = tcpPort.map { ListeningPort(address: settings.bindAddress, port: $0) }
         self.notes = notes
     }
@@ -61,7 +64,8 @@ final class HostAnnouncement: Sendable {
     func announce(httpStreams: [ListeningPort]) {
         guard let name, !stopped.withLock({ $0 }) else { return }
         let (services, unannounced) = Self.services(name: name, protocolPort: protocolPort, httpStreams: httpStreams)
-        unannounced.forEach(notes)
+        // Unasked, a host on loopback (the default) is no news.
+        if asked { unannounced.forEach(notes) }
         announcer.withLock { announcer in
             if announcer == nil, !services.isEmpty { announcer = ZeroconfAnnouncer(report: notes) }
             announcer?.announce(services)
