@@ -27,9 +27,8 @@ public struct HostSettings: Sendable, Equatable {
     /// playlists are held to it too.
     public var maxPlaylistLength = PlayerHost.defaultMaxQueueLength
     public var limits = ServerLimits()
-    /// Phones find the host through avahi-daemon (MPD's `zeroconf_enabled`). Nil when the file does not
-    /// say: on, as MPD's default, but a host on loopback only (XZMusic's default) then says nothing of it.
-    public var zeroconfEnabled: Bool?
+    /// Phones find the host through avahi-daemon (MPD's `zeroconf_enabled`).
+    public var zeroconfEnabled = true
     /// The name it is announced by, `%h` being the host name (MPD's `zeroconf_name`).
     public var zeroconfName = ZeroconfName.defaultTemplate
 

@@ -150,25 +150,33 @@ final class ZeroconfTests: XCTestCase {
         await host.stop()
     }
 
-    func testAHostOnLoopbackOnlyIsNotAnnouncedAndSaysSoWhenAsked() async throws {
+    func testAHostOnLoopbackOnlyIsNotAnnouncedButItsStreamsOnEveryAddressAre() async throws {
         let avahi = try AvahiForTest.start(daemon: true)
         self.avahi = avahi
         let notes = Notes()
-        let config = try ConfigFile(parsing: "music_directory = \(music.path)\nport = 0\nzeroconf_enabled = yes\n")
+        let config = try ConfigFile(parsing: "music_directory = \(music.path)\nport = 0\nzeroconf_name = XZ Test @ %h\n")
         let host = try await LibraryHost.start(try HostConfiguration(config: config, output: .null), library: library,
                                                database: database, listening: .socketAndTCP,
                                                notes: { note in notes.append(note) })
-        XCTAssertEqual(zeroconfLines(notes), [
-            "zeroconf: the host listens on 127.0.0.1 only, so phones are not told of it; set bind_to_address (with a password) for them to find it",
-        ])
-        // A stream every address reaches is announced all the same, with the path browsers open.
-        host.announce(httpStreams: [ListeningPort(address: "0.0.0.0", port: 8000), ListeningPort(address: "127.0.0.1", port: 8001)])
-        XCTAssertTrue(try eventually(timeout: 20) { try avahi.browse("_http._tcp").contains { $0.port == 8000 } })
-        let streams = try avahi.browse("_http._tcp")
-        XCTAssertEqual(streams.map(\.port), [8000], "the loopback stream is not announced")
-        XCTAssertEqual(streams.first?.text, "\"path=/\"")
-        XCTAssertEqual(try avahi.browse("_mpd._tcp"), [])
-        XCTAssertTrue(zeroconfLines(notes).contains("zeroconf: the stream on port 8001 listens on 127.0.0.1 only and is not announced"))
+        host.announce(httpStreams: [ListeningPort(address: "0.0.0.0", port: 8000), ListeningPort(address: "::", port: 8002),
+                                    ListeningPort(address: "127.0.0.1", port: 8001)])
+        var streams: [AvahiForTest.Resolved] = []
+        XCTAssertTrue(try eventually(timeout: 20) {
+            streams = try avahi.browse("_http._tcp")
+            return streams.count == 2
+        }, "\(streams); \(notes.all)")
+        XCTAssertEqual(Set(streams.map(\.port)), [8000, 8002], "the loopback stream is not announced")
+        XCTAssertEqual(Set(streams.map(\.name)), ["\(announcedName) (port 8000)", "\(announcedName) (port 8002)"])
+        XCTAssertEqual(streams.map(\.text), ["\"path=/\"", "\"path=/\""])
+        XCTAssertEqual(try avahi.browse("_mpd._tcp"), [], "the protocol port only this machine reaches is not announced")
+        XCTAssertEqual(host.announced.keys.map(\.kind), [.http, .http])
+
+        // One stream fewer: withdrawn, the other kept; one stream is announced by the host's name.
+        host.announce(httpStreams: [ListeningPort(address: "0.0.0.0", port: 8000)])
+        XCTAssertTrue(try eventually(timeout: 20) {
+            streams = try avahi.browse("_http._tcp")
+            return streams.map(\.port) == [8000] && streams.first?.name == announcedName
+        }, "\(streams)")
         await host.stop()
     }
 
