@@ -7,3 +7,5 @@
 #include <avahi-common/strlst.h>
 #include <avahi-common/thread-watch.h>
 #include <avahi-common/timeval.h>
+// The eventfd that wakes Avahi's thread when the services to announce change.
+#include <sys/eventfd.h>

@@ -1,11 +1,14 @@
 import CAvahiClient
 import XZSystem
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Announces services through avahi-daemon, as MPD's zeroconf does: each under its name, a name taken on
 /// the network replaced by Avahi's alternative ("Name #2"), everything announced again when the daemon
 /// restarts, and one line, no error, when no daemon runs (the services appear once it starts).
 /// All of Avahi's work (its D-Bus calls) happens on Avahi's own poll thread; `announce` only hands the
-/// list over. `stop()` (or the end of the announcer) withdraws everything.
+/// list over and wakes it, never waiting for it. `stop()` (or the end of the announcer) withdraws everything.
 public final class ZeroconfAnnouncer: Sendable {
     private let session: AvahiSession
 
@@ -41,9 +44,9 @@ public final class ZeroconfAnnouncer: Sendable {
 }
 
 /// Avahi's threaded poll, client and entry groups: C handles, so `@unchecked Sendable`. Safe because every
-/// mutable field is touched only with the threaded poll's lock held: on Avahi's thread (its callbacks run
-/// with the lock held) or between `avahi_threaded_poll_lock`/`unlock`, and by `stop()` once that thread
-/// has ended. `established` has a lock of its own for readers on any thread.
+/// mutable field is touched only on Avahi's thread (in its callbacks), before `start()` lets it run and by
+/// `stop()` once it has ended. Other threads reach it only through `handOver` (a lock of its own, and an
+/// eventfd that wakes the thread) and read `established` under its lock.
 final class AvahiSession: @unchecked Sendable {
     private struct Entry {
         var service: ZeroconfService
@@ -57,15 +60,16 @@ final class AvahiSession: @unchecked Sendable {
     private var client: OpaquePointer?
     private var wanted: [ZeroconfService] = []
     private var entries: [Entry] = []
-    /// Armed to bring the entry groups in line with `wanted` on Avahi's thread.
-    private var syncTimer: OpaquePointer?
+    /// The list `want` hands over (nil: taken), and whether the session has stopped.
+    private let handOver = Mutex<(wanted: [ZeroconfService]?, stopped: Bool)>((nil, false))
+    /// Written by `want`, read on Avahi's thread: a new list waits in `handOver`.
+    private let wakeUp: Int32
     /// Armed to make a new client after the last one failed.
     private var reconnectTimer: OpaquePointer?
     private var toldNoDaemon = false
     private var toldUnreachable = false
     private var retained: Unmanaged<AvahiSession>?
     let established = Mutex<[ZeroconfService: String]>([:])
-    private let stopped = Mutex(false)
 
     /// A collision is answered with a new name this many times at most, so a network that takes every
     /// name cannot keep the thread renaming.
@@ -75,6 +79,7 @@ final class AvahiSession: @unchecked Sendable {
     init(report: @escaping @Sendable (String) -> Void) {
         self.report = report
         poll = avahi_threaded_poll_new()
+        wakeUp = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
     }
 
     private var api: UnsafePointer<AvahiPoll>? { poll.flatMap { avahi_threaded_poll_get($0) } }
@@ -92,7 +97,7 @@ final class AvahiSession: @unchecked Sendable {
     }
 
     func start() {
-        guard let poll, let api else {
+        guard let poll, let api, wakeUp >= 0 else {
             report("zeroconf: cannot start Avahi's thread; the host is not announced")
             return
         }
@@ -100,7 +105,7 @@ final class AvahiSession: @unchecked Sendable {
         let retained = Unmanaged.passRetained(self)
         self.retained = retained
         let userdata = retained.toOpaque()
-        syncTimer = api.pointee.timeout_new(api, nil, { _, userdata in AvahiSession.from(userdata).sync() }, userdata)
+        _ = api.pointee.watch_new(api, wakeUp, AVAHI_WATCH_IN, { _, _, _, userdata in AvahiSession.from(userdata).takeWanted() }, userdata)
         reconnectTimer = api.pointee.timeout_new(api, nil, { _, userdata in AvahiSession.from(userdata).connect() }, userdata)
         // The client is made on Avahi's thread too: connecting is a D-Bus round trip.
         arm(reconnectTimer, milliseconds: 0)
@@ -110,15 +115,23 @@ final class AvahiSession: @unchecked Sendable {
     }
 
     func want(_ services: [ZeroconfService]) {
-        guard let poll, !stopped.withLock({ $0 }) else { return }
-        avahi_threaded_poll_lock(poll)
-        wanted = services
-        arm(syncTimer, milliseconds: 0)
-        avahi_threaded_poll_unlock(poll)
+        handOver.withLock { handOver in
+            guard !handOver.stopped, wakeUp >= 0 else { return }
+            handOver.wanted = services
+            var one: UInt64 = 1
+            // Nonblocking: a counter already that high has a wake-up pending anyway.
+            _ = write(wakeUp, &one, MemoryLayout<UInt64>.size)
+        }
     }
 
     func stop() {
-        guard !stopped.withLock({ let was = $0; $0 = true; return was }), let poll else { return }
+        let wasStopped = handOver.withLock { handOver in
+            defer { handOver.stopped = true }
+            return handOver.stopped
+        }
+        guard !wasStopped else { return }
+        defer { if wakeUp >= 0 { close(wakeUp) } }
+        guard let poll else { return }
         avahi_threaded_poll_stop(poll)
         // Avahi's thread has ended: the handles are this thread's alone. Freeing the client withdraws
         // its groups from the daemon.
@@ -186,6 +199,15 @@ final class AvahiSession: @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// Takes the list `want` handed over, if any, and brings the groups in line with it.
+    private func takeWanted() {
+        var count: UInt64 = 0
+        _ = read(wakeUp, &count, MemoryLayout<UInt64>.size)
+        guard let services = handOver.withLock({ handOver in defer { handOver.wanted = nil }; return handOver.wanted }) else { return }
+        wanted = services
+        sync()
     }
 
     /// Brings the groups in line with `wanted`: withdraws what is no longer wanted, announces what is new.

@@ -150,6 +150,22 @@ final class ZeroconfTests: XCTestCase {
         await host.stop()
     }
 
+    func testWithoutASystemBusOneLineAndAWorkingHost() async throws {
+        try AvahiForTest.withoutBus()
+        let notes = Notes()
+        let host = try await startHost(notes: notes)
+        XCTAssertTrue(eventually(timeout: 10) { !zeroconfLines(notes).isEmpty })
+        let lines = zeroconfLines(notes)
+        XCTAssertEqual(lines.count, 1, "\(lines)")
+        XCTAssertTrue(lines.first?.hasPrefix("zeroconf: cannot reach avahi-daemon (") == true, "\(lines)")
+        XCTAssertTrue(lines.first?.hasSuffix("); the host is not announced") == true, "\(lines)")
+        let client = try MPDClient.connect(host: "127.0.0.1", port: try XCTUnwrap(host.tcpPort))
+        try client.run("password", "secret")
+        XCTAssertTrue(try client.run("status").contains { $0.key == "state" })
+        client.disconnect()
+        await host.stop()
+    }
+
     func testAHostOnLoopbackOnlyIsNotAnnouncedButItsStreamsOnEveryAddressAre() async throws {
         let avahi = try AvahiForTest.start(daemon: true)
         self.avahi = avahi
@@ -217,6 +233,12 @@ final class AvahiForTest: @unchecked Sendable {
         let address = "unix:path=\(folder.path)/bus"
         setenv("DBUS_SYSTEM_BUS_ADDRESS", address, 1)
         return (folder, address)
+    }
+
+    /// No system bus at all: the process's bus address leads nowhere.
+    static func withoutBus() throws {
+        let (folder, _) = try busAddress.get()
+        try? FileManager.default.removeItem(atPath: folder.appendingPathComponent("bus").path)
     }
 
     private let folder: TemporaryFolder
