@@ -22,8 +22,8 @@ final class HostAnnouncement: Sendable {
     private let name: String?
     private let protocolPort: ListeningPort?
     private let notes: @Sendable (String) -> Void
-    private let announcer = Mutex<ZeroconfAnnouncer?>(nil)
-    private let stopped = Mutex(false)
+    /// Made at the first service to announce; none once stopped.
+    private let state = Mutex<(announcer: ZeroconfAnnouncer?, stopped: Bool)>((nil, false))
 
     init(settings: HostSettings, tcpPort: Int?, notes: @escaping @Sendable (String) -> Void) {
         name = settings.zeroconfEnabled ? ZeroconfName.expand(settings.zeroconfName) : nil
@@ -45,25 +45,27 @@ final class HostAnnouncement: Sendable {
 
     /// Announces the protocol port and exactly `httpStreams` (replacing the streams announced before).
     func announce(httpStreams: [ListeningPort]) {
-        guard let name, !stopped.withLock({ $0 }) else { return }
+        guard let name else { return }
         let services = Self.services(name: name, protocolPort: protocolPort, httpStreams: httpStreams)
-        announcer.withLock { announcer in
-            if announcer == nil, !services.isEmpty { announcer = ZeroconfAnnouncer(report: notes) }
-            announcer?.announce(services)
+        state.withLock { state in
+            guard !state.stopped else { return }
+            if state.announcer == nil, !services.isEmpty { state.announcer = ZeroconfAnnouncer(report: notes) }
+            state.announcer?.announce(services)
         }
     }
 
     /// The services established on the network, with the names they are announced by.
     var announced: [ZeroconfService: String] {
-        announcer.withLock { $0?.announced ?? [:] }
+        state.withLock { $0.announcer?.announced ?? [:] }
     }
 
     /// Withdraws everything and ends Avahi's thread.
     func stop() {
-        stopped.withLock { $0 = true }
-        announcer.withLock { announcer in
-            announcer?.stop()
-            announcer = nil
+        let announcer = state.withLock { state in
+            defer { state = (nil, true) }
+            return state.announcer
         }
+        // Outside the lock: stopping joins Avahi's thread.
+        announcer?.stop()
     }
 }
