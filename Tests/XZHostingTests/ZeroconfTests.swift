@@ -217,7 +217,7 @@ final class Notes: Sendable {
 /// A private system bus (`dbus-daemon` with a permissive policy) and, on it, `avahi-daemon` in network and
 /// mount namespaces of its own (its runtime folder in the test's). This process reaches the bus through
 /// DBUS_SYSTEM_BUS_ADDRESS, which libdbus reads once per process: the bus is at one path for every test.
-final class AvahiForTest: @unchecked Sendable {
+final class AvahiForTest {
     struct Resolved: Equatable, CustomStringConvertible {
         var name: String
         var address: String
