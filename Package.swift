@@ -35,6 +35,9 @@ let package = Package(
         .systemLibrary(name: "CLame", providers: [.apt(["libmp3lame-dev"])]),
         // FFmpeg's headers, and its functions loaded on first use (see ffmpeg_loader.h).
         .target(name: "CFFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
+        // Avahi's client library: the host announced to phones with Zeroconf through avahi-daemon. Linked by
+        // its module map: pkg-config's only flag, -D_REENTRANT, is one SwiftPM refuses.
+        .systemLibrary(name: "CAvahiClient", providers: [.apt(["libavahi-client-dev"])]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // Chromaprint's header, and its functions loaded on first use (see chromaprint_loader.h): the
         // audio fingerprints of MPD's `getfingerprint`.
@@ -55,6 +58,8 @@ let package = Package(
         // What the program needs from the operating system: files written whole, the config file, work
         // handed to a thread of its own.
         .target(name: "XZSystem"),
+        // Zeroconf: services announced through avahi-daemon on Avahi's own thread.
+        .target(name: "XZZeroconf", dependencies: ["CAvahiClient", "XZSystem"]),
         // The decoder seam: every format's decoder chosen by content, tags through TagLib, loudness, fingerprints.
         .target(name: "XZAudio", dependencies: [
             "CMPG123", "CFLAC", "CVorbisFile", "COpusFile", "CFFmpegLoader", "CEBUR128", "CChromaprint", "CTagLibShim", "XZText", "XZSystem",
@@ -115,6 +120,7 @@ let package = Package(
         .target(name: "XZHosting", dependencies: [
             "XZSystem", "XZCatalogue", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
             "XZMPRIS",
+            "XZZeroconf",
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
@@ -178,7 +184,7 @@ let package = Package(
         ]),
         .testTarget(name: "XZHostingTests", dependencies: [
             "XZHosting", "XZHost", "XZServer", "XZMPDCommands", "XZProtocol", "XZCatalogue", "XZPlayback", "XZSystem",
-            "XZTestSupport",
+            "XZTestSupport", "XZZeroconf",
         ]),
         .testTarget(name: "XZMPRISTests", dependencies: [
             "XZMPRIS", "XZHosting", "XZHost", "XZServer", "XZCatalogue", "XZSystem", "XZTestSupport",

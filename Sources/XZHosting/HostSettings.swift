@@ -4,12 +4,13 @@ import XZHost
 import XZMPDCommands
 import XZServer
 import XZSystem
+import XZZeroconf
 
 /// How `serve` listens: config keys `port`, `bind_to_address`, `password`, `music_directory`, `state_file`
 /// and `restore_paused` (MPD's names); flags override them. The music folder's watch: `auto_update`,
 /// `auto_update_depth`. The queue's cap: `max_playlist_length`. What a client may make the host hold:
 /// `max_command_list_size` and `max_output_buffer_size`, in KiB as MPD reads them, and
-/// `request_time_budget`.
+/// `request_time_budget`. Zeroconf: `zeroconf_enabled` and `zeroconf_name`.
 public struct HostSettings: Sendable, Equatable {
     public var port = 6600
     public var bindAddress = "127.0.0.1"
@@ -28,6 +29,10 @@ public struct HostSettings: Sendable, Equatable {
     public var limits = ServerLimits()
     /// The host shows itself over MPRIS on the session bus (`mpris`).
     public var mpris = true
+    /// Phones find the host through avahi-daemon (MPD's `zeroconf_enabled`).
+    public var zeroconfEnabled = true
+    /// The name it is announced by, `%h` being the host name (MPD's `zeroconf_name`).
+    public var zeroconfName = ZeroconfName.defaultTemplate
 
     public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -54,6 +59,8 @@ public struct HostSettings: Sendable, Equatable {
         // In KiB, as MPD reads its buffer sizes.
         if let kibibytes = try config.wholeNumber(.maxCommandListSize) { limits.maxCommandListBytes = kibibytes * 1024 }
         if let kibibytes = try config.wholeNumber(.maxOutputBufferSize) { limits.maxOutputBytes = kibibytes * 1024 }
+        if let enabled = try config.yesNo(.zeroconfEnabled) { zeroconfEnabled = enabled }
+        if let name = try config.text(.zeroconfName) { zeroconfName = name }
     }
 
     /// The state file of a host of `library`, or nil when it keeps none.
@@ -64,9 +71,13 @@ public struct HostSettings: Sendable, Equatable {
 
     /// Loopback needs no password; any other address does, so the music is never open to a network.
     public func validate() throws {
-        let loopback = ["127.0.0.1", "::1", "localhost"].contains(bindAddress) || bindAddress.hasPrefix("127.")
-        if !loopback, password == nil {
+        if !Self.isLoopback(bindAddress), password == nil {
             throw HostingError.refusedAddress("refusing to listen on \(bindAddress) without a password: set 'password = …' in the config")
         }
+    }
+
+    /// An address only this machine reaches.
+    public static func isLoopback(_ address: String) -> Bool {
+        ["127.0.0.1", "::1", "localhost"].contains(address) || address.hasPrefix("127.")
     }
 }

@@ -8,6 +8,7 @@ import XZPlayback
 import XZPlaybackTerms
 import XZServer
 import XZSystem
+import XZZeroconf
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,9 +43,11 @@ public final class LibraryHost: Sendable {
     private let lock: Mutex<HostLock?>
     /// The host on the session bus; nil with `mpris = no`, without a bus, or for a host of this process alone.
     public let mpris: MPRISService?
+    /// Zeroconf, for a host others reach; nil for one that listens nowhere.
+    private let announcement: HostAnnouncement?
 
     private init(host: PlayerHost, service: MPDService, server: ProtocolServer?, socketPath: String?, tcpPort: Int?,
-                 downloads: DownloadManager, lock: HostLock?, mpris: MPRISService?) {
+                 downloads: DownloadManager, lock: HostLock?, mpris: MPRISService?, announcement: HostAnnouncement?) {
         self.host = host
         self.mpris = mpris
         self.service = service
@@ -53,6 +56,7 @@ public final class LibraryHost: Sendable {
         self.tcpPort = tcpPort
         self.downloads = downloads
         self.lock = Mutex(lock)
+        self.announcement = announcement
     }
 
     /// The socket a host of `library` listens on.
@@ -63,7 +67,7 @@ public final class LibraryHost: Sendable {
     /// Starts the host of `library`. A host on TCP needs a password for an address that is no loopback.
     /// A host that listens takes the library's lock first (failing with the running host's name),
     /// restores the state file before anyone can connect, so no client sees the empty queue first, and
-    /// keeps it; then watches the catalogue and the music folder.
+    /// keeps it; then watches the catalogue and the music folder, and announces itself with Zeroconf.
     /// `events` hears every player event from the start, off the audio thread; `notes` hears one line
     /// for each key left at its default and each problem that is no command's failure. `downloads` is the
     /// process's download manager when it has one already (a prompt's queue), which the host then uses and
@@ -122,6 +126,11 @@ public final class LibraryHost: Sendable {
             server = listener
         }
         configuration.notes.forEach(notes)
+        // On the port the listener bound (the one picked, for port 0).
+        let announcement = endpoint.map { _ in HostAnnouncement(settings: settings, tcpPort: tcpPort, notes: notes) }
+        // The httpd outputs that listen go here (their bound ports), for phones' `_http._tcp` browsers; or
+        // later through `announce(httpStreams:)`.
+        announcement?.announce(httpStreams: [])
         let service = server?.service ?? MPDService(host: host, password: settings.password, limits: settings.limits.session)
         var mpris: MPRISService?
         if endpoint != nil, settings.mpris {
@@ -133,7 +142,19 @@ public final class LibraryHost: Sendable {
             }
         }
         return LibraryHost(host: host, service: service, server: server, socketPath: endpoint?.socketPath, tcpPort: tcpPort,
-                           downloads: downloads, lock: lock, mpris: mpris)
+                           downloads: downloads, lock: lock, mpris: mpris, announcement: announcement)
+    }
+
+    /// Announces the HTTP stream outputs listening at `httpStreams` (`_http._tcp`) beside the protocol port,
+    /// replacing those announced before; none that listens on loopback only. Nothing for a host that
+    /// listens nowhere or with `zeroconf_enabled = no`.
+    public func announce(httpStreams: [ListeningPort]) {
+        announcement?.announce(httpStreams: httpStreams)
+    }
+
+    /// The services Zeroconf has established on the network, each with the name it is announced by.
+    public var announced: [ZeroconfService: String] {
+        announcement?.announced ?? [:]
     }
 
     /// Clients connected to the host (its sockets' and its sessions in process).
@@ -195,6 +216,8 @@ public final class LibraryHost: Sendable {
     /// worth keeping land in the library, removes the socket and frees the library for another host.
     /// On the main actor: the host's shutdown blocks until its events are handled.
     @MainActor public func stop() async {
+        // Phones stop being told of a host that is going.
+        announcement?.stop()
         // Briefly: what is stuck is left behind, so the state is saved (first in the host's shutdown) soon after a signal.
         server?.shutdown(patience: .milliseconds(500))
         mpris?.stop()
@@ -213,6 +236,7 @@ public final class LibraryHost: Sendable {
     public func stopForExit() {
         mpris?.stop()
         host.shutdown()
+        announcement?.stop()
         server?.shutdown()
         if let socketPath { unlink(socketPath) }
     }

@@ -14,6 +14,8 @@ extension ConfigKey {
     public static let maxCommandListSize = ConfigKey("max_command_list_size", .wholeNumber(1...1_048_576, unit: "KiB"), .value("2048"), "largest command list a client may send", readBy: .host)
     public static let maxOutputBufferSize = ConfigKey("max_output_buffer_size", .wholeNumber(1...1_048_576, unit: "KiB"), .value("8192"), "largest answer, or unread output, a client may make the host hold", readBy: .host)
     public static let mpris = ConfigKey("mpris", .yesNo, .value("yes"), "the host shows itself on the session bus over MPRIS (media keys, desktop widgets, playerctl)", readBy: .host)
+    public static let zeroconfEnabled = ConfigKey("zeroconf_enabled", .yesNo, .value("yes"), "phones' MPD clients find the host through avahi-daemon (not when it listens on loopback only)", readBy: .host)
+    public static let zeroconfName = ConfigKey("zeroconf_name", .text(allowsEmpty: false), .value("Music Player @ %h"), "the name the host is announced by; `%h`: this machine's name", readBy: .host)
 
     // The music folder's watch.
     public static let autoUpdate = ConfigKey("auto_update", .yesNo, .value("yes"), "files changed in the music folder reach the library by themselves", readBy: .libraryWatch)
@@ -49,7 +51,7 @@ extension ConfigKey {
     /// The table, in the order `xzmusic config` and the README list it.
     public static let all: [ConfigKey] = [
         .port, .bindToAddress, .password, .musicDirectory, .stateFile, .restorePaused, .maxPlaylistLength,
-        .requestTimeBudget, .maxCommandListSize, .maxOutputBufferSize, .mpris,
+        .requestTimeBudget, .maxCommandListSize, .maxOutputBufferSize, .mpris, .zeroconfEnabled, .zeroconfName,
         .autoUpdate, .autoUpdateDepth,
         .replayGainMode, .replayGainPreamp, .replayGainMissingPreamp, .replayGainLimit, .crossfadeSkipAlbums, .crossfadeOnSkip,
         .concurrency, .retries, .timeout, .minRate, .minRateWindow, .maxDownloadSize, .onlineCache, .prebuffer, .streamBuffer,
@@ -65,7 +67,7 @@ extension ConfigKey {
         "audio_filter": nil, "database": nil, "neighbors": nil, "partition": nil, "include": nil, "include_optional": nil,
         "playlist_directory": nil, "follow_inside_symlinks": nil, "follow_outside_symlinks": nil, "db_file": nil,
         "sticker_file": nil, "log_file": nil, "pid_file": nil, "state_file_interval": nil, "user": nil, "group": nil,
-        "log_level": nil, "zeroconf_name": nil, "zeroconf_enabled": nil, "host_permissions": nil, "local_permissions": nil,
+        "log_level": nil, "host_permissions": nil, "local_permissions": nil,
         "default_permissions": nil, "audio_output_format": nil, "mixer_type": nil, "volume_normalization": nil,
         "samplerate_converter": nil, "audio_buffer_size": nil, "buffer_before_play": nil, "http_proxy_host": nil,
         "http_proxy_port": nil, "http_proxy_user": nil, "http_proxy_password": nil, "connection_timeout": nil,
