@@ -79,7 +79,8 @@ public final class LibraryHost: Sendable {
             return try HostLock(path: endpoint.lockPath, description: description)
         }
         let downloads = shared ?? DownloadManager(database: database, library: library, settings: configuration.downloads)
-        let host = PlayerHost(folder: library, database: database, output: configuration.output,
+        let outputs = configuration.makeOutputs()
+        let host = PlayerHost(folder: library, database: database, output: configuration.output, outputs: outputs.outputs,
                               realtime: configuration.realtime, musicDirectory: settings.musicDirectory,
                               streams: streamOpener(downloads, database: database, cache: configuration.downloads.onlineCache,
                                                     keepURLs: configuration.keepsURLs),
@@ -118,6 +119,7 @@ public final class LibraryHost: Sendable {
             server = listener
         }
         configuration.notes.forEach(notes)
+        outputs.notes.forEach(notes)
         let service = server?.service ?? MPDService(host: host, password: settings.password, limits: settings.limits.session)
         return LibraryHost(host: host, service: service, server: server, socketPath: endpoint?.socketPath, tcpPort: tcpPort,
                            downloads: downloads, lock: lock)
