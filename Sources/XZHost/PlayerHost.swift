@@ -78,11 +78,13 @@ public final class PlayerHost: Sendable {
         self.report = report
         let events = player.events
         // An output that failed (a device unplugged) was disabled by the set; the others play on, as in MPD.
-        outputSet?.onFailure { [weak self] _, message in
+        // Music with every output off waits paused, as in MPD. Told on the audio thread: the pause is sent from another.
+        outputSet?.onEvent { [weak self] event in
             guard let self else { return }
-            report(message)
-            announce(.output)
-            // Off the audio thread, which told this.
+            if case .failed(_, let message) = event {
+                report(message)
+                announce(.output)
+            }
             if outputSet?.enabled.contains(true) == false { DispatchQueue.global().async { player.pause() } }
         }
         // Observers may print to a slow terminal, so events are handled off the audio thread.

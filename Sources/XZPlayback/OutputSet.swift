@@ -27,7 +27,15 @@ public struct NamedOutput: Sendable {
 public final class OutputSet: AudioOutput, @unchecked Sendable {
     public let members: [NamedOutput]
     private let wanted: Mutex<[Bool]>
-    private let failureListener = Mutex<(@Sendable (_ index: Int, _ message: String) -> Void)?>(nil)
+    /// What the set tells its owner from the audio thread.
+    public enum Event: Sendable, Equatable {
+        /// Output `index` failed and was disabled; `message` says why.
+        case failed(index: Int, message: String)
+        /// Audio came while every output is off (the music went on after the last was disabled): MPD pauses.
+        case everyOutputOff
+    }
+
+    private let listener = Mutex<(@Sendable (Event) -> Void)?>(nil)
 
     // The audio thread's.
     private var format: AudioFormat?
@@ -35,6 +43,8 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
     private var opened: [AudioFormat?]
     private var scratch: UnsafeMutableRawBufferPointer?
     private var notices: [String] = []
+    /// `everyOutputOff` was told and no output came on since.
+    private var toldEveryOutputOff = false
 
     public init(_ members: [NamedOutput]) {
         self.members = members
@@ -73,9 +83,9 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
         }
     }
 
-    /// Hears each output the set disabled because it failed (on the audio thread), with a line saying why.
-    public func onFailure(_ listener: @escaping @Sendable (_ index: Int, _ message: String) -> Void) {
-        failureListener.withLock { $0 = listener }
+    /// Hears the set's events, on the audio thread.
+    public func onEvent(_ listener: @escaping @Sendable (Event) -> Void) {
+        self.listener.withLock { $0 = listener }
     }
 
     // MARK: AudioOutput, on the audio thread
@@ -96,7 +106,14 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws {
         guard let format else { throw PlaybackError.outputFailed("the outputs are not open") }
-        follow(wanted.withLock { $0 })
+        let wish = wanted.withLock { $0 }
+        follow(wish)
+        if wish.contains(true) {
+            toldEveryOutputOff = false
+        } else if !toldEveryOutputOff {
+            toldEveryOutputOff = true
+            listener.withLock { $0 }?(.everyOutputOff)
+        }
         let samples = pcm.count / format.sample.bytes
         for index in members.indices {
             guard let layout = opened[index] else { continue }
@@ -114,7 +131,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
                 fail(index, error)
             }
         }
-        // With every output off the audio goes nowhere, paced by the player, until the host pauses it.
+        // With every output off the audio goes nowhere, paced by the player, until its owner pauses it.
     }
 
     public func close() {
@@ -192,7 +209,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
         setEnabled(index, false)
         let message = "audio output \"\(members[index].name)\" (\(members[index].plugin)) disabled: \(error)"
         notices.append(message)
-        failureListener.withLock { $0 }?(index, message)
+        listener.withLock { $0 }?(.failed(index: index, message: message))
     }
 
     private func closeAll() {

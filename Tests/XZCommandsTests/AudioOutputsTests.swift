@@ -112,6 +112,12 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         XCTAssertTrue(try mpc(port, "status").contains("[playing]"))
         try mpc(port, "disable", "2")
         XCTAssertTrue(try eventually(timeout: 5) { try mpc(port, "status").contains("[paused]") })
+        // Play again with every output off: it stays paused, and nothing was written meanwhile.
+        let written = size("raw.pcm")
+        try mpc(port, "play")
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(try eventually(timeout: 5) { try mpc(port, "status").contains("[paused]") })
+        XCTAssertEqual(size("raw.pcm"), written)
     }
 
     func testTheStateFileKeepsEachOutputsChoiceByName() throws {

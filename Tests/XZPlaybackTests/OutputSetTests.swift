@@ -53,15 +53,16 @@ final class OutputSetTests: XCTestCase {
         let working = KeptOutput()
         let set = OutputSet([NamedOutput(name: "Kitchen", plugin: "alsa", output: failing),
                              NamedOutput(name: "Null Output", plugin: "null", output: working)])
-        let heard = Mutex<[Int]>([])
-        set.onFailure { index, _ in heard.withLock { $0.append(index) } }
+        let heard = Mutex<[OutputSet.Event]>([])
+        set.onEvent { event in heard.withLock { $0.append(event) } }
         try set.open(format: deep)
         try write(set, [5, 6])
         try write(set, [7, 8])
         XCTAssertEqual(working.samples(Int32.self), [5, 6, 7, 8])
         XCTAssertEqual(set.enabled, [false, true])
-        XCTAssertEqual(heard.withLock { $0 }, [0])
-        XCTAssertEqual(set.takeNotices(), ["audio output \"Kitchen\" (alsa) disabled: the device is gone"])
+        let notice = "audio output \"Kitchen\" (alsa) disabled: the device is gone"
+        XCTAssertEqual(heard.withLock { $0 }, [.failed(index: 0, message: notice)])
+        XCTAssertEqual(set.takeNotices(), [notice])
     }
 
     func testWithEveryOutputOffTheSetCannotOpen() {
@@ -83,6 +84,25 @@ final class OutputSetTests: XCTestCase {
         try write(set, [1, 2])
         XCTAssertTrue(set.needsPacing, "files alone: the player's clock paces")
         XCTAssertFalse(set.isLive)
+    }
+
+    func testAudioWithEveryOutputOffIsToldOnce() throws {
+        let output = KeptOutput()
+        let set = OutputSet([NamedOutput(name: "only", plugin: "null", output: output)])
+        let heard = Mutex<[OutputSet.Event]>([])
+        set.onEvent { event in heard.withLock { $0.append(event) } }
+        try set.open(format: deep)
+        set.setEnabled(0, false)
+        try write(set, [1, 2])
+        try write(set, [3, 4])
+        XCTAssertEqual(heard.withLock { $0 }, [.everyOutputOff])
+        XCTAssertEqual(output.samples(Int32.self), [])
+        set.setEnabled(0, true)
+        try write(set, [5, 6])
+        set.setEnabled(0, false)
+        try write(set, [7, 8])
+        XCTAssertEqual(heard.withLock { $0 }, [.everyOutputOff, .everyOutputOff])
+        XCTAssertEqual(output.samples(Int32.self), [5, 6])
     }
 
     func testSongsAndPausesReachEveryOutput() {
