@@ -140,7 +140,7 @@ let package = Package(
             "XZStats", "XZCatalogue", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics", "XZTestSupport", "XZCorpusTestSupport"]),
-        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZPlaybackTerms", "XZAudio", "XZLyrics", "XZTestSupport"]),
+        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZPlaybackTerms", "XZAudio", "XZLyrics", "XZSystem", "XZTestSupport"]),
         .testTarget(name: "XZDownloaderTests", dependencies: [
             "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZPlaybackTerms", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
