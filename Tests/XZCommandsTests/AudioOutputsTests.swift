@@ -120,6 +120,64 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         XCTAssertEqual(size("raw.pcm"), written)
     }
 
+    func testAnOutputThatCannotOpenIsDisabledWithOneLineAndTheOthersPlay() throws {
+        try writeConfig(block("ao", "Gone", ["driver": "nosuch"]) + raw)
+        let (host, port) = try serve()
+        defer { stop(host) }
+        let idle = try MPDClient.connect(host: "127.0.0.1", port: Int(port)!)
+        try idle.sendLine("idle output")
+        try mpc(port, "add", "tone.wav")
+        try mpc(port, "play")
+        XCTAssertEqual(try idle.readResponse().map { "\($0.key): \($0.value)" }, ["changed: output"])
+        XCTAssertTrue(eventually(timeout: 10) { size("raw.pcm") > 44100 * 4 })
+        XCTAssertEqual(try mpc(port, "outputs"), "Output 1 (Gone) is disabled\nOutput 2 (Raw) is enabled\n")
+        XCTAssertTrue(try mpc(port, "status").contains("[playing]"))
+        XCTAssertTrue(eventually { (host.stdout + host.stderr).contains("audio output \"Gone\" (ao) disabled: libao has no \"nosuch\" driver") },
+                      host.stdout + host.stderr)
+    }
+
+    func testAFIFOOutputGivesItsReaderTheMusic() throws {
+        let pipe = temp.path("pipe")
+        try writeConfig(null + block("fifo", "Pipe", ["path": pipe]))
+        let (host, port) = try serve()
+        defer { stop(host) }
+        try mpc(port, "add", "tone.wav")
+        try mpc(port, "play")
+        XCTAssertTrue(eventually(timeout: 10) { FileManager.default.fileExists(atPath: pipe) }, "made by the output when it opens")
+        // Read without waiting, as a reader that may find the pipe empty for a moment.
+        let reader = open(pipe, O_RDONLY | O_NONBLOCK)
+        XCTAssertGreaterThanOrEqual(reader, 0)
+        defer { close(reader) }
+        var bytes = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        XCTAssertTrue(eventually(timeout: 10) {
+            let count = chunk.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+            if count > 0 { bytes += chunk[0..<count] }
+            return bytes.count >= 44100 * 4
+        }, "\(bytes.count) bytes; \((try? mpc(port, "outputs")) ?? ""); \(host.stdout + host.stderr)")
+        let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self).prefix(44100 * 2)) }
+        // The tone at half scale: its loudest samples near 16384, whatever part of the pipe was dropped before.
+        XCTAssertEqual(Double(samples.max() ?? 0), 16384, accuracy: 600)
+        XCTAssertTrue(try mpc(port, "status").contains("[playing]"))
+    }
+
+    func testAnIdleClientHearsEachSwitch() throws {
+        try writeConfig(null + raw)
+        let (host, port) = try serve()
+        defer { stop(host) }
+        let idle = try MPDClient.connect(host: "127.0.0.1", port: Int(port)!)
+        for command in [["disable", "2"], ["toggleoutput", "2"], ["disable", "1"]] {
+            try idle.sendLine("idle output")
+            try TestProcess.runChecked("mpc", ["-p", port] + command)
+            XCTAssertEqual(try idle.readResponse().map { "\($0.key): \($0.value)" }, ["changed: output"], "\(command)")
+        }
+        // Enabling an enabled output changes nothing, so there is nothing to hear: noidle ends the wait.
+        try idle.sendLine("idle output")
+        try mpc(port, "enable", "2")
+        try idle.sendLine("noidle")
+        XCTAssertEqual(try idle.readResponse().count, 0)
+    }
+
     func testTheStateFileKeepsEachOutputsChoiceByName() throws {
         try writeConfig(null + raw + wave)
         var (host, port) = try serve()
