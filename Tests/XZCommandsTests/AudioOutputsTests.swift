@@ -216,6 +216,12 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         XCTAssertEqual(try xzmusic(["outputs", "enable"]).status, 64)
     }
 
+    func testThePromptHostingItsOwnPlayerHasOutputsToo() throws {
+        try writeConfig(null + raw)
+        let prompt = try xzmusic([], input: "outputs disable 1\noutputs\n")
+        XCTAssertTrue(prompt.stdout.contains("Output 1 (Null Output) is disabled\nOutput 2 (Raw) is enabled\n"), prompt.stdout + prompt.stderr)
+    }
+
     func testBlocksThatCannotBeUsedAreToldAndTheHostStartsWithTheOthers() throws {
         let config = temp.path("config/xzmusic/config")
         try writeConfig(null + """
