@@ -114,6 +114,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
             toldEveryOutputOff = true
             listener.withLock { $0 }?(.everyOutputOff)
         }
+        guard let source = pcm.baseAddress, pcm.count > 0 else { return }
         let samples = pcm.count / format.sample.bytes
         for index in members.indices {
             guard let layout = opened[index] else { continue }
@@ -123,7 +124,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
                 } else {
                     let bytes = samples * layout.sample.bytes
                     let target = scratchBuffer(bytes)
-                    PCMConversion.convert(pcm.baseAddress!, format.sample, samples: samples, into: target.baseAddress!,
+                    PCMConversion.convert(source, format.sample, samples: samples, into: target.baseAddress!,
                                           layout.sample, volume: 100, scale: 1)
                     try members[index].output.write(UnsafeRawBufferPointer(rebasing: target[0..<bytes]))
                 }
