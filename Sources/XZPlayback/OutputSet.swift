@@ -31,7 +31,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
     public enum Event: Sendable, Equatable {
         /// Output `index` failed and was disabled; `message` says why.
         case failed(index: Int, message: String)
-        /// Audio came while every output is off (the music went on after the last was disabled): MPD pauses.
+        /// Audio came while every output is off (music went on after the last was disabled): MPD pauses.
         case everyOutputOff
     }
 
@@ -43,8 +43,6 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
     private var opened: [AudioFormat?]
     private var scratch: UnsafeMutableRawBufferPointer?
     private var notices: [String] = []
-    /// `everyOutputOff` was told and no output came on since.
-    private var toldEveryOutputOff = false
 
     public init(_ members: [NamedOutput]) {
         self.members = members
@@ -90,16 +88,14 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
 
     // MARK: AudioOutput, on the audio thread
 
+    /// With every output off it opens nothing and writes tell `everyOutputOff`: the owner pauses,
+    /// as MPD's `play` with every output disabled leaves the player paused.
     public func open(format newFormat: AudioFormat) throws {
         format = newFormat
         let wish = wanted.withLock { $0 }
-        guard wish.contains(true) else {
-            closeAll()
-            throw PlaybackError.outputFailed("All audio outputs are disabled")
-        }
         follow(wish)
         // Every enabled output failed: the set cannot play either.
-        guard opened.contains(where: { $0 != nil }) else {
+        guard !wish.contains(true) || opened.contains(where: { $0 != nil }) else {
             throw PlaybackError.outputFailed("no audio output could be opened" + (notices.last.map { ": " + $0 } ?? ""))
         }
     }
@@ -108,12 +104,8 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
         guard let format else { throw PlaybackError.outputFailed("the outputs are not open") }
         let wish = wanted.withLock { $0 }
         follow(wish)
-        if wish.contains(true) {
-            toldEveryOutputOff = false
-        } else if !toldEveryOutputOff {
-            toldEveryOutputOff = true
-            listener.withLock { $0 }?(.everyOutputOff)
-        }
+        // Told at each write, whatever brought the music on (play, resume, a restore), until the owner pauses it.
+        if !wish.contains(true) { listener.withLock { $0 }?(.everyOutputOff) }
         guard let source = pcm.baseAddress, pcm.count > 0 else { return }
         let samples = pcm.count / format.sample.bytes
         for index in members.indices {

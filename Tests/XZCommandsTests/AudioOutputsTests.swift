@@ -118,6 +118,12 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertTrue(try eventually(timeout: 5) { try mpc(port, "status").contains("[paused]") })
         XCTAssertEqual(size("raw.pcm"), written)
+        // From stop too: MPD's player waits paused.
+        try mpc(port, "stop")
+        try mpc(port, "play")
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(try eventually(timeout: 5) { try mpc(port, "status").contains("[paused]") }, (try? mpc(port, "status")) ?? "")
+        XCTAssertEqual(size("raw.pcm"), written)
     }
 
     func testAnOutputThatCannotOpenIsDisabledWithOneLineAndTheOthersPlay() throws {

@@ -65,10 +65,10 @@ final class OutputSetTests: XCTestCase {
         XCTAssertEqual(set.takeNotices(), [notice])
     }
 
-    func testWithEveryOutputOffTheSetCannotOpen() {
-        let set = OutputSet([NamedOutput(name: "off", plugin: "null", output: KeptOutput(), enabled: false)])
+    func testWithEveryOutputFailingTheSetCannotOpen() {
+        let set = OutputSet([NamedOutput(name: "Kitchen", plugin: "alsa", output: KeptOutput(failingOpen: true))])
         XCTAssertThrowsError(try set.open(format: deep)) { error in
-            XCTAssertEqual("\(error)", "All audio outputs are disabled")
+            XCTAssertEqual("\(error)", "no audio output could be opened: audio output \"Kitchen\" (alsa) disabled: no such device")
             XCTAssertTrue(PlaybackError.outputFailed ~= error)
         }
     }
@@ -86,22 +86,22 @@ final class OutputSetTests: XCTestCase {
         XCTAssertFalse(set.isLive)
     }
 
-    func testAudioWithEveryOutputOffIsToldOnce() throws {
+    func testAudioWithEveryOutputOffIsToldAtEachWrite() throws {
         let output = KeptOutput()
         let set = OutputSet([NamedOutput(name: "only", plugin: "null", output: output)])
         let heard = Mutex<[OutputSet.Event]>([])
         set.onEvent { event in heard.withLock { $0.append(event) } }
-        try set.open(format: deep)
         set.setEnabled(0, false)
+        try set.open(format: deep)
         try write(set, [1, 2])
         try write(set, [3, 4])
-        XCTAssertEqual(heard.withLock { $0 }, [.everyOutputOff])
+        XCTAssertEqual(heard.withLock { $0 }, [.everyOutputOff, .everyOutputOff], "an open with every output off is no failure")
         XCTAssertEqual(output.samples(Int32.self), [])
         set.setEnabled(0, true)
         try write(set, [5, 6])
         set.setEnabled(0, false)
         try write(set, [7, 8])
-        XCTAssertEqual(heard.withLock { $0 }, [.everyOutputOff, .everyOutputOff])
+        XCTAssertEqual(heard.withLock { $0 }, [.everyOutputOff, .everyOutputOff, .everyOutputOff])
         XCTAssertEqual(output.samples(Int32.self), [5, 6])
     }
 
@@ -134,14 +134,20 @@ private final class KeptOutput: AudioOutput, Sendable {
     private let failing: Bool
     private let live: Bool
 
-    init(sample: SampleFormat? = nil, failing: Bool = false, live: Bool = false) {
+    private let failingOpen: Bool
+
+    init(sample: SampleFormat? = nil, failing: Bool = false, failingOpen: Bool = false, live: Bool = false) {
         self.sample = sample
+        self.failingOpen = failingOpen
         self.failing = failing
         self.live = live
     }
 
     func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: sample ?? .s32) }
-    func open(format: AudioFormat) throws { state.withLock { $0.opened.append(format) } }
+    func open(format: AudioFormat) throws {
+        if failingOpen { throw PlaybackError.outputFailed("no such device") }
+        state.withLock { $0.opened.append(format) }
+    }
     func write(_ pcm: UnsafeRawBufferPointer) throws {
         if failing { throw PlaybackError.outputFailed("the device is gone") }
         state.withLock { $0.bytes += pcm }
