@@ -79,13 +79,14 @@ public final class PlayerHost: Sendable {
         let events = player.events
         // An output that failed (a device unplugged) was disabled by the set; the others play on, as in MPD.
         // Music with every output off waits paused, as in MPD. Told on the audio thread: the pause is sent from another.
+        // Reached through the host, held weakly: the set must not keep the player that holds it.
         outputSet?.onEvent { [weak self] event in
-            guard let self else { return }
+            guard let self, let outputSet = self.outputSet else { return }
             if case .failed(_, let message) = event {
                 report(message)
                 announce(.output)
             }
-            if outputSet?.enabled.contains(true) == false { DispatchQueue.global().async { player.pause() } }
+            if !outputSet.enabled.contains(true) { DispatchQueue.global().async { [weak self] in self?.player.pause() } }
         }
         // Observers may print to a slow terminal, so events are handled off the audio thread.
         Task.detached { [weak self] in
