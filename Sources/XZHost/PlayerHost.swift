@@ -179,7 +179,10 @@ public final class PlayerHost: Sendable {
         guard switched.was != switched.now else { return true }
         // With every output off nothing is heard: the music waits, paused, as in MPD.
         if !switched.anyOn { player.pause() }
-        announce(!switched.now || mixerHeardOnEnabling ? [.output, .volume] : .output)
+        // The one output's software volume is its mixer's, heard with it; the config's outputs have no
+        // mixer, and MPD tells only `output` for such an output.
+        let mixerHeard = outputSet == nil && (!switched.now || mixerHeardOnEnabling)
+        announce(mixerHeard ? [.output, .volume] : .output)
         return true
     }
 

@@ -172,13 +172,14 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         let (host, port) = try serve()
         defer { stop(host) }
         let idle = try MPDClient.connect(host: "127.0.0.1", port: Int(port)!)
-        for command in [["disable", "2"], ["toggleoutput", "2"], ["disable", "1"]] {
-            try idle.sendLine("idle output")
+        // Only `output`, as MPD tells it for outputs without a mixer.
+        for command in [["disable", "2"], ["toggleoutput", "2"], ["disable", "1"], ["toggleoutput", "1"]] {
+            try idle.sendLine("idle")
             try TestProcess.runChecked("mpc", ["-p", port] + command)
             XCTAssertEqual(try idle.readResponse().map { "\($0.key): \($0.value)" }, ["changed: output"], "\(command)")
         }
         // Enabling an enabled output changes nothing, so there is nothing to hear: noidle ends the wait.
-        try idle.sendLine("idle output")
+        try idle.sendLine("idle")
         try mpc(port, "enable", "2")
         try idle.sendLine("noidle")
         XCTAssertEqual(try idle.readResponse().count, 0)
