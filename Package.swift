@@ -119,8 +119,7 @@ let package = Package(
         // client of the command table the prompt and the CLI drive a host by.
         .target(name: "XZHosting", dependencies: [
             "XZSystem", "XZCatalogue", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
-            "XZMPRIS",
-            "XZZeroconf",
+            "XZMPRIS", "XZZeroconf", "XZStreamOutput",
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
@@ -162,7 +161,7 @@ let package = Package(
             "XZStats", "XZCatalogue", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics", "XZTestSupport", "XZCorpusTestSupport"]),
-        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZPlaybackTerms", "XZAudio", "XZLyrics", "XZTestSupport"]),
+        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZPlaybackTerms", "XZAudio", "XZLyrics", "XZSystem", "XZTestSupport"]),
         .testTarget(name: "XZEncodersTests", dependencies: ["XZEncoders", "XZAudio", "XZTestSupport"]),
         .testTarget(name: "XZStreamOutputTests", dependencies: [
             "XZStreamOutput", "XZEncoders", "XZPlayback", "XZPlaybackTerms", "XZAudio", "XZSystem", "XZTestSupport",

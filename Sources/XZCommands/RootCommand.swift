@@ -19,7 +19,7 @@ public struct XZMusic: AsyncParsableCommand {
         subcommands: [
             Import.self, CatalogueCommand.self, Search.self, Find.self, SingerCommand.self, Info.self, LyricsCommand.self,
             Play.self, Add.self, Queue.self, Next.self, Prev.self, Pause.self, Stop.self, Seek.self, Volume.self,
-            Crossfade.self, Repeat.self, Shuffle.self, Now.self, PlaylistCommand.self, Like.self, Unlike.self, Liked.self, StatsCommand.self, History.self,
+            Crossfade.self, Outputs.self, Repeat.self, Shuffle.self, Now.self, PlaylistCommand.self, Like.self, Unlike.self, Liked.self, StatsCommand.self, History.self,
             Download.self, Downloads.self, LoudnessCommand.self, Fingerprint.self, Serve.self, Check.self, ConfigCommand.self,
         ])
 

@@ -22,9 +22,20 @@ public struct HostState: Sendable, Equatable {
         }
     }
 
+    /// An output's `audio_device_state` line: on or off, by its name.
+    public struct OutputState: Sendable, Equatable {
+        public var name: String
+        public var enabled: Bool
+
+        public init(name: String, enabled: Bool) {
+            self.name = name
+            self.enabled = enabled
+        }
+    }
+
     public var volume = 100
-    public var outputName = ""
-    public var outputEnabled = true
+    /// Every output's, in the config's order, as MPD writes them.
+    public var outputs: [OutputState] = []
     public var playState = PlayState.stop
     /// Queue position of the current song.
     public var current: Int?
@@ -46,8 +57,9 @@ public struct HostState: Sendable, Equatable {
 
     /// The file's text, line for line as MPD writes its own.
     public var text: String {
-        var lines = ["sw_volume: \(volume)", "audio_device_state:\(outputEnabled ? 1 : 0):\(outputName)",
-                     "state: \(playState.rawValue)"]
+        var lines = ["sw_volume: \(volume)"]
+        lines += outputs.map { "audio_device_state:\($0.enabled ? 1 : 0):\($0.name)" }
+        lines.append("state: \(playState.rawValue)")
         if let current { lines.append("current: \(current)") }
         if playState != .stop { lines.append("time: " + String(format: "%f", elapsedSeconds)) }
         lines += ["random: \(shuffle ? 1 : 0)", "repeat: \(repeats ? 1 : 0)", "single: \(single.rawValue)",
@@ -69,15 +81,16 @@ public struct HostState: Sendable, Equatable {
     }
 
     private static let replayGainKey = "replay_gain_mode"
+    /// More outputs than a config file can have blocks are not kept.
+    static let outputLimit = 64
 
     /// Reads a file this host or MPD wrote. A file cut short (no `playlist_end`) or with a value that
     /// is not one is damaged as a whole: nothing of it is trusted. Lines of other MPD parts (storage
-    /// mounts, further outputs) are skipped, as MPD skips what it does not know.
+    /// mounts) are skipped, as MPD skips what it does not know.
     init(parsing text: String) throws(StateFileDamage) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
         if lines.last == "" { lines.removeLast() }
         guard lines.last == "playlist_end" else { throw StateFileDamage("it ends before its queue does") }
-        var sawOutput = false
         var index = 0
         while index < lines.count {
             let line = lines[index]
@@ -87,14 +100,10 @@ public struct HostState: Sendable, Equatable {
                 continue
             }
             if line.hasPrefix("audio_device_state:") {
-                // The first output is the host's one; its name is kept for writing back.
                 let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
                 guard fields.count == 3, fields[1] == "0" || fields[1] == "1" else { throw StateFileDamage("bad line: \(line)") }
-                if !sawOutput {
-                    outputEnabled = fields[1] == "1"
-                    outputName = String(fields[2])
-                    sawOutput = true
-                }
+                // MPD's cap on outputs is its config's; a file is held to the config file's block limit.
+                if outputs.count < Self.outputLimit { outputs.append(OutputState(name: String(fields[2]), enabled: fields[1] == "1")) }
                 continue
             }
             guard let colon = line.firstIndex(of: ":") else { continue }

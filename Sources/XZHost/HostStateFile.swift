@@ -32,8 +32,9 @@ extension PlayerHost {
         let snapshot = player.snapshot()
         var state = HostState()
         state.volume = snapshot.volume
-        state.outputName = output.description
-        state.outputEnabled = isOutputEnabled
+        // The config's outputs by the names MPD keeps them by; the one chosen by `--output` by its spelling.
+        state.outputs = outputSet == nil ? [HostState.OutputState(name: output.description, enabled: isOutputEnabled)]
+            : outputStatuses.map { HostState.OutputState(name: $0.name, enabled: $0.enabled) }
         switch snapshot.state {
         case .playing: state.playState = .play
         case .paused: state.playState = .pause
@@ -56,6 +57,18 @@ extension PlayerHost {
             state.queue.append(HostState.Entry(uri: name, priority: entry.priority))
         }
         return state
+    }
+
+    /// The outputs' choices of a state file: the config's outputs by name, as MPD restores them (a name the
+    /// config no longer has is dropped); the one chosen by `--output` takes the file's first, whatever its name.
+    func restoreOutputs(_ saved: [HostState.OutputState]) {
+        guard outputSet != nil else {
+            if let first = saved.first { setOutputEnabled(first.enabled) }
+            return
+        }
+        for status in outputStatuses {
+            if let kept = saved.first(where: { $0.name == status.name }) { setOutputEnabled(kept.enabled, id: status.id) }
+        }
     }
 
     /// Puts `state` into the player: its songs that are gone are left out with one line each, and
@@ -87,7 +100,7 @@ extension PlayerHost {
             crossfade.mixRampDB = state.mixRampDb
             crossfade.mixRampDelay = state.mixRampDelaySeconds
         }
-        setOutputEnabled(state.outputEnabled)
+        restoreOutputs(state.outputs)
         player.insert(QueueItem.items(playables, database: database), at: nil)
         for priority in Set(priorities) where priority != 0 {
             player.setPriority(priority, at: priorities.indices.filter { priorities[$0] == priority })
@@ -95,7 +108,7 @@ extension PlayerHost {
         player.setShuffle(state.shuffle)
         guard let current, state.playState != .stop else { return }
         player.playItem(at: current)
-        if paused || state.playState == .pause || !state.outputEnabled { player.pause() }
+        if paused || state.playState == .pause || !isOutputEnabled { player.pause() }
         // A file's number: held to a day past any song's end rather than trusted.
         let ms = Int(clamping: state.elapsedSeconds * 1000, to: 0...86_400_000)
         if ms > 0 { player.seek(.absolute(ms: ms)) }

@@ -15,8 +15,10 @@ public final class PlayerHost: Sendable {
     /// songs that are not offline by their audio URL.
     public let naming: SongNaming
     public let startedAt = Date()
-    /// Audio output as configured, for `outputs`.
+    /// Audio output as configured, for `outputs`, when the config has no `audio_output` blocks.
     public let output: OutputSpec
+    /// The config's `audio_output` blocks, each switched on and off by clients; nil for the one `output`.
+    public let outputSet: OutputSet?
     /// `update` / `rescan` jobs of the music folder.
     public let updates = DatabaseUpdates()
     /// http(s) URIs play here (the host has a downloader).
@@ -45,8 +47,9 @@ public final class PlayerHost: Sendable {
     public static let defaultMaxQueueLength = PlayerStateMachine.defaultMaxLength
 
     /// `report` hears problems that are no command's failure (statistics that could not be saved).
-    public init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, realtime: Bool = false,
-                musicDirectory: URL = SongNaming.defaultMusicDirectory(), seed: UInt64? = nil,
+    /// `outputs`: the config's outputs, played to instead of `output` when there are any.
+    public init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, outputs: [NamedOutput] = [],
+                realtime: Bool = false, musicDirectory: URL = SongNaming.defaultMusicDirectory(), seed: UInt64? = nil,
                 streams: StreamOpener? = nil, fetchPlaylist: PlaylistFetcher? = nil,
                 report: @escaping @Sendable (String) -> Void) {
         self.folder = folder
@@ -58,15 +61,33 @@ public final class PlayerHost: Sendable {
         // What a command changed is told before the command returns (on its thread), not when the
         // event stream below gets to it: a client that changed something and then waits in `idle`
         // must not hear its own change afterwards.
-        player = Player(output: output, realtime: realtime, seed: seed, streams: streams, onEvent: { event in
+        let onEvent: @Sendable (PlayerEvent) -> Void = { event in
             if case .changed(let changes) = event { changeListeners.announce(HostChanges(changes)) }
-        })
+        }
+        let outputSet = outputs.isEmpty ? nil : OutputSet(outputs)
+        self.outputSet = outputSet
+        if let outputSet {
+            player = Player(output: outputSet, seed: seed, streams: streams, onEvent: onEvent)
+        } else {
+            player = Player(output: output, realtime: realtime, seed: seed, streams: streams, onEvent: onEvent)
+        }
         canStream = streams != nil
         self.fetchPlaylist = fetchPlaylist
         let player = player
         recording = StatsRecording(database: database, report: report, playingStation: { player.snapshot().current.map { ($0.path, $0.name) } })
         self.report = report
         let events = player.events
+        // An output that failed (a device unplugged) was disabled by the set; the others play on, as in MPD.
+        // Music with every output off waits paused, as in MPD. Told on the audio thread: the pause is sent from another.
+        // Reached through the host, held weakly: the set must not keep the player that holds it.
+        outputSet?.onEvent { [weak self] event in
+            guard let self, let outputSet = self.outputSet else { return }
+            if case .failed(_, let message) = event {
+                report(message)
+                announce(.output)
+            }
+            if !outputSet.enabled.contains(true) { DispatchQueue.global().async { [weak self] in self?.player.pause() } }
+        }
         // Observers may print to a slow terminal, so events are handled off the audio thread.
         Task.detached { [weak self] in
             for await event in events { self?.handle(event) }
@@ -115,30 +136,54 @@ public final class PlayerHost: Sendable {
         state.withLock { $0.playedMs }
     }
 
-    /// Whether the output takes audio; a disabled output pauses playback, as MPD's only output would.
+    /// What `outputs` lists: the config's outputs, or the one chosen by `--output` (id 0).
+    public var outputStatuses: [OutputStatus] {
+        if let outputSet {
+            return zip(outputSet.members, outputSet.enabled).enumerated().map { id, member in
+                OutputStatus(id: id, name: member.0.name, plugin: member.0.plugin, enabled: member.1)
+            }
+        }
+        return [OutputStatus(id: 0, name: output.mpdName, plugin: output.mpdPlugin, enabled: state.withLock { $0.outputEnabled })]
+    }
+
+    /// Whether some output takes audio; with none, playback pauses, as MPD's does.
     public var isOutputEnabled: Bool {
-        state.withLock { $0.outputEnabled }
+        outputStatuses.contains(where: \.enabled)
     }
 
     /// MPD's `enableoutput` / `disableoutput`: a change is heard as the output's and its mixer's.
-    public func setOutputEnabled(_ enabled: Bool) {
-        switchOutput(mixerHeardOnEnabling: true) { _ in enabled }
+    /// False when there is no output `id`.
+    @discardableResult
+    public func setOutputEnabled(_ enabled: Bool, id: Int = 0) -> Bool {
+        switchOutput(id, mixerHeardOnEnabling: true) { _ in enabled }
     }
 
     /// MPD's `toggleoutput`, whose change is heard as the mixer's too only when the output goes off.
-    public func toggleOutput() {
-        switchOutput(mixerHeardOnEnabling: false) { !$0 }
+    @discardableResult
+    public func toggleOutput(id: Int = 0) -> Bool {
+        switchOutput(id, mixerHeardOnEnabling: false) { !$0 }
     }
 
-    private func switchOutput(mixerHeardOnEnabling: Bool, _ next: (Bool) -> Bool) {
-        let enabled = state.withLock { state -> Bool? in
-            let enabled = next(state.outputEnabled)
-            defer { state.outputEnabled = enabled }
-            return state.outputEnabled != enabled ? enabled : nil
+    private func switchOutput(_ id: Int, mixerHeardOnEnabling: Bool, _ next: (Bool) -> Bool) -> Bool {
+        let switched: (was: Bool, now: Bool, anyOn: Bool)?
+        if let outputSet {
+            switched = outputSet.switchOutput(id, next)
+        } else {
+            switched = id != 0 ? nil : state.withLock { state in
+                let was = state.outputEnabled
+                state.outputEnabled = next(was)
+                return (was, state.outputEnabled, state.outputEnabled)
+            }
         }
-        guard let enabled else { return }
-        if !enabled { player.pause() }
-        announce(!enabled || mixerHeardOnEnabling ? [.output, .volume] : .output)
+        guard let switched else { return false }
+        guard switched.was != switched.now else { return true }
+        // With every output off nothing is heard: the music waits, paused, as in MPD.
+        if !switched.anyOn { player.pause() }
+        // The one output's software volume is its mixer's, heard with it; the config's outputs have no
+        // mixer, and MPD tells only `output` for such an output.
+        let mixerHeard = outputSet == nil && (!switched.now || mixerHeardOnEnabling)
+        announce(mixerHeard ? [.output, .volume] : .output)
+        return true
     }
 
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.

@@ -11,6 +11,9 @@ import XZSystem
 public struct HostConfiguration: Sendable {
     public var settings: HostSettings
     public var output: OutputSpec
+    /// The config file whose `audio_output` blocks the host plays to; nil when it has none, or when this run
+    /// chose its output (`--output`, `$XZMUSIC_OUTPUT`), which wins over the blocks.
+    public var outputBlocks: ConfigFile?
     /// File outputs paced to real time (`play --realtime`).
     public var realtime = false
     /// How streams are fetched and kept (`online_cache`, the prebuffer).
@@ -34,7 +37,13 @@ public struct HostConfiguration: Sendable {
     public init(config: ConfigFile, output: OutputSpec? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         settings = try HostSettings(config: config)
-        self.output = try output ?? OutputSpec(parsing: environment["XZMUSIC_OUTPUT"] ?? "default")
+        let chosen = try output ?? environment["XZMUSIC_OUTPUT"].map(OutputSpec.init(parsing:))
+        self.output = chosen ?? .systemDefault
+        let blocks = config.blocks(named: "audio_output").count
+        if blocks > 0, let chosen {
+            notes.append("output \(chosen) chosen for this run: the \(blocks) audio_output block\(blocks == 1 ? "" : "s") of \(config.source) are not used")
+        }
+        outputBlocks = blocks > 0 && chosen == nil ? config : nil
         // A config file the downloader cannot read must not stop playing files: its defaults stream.
         downloads = (try? DownloadSettings(config: config)) ?? DownloadSettings()
         do {
@@ -49,6 +58,15 @@ public struct HostConfiguration: Sendable {
             crossfade = CrossfadeSettings()
             notes.append("\(error); crossfade keys ignored")
         }
+    }
+
+    /// The outputs of the config's `audio_output` blocks (none without blocks: the host plays to `output`),
+    /// and a line for each block left out. With blocks that all failed, the host plays to `output` and says so.
+    public func makeOutputs() -> (outputs: [NamedOutput], notes: [String]) {
+        guard let outputBlocks else { return ([], []) }
+        var made = AudioOutputTypes.outputs(of: outputBlocks)
+        if made.outputs.isEmpty { made.notes.append("no audio_output block could be used; playing to the \(output) output") }
+        return made
     }
 
     /// The config file's configuration (`ConfigFile.load`); a file that cannot be read is an error.

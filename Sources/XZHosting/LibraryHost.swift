@@ -7,6 +7,7 @@ import XZMPRIS
 import XZPlayback
 import XZPlaybackTerms
 import XZServer
+import XZStreamOutput
 import XZSystem
 import XZZeroconf
 #if canImport(Glibc)
@@ -87,7 +88,8 @@ public final class LibraryHost: Sendable {
             return try HostLock(path: endpoint.lockPath, description: description)
         }
         let downloads = shared ?? DownloadManager(database: database, library: library, settings: configuration.downloads)
-        let host = PlayerHost(folder: library, database: database, output: configuration.output,
+        let outputs = configuration.makeOutputs()
+        let host = PlayerHost(folder: library, database: database, output: configuration.output, outputs: outputs.outputs,
                               realtime: configuration.realtime, musicDirectory: settings.musicDirectory,
                               streams: streamOpener(downloads, database: database, cache: configuration.downloads.onlineCache,
                                                     keepURLs: configuration.keepsURLs),
@@ -126,11 +128,13 @@ public final class LibraryHost: Sendable {
             server = listener
         }
         configuration.notes.forEach(notes)
+        outputs.notes.forEach(notes)
         // On the port the listener bound (the one picked, for port 0).
         let announcement = endpoint.map { _ in HostAnnouncement(settings: settings, tcpPort: tcpPort, notes: notes) }
-        // The httpd outputs that listen go here (their bound ports), for phones' `_http._tcp` browsers; or
-        // later through `announce(httpStreams:)`.
-        announcement?.announce(httpStreams: [])
+        // The stream outputs on the ports they bound, for phones' `_http._tcp` browsers.
+        announcement?.announce(httpStreams: outputs.outputs.compactMap { named in
+            (named.output as? HTTPStreamOutput).map { ListeningPort(address: $0.settings.address, port: $0.port) }
+        })
         let service = server?.service ?? MPDService(host: host, password: settings.password, limits: settings.limits.session)
         var mpris: MPRISService?
         if endpoint != nil, settings.mpris {

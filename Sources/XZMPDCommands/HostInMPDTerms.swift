@@ -53,25 +53,3 @@ extension MPDError {
         }
     }
 }
-
-extension MPDCommands {
-    /// The output's name in `outputs`, as MPD names the same output: the null output by the name MPD's
-    /// examples give it, libao's default device as MPD names an output it found itself, a file by its
-    /// setting.
-    static func outputName(_ output: OutputSpec) -> String {
-        switch output {
-        case .null: return "Null Output"
-        case .systemDefault: return "default detected output"
-        case .wav, .au, .raw: return output.description
-        }
-    }
-
-    /// MPD's plugin for the same output: `null`, libao's `ao`, and for a file the `recorder`.
-    static func outputPlugin(_ output: OutputSpec) -> String {
-        switch output {
-        case .null: return "null"
-        case .systemDefault: return "ao"
-        case .wav, .au, .raw: return "recorder"
-        }
-    }
-}

@@ -21,7 +21,9 @@ extension MPDCommands {
             throw MPDError.arg("Not a mount point")
         },
         MPDCommand("outputset", 3...3, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError.noExist("No such audio output") }
+            // The outputs here have no runtime attributes, as MPD's plugins of the same names.
+            let id = try MPDArgument.unsigned(call.arguments[0])
+            guard call.host.outputStatuses.indices.contains(id) else { throw noSuchOutput }
             throw MPDError.arg("Unsupported attribute")
         },
         MPDCommand("addtagid", 3...3, .changesState) { call throws(MPDError) in

@@ -377,22 +377,25 @@ public enum MPDCommands {
 
         // MARK: Outputs
         MPDCommand("outputs", 0...0, .readOnly) { call in
-            call.response.add("outputid", 0)
-            call.response.add("outputname", outputName(call.host.output))
-            call.response.add("plugin", outputPlugin(call.host.output))
-            call.response.add("outputenabled", call.host.isOutputEnabled ? 1 : 0)
+            // No attribute lines: MPD prints none for the plugins here (null, ao, alsa, pulse, fifo, recorder, httpd).
+            for output in call.host.outputStatuses {
+                call.response.add("outputid", output.id)
+                call.response.add("outputname", output.name)
+                call.response.add("plugin", output.plugin)
+                call.response.add("outputenabled", output.enabled ? 1 : 0)
+            }
         },
         MPDCommand("enableoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError.noExist("No such audio output") }
-            call.host.setOutputEnabled(true)
+            guard call.host.setOutputEnabled(true, id: try MPDArgument.unsigned(call.arguments[0])) else { throw noSuchOutput }
         },
         MPDCommand("disableoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError.noExist("No such audio output") }
-            call.host.setOutputEnabled(false)
+            guard call.host.setOutputEnabled(false, id: try MPDArgument.unsigned(call.arguments[0])) else { throw noSuchOutput }
         },
         MPDCommand("toggleoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard try MPDArgument.unsigned(call.arguments[0]) == 0 else { throw MPDError.noExist("No such audio output") }
-            call.host.toggleOutput()
+            guard call.host.toggleOutput(id: try MPDArgument.unsigned(call.arguments[0])) else { throw noSuchOutput }
         },
     ]
+
+    /// MPD's answer to an output id it does not have.
+    static let noSuchOutput = MPDError.noExist("No such audio output")
 }

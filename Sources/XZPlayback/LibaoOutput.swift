@@ -18,6 +18,8 @@ import Darwin
 // Sendable by hand: the libao device is used from one thread only, the player's audio thread once given to it.
 public final class LibaoOutput: AudioOutput, @unchecked Sendable {
     public let spec: OutputSpec
+    /// A live driver by name (`ao`, `alsa`, `pulse` blocks) with libao's options for it; nil for `spec`.
+    public let driver: (name: String, options: [(key: String, value: String)])?
     private let realtime: Bool
     private var device: OpaquePointer?
     private var format: AudioFormat?
@@ -28,11 +30,21 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
     public init(spec: OutputSpec, realtime: Bool = false) {
         self.spec = spec
         self.realtime = realtime
+        driver = nil
+    }
+
+    /// libao's live driver `name` (`pulse`, `alsa`, `null`, …) with its options (`dev`, `server`, …); an
+    /// output that cannot open fails rather than falling back, as one of several outputs should.
+    public init(driver name: String, options: [(key: String, value: String)] = []) {
+        spec = .systemDefault
+        realtime = false
+        driver = (name, options)
     }
 
     deinit { close() }
 
     public var needsPacing: Bool {
+        if let driver { return driver.name == "null" }
         switch spec {
         case .systemDefault: return usingNullFallback
         case .null: return true
@@ -41,6 +53,7 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
     }
 
     public var isLive: Bool {
+        if let driver { return driver.name != "null" }
         if case .systemDefault = spec { return !usingNullFallback }
         return false
     }
@@ -70,6 +83,11 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
         guard LibaoOutput.initialized else { throw PlaybackError.outputFailed("libao could not be initialised") }
         var sample = ao_sample_format(bits: Int32(newFormat.sample.bytes * 8), rate: Int32(newFormat.sampleRate), channels: Int32(newFormat.channels),
                                       byte_format: Int32(AO_FMT_NATIVE), matrix: nil)
+        if let driver {
+            device = try openDriver(driver.name, driver.options, &sample)
+            format = newFormat
+            return
+        }
         switch spec {
         case .systemDefault:
             device = usingNullFallback ? nil : openDefault(&sample)
@@ -127,6 +145,28 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
         if opened == nil {
             usingNullFallback = true
             notices.append("No sound device could be opened (\(failure)); playing to the null output instead.")
+        }
+        return opened
+    }
+
+    private func openDriver(_ name: String, _ options: [(key: String, value: String)],
+                            _ sample: inout ao_sample_format) throws -> OpaquePointer {
+        // MPD's `driver "default"`: libao's choice of live driver.
+        let id = name == "default" ? ao_default_driver_id() : ao_driver_id(name)
+        guard id >= 0 else { throw PlaybackError.outputFailed("libao has no \"\(name)\" driver") }
+        var list: UnsafeMutablePointer<ao_option>?
+        defer { ao_free_options(list) }
+        for option in options where ao_append_option(&list, option.key, option.value) == 0 {
+            throw PlaybackError.outputFailed("libao cannot take the option \(option.key)")
+        }
+        var failure: Int32 = 0
+        let opened: OpaquePointer? = StderrSilencer.run {
+            let device = ao_open_live(id, &sample, list)
+            failure = errno
+            return device
+        }
+        guard let opened else {
+            throw PlaybackError.outputFailed("libao driver \"\(name)\": \(Self.errorText(failure))")
         }
         return opened
     }

@@ -68,7 +68,7 @@ final class HostStateTests: XCTestCase {
         XCTAssertEqual(state.current, 2)
         XCTAssertEqual(state.elapsedSeconds, 2.007, accuracy: 0.0001)
         XCTAssertTrue(state.repeats)
-        XCTAssertEqual(state.outputName, "null")
+        XCTAssertEqual(state.outputs, [.init(name: "null", enabled: true)])
         XCTAssertEqual(state.queue, [.init(uri: "s1.mp3"), .init(uri: "s2.mp3", priority: 5), .init(uri: "s3.mp3"),
                                      .init(uri: "http://radio.example.invalid/live.mp3")])
         XCTAssertNil(state.replayGainMode, "MPD's file leaves the config's mode")

@@ -1,0 +1,86 @@
+import Foundation
+import XZSystem
+import XZAudio
+import XZPlaybackTerms
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// MPD's `fifo` output: signed 16-bit PCM into a named pipe (made when missing), for a visualiser or
+/// snapcast to read. As MPD's, it holds a reading end of its own, so opening never waits for a reader
+/// and a full pipe is emptied rather than waited on: the player is never held by a reader that is slow or gone.
+public final class FifoOutput: AudioOutput {
+    private struct Ends: Sendable {
+        var reader: Int32 = -1
+        var writer: Int32 = -1
+    }
+
+    public let path: String
+    public var needsPacing: Bool { true }
+    public var bufferedFrames: Int { 0 }
+    private let ends = Mutex(Ends())
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    deinit { close() }
+
+    public func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
+
+    public func open(format: AudioFormat) throws {
+        try ends.withLock { ends throws(PlaybackError) in
+            guard ends.writer < 0 else { return }
+            var info = stat()
+            if lstat(path, &info) != 0 {
+                guard errno == ENOENT, mkfifo(path, 0o666) == 0 else { throw failure("cannot make the FIFO") }
+            } else if info.st_mode & S_IFMT != S_IFIFO {
+                throw PlaybackError.outputFailed("\(path) exists and is not a FIFO")
+            }
+            let reader = posixOpen(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard reader >= 0 else { throw failure("cannot open the FIFO") }
+            let writer = posixOpen(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            guard writer >= 0 else {
+                let error = failure("cannot open the FIFO for writing")
+                posixClose(reader)
+                throw error
+            }
+            ends = Ends(reader: reader, writer: writer)
+        }
+    }
+
+    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+        let (reader, writer) = ends.withLock { ($0.reader, $0.writer) }
+        guard writer >= 0, var rest = pcm.baseAddress else { throw PlaybackError.outputFailed("fifo output \(path) is not open") }
+        var left = pcm.count
+        var discard = [UInt8](repeating: 0, count: 0)
+        while left > 0 {
+            let written = Glibc.write(writer, rest, left)
+            if written > 0 {
+                rest += written
+                left -= written
+                continue
+            }
+            if written < 0, errno == EINTR { continue }
+            guard written < 0, errno == EAGAIN else { throw failure("cannot write to the FIFO") }
+            // Nobody reads fast enough: what waits in the pipe is dropped, as MPD drops it.
+            if discard.isEmpty { discard = [UInt8](repeating: 0, count: 65536) }
+            let drained = discard.withUnsafeMutableBytes { Glibc.read(reader, $0.baseAddress, $0.count) }
+            if drained <= 0, errno != EAGAIN, errno != EINTR { throw failure("cannot empty the FIFO") }
+        }
+    }
+
+    public func close() {
+        ends.withLock { ends in
+            if ends.writer >= 0 { posixClose(ends.writer) }
+            if ends.reader >= 0 { posixClose(ends.reader) }
+            ends = Ends()
+        }
+    }
+
+    private func failure(_ what: String) -> PlaybackError {
+        PlaybackError.outputFailed("\(what) \(path): " + String(cString: strerror(errno)))
+    }
+}

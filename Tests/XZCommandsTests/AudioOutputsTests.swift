@@ -1,0 +1,338 @@
+import Foundation
+import XCTest
+import XZProtocol
+import XZServer
+import XZTestSupport
+
+/// Several `audio_output` blocks on a real `xzmusic serve`: where the PCM goes as clients (mpc, the prompt)
+/// switch them, the state file across a restart, and `outputs` and its ACKs next to real MPD's for the same blocks.
+final class AudioOutputsTests: LibraryProcessTestCase {
+    /// A run's own output (`$XZMUSIC_OUTPUT`) wins over the blocks, so these hosts are started without one.
+    override var environment: [String: String] {
+        var env = super.environment
+        env["XZMUSIC_OUTPUT"] = nil
+        return env
+    }
+
+    private var music: URL { temp.url.appendingPathComponent("music") }
+
+    override func setUpWithError() throws {
+        temp = try TemporaryFolder("audio-outputs")
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        try TestProcess.runChecked("sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", music.appendingPathComponent("tone.wav").path,
+                                           "synth", "60", "sine", "440", "vol", "0.5"])
+    }
+
+    override func tearDownWithError() throws {
+        temp = nil
+    }
+
+    /// An output block as MPD's config spells it.
+    private func block(_ type: String, _ name: String, _ settings: [String: String] = [:]) -> String {
+        (["audio_output {", "    type \"\(type)\"", "    name \"\(name)\""]
+            + settings.sorted(by: { $0.key < $1.key }).map { "    \($0.key) \"\($0.value)\"" } + ["}"]).joined(separator: "\n") + "\n"
+    }
+
+    private var null: String { block("null", "Null Output") }
+    private var raw: String { block("recorder", "Raw", ["encoder": "null", "path": temp.path("raw.pcm")]) }
+    private var wave: String { block("recorder", "Wave", ["encoder": "wave", "path": temp.path("out.wav")]) }
+
+    private func writeConfig(_ blocks: String) throws {
+        let config = temp.url.appendingPathComponent("config/xzmusic")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "music_directory = \(music.path)\n\(blocks)".write(to: config.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+    }
+
+    private func serve() throws -> (RunningProcess, String) {
+        let host = try RunningProcess(binary, ["serve", "--port", "0"], environment: environment)
+        XCTAssertTrue(host.waitForOutput("hosting"), "host did not start: \(host.stderr)")
+        let line = try XCTUnwrap(host.stdout.split(separator: "\n").first { $0.contains("hosting") })
+        let port = try XCTUnwrap(line.split(separator: ":").last.map(String.init))
+        XCTAssertTrue(try eventually(timeout: 10) { !(try mpc(port, "status")).contains("Updating DB") })
+        return (host, port)
+    }
+
+    private func stop(_ host: RunningProcess) {
+        host.signal(SIGTERM)
+        XCTAssertEqual(host.finish(), 0)
+    }
+
+    @discardableResult
+    private func mpc(_ port: String, _ arguments: String...) throws -> String {
+        try TestProcess.runChecked("mpc", ["-p", port] + arguments).stdout
+    }
+
+    private func size(_ name: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: temp.path(name)))?[.size] as? Int) ?? 0
+    }
+
+    func testSwitchingOutputsAtRunTimeChangesWhereThePCMGoes() throws {
+        try writeConfig(null + raw + wave)
+        let (host, port) = try serve()
+        defer { stop(host) }
+        XCTAssertEqual(try mpc(port, "outputs"),
+                       "Output 1 (Null Output) is enabled\nOutput 2 (Raw) is enabled\nOutput 3 (Wave) is enabled\n")
+        try mpc(port, "add", "tone.wav")
+        try mpc(port, "play")
+        XCTAssertTrue(eventually(timeout: 10) { size("raw.pcm") > 44100 * 4 }, "the raw file fills while enabled")
+
+        // Off: the raw file stops growing and the WAV file is finished; the null output plays on.
+        try mpc(port, "disable", "Raw")
+        try mpc(port, "toggleoutput", "3")
+        XCTAssertEqual(try mpc(port, "outputs"),
+                       "Output 1 (Null Output) is enabled\nOutput 2 (Raw) is disabled\nOutput 3 (Wave) is disabled\n")
+        Thread.sleep(forTimeInterval: 0.3)
+        let stopped = size("raw.pcm")
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(size("raw.pcm"), stopped, "a disabled output gets nothing")
+        XCTAssertTrue(try mpc(port, "status").contains("[playing]"), "the other outputs play on")
+        XCTAssertEqual(try TestProcess.runChecked("soxi", ["-r", temp.path("out.wav")]).stdout, "44100\n")
+        XCTAssertEqual(try TestProcess.runChecked("soxi", ["-c", temp.path("out.wav")]).stdout, "2\n")
+        // Finished when its output went off: the header tells its length.
+        XCTAssertGreaterThan(try Double(XCTUnwrap(TestProcess.runChecked("soxi", ["-D", temp.path("out.wav")]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)))!, 0.5)
+
+        // On again: it grows again, and what it holds is the song's tone.
+        try mpc(port, "enable", "2")
+        XCTAssertTrue(eventually(timeout: 10) { size("raw.pcm") > stopped + 44100 * 4 }, "the raw file fills again")
+        let statistics = try TestProcess.run("sox", ["-t", "raw", "-r", "44100", "-e", "signed", "-b", "16", "-c", "2",
+                                                      temp.path("raw.pcm"), "-n", "remix", "1", "stat"]).stderr
+        let frequency = statistics.split(separator: "\n").first { $0.hasPrefix("Rough   frequency:") }
+            .flatMap { Double($0.split(separator: " ").last ?? "") }
+        XCTAssertEqual(try XCTUnwrap(frequency, statistics), 440, accuracy: 10)
+    }
+
+    func testEveryOutputOffPausesTheMusicAsMPDDoes() throws {
+        try writeConfig(null + raw)
+        let (host, port) = try serve()
+        defer { stop(host) }
+        try mpc(port, "add", "tone.wav")
+        try mpc(port, "play")
+        try mpc(port, "disable", "1")
+        XCTAssertTrue(try mpc(port, "status").contains("[playing]"))
+        try mpc(port, "disable", "2")
+        XCTAssertTrue(try eventually(timeout: 5) { try mpc(port, "status").contains("[paused]") })
+        // Play again with every output off: it stays paused, and nothing was written meanwhile.
+        let written = size("raw.pcm")
+        try mpc(port, "play")
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(try eventually(timeout: 5) { try mpc(port, "status").contains("[paused]") })
+        XCTAssertEqual(size("raw.pcm"), written)
+        // From stop too: MPD's player waits paused.
+        try mpc(port, "stop")
+        try mpc(port, "play")
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(try eventually(timeout: 5) { try mpc(port, "status").contains("[paused]") }, (try? mpc(port, "status")) ?? "")
+        XCTAssertEqual(size("raw.pcm"), written)
+    }
+
+    func testAnOutputThatCannotOpenIsDisabledWithOneLineAndTheOthersPlay() throws {
+        try writeConfig(block("ao", "Gone", ["driver": "nosuch"]) + raw)
+        let (host, port) = try serve()
+        defer { stop(host) }
+        let idle = try MPDClient.connect(host: "127.0.0.1", port: Int(port)!)
+        try idle.sendLine("idle output")
+        try mpc(port, "add", "tone.wav")
+        try mpc(port, "play")
+        XCTAssertEqual(try idle.readResponse().map { "\($0.key): \($0.value)" }, ["changed: output"])
+        XCTAssertTrue(eventually(timeout: 10) { size("raw.pcm") > 44100 * 4 })
+        XCTAssertEqual(try mpc(port, "outputs"), "Output 1 (Gone) is disabled\nOutput 2 (Raw) is enabled\n")
+        XCTAssertTrue(try mpc(port, "status").contains("[playing]"))
+        XCTAssertTrue(eventually { (host.stdout + host.stderr).contains("audio output \"Gone\" (ao) disabled: libao has no \"nosuch\" driver") },
+                      host.stdout + host.stderr)
+    }
+
+    func testAFIFOOutputGivesItsReaderTheMusic() throws {
+        let pipe = temp.path("pipe")
+        try writeConfig(null + block("fifo", "Pipe", ["path": pipe]))
+        let (host, port) = try serve()
+        defer { stop(host) }
+        try mpc(port, "add", "tone.wav")
+        try mpc(port, "play")
+        XCTAssertTrue(eventually(timeout: 10) { FileManager.default.fileExists(atPath: pipe) }, "made by the output when it opens")
+        // Read without waiting, as a reader that may find the pipe empty for a moment.
+        let reader = open(pipe, O_RDONLY | O_NONBLOCK)
+        XCTAssertGreaterThanOrEqual(reader, 0)
+        defer { close(reader) }
+        var bytes = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        XCTAssertTrue(eventually(timeout: 10) {
+            let count = chunk.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+            if count > 0 { bytes += chunk[0..<count] }
+            return bytes.count >= 44100 * 4
+        }, "\(bytes.count) bytes; \((try? mpc(port, "outputs")) ?? ""); \(host.stdout + host.stderr)")
+        let samples = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self).prefix(44100 * 2)) }
+        // The tone at half scale: its loudest samples near 16384, whatever part of the pipe was dropped before.
+        XCTAssertEqual(Double(samples.max() ?? 0), 16384, accuracy: 600)
+        XCTAssertTrue(try mpc(port, "status").contains("[playing]"))
+    }
+
+    func testAnIdleClientHearsEachSwitch() throws {
+        try writeConfig(null + raw)
+        let (host, port) = try serve()
+        defer { stop(host) }
+        let idle = try MPDClient.connect(host: "127.0.0.1", port: Int(port)!)
+        // Only `output`, as MPD tells it for outputs without a mixer.
+        for command in [["disable", "2"], ["toggleoutput", "2"], ["disable", "1"], ["toggleoutput", "1"]] {
+            try idle.sendLine("idle")
+            try TestProcess.runChecked("mpc", ["-p", port] + command)
+            XCTAssertEqual(try idle.readResponse().map { "\($0.key): \($0.value)" }, ["changed: output"], "\(command)")
+        }
+        // Enabling an enabled output changes nothing, so there is nothing to hear: noidle ends the wait.
+        try idle.sendLine("idle")
+        try mpc(port, "enable", "2")
+        try idle.sendLine("noidle")
+        XCTAssertEqual(try idle.readResponse().count, 0)
+    }
+
+    func testTheStateFileKeepsEachOutputsChoiceByName() throws {
+        try writeConfig(null + raw + wave)
+        var (host, port) = try serve()
+        try mpc(port, "disable", "Raw")
+        stop(host)
+        let state = try String(contentsOfFile: temp.path("library/host.state"), encoding: .utf8)
+        XCTAssertTrue(state.contains("audio_device_state:1:Null Output\naudio_device_state:0:Raw\naudio_device_state:1:Wave\n"), state)
+
+        // The Wave block is gone and Raw moved first: Raw stays off by its name, Wave leaves the state file.
+        try writeConfig(raw + null)
+        (host, port) = try serve()
+        XCTAssertEqual(try mpc(port, "outputs"), "Output 1 (Raw) is disabled\nOutput 2 (Null Output) is enabled\n")
+        stop(host)
+        let restarted = try String(contentsOfFile: temp.path("library/host.state"), encoding: .utf8)
+        XCTAssertFalse(restarted.contains(":Wave"), restarted)
+        XCTAssertTrue(restarted.contains("audio_device_state:0:Raw"), restarted)
+    }
+
+    func testThePromptListsAndSwitchesOutputsByNumberOrName() throws {
+        try writeConfig(null + raw + wave)
+        let (host, port) = try serve()
+        defer { stop(host) }
+        XCTAssertEqual(try xzmusic(["outputs"]).stdout,
+                       "Output 1 (Null Output) is enabled\nOutput 2 (Raw) is enabled\nOutput 3 (Wave) is enabled\n")
+        XCTAssertEqual(try xzmusic(["outputs", "disable", "Raw", "3"]).stdout,
+                       "Output 1 (Null Output) is enabled\nOutput 2 (Raw) is disabled\nOutput 3 (Wave) is disabled\n")
+        XCTAssertEqual(try xzmusic(["outputs", "toggle", "2"]).stdout,
+                       "Output 1 (Null Output) is enabled\nOutput 2 (Raw) is enabled\nOutput 3 (Wave) is disabled\n")
+        XCTAssertEqual(try xzmusic(["outputs", "only", "Wave"]).stdout,
+                       "Output 1 (Null Output) is disabled\nOutput 2 (Raw) is disabled\nOutput 3 (Wave) is enabled\n")
+        XCTAssertEqual(try mpc(port, "outputs"),
+                       "Output 1 (Null Output) is disabled\nOutput 2 (Raw) is disabled\nOutput 3 (Wave) is enabled\n")
+        let wrong = try xzmusic(["outputs", "enable", "9"])
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertTrue(wrong.stderr.contains("no output \"9\": give its number (1 to 3) or name"), wrong.stderr)
+        XCTAssertEqual(try xzmusic(["outputs", "enable"]).status, 64)
+    }
+
+    func testThePromptHostingItsOwnPlayerHasOutputsToo() throws {
+        try writeConfig(null + raw)
+        let prompt = try xzmusic([], input: "outputs disable 1\noutputs\n")
+        XCTAssertTrue(prompt.stdout.contains("Output 1 (Null Output) is disabled\nOutput 2 (Raw) is enabled\n"), prompt.stdout + prompt.stderr)
+    }
+
+    func testBlocksThatCannotBeUsedAreToldAndTheHostStartsWithTheOthers() throws {
+        let config = temp.path("config/xzmusic/config")
+        try writeConfig(null + """
+            audio_output {
+                type "recorder"
+                path "\(temp.path("a.ogg"))"
+            }
+            audio_output {
+                type "shout"
+                name "Icecast"
+            }
+            audio_output {
+                type "recorder"
+                name "Vorbis"
+                path "\(temp.path("a.ogg"))"
+                encoder "vorbis"
+            }
+            audio_output {
+                type "null"
+                name "Null Output"
+            }
+            audio_output {
+                type "null"
+                name "Quiet"
+                enabled "maybe"
+            }
+            """)
+        let (host, port) = try serve()
+        defer { stop(host) }
+        XCTAssertEqual(try mpc(port, "outputs"), "Output 1 (Null Output) is enabled\n")
+        let told = host.stdout + host.stderr
+        let lines = told.split(separator: "\n").compactMap { line in line.range(of: config).map { line[$0.lowerBound...] } }
+        XCTAssertEqual(lines, [
+            "\(config) line 6: audio_output: a recorder output needs name \"…\"; the host starts without this output",
+            "\(config) line 11: audio_output: no output type \"shout\"; types: alsa, ao, fifo, null, pulse, recorder; the host starts without this output",
+            "\(config) line 18: audio_output: encoder \"vorbis\" is not available for the recorder; use \"wave\" or \"null\"; the host starts without this output",
+            "\(config) line 22: audio_output: another output is named \"Null Output\"; the host starts without this output",
+            "\(config) line 27: audio_output: enabled takes yes or no, not \"maybe\"; the host starts without this output",
+        ].map { Substring($0) }, told)
+    }
+
+    func testOutputsAnswerAsRealMPDForTheSameBlocks() throws {
+        let fifo = """
+            audio_output {
+                type "fifo"
+                name "Pipe"
+                path "\(temp.path("pipe"))"
+            }
+            audio_output {
+                type "null"
+                name "Spare"
+                enabled "no"
+            }
+            """
+        try writeConfig(null + raw + wave + fifo)
+        let (host, port) = try serve()
+        defer { stop(host) }
+        let mpd = try startRealMPD(blocks: null + raw + wave + fifo)
+        defer { mpd.signal(SIGTERM); _ = mpd.finish() }
+        let ours = try MPDClient.connect(host: "127.0.0.1", port: Int(port)!)
+        let theirs = try MPDClient.connect(host: "127.0.0.1", port: mpdPort)
+        let requests = ["outputs", "enableoutput 99999999999999999999", "enableoutput -1", "enableoutput abc", "enableoutput 5",
+                        "disableoutput 7", "toggleoutput", "enableoutput 1 2", "outputset 0 foo bar", "outputset 9 a b",
+                        "outputset 4 always_on yes", "disableoutput 1", "toggleoutput 4", "enableoutput 0", "outputs"]
+        for request in requests {
+            XCTAssertEqual(answer(ours, request), answer(theirs, request), request)
+        }
+    }
+
+    private var mpdPort = 0
+
+    /// Debian's real MPD on the same music and blocks.
+    private func startRealMPD(blocks: String) throws -> RunningProcess {
+        let folder = temp.path("mpd")
+        try FileManager.default.createDirectory(atPath: folder + "/playlists", withIntermediateDirectories: true)
+        mpdPort = Int(try TestProcess.runChecked("python3", ["-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines))!
+        // The same paths would be two writers of one file: MPD's go to its own folder.
+        let theirs = blocks.replacingOccurrences(of: temp.path("raw.pcm"), with: folder + "/raw.pcm")
+            .replacingOccurrences(of: temp.path("out.wav"), with: folder + "/out.wav")
+            .replacingOccurrences(of: temp.path("pipe"), with: folder + "/pipe")
+        try """
+            music_directory "\(music.path)"
+            playlist_directory "\(folder)/playlists"
+            db_file "\(folder)/db"
+            pid_file "\(folder)/pid"
+            bind_to_address "127.0.0.1"
+            port "\(mpdPort)"
+            \(theirs)
+            """.write(toFile: folder + "/mpd.conf", atomically: true, encoding: .utf8)
+        let mpd = try RunningProcess(try TestProcess.which("mpd"), ["--no-daemon", folder + "/mpd.conf"], environment: ProcessInfo.processInfo.environment)
+        XCTAssertTrue(eventually(timeout: 10) { (try? MPDClient.connect(host: "127.0.0.1", port: mpdPort)) != nil }, mpd.stderr)
+        return mpd
+    }
+
+    /// The answer's lines, or its ACK as one line.
+    private func answer(_ client: MPDClient, _ line: String) -> [String] {
+        do {
+            try client.sendLine(line)
+            return try client.readResponse().map { "\($0.key): \($0.value)" }
+        } catch let error as MPDError {
+            return ["ACK \(error.code.rawValue) {\(error.command ?? "")} \(error.message)"]
+        } catch {
+            return ["\(error)"]
+        }
+    }
+}
