@@ -101,12 +101,7 @@ public final class VorbisEncoder: AudioEncoder {
 
     public func close() {
         guard isOpen else { return }
-        vorbis_analysis_wrote(dsp, 0)
-        packOutBlocks()
-        while ogg_stream_flush(ogg, &page) != 0 { appendPage() }
-        ogg_stream_clear(ogg)
-        vorbis_block_clear(block)
-        vorbis_dsp_clear(dsp)
+        finishStream()
         vorbis_info_clear(info)
         isOpen = false
     }
@@ -116,14 +111,19 @@ public final class VorbisEncoder: AudioEncoder {
     /// Ends the logical stream (its last page marked end of stream) and makes the analysis state new, as the
     /// end-of-stream mark cannot be taken back.
     private func endStream() {
+        finishStream()
+        vorbis_analysis_init(dsp, info)
+        vorbis_block_init(dsp, block)
+    }
+
+    /// The rest of the audio out, the last page marked end of stream, and the stream's state freed.
+    private func finishStream() {
         vorbis_analysis_wrote(dsp, 0)
         packOutBlocks()
         while ogg_stream_flush(ogg, &page) != 0 { appendPage() }
         ogg_stream_clear(ogg)
         vorbis_block_clear(block)
         vorbis_dsp_clear(dsp)
-        vorbis_analysis_init(dsp, info)
-        vorbis_block_init(dsp, block)
     }
 
     /// A new logical stream: a new serial number and the three header packets, on pages of their own.

@@ -28,34 +28,6 @@ final class OpusEncoderTests: XCTestCase {
         }
     }
 
-    func testLateJoinerDecodesFromTheHeaderOn() throws {
-        let folder = try TemporaryFolder("opus")
-        let run = try EncodedTone.encode(try OpusEncoder(settings: [:]), format: cd, seconds: 3)
-        // A listener joining after 1 s gets the header, then what follows.
-        let joined = run.headers[9] + run.chunks[10...].flatMap { $0 }
-        let samples = try EncodedTone.decode(joined, in: folder)
-        XCTAssertGreaterThan(EncodedTone.seconds(of: samples), 1.5)
-        XCTAssertEqual(EncodedTone.frequency(of: samples), EncodedTone.frequency, accuracy: 10)
-    }
-
-    func testNewSongChainsAStreamWithItsTitle() throws {
-        let folder = try TemporaryFolder("opus")
-        let tag = StreamTag(title: "Second Song", artist: "Singer", album: "Album")
-        let run = try EncodedTone.encode(try OpusEncoder(settings: [:]), format: cd, seconds: 3, tags: [10: tag])
-        EncodedTone.assertTone(try EncodedTone.decode(run.all, in: folder), seconds: 3, tolerance: 0.025)
-        let header = run.headers.last!
-        XCTAssertNotEqual(header, run.headers[0], "the chained stream's header replaces the first")
-        XCTAssertEqual(try EncodedTone.tags(of: run.chunks[..<5].flatMap { $0 }, in: folder)["title"], nil, "the first song had no tag")
-        // The whole stream names the new song once, after the point the tag came.
-        let before = run.chunks[..<10].reduce(0) { $0 + $1.count }
-        XCTAssertEqual(EncodedTone.offsets(of: "Second Song", in: run.all).map { $0 > before }, [true])
-        // A listener joining now sees the new song's tags.
-        let tags = try EncodedTone.tags(of: header + run.chunks.last!, in: folder)
-        XCTAssertEqual(tags["title"], "Second Song")
-        XCTAssertEqual(tags["artist"], "Singer")
-        XCTAssertEqual(tags["album"], "Album")
-    }
-
     func testBadSettingsAreRefusedInOneLine() {
         EncodedTone.assertRefused({ (s) throws(EncoderError) in try OpusEncoder(settings: s) }, [
             (["bitrate": "499"], "bitrate \"499\" is not \"auto\", \"max\" or a number of bits per second from 500 to 512000"),
