@@ -27,6 +27,16 @@ enum StreamKinds {
         case .wave, .flac: [:]
         }
     }
+
+    /// ffmpeg's demuxer for the kind's stream.
+    static func container(_ kind: EncoderKind) -> String {
+        switch kind {
+        case .wave: "wav"
+        case .opus, .vorbis: "ogg"
+        case .lame: "mp3"
+        case .flac: "flac"
+        }
+    }
 }
 
 /// A stream output on 127.0.0.1 with a free port, and a real player playing into it.
@@ -111,10 +121,12 @@ enum Tones {
 
 /// `ffmpeg -i URL -t SECONDS -f s16le -ac 1 -`: what a real client decodes of the stream, as mono samples.
 enum FFmpegListener {
-    static func decode(_ url: String, seconds: Double) throws -> [Int16] {
+    /// `container` names ffmpeg's demuxer (`StreamKinds.container`) where a quiet stream would keep its format probe
+    /// waiting: ffmpeg probes with at least 2 KiB, seconds of Opus silence.
+    static func decode(_ url: String, seconds: Double, container: String? = nil) throws -> [Int16] {
         let result = try TestProcess.run("ffmpeg", ["-nostdin", "-loglevel", "error", "-rw_timeout", "5000000",
                                                     // Every kind is known from its first bytes; probing longer waits for real-time audio.
-                                                    "-analyzeduration", "100000", "-i", url, "-t", "\(seconds)",
+                                                    "-analyzeduration", "100000"] + (container.map { ["-f", $0] } ?? []) + ["-i", url, "-t", "\(seconds)",
                                                     "-f", "s16le", "-ac", "1", "-ar", "44100", "-"])
         guard result.status == 0 else { throw TestFailure("ffmpeg on \(url) exited \(result.status): \(result.stderr)") }
         return result.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
