@@ -35,6 +35,8 @@ public final class HTTPStreamOutput: AudioOutput {
         var silent = false
         var silenceSinceNs: UInt64 = 0
         var silenceFrames = 0
+        /// The header listeners joining now get: the encoder's, as of the last bytes handed to the loop.
+        var header: [UInt8] = []
     }
 
     /// MPD's `unflushed_input` limit.
@@ -141,28 +143,40 @@ public final class HTTPStreamOutput: AudioOutput {
             coder.unflushed = 0
             // Its first bytes are the header every listener gets first.
             _ = coder.encoder.takeOutput()
-            return coder.encoder.streamHeader
+            coder.header = coder.encoder.streamHeader
+            let page = ByteBuffer(bytes: coder.header)
+            // Listeners of the stream before (another format) go, as MPD closes and reopens the output.
+            onLoop {
+                $0.close()
+                $0.open(header: page)
+            }
+            return coder.header
         }
-        guard let header else {
-            onLoop { $0.silence?.cancel() }
-            return
-        }
-        let page = ByteBuffer(bytes: header)
-        // Listeners of the stream before (another format) go, as MPD closes and reopens the output.
-        onLoop {
-            $0.close()
-            $0.open(header: page)
-        }
+        if header == nil { onLoop { $0.silence?.cancel() } }
     }
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws {
         guard listenerCount.value.load(ordering: .relaxed) > 0 else { return }
         // A copy the lock may take in (a few KiB per period).
         let samples = [UInt8](pcm)
-        let bytes = try coder.withLock { coder throws(PlaybackError) in try Self.encode(samples, &coder) }
-        if !bytes.isEmpty {
-            let page = ByteBuffer(bytes: bytes)
-            onLoop { $0.broadcast(page) }
+        try coder.withLock { coder throws(PlaybackError) in
+            publish(try Self.encode(samples, &coder), &coder)
+        }
+    }
+
+    /// Hands encoded bytes to the listeners, with the lock held: the audio thread and the silence timer both
+    /// encode, and their bytes must reach the loop in the order they were made. When the encoder's header
+    /// changed with these bytes (an Ogg stream chained, at `sendTag` or, for Opus, at the next audio),
+    /// listeners joining after them get the new one, so they never start inside a stream they have no header of.
+    private func publish(_ bytes: [UInt8], _ coder: inout Coder) {
+        let header = coder.encoder.streamHeader
+        let newHeader = header == coder.header ? nil : ByteBuffer(bytes: header)
+        if newHeader != nil { coder.header = header }
+        guard !bytes.isEmpty || newHeader != nil else { return }
+        let page = ByteBuffer(bytes: bytes)
+        onLoop { listeners in
+            if page.readableBytes > 0 { listeners.broadcast(page) }
+            if let newHeader { listeners.replaceHeader(newHeader) }
         }
     }
 
@@ -237,19 +251,13 @@ public final class HTTPStreamOutput: AudioOutput {
             onLoop { $0.setTitle(block) }
             return
         }
-        // The stream chains a new part with the tag; its first pages are the header from now on.
-        let chained = coder.withLock { coder -> (header: [UInt8], bytes: [UInt8])? in
-            guard coder.format != nil else { return nil }
+        // The stream chains a new part with the tag (Opus at its next audio); `publish` switches the header.
+        coder.withLock { coder in
+            guard coder.format != nil else { return }
             // MPD goes on without the tag when the encoder refuses it.
             try? coder.encoder.sendTag(tag)
             try? coder.encoder.flush()
-            return (coder.encoder.streamHeader, coder.encoder.takeOutput())
-        }
-        guard let chained else { return }
-        let header = ByteBuffer(bytes: chained.header), page = ByteBuffer(bytes: chained.bytes)
-        onLoop {
-            if page.readableBytes > 0 { $0.broadcast(page) }
-            $0.replaceHeader(header)
+            publish(coder.encoder.takeOutput(), &coder)
         }
     }
 
@@ -270,8 +278,8 @@ public final class HTTPStreamOutput: AudioOutput {
     /// On the loop: the silence due since the last call, encoded and sent.
     private func sendSilence() {
         let listening = listenerCount.value.load(ordering: .relaxed) > 0
-        let bytes = coder.withLock { coder -> [UInt8] in
-            guard coder.silent, let format = coder.format else { return [] }
+        coder.withLock { coder in
+            guard coder.silent, let format = coder.format else { return }
             let rate = format.sampleRate
             let elapsedNs = DispatchTime.now().uptimeNanoseconds &- coder.silenceSinceNs
             // The clock restarts after a second, so no product grows with the pause; a stalled loop loses the gap.
@@ -285,12 +293,12 @@ public final class HTTPStreamOutput: AudioOutput {
                     due = rate / 10
                 }
             }
-            guard due > 0 else { return [] }
+            guard due > 0 else { return }
             coder.silenceFrames += due
-            guard listening else { return [] }
+            guard listening else { return }
             let zeros = [UInt8](repeating: 0, count: due * format.bytesPerFrame)
-            return (try? Self.encode(zeros, &coder)) ?? []
+            // Queued behind any bytes the audio thread handed over before (not sent ahead of them).
+            publish((try? Self.encode(zeros, &coder)) ?? [], &coder)
         }
-        if !bytes.isEmpty { listeners.value.broadcast(ByteBuffer(bytes: bytes)) }
     }
 }

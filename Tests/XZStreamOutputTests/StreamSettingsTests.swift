@@ -86,4 +86,24 @@ final class StreamSettingsTests: XCTestCase {
             XCTAssertFalse(why.contains("\n"))
         }
     }
+
+    /// As MPD 0.23 (checked with its `httpd` output on this machine): LAME with neither `bitrate` nor `quality`
+    /// refuses to start in one line, Vorbis starts at quality 3; each encoder's own range errors come through.
+    func testEncoderSettingsAsMPD() throws {
+        func output(_ lines: String) throws -> String {
+            do {
+                let output = try HTTPStreamOutput(block: block("name \"s\"\nport \"0\"\n" + lines), hostPassword: nil)
+                output.shutdown()
+                return "started"
+            } catch {
+                return "\(error)"
+            }
+        }
+        XCTAssertEqual(try output("encoder \"lame\""), "audio_output \"s\": neither bitrate nor quality defined")
+        XCTAssertEqual(try output("encoder \"lame\"\nbitrate \"128\""), "started")
+        XCTAssertEqual(try output("encoder \"vorbis\""), "started")
+        XCTAssertEqual(try output("encoder \"vorbis\"\nquality \"5\"\nbitrate \"128\""), "audio_output \"s\": quality and bitrate are both defined")
+        XCTAssertEqual(try output("encoder \"opus\"\nbitrate \"499\""),
+                       "audio_output \"s\": bitrate \"499\" is not \"auto\", \"max\" or a number of bits per second from 500 to 512000")
+    }
 }

@@ -14,7 +14,29 @@ import Glibc
 enum StreamKinds {
     static let all: [EncoderKind] = [.wave, .opus, .vorbis, .lame, .flac]
     /// Those whose listeners get ICY titles (the others carry titles in the stream itself).
-    static var icy: [EncoderKind] { all.filter { (try? makeEncoder(kind: $0, settings: [:]).carriesTags) == false } }
+    static var icy: [EncoderKind] { all.filter { (try? makeEncoder(kind: $0, settings: settings($0)).carriesTags) == false } }
+    /// Those whose stream is chained Ogg, with the title in each new part's comments.
+    static var ogg: [EncoderKind] { all.filter { (try? makeEncoder(kind: $0, settings: settings($0)).carriesTags) == true } }
+
+    /// Settings as MPD users write them (LAME, as MPD's, refuses to start with neither bitrate nor quality).
+    static func settings(_ kind: EncoderKind) -> [String: String] {
+        switch kind {
+        case .vorbis: ["quality": "5"]
+        case .lame: ["bitrate": "128"]
+        case .opus: ["bitrate": "96000"]
+        case .wave, .flac: [:]
+        }
+    }
+
+    /// ffmpeg's demuxer for the kind's stream.
+    static func container(_ kind: EncoderKind) -> String {
+        switch kind {
+        case .wave: "wav"
+        case .opus, .vorbis: "ogg"
+        case .lame: "mp3"
+        case .flac: "flac"
+        }
+    }
 }
 
 /// A stream output on 127.0.0.1 with a free port, and a real player playing into it.
@@ -30,6 +52,7 @@ final class StreamRig {
         settings.encoder = kind
         settings.alwaysOn = alwaysOn
         settings.maxClients = maxClients
+        settings.encoderSettings = StreamKinds.settings(kind)
         configure(&settings)
         output = try HTTPStreamOutput(settings: settings)
         let events = self.events
@@ -98,8 +121,12 @@ enum Tones {
 
 /// `ffmpeg -i URL -t SECONDS -f s16le -ac 1 -`: what a real client decodes of the stream, as mono samples.
 enum FFmpegListener {
-    static func decode(_ url: String, seconds: Double) throws -> [Int16] {
-        let result = try TestProcess.run("ffmpeg", ["-nostdin", "-loglevel", "error", "-rw_timeout", "5000000", "-i", url, "-t", "\(seconds)",
+    /// `container` names ffmpeg's demuxer (`StreamKinds.container`) where a quiet stream would keep its format probe
+    /// waiting: ffmpeg probes with at least 2 KiB, seconds of Opus silence.
+    static func decode(_ url: String, seconds: Double, container: String? = nil) throws -> [Int16] {
+        let result = try TestProcess.run("ffmpeg", ["-nostdin", "-loglevel", "error", "-rw_timeout", "5000000",
+                                                    // Every kind is known from its first bytes; probing longer waits for real-time audio.
+                                                    "-analyzeduration", "100000"] + (container.map { ["-f", $0] } ?? []) + ["-i", url, "-t", "\(seconds)",
                                                     "-f", "s16le", "-ac", "1", "-ar", "44100", "-"])
         guard result.status == 0 else { throw TestFailure("ffmpeg on \(url) exited \(result.status): \(result.stderr)") }
         return result.stdoutData.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
@@ -216,6 +243,19 @@ final class RawListener {
         var all: [UInt8] = []
         while all.count < limit {
             let part = read()
+            if part.isEmpty { break }
+            all += part
+        }
+        return all
+    }
+
+    /// What arrives in `seconds` (reads time out after the listener's read timeout), at most `limit` bytes:
+    /// bounded by time, as a quiet stream (Opus silence is a few hundred bytes a second) may never fill a size.
+    func read(for seconds: TimeInterval, limit: Int = 1 << 20) -> [UInt8] {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        var all: [UInt8] = []
+        while Date() < deadline, all.count < limit {
+            let part = read(upTo: min(65_536, limit - all.count))
             if part.isEmpty { break }
             all += part
         }
