@@ -3,6 +3,7 @@ import XZSystem
 import XZPlayback
 import XZPlaybackTerms
 import XZStreamOutput
+import XZEncoders
 
 /// How the config's `audio_output` blocks become the host's outputs, with MPD's keys: `type` and `name`
 /// (both required, as in MPD), `enabled`, and each type's own. One row per type.
@@ -27,13 +28,24 @@ public enum AudioOutputTypes {
         "fifo": { block, config in FifoOutput(path: try required("path", block, config)) },
         "recorder": { block, config in
             let path = try required("path", block, config)
-            // MPD's default encoder is vorbis.
+            // `wave` stays libao's WAV file (its header has the real sizes); `null` is raw PCM; every other
+            // encoder is MPD's, through the encoders (MPD's default vorbis).
             switch block.value("encoder") ?? "vorbis" {
             case "wave": return LibaoOutput(spec: .wav(path))
             case "null": return RawFileOutput(path: path)
-            case let other:
-                throw config.error(in: block, entry("encoder", block),
-                                   "encoder \"\(other.prefix(40))\" is not available for the recorder; use \"wave\" or \"null\"")
+            case let text:
+                guard let kind = EncoderKind(rawValue: text) else {
+                    throw config.error(in: block, entry("encoder", block),
+                                       "no encoder \"\(text.prefix(40))\"; encoders: \((EncoderKind.allCases.map(\.rawValue) + ["null"]).sorted().joined(separator: ", "))")
+                }
+                let settings = RecorderOutput.encoderSettings(of: block)
+                do {
+                    return try RecorderOutput(name: try required("name", block, config), path: path, encoder: kind, settings: settings)
+                } catch {
+                    // The encoder's message starts with the key it refuses: the error names that key's line.
+                    let key = settings.keys.sorted().first { "\(error)".hasPrefix($0 + " ") }
+                    throw config.error(in: block, key.flatMap { entry($0, block) } ?? entry("encoder", block), "\(kind.rawValue) encoder: \(error)")
+                }
             }
         },
     ]

@@ -188,7 +188,7 @@ public final class HTTPStreamOutput: AudioOutput {
                 try samples.withUnsafeBytes { [encoder = coder.encoder] in try encoder.encode($0) }
             } else {
                 let pcm = samples
-                widen(pcm, to: layout.sample, into: &coder.widened)
+                widenS16(pcm, to: layout.sample, into: &coder.widened)
                 try coder.widened.withUnsafeBytes { [encoder = coder.encoder] in try encoder.encode($0) }
             }
             coder.unflushed += samples.count
@@ -201,22 +201,6 @@ public final class HTTPStreamOutput: AudioOutput {
             return output
         } catch {
             throw PlaybackError.outputFailed("stream encoder: \(error)")
-        }
-    }
-
-    /// s16 to the 32-bit layout an encoder asked for.
-    private static func widen(_ pcm: [UInt8], to sample: SampleFormat, into buffer: inout [UInt8]) {
-        let samples = pcm.count / 2
-        if buffer.count != samples * 4 { buffer = [UInt8](repeating: 0, count: samples * 4) }
-        buffer.withUnsafeMutableBytes { target in
-            for index in 0..<samples {
-                let value = Int16(bitPattern: UInt16(pcm[index * 2]) | UInt16(pcm[index * 2 + 1]) << 8)
-                if sample == .float32 {
-                    target.storeBytes(of: Float(value) / 32_768, toByteOffset: index * 4, as: Float.self)
-                } else {
-                    target.storeBytes(of: Int32(value) << 16, toByteOffset: index * 4, as: Int32.self)
-                }
-            }
         }
     }
 

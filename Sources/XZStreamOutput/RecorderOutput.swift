@@ -1,0 +1,157 @@
+import XZAudio
+import XZSystem
+import XZEncoders
+import XZPlayback
+import XZPlaybackTerms
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// MPD's `recorder` output with an encoder (vorbis, opus, lame, flac): what plays, encoded, into `path`.
+///
+/// As MPD's: the file is created (or truncated) when the output opens and finished when it closes (the
+/// encoder's last pages, then the file closed), so it is whole after a stop or `disableoutput`; a new
+/// song sends its tag (an Ogg file chains a new stream with it); a new format starts the file again.
+public final class RecorderOutput: AudioOutput {
+    public let name: String
+    public let path: String
+    public let encoderKind: EncoderKind
+    public var needsPacing: Bool { true }
+    public var bufferedFrames: Int { 0 }
+
+    private struct Recording {
+        let encoder: AudioEncoder
+        var fd: Int32 = -1
+        /// What the player writes and what the encoder takes, while open.
+        var format: AudioFormat?
+        var layout: AudioFormat?
+        var widened: [UInt8] = []
+    }
+
+    private let recording: Mutex<Recording>
+
+    /// The keys of the output itself; every other key of the block goes to the encoder.
+    static let outputKeys: Set<String> = [
+        "type", "name", "enabled", "path", "encoder", "mixer_type", "format", "replay_gain_handler",
+    ]
+
+    /// The keys of a recorder block the encoder takes (`bitrate`, `quality`, …): all but the output's own.
+    public static func encoderSettings(of block: ConfigFile.Block) -> [String: String] {
+        var settings: [String: String] = [:]
+        for entry in block.entries where !outputKeys.contains(entry.key) { settings[entry.key] = entry.value }
+        return settings
+    }
+
+    /// Makes the encoder, which checks `settings` (a bad one is `EncoderError.badSetting` naming its key).
+    public init(name: String, path: String, encoder kind: EncoderKind, settings: [String: String]) throws(EncoderError) {
+        self.name = name
+        self.path = path
+        encoderKind = kind
+        recording = Mutex(Recording(encoder: try makeEncoder(kind: kind, settings: settings)))
+    }
+
+    deinit { close() }
+
+    public func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
+
+    public func open(format: AudioFormat) throws {
+        try recording.withLock { recording throws(PlaybackError) in
+            // The next song of the same format goes on in the same file.
+            if recording.format == format { return }
+            Self.finish(&recording)
+            let fd = recorderOpen(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw PlaybackError.outputFailed("recorder \"\(name)\": cannot open \(path) for writing: " + String(cString: strerror(errno)))
+            }
+            recording.fd = fd
+            let layout: AudioFormat
+            do {
+                layout = try recording.encoder.open(format: format)
+            } catch {
+                Self.finish(&recording)
+                throw PlaybackError.outputFailed("recorder \"\(name)\": \(error)")
+            }
+            recording.format = format
+            recording.layout = layout
+            guard layout.sampleRate == format.sampleRate, layout.channels == format.channels else {
+                Self.finish(&recording)
+                throw PlaybackError.outputFormatRefused("recorder \"\(name)\": the \(encoderKind.rawValue) encoder cannot take \(format.mpdFormat)")
+            }
+            try save(recording.encoder.takeOutput(), recording.fd)
+        }
+    }
+
+    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+        let samples = [UInt8](pcm)
+        try recording.withLock { recording throws(PlaybackError) in
+            guard let layout = recording.layout else { throw PlaybackError.outputFailed("recorder \"\(name)\" is not open") }
+            do {
+                if layout.sample == .s16 {
+                    try samples.withUnsafeBytes { [encoder = recording.encoder] in try encoder.encode($0) }
+                } else {
+                    widenS16(samples, to: layout.sample, into: &recording.widened)
+                    try recording.widened.withUnsafeBytes { [encoder = recording.encoder] in try encoder.encode($0) }
+                }
+            } catch {
+                throw PlaybackError.outputFailed("recorder \"\(name)\": \(error)")
+            }
+            try save(recording.encoder.takeOutput(), recording.fd)
+        }
+    }
+
+    public func songStarted(title: String?, artist: String?, album: String?) {
+        recording.withLock { recording in
+            guard recording.format != nil else { return }
+            // MPD goes on without the tag when the encoder refuses it.
+            try? recording.encoder.sendTag(StreamTag(title: title, artist: artist, album: album))
+            try? save(recording.encoder.takeOutput(), recording.fd)
+        }
+    }
+
+    public func close() {
+        recording.withLock { Self.finish(&$0) }
+    }
+
+    /// Ends the encoder's stream into the file and closes it.
+    private static func finish(_ recording: inout Recording) {
+        if recording.format != nil {
+            recording.encoder.close()
+            if recording.fd >= 0 { try? writeAll(recording.encoder.takeOutput(), recording.fd) }
+        }
+        if recording.fd >= 0 { _ = recorderClose(recording.fd) }
+        recording.fd = -1
+        recording.format = nil
+        recording.layout = nil
+    }
+
+    private func save(_ bytes: [UInt8], _ fd: Int32) throws(PlaybackError) {
+        do {
+            try Self.writeAll(bytes, fd)
+        } catch {
+            throw PlaybackError.outputFailed("recorder \"\(name)\": cannot write to \(path): \(error)")
+        }
+    }
+
+    private struct WriteFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static func writeAll(_ bytes: [UInt8], _ fd: Int32) throws(WriteFailed) {
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeBytes { recorderWrite(fd, $0.baseAddress! + done, bytes.count - done) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw WriteFailed(description: String(cString: strerror(errno)))
+            }
+            done += written
+        }
+    }
+}
+
+// File-scope wrappers: inside the output class `open`, `write` and `close` name its methods.
+private func recorderOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
+private func recorderWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }
+@discardableResult private func recorderClose(_ fd: Int32) -> Int32 { close(fd) }
