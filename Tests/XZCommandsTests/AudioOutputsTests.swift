@@ -245,6 +245,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
                 name "Vorbis"
                 path "\(temp.path("a.ogg"))"
                 encoder "vorbis"
+                quality "11"
             }
             audio_output {
                 type "null"
@@ -263,10 +264,10 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         let lines = told.split(separator: "\n").compactMap { line in line.range(of: config).map { line[$0.lowerBound...] } }
         XCTAssertEqual(lines, [
             "\(config) line 6: audio_output: a recorder output needs name \"…\"; the host starts without this output",
-            "\(config) line 11: audio_output: no output type \"shout\"; types: alsa, ao, fifo, null, pulse, recorder; the host starts without this output",
-            "\(config) line 18: audio_output: encoder \"vorbis\" is not available for the recorder; use \"wave\" or \"null\"; the host starts without this output",
-            "\(config) line 22: audio_output: another output is named \"Null Output\"; the host starts without this output",
-            "\(config) line 27: audio_output: enabled takes yes or no, not \"maybe\"; the host starts without this output",
+            "\(config) line 11: audio_output: no output type \"shout\"; types: alsa, ao, fifo, httpd, null, pulse, recorder; the host starts without this output",
+            "\(config) line 19: audio_output: vorbis encoder: quality \"11\" is not a number in the range -1 to 10; the host starts without this output",
+            "\(config) line 23: audio_output: another output is named \"Null Output\"; the host starts without this output",
+            "\(config) line 28: audio_output: enabled takes yes or no, not \"maybe\"; the host starts without this output",
         ].map { Substring($0) }, told)
     }
 
@@ -283,10 +284,13 @@ final class AudioOutputsTests: LibraryProcessTestCase {
                 enabled "no"
             }
             """
-        try writeConfig(null + raw + wave + fifo)
+        // MPD takes no port 0: each host's stream gets a free port of its own.
+        let stream = { (port: Int) in self.block("httpd", "Stream", ["port": "\(port)", "bind_to_address": "127.0.0.1", "quality": "4"]) }
+        let vorbis = block("recorder", "Vorbis", ["encoder": "vorbis", "path": temp.path("out.ogg"), "quality": "4"])
+        try writeConfig(null + raw + wave + fifo + "\n" + stream(try freePort()) + vorbis)
         let (host, port) = try serve()
         defer { stop(host) }
-        let mpd = try startRealMPD(blocks: null + raw + wave + fifo)
+        let mpd = try startRealMPD(blocks: null + raw + wave + fifo + "\n" + stream(try freePort()) + vorbis)
         defer { mpd.signal(SIGTERM); _ = mpd.finish() }
         let ours = try MPDClient.connect(host: "127.0.0.1", port: Int(port)!)
         let theirs = try MPDClient.connect(host: "127.0.0.1", port: mpdPort)
@@ -296,6 +300,8 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         for request in requests {
             XCTAssertEqual(answer(ours, request), answer(theirs, request), request)
         }
+        let listed = answer(theirs, "outputs")
+        XCTAssertTrue(listed.contains("plugin: httpd") && listed.contains("outputname: Vorbis"), "\(listed)")
     }
 
     private var mpdPort = 0
@@ -304,12 +310,12 @@ final class AudioOutputsTests: LibraryProcessTestCase {
     private func startRealMPD(blocks: String) throws -> RunningProcess {
         let folder = temp.path("mpd")
         try FileManager.default.createDirectory(atPath: folder + "/playlists", withIntermediateDirectories: true)
-        mpdPort = Int(try TestProcess.runChecked("python3", ["-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"])
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines))!
+        mpdPort = try freePort()
         // The same paths would be two writers of one file: MPD's go to its own folder.
         let theirs = blocks.replacingOccurrences(of: temp.path("raw.pcm"), with: folder + "/raw.pcm")
             .replacingOccurrences(of: temp.path("out.wav"), with: folder + "/out.wav")
             .replacingOccurrences(of: temp.path("pipe"), with: folder + "/pipe")
+            .replacingOccurrences(of: temp.path("out.ogg"), with: folder + "/out.ogg")
         try """
             music_directory "\(music.path)"
             playlist_directory "\(folder)/playlists"
@@ -322,6 +328,12 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         let mpd = try RunningProcess(try TestProcess.which("mpd"), ["--no-daemon", folder + "/mpd.conf"], environment: ProcessInfo.processInfo.environment)
         XCTAssertTrue(eventually(timeout: 10) { (try? MPDClient.connect(host: "127.0.0.1", port: mpdPort)) != nil }, mpd.stderr)
         return mpd
+    }
+
+    /// A port of 127.0.0.1 nobody listens on now.
+    private func freePort() throws -> Int {
+        try XCTUnwrap(Int(try TestProcess.runChecked("python3", ["-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
     /// The answer's lines, or its ACK as one line.
