@@ -95,11 +95,47 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         // On again: it grows again, and what it holds is the song's tone.
         try mpc(port, "enable", "2")
         XCTAssertTrue(eventually(timeout: 10) { size("raw.pcm") > stopped + 44100 * 4 }, "the raw file fills again")
-        let statistics = try TestProcess.run("sox", ["-t", "raw", "-r", "44100", "-e", "signed", "-b", "16", "-c", "2",
-                                                      temp.path("raw.pcm"), "-n", "remix", "1", "stat"]).stderr
-        let frequency = statistics.split(separator: "\n").first { $0.hasPrefix("Rough   frequency:") }
-            .flatMap { Double($0.split(separator: " ").last ?? "") }
-        XCTAssertEqual(try XCTUnwrap(frequency, statistics), 440, accuracy: 10)
+        XCTAssertEqual(try roughFrequency(raw: temp.path("raw.pcm"), channels: 2), 440, accuracy: 10)
+    }
+
+    func testARecorderWithEachEncoderLeavesAWholeFileWhenDisabled() throws {
+        let files = ["vorbis": "rec.ogg", "opus": "rec.opus", "lame": "rec.mp3", "flac": "rec.flac"]
+        let settings = ["vorbis": ["quality": "4"], "opus": ["bitrate": "96000"], "lame": ["bitrate": "128"], "flac": [:]]
+        let kinds = ["lame", "flac", "vorbis", "opus"]
+        try writeConfig(null + kinds.map { kind in
+            block("recorder", kind, ["encoder": kind, "path": temp.path(files[kind]!)].merging(settings[kind]!) { $1 })
+        }.joined())
+        let (host, port) = try serve()
+        defer { stop(host) }
+        try mpc(port, "add", "tone.wav")
+        try mpc(port, "play")
+        XCTAssertTrue(eventually(timeout: 10) { size("rec.flac") > 100_000 }, "the recordings fill")
+        try mpc(port, "disable", "vorbis", "opus", "lame", "flac")
+        // The audio thread closes them at its next write, in their order: the Ogg files last.
+        XCTAssertTrue(eventually(timeout: 10) { kinds.allSatisfy { finished($0, temp.path(files[$0]!)) } }, "the recordings are finished: \(kinds.filter { !finished($0, temp.path(files[$0]!)) })")
+        for kind in kinds {
+            let path = temp.path(files[kind]!)
+            let decoded = try TestProcess.run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-ar", "44100",
+                                                         "-y", path + ".pcm"])
+            XCTAssertEqual(decoded.status, 0, "\(kind): \(decoded.stderr)")
+            XCTAssertEqual(decoded.stderr, "", kind)
+            XCTAssertGreaterThan(size(files[kind]! + ".pcm"), 44_100, kind)
+            XCTAssertEqual(try roughFrequency(raw: path + ".pcm", channels: 1), 440, accuracy: 10, kind)
+        }
+    }
+
+    /// A recording is finished when its end is written: Ogg's last page ends the stream (its end-of-stream flag).
+    /// MP3 and FLAC have no end to tell (FLAC's STREAMINFO keeps length 0, as MPD's recorder writes it: the
+    /// encoder writes a stream, never seeking back).
+    private func finished(_ kind: String, _ path: String) -> Bool {
+        switch kind {
+        case "vorbis", "opus":
+            guard let bytes = try? [UInt8](Data(contentsOf: URL(fileURLWithPath: path))), bytes.count > 5,
+                  let last = (0..<(bytes.count - 5)).last(where: { bytes[$0..<($0 + 4)].elementsEqual("OggS".utf8) }) else { return false }
+            return bytes[last + 5] & 0x04 != 0
+        default:
+            return true
+        }
     }
 
     func testEveryOutputOffPausesTheMusicAsMPDDoes() throws {
@@ -330,6 +366,15 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         return mpd
     }
 
+    /// sox's rough frequency of raw 44.1 kHz s16 PCM (its first channel).
+    private func roughFrequency(raw path: String, channels: Int) throws -> Double {
+        let statistics = try TestProcess.run("sox", ["-t", "raw", "-r", "44100", "-e", "signed", "-b", "16", "-c", "\(channels)",
+                                                      path, "-n", "remix", "1", "stat"]).stderr
+        let frequency = statistics.split(separator: "\n").first { $0.hasPrefix("Rough   frequency:") }
+            .flatMap { Double($0.split(separator: " ").last ?? "") }
+        return try XCTUnwrap(frequency, statistics)
+    }
+
     /// A port of 127.0.0.1 nobody listens on now.
     private func freePort() throws -> Int {
         try XCTUnwrap(Int(try TestProcess.runChecked("python3", ["-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1',0)); print(s.getsockname()[1])"])
@@ -348,3 +393,4 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         }
     }
 }
+
