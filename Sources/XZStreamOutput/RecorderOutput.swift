@@ -84,6 +84,7 @@ public final class RecorderOutput: AudioOutput {
     }
 
     public func write(_ pcm: UnsafeRawBufferPointer) throws {
+        // A copy the lock may take in (a few KiB per period), as the stream output's.
         let samples = [UInt8](pcm)
         try recording.withLock { recording throws(PlaybackError) in
             guard let layout = recording.layout else { throw PlaybackError.outputFailed("recorder \"\(name)\" is not open") }
