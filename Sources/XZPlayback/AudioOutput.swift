@@ -24,6 +24,9 @@ public protocol AudioOutput: AnyObject, Sendable {
     func write(_ pcm: UnsafeRawBufferPointer) throws
     /// Releases the device or finishes the file; a later `open` starts again.
     func close()
+    /// Switched off by the user (`disableoutput`) or after a failure: `close`, and a stream kept on at stop
+    /// (`always_on`) lets its listeners go too, as MPD's disable does.
+    func disable()
     /// True when writes return at once (null driver, files) and the player must pace them to real time.
     var needsPacing: Bool { get }
     /// Frames written but not yet heard; the player subtracts them from the position.
@@ -47,6 +50,7 @@ extension AudioOutput {
 
     public func takeNotices() -> [String] { [] }
     public func prepare() {}
+    public func disable() { close() }
     public var isLive: Bool { false }
     public func songStarted(title: String?, artist: String?, album: String?) {}
     public func pauseChanged(_ paused: Bool) {}

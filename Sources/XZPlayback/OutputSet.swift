@@ -178,7 +178,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
         for index in members.indices {
             if !wish[index] {
                 if opened[index] != nil {
-                    members[index].output.close()
+                    members[index].output.disable()
                     opened[index] = nil
                 }
                 continue
@@ -197,7 +197,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
     }
 
     private func fail(_ index: Int, _ error: Error) {
-        members[index].output.close()
+        members[index].output.disable()
         opened[index] = nil
         setEnabled(index, false)
         let message = "audio output \"\(members[index].name)\" (\(members[index].plugin)) disabled: \(error)"

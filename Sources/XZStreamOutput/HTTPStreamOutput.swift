@@ -209,6 +209,10 @@ public final class HTTPStreamOutput: AudioOutput {
             startSilence()
             return
         }
+        disable()
+    }
+
+    public func disable() {
         coder.withLock { coder in
             coder.silent = false
             if coder.format != nil { coder.encoder.close() }

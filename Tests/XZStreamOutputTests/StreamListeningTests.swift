@@ -59,7 +59,7 @@ final class StreamListeningTests: XCTestCase {
     }
 
     /// Closing the listeners at stop does not depend on the encoder (checked with WAVE); the silence after a stop
-    /// with `always_on` is encoded, so it is checked for every kind.
+    /// with `always_on` is encoded, so it is checked for every kind; disabling then lets the listeners go.
     func testStopClosesTheListenersUnlessAlwaysOn() throws {
         for (kind, alwaysOn) in [(EncoderKind.wave, false)] + StreamKinds.all.map({ ($0, true) }) {
             let rig = try StreamRig(kind, alwaysOn: alwaysOn)
@@ -74,6 +74,9 @@ final class StreamListeningTests: XCTestCase {
                 let samples = try FFmpegListener.decode("http://127.0.0.1:\(rig.port)/", seconds: 1, container: StreamKinds.container(kind))
                 XCTAssertGreaterThanOrEqual(samples.count, 44_100 * 9 / 10, "\(kind)")
                 XCTAssertLessThan(FFmpegListener.peak(Array(samples.dropFirst(11_025))), 64, "\(kind): silence after stop")
+                // Switched off, the stream kept on lets its listeners go, as MPD's disable does.
+                rig.output.disable()
+                XCTAssertTrue(listener.isClosedByServer(within: 5), "\(kind): disable closes the listener even with always_on")
             } else {
                 XCTAssertTrue(listener.isClosedByServer(within: 5), "\(kind): stop closes the listener, as MPD's")
                 let refused = try RawListener(port: rig.port, request: "GET / HTTP/1.1\r\n\r\n")
