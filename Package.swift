@@ -35,16 +35,16 @@ let package = Package(
         .systemLibrary(name: "CLame", providers: [.apt(["libmp3lame-dev"])]),
         // FFmpeg's headers, and its functions loaded on first use (see ffmpeg_loader.h).
         .target(name: "CFFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
-        // Avahi's client library: the host announced to phones with Zeroconf through avahi-daemon. Linked by
-        // its module map: pkg-config's only flag, -D_REENTRANT, is one SwiftPM refuses.
-        .systemLibrary(name: "CAvahiClient", providers: [.apt(["libavahi-client-dev"])]),
+        // Avahi's client library: the host announced to phones with Zeroconf through avahi-daemon; loaded on
+        // first use (see avahi_loader.c), so one-shot commands never map it and libdbus.
+        .target(name: "CAvahiClient", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // Chromaprint's header, and its functions loaded on first use (see chromaprint_loader.h): the
         // audio fingerprints of MPD's `getfingerprint`.
         .target(name: "CChromaprint", linkerSettings: [.linkedLibrary("dl")]),
         // PCRE2, MPD's regular expressions, with its match limits.
-        // sd-bus (libsystemd): the session bus for MPRIS.
-        .systemLibrary(name: "CSystemdBus", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // sd-bus (libsystemd): the session bus for MPRIS, loaded on first use (see systemd_loader.c).
+        .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // ICU's root collation (libicu-dev's headers), the order MPD gives names; ICU is loaded on first use.
         .target(name: "CCollation", linkerSettings: [.linkedLibrary("dl")]),
