@@ -42,9 +42,9 @@ let package = Package(
         // Chromaprint's header, and its functions loaded on first use (see chromaprint_loader.h): the
         // audio fingerprints of MPD's `getfingerprint`.
         .target(name: "CChromaprint", linkerSettings: [.linkedLibrary("dl")]),
-        // PCRE2, MPD's regular expressions, with its match limits.
         // sd-bus (libsystemd): the session bus for MPRIS, loaded on first use (see systemd_loader.c).
         .target(name: "CSystemdBus", linkerSettings: [.linkedLibrary("dl")]),
+        // PCRE2, MPD's regular expressions, with its match limits.
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // ICU's root collation (libicu-dev's headers), the order MPD gives names; ICU is loaded on first use.
         .target(name: "CCollation", linkerSettings: [.linkedLibrary("dl")]),
