@@ -40,12 +40,12 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
     // The sonames of the ABI the headers describe; avahi-common first, as avahi-client needs it.
-    void *common = dlopen("libavahi-common.so.3", RTLD_NOW | RTLD_LOCAL);
+    void *common = dlopen("libavahi-common.so.3", RTLD_LAZY | RTLD_LOCAL);
     if (!common) {
         snprintf(failure, sizeof failure, "cannot load libavahi-common.so.3: %s", dlerror());
         return;
     }
-    void *client = dlopen("libavahi-client.so.3", RTLD_NOW | RTLD_LOCAL);
+    void *client = dlopen("libavahi-client.so.3", RTLD_LAZY | RTLD_LOCAL);
     if (!client) {
         snprintf(failure, sizeof failure, "cannot load libavahi-client.so.3: %s", dlerror());
         return;

@@ -48,7 +48,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
     // The soname of the ABI sd-bus.h describes (0 since systemd 209).
-    void *library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+    void *library = dlopen("libsystemd.so.0", RTLD_LAZY | RTLD_LOCAL);
     if (!library) {
         snprintf(failure, sizeof failure, "cannot load libsystemd.so.0: %s", dlerror());
         return;

@@ -82,6 +82,12 @@ public final class MPRISService: @unchecked Sendable {
             if r >= 0 { r = sd_bus_set_bus_client(opened, 1) }
             if r >= 0 { r = sd_bus_start(opened) }
         } else {
+            // No bus to join costs no libsystemd: the library is loaded only for a bus that is there.
+            let environment = ProcessEnvironment.variables("DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
+            if environment["DBUS_SESSION_BUS_ADDRESS", default: ""].isEmpty,
+               let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, access(runtime + "/bus", F_OK) != 0 {
+                throw .noSessionBus("no bus at \(runtime)/bus")
+            }
             r = sd_bus_open_user(&opened)
         }
         guard r >= 0, let bus = opened else {
