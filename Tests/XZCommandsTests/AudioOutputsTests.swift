@@ -43,23 +43,9 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         try "music_directory = \(music.path)\n\(blocks)".write(to: config.appendingPathComponent("config"), atomically: true, encoding: .utf8)
     }
 
-    private func serve() throws -> (RunningProcess, String) {
-        let host = try RunningProcess(binary, ["serve", "--port", "0"], environment: environment)
-        XCTAssertTrue(host.waitForOutput("hosting"), "host did not start: \(host.stderr)")
-        let line = try XCTUnwrap(host.stdout.split(separator: "\n").first { $0.contains("hosting") })
-        let port = try XCTUnwrap(line.split(separator: ":").last.map(String.init))
-        XCTAssertTrue(try eventually(timeout: 10) { !(try mpc(port, "status")).contains("Updating DB") })
-        return (host, port)
-    }
-
     private func stop(_ host: RunningProcess) {
         host.signal(SIGTERM)
         XCTAssertEqual(host.finish(), 0)
-    }
-
-    @discardableResult
-    private func mpc(_ port: String, _ arguments: String...) throws -> String {
-        try TestProcess.runChecked("mpc", ["-p", port] + arguments).stdout
     }
 
     private func size(_ name: String) -> Int {
@@ -68,7 +54,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
 
     func testSwitchingOutputsAtRunTimeChangesWhereThePCMGoes() throws {
         try writeConfig(null + raw + wave)
-        let (host, port) = try serve()
+        let (host, port) = try serveOnFreePort()
         defer { stop(host) }
         XCTAssertEqual(try mpc(port, "outputs"),
                        "Output 1 (Null Output) is enabled\nOutput 2 (Raw) is enabled\nOutput 3 (Wave) is enabled\n")
@@ -105,7 +91,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         try writeConfig(null + kinds.map { kind in
             block("recorder", kind, ["encoder": kind, "path": temp.path(files[kind]!)].merging(settings[kind]!) { $1 })
         }.joined())
-        let (host, port) = try serve()
+        let (host, port) = try serveOnFreePort()
         defer { stop(host) }
         try mpc(port, "add", "tone.wav")
         try mpc(port, "play")
@@ -140,7 +126,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
 
     func testEveryOutputOffPausesTheMusicAsMPDDoes() throws {
         try writeConfig(null + raw)
-        let (host, port) = try serve()
+        let (host, port) = try serveOnFreePort()
         defer { stop(host) }
         try mpc(port, "add", "tone.wav")
         try mpc(port, "play")
@@ -164,7 +150,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
 
     func testAnOutputThatCannotOpenIsDisabledWithOneLineAndTheOthersPlay() throws {
         try writeConfig(block("ao", "Gone", ["driver": "nosuch"]) + raw)
-        let (host, port) = try serve()
+        let (host, port) = try serveOnFreePort()
         defer { stop(host) }
         let idle = try MPDClient.connect(host: "127.0.0.1", port: Int(port)!)
         try idle.sendLine("idle output")
@@ -181,7 +167,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
     func testAFIFOOutputGivesItsReaderTheMusic() throws {
         let pipe = temp.path("pipe")
         try writeConfig(null + block("fifo", "Pipe", ["path": pipe]))
-        let (host, port) = try serve()
+        let (host, port) = try serveOnFreePort()
         defer { stop(host) }
         try mpc(port, "add", "tone.wav")
         try mpc(port, "play")
@@ -205,7 +191,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
 
     func testAnIdleClientHearsEachSwitch() throws {
         try writeConfig(null + raw)
-        let (host, port) = try serve()
+        let (host, port) = try serveOnFreePort()
         defer { stop(host) }
         let idle = try MPDClient.connect(host: "127.0.0.1", port: Int(port)!)
         // Only `output`, as MPD tells it for outputs without a mixer.
@@ -223,7 +209,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
 
     func testTheStateFileKeepsEachOutputsChoiceByName() throws {
         try writeConfig(null + raw + wave)
-        var (host, port) = try serve()
+        var (host, port) = try serveOnFreePort()
         try mpc(port, "disable", "Raw")
         stop(host)
         let state = try String(contentsOfFile: temp.path("library/host.state"), encoding: .utf8)
@@ -231,7 +217,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
 
         // The Wave block is gone and Raw moved first: Raw stays off by its name, Wave leaves the state file.
         try writeConfig(raw + null)
-        (host, port) = try serve()
+        (host, port) = try serveOnFreePort()
         XCTAssertEqual(try mpc(port, "outputs"), "Output 1 (Raw) is disabled\nOutput 2 (Null Output) is enabled\n")
         stop(host)
         let restarted = try String(contentsOfFile: temp.path("library/host.state"), encoding: .utf8)
@@ -241,7 +227,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
 
     func testThePromptListsAndSwitchesOutputsByNumberOrName() throws {
         try writeConfig(null + raw + wave)
-        let (host, port) = try serve()
+        let (host, port) = try serveOnFreePort()
         defer { stop(host) }
         XCTAssertEqual(try xzmusic(["outputs"]).stdout,
                        "Output 1 (Null Output) is enabled\nOutput 2 (Raw) is enabled\nOutput 3 (Wave) is enabled\n")
@@ -293,7 +279,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
                 enabled "maybe"
             }
             """)
-        let (host, port) = try serve()
+        let (host, port) = try serveOnFreePort()
         defer { stop(host) }
         XCTAssertEqual(try mpc(port, "outputs"), "Output 1 (Null Output) is enabled\n")
         let told = host.stdout + host.stderr
@@ -324,7 +310,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         let stream = { (port: Int) in self.block("httpd", "Stream", ["port": "\(port)", "bind_to_address": "127.0.0.1", "quality": "4"]) }
         let vorbis = block("recorder", "Vorbis", ["encoder": "vorbis", "path": temp.path("out.ogg"), "quality": "4"])
         try writeConfig(null + raw + wave + fifo + "\n" + stream(try freePort()) + vorbis)
-        let (host, port) = try serve()
+        let (host, port) = try serveOnFreePort()
         defer { stop(host) }
         let mpd = try startRealMPD(blocks: null + raw + wave + fifo + "\n" + stream(try freePort()) + vorbis)
         defer { mpd.signal(SIGTERM); _ = mpd.finish() }

@@ -23,4 +23,21 @@ class LibraryProcessTestCase: XCTestCase {
     func xzmusic(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
         try TestProcess.run(binary, arguments, input: input.map { Data($0.utf8) }, environment: environment)
     }
+
+    /// `xzmusic serve` on a free TCP port, once the songs of a music folder it has not scanned are in (it
+    /// scans at start, as MPD): the process and its port.
+    func serveOnFreePort() throws -> (RunningProcess, String) {
+        let host = try RunningProcess(binary, ["serve", "--port", "0"], environment: environment)
+        XCTAssertTrue(host.waitForOutput("hosting"), "host did not start: \(host.stderr)")
+        let line = try XCTUnwrap(host.stdout.split(separator: "\n").first { $0.contains("hosting") })
+        let port = try XCTUnwrap(line.split(separator: ":").last.map(String.init))
+        XCTAssertTrue(try eventually(timeout: 10) { !(try mpc(port, "status")).contains("Updating DB") })
+        return (host, port)
+    }
+
+    /// The real mpc against the host on `port`.
+    @discardableResult
+    func mpc(_ port: String, _ arguments: String...) throws -> String {
+        try TestProcess.runChecked("mpc", ["-p", port] + arguments).stdout
+    }
 }

@@ -27,21 +27,6 @@ final class StateFileTests: LibraryProcessTestCase {
                                                                      atomically: true, encoding: .utf8)
     }
 
-    private func serve() throws -> (RunningProcess, String) {
-        let host = try RunningProcess(binary, ["serve", "--port", "0"], environment: environment)
-        XCTAssertTrue(host.waitForOutput("hosting"), "host did not start: \(host.stderr)")
-        let line = try XCTUnwrap(host.stdout.split(separator: "\n").first { $0.contains("hosting") })
-        let port = try XCTUnwrap(line.split(separator: ":").last.map(String.init))
-        // A host scans a music folder it has no songs of at start, as MPD: its songs are added once it is done.
-        XCTAssertTrue(try eventually(timeout: 10) { !(try mpc(port, "status")).contains("Updating DB") })
-        return (host, port)
-    }
-
-    @discardableResult
-    private func mpc(_ port: String, _ arguments: String...) throws -> String {
-        try TestProcess.runChecked("mpc", ["-p", port] + arguments).stdout
-    }
-
     /// mpc's `[paused]  #3/4   0:10/0:47 (21%)` as (state, position, length, elapsed seconds, rounded).
     private func player(_ port: String) throws -> (state: String, song: Int, of: Int, elapsed: Int)? {
         let status = try mpc(port, "status")
@@ -57,7 +42,7 @@ final class StateFileTests: LibraryProcessTestCase {
     }
 
     func testAfterSIGTERMTheHostComesBackPausedOnTheSameSongAndPlace() throws {
-        var (host, port) = try serve()
+        var (host, port) = try serveOnFreePort()
         try mpc(port, "add", "song1.mp3", "song2.mp3", "song3.mp3", "song4.mp3")
         try mpc(port, "play", "3")
         try mpc(port, "seek", "10")
@@ -75,7 +60,7 @@ final class StateFileTests: LibraryProcessTestCase {
         }
         let saved = try XCTUnwrap(savedTime())
 
-        (host, port) = try serve()
+        (host, port) = try serveOnFreePort()
         XCTAssertTrue(try eventually(timeout: 10) { try player(port).map { abs(Double($0.elapsed) - saved) <= 1 } ?? false }, "at \(saved) s: \((try? mpc(port, "status")) ?? "")")
         let restored = try XCTUnwrap(try player(port))
         XCTAssertEqual(restored.state, "paused", "restore_paused is on unless the config says no")
@@ -91,7 +76,7 @@ final class StateFileTests: LibraryProcessTestCase {
     }
 
     func testAfterSIGKILLTheLastSaveWhilePlayingComesBack() throws {
-        var (host, port) = try serve()
+        var (host, port) = try serveOnFreePort()
         try mpc(port, "add", "song1.mp3", "song2.mp3", "song3.mp3")
         try mpc(port, "volume", "55")
         try mpc(port, "random", "on")
@@ -103,7 +88,7 @@ final class StateFileTests: LibraryProcessTestCase {
         _ = host.finish()
         let saved = try XCTUnwrap(savedTime())
 
-        (host, port) = try serve()
+        (host, port) = try serveOnFreePort()
         XCTAssertTrue(try eventually(timeout: 10) { try player(port).map { abs(Double($0.elapsed) - saved) <= 1 } ?? false }, "at \(saved) s: \((try? mpc(port, "status")) ?? "")")
         let restored = try XCTUnwrap(try player(port))
         XCTAssertEqual(restored.state, "paused")
@@ -115,14 +100,14 @@ final class StateFileTests: LibraryProcessTestCase {
     }
 
     func testASongThatVanishedIsLeftOutWithOneLine() throws {
-        var (host, port) = try serve()
+        var (host, port) = try serveOnFreePort()
         try mpc(port, "add", "song1.mp3", "song2.mp3", "song3.mp3")
         try mpc(port, "play", "3")
         host.signal(SIGTERM)
         XCTAssertEqual(host.finish(), 0)
         try FileManager.default.removeItem(atPath: temp.path("music/song2.mp3"))
 
-        (host, port) = try serve()
+        (host, port) = try serveOnFreePort()
         XCTAssertEqual(try mpc(port, "-f", "%file%", "playlist"), "song1.mp3\nsong3.mp3\n")
         XCTAssertEqual(try XCTUnwrap(try player(port)).song, 2, "still on the same song, now second")
         let lines = host.stdout.split(separator: "\n").filter { $0.contains("song2.mp3") }
@@ -134,7 +119,7 @@ final class StateFileTests: LibraryProcessTestCase {
 
     func testACorruptStateFileGivesOneLineAndAnEmptyQueue() throws {
         try Data([0x7F, 0x45, 0x4C, 0x46, 0x00, 0xFF, 0x0A, 0x73, 0x77]).write(to: URL(fileURLWithPath: stateFile))
-        let (host, port) = try serve()
+        let (host, port) = try serveOnFreePort()
         XCTAssertEqual(try mpc(port, "playlist"), "")
         XCTAssertEqual(host.stdout.split(separator: "\n").filter { $0.contains("damaged") }.count, 1, host.stdout)
         try mpc(port, "add", "song1.mp3")
@@ -144,7 +129,7 @@ final class StateFileTests: LibraryProcessTestCase {
     }
 
     func testATruncatedStateFileGivesOneLineAndAnEmptyQueue() throws {
-        var (host, port) = try serve()
+        var (host, port) = try serveOnFreePort()
         try mpc(port, "add", "song1.mp3", "song2.mp3", "song3.mp3")
         try mpc(port, "volume", "20")
         host.signal(SIGTERM)
@@ -152,7 +137,7 @@ final class StateFileTests: LibraryProcessTestCase {
         let whole = try Data(contentsOf: URL(fileURLWithPath: stateFile))
         try whole.prefix(whole.count - 20).write(to: URL(fileURLWithPath: stateFile))
 
-        (host, port) = try serve()
+        (host, port) = try serveOnFreePort()
         XCTAssertEqual(try mpc(port, "playlist"), "")
         XCTAssertEqual(host.stdout.split(separator: "\n").filter { $0.contains("damaged") }.count, 1, host.stdout)
         host.signal(SIGTERM)
@@ -170,7 +155,7 @@ final class StateFileTests: LibraryProcessTestCase {
 
     func testStateFileNoneKeepsNothingAndRestorePausedNoPlaysOn() throws {
         try writeConfig("state_file = none\n")
-        var (host, port) = try serve()
+        var (host, port) = try serveOnFreePort()
         try mpc(port, "add", "song1.mp3")
         host.signal(SIGTERM)
         XCTAssertEqual(host.finish(), 0)
@@ -178,13 +163,13 @@ final class StateFileTests: LibraryProcessTestCase {
 
         let elsewhere = temp.path("elsewhere.state")
         try writeConfig("state_file = \(elsewhere)\nrestore_paused = no\n")
-        (host, port) = try serve()
+        (host, port) = try serveOnFreePort()
         try mpc(port, "add", "song1.mp3", "song2.mp3")
         try mpc(port, "play", "2")
         host.signal(SIGTERM)
         XCTAssertEqual(host.finish(), 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere))
-        (host, port) = try serve()
+        (host, port) = try serveOnFreePort()
         XCTAssertEqual(try XCTUnwrap(try player(port)).state, "playing")
         XCTAssertEqual(try XCTUnwrap(try player(port)).song, 2)
         host.signal(SIGTERM)
