@@ -14,7 +14,7 @@ private func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosu
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+package func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
 
     let doc = LRCParser.parse(bytes: bytes)

@@ -1,5 +1,5 @@
 /// How a decoder lays out its samples: interleaved, native-endian.
-public enum SampleFormat: Sendable, Equatable {
+package enum SampleFormat: Sendable, Equatable {
     /// Signed 16-bit.
     case s16
     /// Signed 32-bit; a source of fewer bits (24-bit FLAC, ALAC) sits in the high bits.
@@ -7,7 +7,7 @@ public enum SampleFormat: Sendable, Equatable {
     /// 32-bit float, full scale at ±1.
     case float32
 
-    public var bytes: Int {
+    package var bytes: Int {
         switch self {
         case .s16: return 2
         case .s32, .float32: return 4
@@ -17,13 +17,13 @@ public enum SampleFormat: Sendable, Equatable {
 
 /// The PCM a decoder hands out: the file's own rate and channels, in `sample` layout. `bits` is the
 /// source's own depth (24 for 24-bit FLAC in `.s32`), for MPD's `Format:` line.
-public struct AudioFormat: Sendable, Equatable {
-    public let sampleRate: Int
-    public let channels: Int
-    public let sample: SampleFormat
-    public let bits: Int
+package struct AudioFormat: Sendable, Equatable {
+    package let sampleRate: Int
+    package let channels: Int
+    package let sample: SampleFormat
+    package let bits: Int
 
-    public init(sampleRate: Int, channels: Int, sample: SampleFormat = .s16, bits: Int? = nil) {
+    package init(sampleRate: Int, channels: Int, sample: SampleFormat = .s16, bits: Int? = nil) {
         self.sampleRate = sampleRate
         self.channels = channels
         self.sample = sample
@@ -31,15 +31,15 @@ public struct AudioFormat: Sendable, Equatable {
     }
 
     /// Bytes of one sample frame (all channels).
-    public var bytesPerFrame: Int { channels * sample.bytes }
+    package var bytesPerFrame: Int { channels * sample.bytes }
 
     /// MPD's `RATE:BITS:CHANNELS`, `f` for float.
-    public var mpdFormat: String {
+    package var mpdFormat: String {
         "\(sampleRate):" + (sample == .float32 ? "f" : "\(bits)") + ":\(channels)"
     }
 
     /// The same rate and channels in another sample layout.
-    public func with(sample newSample: SampleFormat) -> AudioFormat {
+    package func with(sample newSample: SampleFormat) -> AudioFormat {
         AudioFormat(sampleRate: sampleRate, channels: channels, sample: newSample,
                     bits: newSample == .s16 ? 16 : (newSample == sample ? bits : 32))
     }
@@ -47,7 +47,7 @@ public struct AudioFormat: Sendable, Equatable {
 
 /// One open track of any format, as MPD's `DecoderPlugin` and cmus's `input_plugin_ops` see it. One
 /// instance per track, used from one thread at a time (the audio thread, a scan thread).
-public protocol AudioDecoder: AnyObject {
+package protocol AudioDecoder: AnyObject {
     /// The file (or, for a stream, its URL) that messages name.
     var path: String { get }
     var format: AudioFormat { get }
@@ -74,11 +74,11 @@ public protocol AudioDecoder: AnyObject {
 }
 
 extension AudioDecoder {
-    public var damageReport: String? { nil }
-    public var sourceOffset: Int64? { nil }
-    public var bitrateKbps: Int? { nil }
-    public var framesLeftInBlock: Int? { nil }
-    public var streamTags: StreamTags? { nil }
+    package var damageReport: String? { nil }
+    package var sourceOffset: Int64? { nil }
+    package var bitrateKbps: Int? { nil }
+    package var framesLeftInBlock: Int? { nil }
+    package var streamTags: StreamTags? { nil }
 
     /// The Ogg decoders' seek: granule-exact through the library's own `pcmSeek` when the stream is
     /// seekable, else by decoding forward. Returns the new position.
@@ -118,12 +118,12 @@ extension AudioDecoder {
 
 /// What a decoder reads: a file on disk, or a file still arriving (a stream), whose reads wait for bytes
 /// until they come, the source fails, or `giveUp` says to stop.
-public enum AudioInput {
+package enum AudioInput {
     case file(path: String)
     case growing(GrowingFile, name: String, giveUp: () -> Bool)
 
     /// The name messages use.
-    public var name: String {
+    package var name: String {
         switch self {
         case .file(let path): return path
         case .growing(_, let name, _): return name

@@ -2,10 +2,10 @@ import XZText
 
 /// One decoder library as MPD lists it in `decoders`: what it is called, the suffixes and MIME types it
 /// reads, how it recognises its content, and how it opens a track.
-public struct DecoderPlugin: Sendable {
-    public let name: String
-    public let suffixes: [String]
-    public let mimeTypes: [String]
+package struct DecoderPlugin: Sendable {
+    package let name: String
+    package let suffixes: [String]
+    package let mimeTypes: [String]
     /// True when the first bytes are this plug-in's format.
     let claims: @Sendable (ContentHead) -> Bool
     let open: @Sendable (AudioInput) throws -> AudioDecoder
@@ -50,18 +50,18 @@ struct ContentHead {
 
 /// The decoder registry: picks a decoder by content (magic bytes), the file name only as a hint, as MPD
 /// picks a `DecoderPlugin`. Adding a format is one decoder file and one entry in `plugins`.
-public enum AudioDecoders {
+package enum AudioDecoders {
     /// In the order they are asked; FFmpeg, which knows most containers, comes last.
-    public static let plugins: [DecoderPlugin] = [
+    package static let plugins: [DecoderPlugin] = [
         MP3Decoder.plugin, FLACDecoder.plugin, VorbisDecoder.plugin, OpusDecoder.plugin, FFmpegDecoder.plugin,
     ]
 
     /// Every suffix some plug-in reads, lower-case without the dot: what a folder scan looks at.
-    public static let suffixes: Set<String> = Set(plugins.flatMap(\.suffixes))
+    package static let suffixes: Set<String> = Set(plugins.flatMap(\.suffixes))
 
     /// True when the file's name ends in a suffix some decoder reads. Asked of every name a folder scan
     /// sees, so it reads bytes and allocates nothing.
-    public static func hasAudioSuffix(_ path: String) -> Bool {
+    package static func hasAudioSuffix(_ path: String) -> Bool {
         var packed: UInt64 = 0
         var length = 0
         var bytes = path.utf8.reversed().makeIterator()
@@ -81,12 +81,12 @@ public enum AudioDecoders {
     /// Each suffix's bytes, last first, in one integer: the form `hasAudioSuffix` builds.
     private static let packedSuffixes: Set<UInt64> = Set(suffixes.map { $0.utf8.reversed().reduce(0) { $0 << 8 | UInt64($1) } })
 
-    public static func open(path: String) throws -> AudioDecoder {
+    package static func open(path: String) throws -> AudioDecoder {
         try open(.file(path: path))
     }
 
     /// Opens `input` with the decoder its content calls for.
-    public static func open(_ input: AudioInput) throws -> AudioDecoder {
+    package static func open(_ input: AudioInput) throws -> AudioDecoder {
         let plugin = try choose(for: input)
         let decoder = try plugin.open(input)
         try checkFormat(decoder.format, name: input.name)
@@ -119,7 +119,7 @@ public enum AudioDecoders {
 
     /// Tags, format and duration of a file, for folder scans: the decoder its content calls for reads the
     /// format and length (no audio is decoded), TagLib the tags.
-    public static func probe(path: String) throws -> TrackInfo {
+    package static func probe(path: String) throws -> TrackInfo {
         let plugin = try choose(for: .file(path: path))
         let format: AudioFormat
         let length: Int?
@@ -137,7 +137,7 @@ public enum AudioDecoders {
 
     /// Decodes the first blocks of `path` (a finished download) and returns the suffix its content calls
     /// for ("mp3", "flac", "m4a"…); throws when it is not audio a decoder reads.
-    public static func checkDecodes(path: String) throws -> String {
+    package static func checkDecodes(path: String) throws -> String {
         let input = AudioInput.file(path: path)
         let head = try readHead(input)
         let decoder = try open(input)
@@ -164,7 +164,7 @@ public enum AudioDecoders {
     }
 
     /// The name of the plug-in that would decode `path`, for `info` and tests.
-    public static func pluginName(forFile path: String) throws -> String {
+    package static func pluginName(forFile path: String) throws -> String {
         try choose(for: .file(path: path)).name
     }
 

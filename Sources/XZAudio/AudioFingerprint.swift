@@ -5,13 +5,13 @@ import XZSystem
 /// MPD's string exactly: the first two minutes of audio at the file's own rate and channels, brought to
 /// 16 bits as MPD converts (its dither included), and the decoder's block that reaches two minutes fed
 /// whole, as MPD's decoders hand over whole blocks (a FLAC frame, a 16 KiB read of a WAV file).
-public enum AudioFingerprint {
+package enum AudioFingerprint {
     /// MPD feeds Chromaprint the start of a track, this long.
-    public static let fedSeconds = 120
+    package static let fedSeconds = 120
 
     /// The fingerprint of `path`, in Chromaprint's compressed base64 form. Decodes at most two minutes
     /// and a block of it, checking `deadline` between reads; throws `AudioError` when nothing decodes it.
-    public static func chromaprint(path: String, deadline: Deadline = .never) throws -> String {
+    package static func chromaprint(path: String, deadline: Deadline = .never) throws -> String {
         let decoder = try AudioDecoders.open(path: path)
         let format = decoder.format
         let feed = MPDFeed(decoder: decoder, path: path)
@@ -50,7 +50,7 @@ public enum AudioFingerprint {
     /// How alike two fingerprints are: the share of equal bits over the items both have, the second
     /// moved by up to `shift` items either way to where they agree best (1 is the same audio); nil when
     /// either is no fingerprint.
-    public static func similarity(_ one: String, _ other: String, shift: Int = 0) -> Double? {
+    package static func similarity(_ one: String, _ other: String, shift: Int = 0) -> Double? {
         guard let first = items(one), let second = items(other), !first.isEmpty, !second.isEmpty else { return nil }
         var best = 0.0
         for offset in -shift ... shift {

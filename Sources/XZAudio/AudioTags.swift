@@ -8,8 +8,8 @@ import Darwin
 
 /// Tags of every format TagLib reads (MP3, FLAC, Ogg Vorbis, Opus, MP4/M4A, WAV, AIFF, APE, WavPack, ASF…),
 /// named as MPD names them, with mis-encoded text repaired.
-public enum AudioTags {
-    public static func read(path: String) throws -> TrackTags {
+package enum AudioTags {
+    package static func read(path: String) throws -> TrackTags {
         try TagLibFile(path: path, audioProperties: false).tags()
     }
 
@@ -20,14 +20,14 @@ public enum AudioTags {
     }
 
     /// The file's ReplayGain tags; nil when it has none or cannot be read.
-    public static func replayGain(path: String) -> ReplayGainTags? {
+    package static func replayGain(path: String) -> ReplayGainTags? {
         // Unreadable tags carry no gain: the song plays at the settings' missing-gain level instead.
         guard let gain = try? read(path: path).replayGain, !gain.isEmpty else { return nil }
         return gain
     }
 
     /// The file's MixRamp tags; nil when it has neither or cannot be read.
-    public static func mixRamp(path: String) -> (start: String?, end: String?)? {
+    package static func mixRamp(path: String) -> (start: String?, end: String?)? {
         guard let tags = try? read(path: path), tags.mixRampStart != nil || tags.mixRampEnd != nil else { return nil }
         return (tags.mixRampStart, tags.mixRampEnd)
     }
@@ -40,20 +40,20 @@ public enum AudioTags {
     /// The file's raw tags, for MPD's `readcomments`, in file order: every Vorbis comment of a FLAC, Ogg
     /// Vorbis or Opus file (keys as written), an MP3's ID3v2 TXXX frames but the MusicBrainz ids, TagLib's
     /// properties for other formats. Keys and values as the file has them: the caller checks them.
-    public static func comments(path: String) throws -> [(key: String, value: String)] {
+    package static func comments(path: String) throws -> [(key: String, value: String)] {
         let file = try TagLibFile(path: path, audioProperties: false)
         return try VorbisComments.read(path: path, format: file.format) ?? file.comments()
     }
 
     /// The CUE sheet the file carries in a `CUESHEET` comment, which MPD reads as the file's playlist; nil when
     /// it has none, or one larger than a sheet file may be.
-    public static func cueSheet(path: String) throws -> String? {
+    package static func cueSheet(path: String) throws -> String? {
         try comments(path: path).first { $0.key.uppercased() == "CUESHEET" && !$0.value.isEmpty }
             .flatMap { $0.value.utf8.count <= CueSheet.maxBytes ? $0.value : nil }
     }
 
     /// The embedded picture: the front cover when there is one (MPD's choice too), else the first.
-    public static func picture(path: String) throws -> EmbeddedPicture? {
+    package static func picture(path: String) throws -> EmbeddedPicture? {
         try TagLibFile(path: path, audioProperties: false).picture()
     }
 }

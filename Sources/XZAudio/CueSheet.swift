@@ -4,65 +4,65 @@ import XZText
 /// A CUE sheet as MPD's own parser reads one: the album's TITLE, PERFORMER, REM DATE/GENRE/COMMENT, and its
 /// audio tracks, each starting at its INDEX 01 and ending where the next track of the same FILE starts.
 /// A line it does not understand is skipped and counted, as MPD skips it; nothing in a sheet can trap.
-public struct CueSheet: Sendable, Equatable {
-    public static func == (a: CueSheet, b: CueSheet) -> Bool {
+package struct CueSheet: Sendable, Equatable {
+    package static func == (a: CueSheet, b: CueSheet) -> Bool {
         a.album == b.album && a.albumArtist == b.albumArtist && a.date == b.date && a.genre == b.genre
             && a.comment == b.comment && a.tracks == b.tracks && a.tags.elementsEqual(b.tags) { $0 == $1 }
             && a.skippedLines == b.skippedLines && a.firstSkipped == b.firstSkipped
     }
 
     /// A position in the sheet's unit: CD frames, 75 a second.
-    public static let framesPerSecond = 75
+    package static let framesPerSecond = 75
     /// Larger sheets are no sheets: a real one is a few kilobytes.
-    public static let maxBytes = 1 << 20
+    package static let maxBytes = 1 << 20
     /// Tracks beyond this are left out (a CD holds 99).
-    public static let maxTracks = 999
+    package static let maxTracks = 999
 
-    public struct Track: Sendable, Equatable {
+    package struct Track: Sendable, Equatable {
         /// The track number as the sheet writes it ("01"), as MPD's `Track:` shows it.
-        public var number: String
+        package var number: String
         /// The FILE the track is in, as the sheet names it.
-        public var file: String
-        public var title: String?
-        public var performer: String?
-        public var songwriter: String?
+        package var file: String
+        package var title: String?
+        package var performer: String?
+        package var songwriter: String?
         /// INDEX 01, in CD frames.
-        public var startFrame: Int
+        package var startFrame: Int
         /// The next track's INDEX 01 in the same file; nil: the file's end.
-        public var endFrame: Int?
+        package var endFrame: Int?
         /// The track's tags as MPD's cue parser builds them, in the sheet's order: the album's (`tags`), then
         /// ("Track", number as written), then the track's own (TITLE → Title, PERFORMER → Artist, REM NAME).
-        public var tags: [(name: String, value: String)] = []
+        package var tags: [(name: String, value: String)] = []
 
-        public static func == (a: Track, b: Track) -> Bool {
+        package static func == (a: Track, b: Track) -> Bool {
             a.number == b.number && a.file == b.file && a.title == b.title && a.performer == b.performer
                 && a.songwriter == b.songwriter && a.startFrame == b.startFrame && a.endFrame == b.endFrame
                 && a.tags.elementsEqual(b.tags) { $0 == $1 }
         }
     }
 
-    public var album: String?
-    public var albumArtist: String?
-    public var date: String?
-    public var genre: String?
-    public var comment: String?
-    public var tracks: [Track] = []
+    package var album: String?
+    package var albumArtist: String?
+    package var date: String?
+    package var genre: String?
+    package var comment: String?
+    package var tracks: [Track] = []
     /// The album's tags in the sheet's order, as MPD's cue parser reads them before the first TRACK: TITLE →
     /// Album, PERFORMER → AlbumArtist, `REM NAME value` → NAME (the reader keeps the names that are tags).
-    public var tags: [(name: String, value: String)] = []
+    package var tags: [(name: String, value: String)] = []
     /// Lines skipped, with the first one's number and reason for the scan's report.
-    public var skippedLines = 0
-    public var firstSkipped: String?
+    package var skippedLines = 0
+    package var firstSkipped: String?
 
-    public init() {}
+    package init() {}
 
     /// Why a file is no CUE sheet at all.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         case tooLarge
         case binary
         case unreadable(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .tooLarge: return "a CUE sheet larger than \(CueSheet.maxBytes / 1024) KiB"
             case .binary: return "not a CUE sheet (binary data)"
@@ -72,7 +72,7 @@ public struct CueSheet: Sendable, Equatable {
     }
 
     /// Reads and parses the sheet at `path`: one bounded read of a regular file.
-    public static func read(path: String) throws(Failure) -> CueSheet {
+    package static func read(path: String) throws(Failure) -> CueSheet {
         let bytes: [UInt8]?
         do {
             bytes = try RegularFile.readWhole(path, limit: maxBytes)
@@ -85,7 +85,7 @@ public struct CueSheet: Sendable, Equatable {
 
     /// Parses a sheet's bytes: UTF-8 with or without a BOM; otherwise the bytes are Latin-1, as TagLib
     /// reads a tag that is not UTF-8, and GBK when they pair up as GBK does (old Chinese rips).
-    public static func parse(_ bytes: [UInt8]) throws(Failure) -> CueSheet {
+    package static func parse(_ bytes: [UInt8]) throws(Failure) -> CueSheet {
         guard bytes.count <= maxBytes else { throw .tooLarge }
         guard !bytes.contains(0) else { throw .binary }
         return parse(text: decode(bytes))
@@ -99,7 +99,7 @@ public struct CueSheet: Sendable, Equatable {
     }
 
     /// Parses decoded text, line by line.
-    public static func parse(text: String) -> CueSheet {
+    package static func parse(text: String) -> CueSheet {
         var sheet = CueSheet()
         var file: String?
         var ignoringFile = false
@@ -219,11 +219,11 @@ public struct CueSheet: Sendable, Equatable {
     }
 
     /// Frames to milliseconds, rounded down, as MPD's song times are.
-    public static func milliseconds(frames: Int) -> Int { frames * 1000 / framesPerSecond }
+    package static func milliseconds(frames: Int) -> Int { frames * 1000 / framesPerSecond }
 
     /// Frames to samples at `sampleRate`, rounded down: the same rule for one track's end and the next one's
     /// start, so they meet exactly (exact at every multiple of 75 Hz: 44.1, 48, 88.2, 96 kHz ...).
-    public static func samples(frames: Int, sampleRate: Int) -> Int {
+    package static func samples(frames: Int, sampleRate: Int) -> Int {
         Int((Int64(frames) * Int64(sampleRate)) / Int64(framesPerSecond))
     }
 }

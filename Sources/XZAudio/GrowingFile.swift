@@ -7,14 +7,14 @@ import Darwin
 #endif
 
 /// Sorted, disjoint, non-adjacent byte ranges: which parts of a file are on disk.
-public struct ByteRanges: Sendable, Equatable, CustomStringConvertible {
-    public private(set) var ranges: [Range<Int64>] = []
+package struct ByteRanges: Sendable, Equatable, CustomStringConvertible {
+    package private(set) var ranges: [Range<Int64>] = []
 
-    public init(_ ranges: [Range<Int64>] = []) {
+    package init(_ ranges: [Range<Int64>] = []) {
         for range in ranges { insert(range) }
     }
 
-    public mutating func insert(_ range: Range<Int64>) {
+    package mutating func insert(_ range: Range<Int64>) {
         guard !range.isEmpty else { return }
         var merged = range
         var kept: [Range<Int64>] = []
@@ -32,7 +32,7 @@ public struct ByteRanges: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Forgets everything at and after `offset` (a writer cut the file there).
-    public mutating func truncate(at offset: Int64) {
+    package mutating func truncate(at offset: Int64) {
         ranges = ranges.compactMap { range in
             if range.lowerBound >= offset { return nil }
             return range.lowerBound ..< min(range.upperBound, offset)
@@ -40,20 +40,20 @@ public struct ByteRanges: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Bytes held without a gap from `offset` on; 0 when `offset` itself is missing.
-    public func contiguous(from offset: Int64) -> Int64 {
+    package func contiguous(from offset: Int64) -> Int64 {
         guard let range = ranges.first(where: { $0.contains(offset) }) else { return 0 }
         return range.upperBound - offset
     }
 
     /// The first missing byte at or after `offset` before `end`, nil when all of it is held.
-    public func firstGap(from offset: Int64, before end: Int64) -> Int64? {
+    package func firstGap(from offset: Int64, before end: Int64) -> Int64? {
         let gap = offset + contiguous(from: offset)
         return gap < end ? gap : nil
     }
 
-    public var heldBytes: Int64 { ranges.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
+    package var heldBytes: Int64 { ranges.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) } }
 
-    public var description: String { ranges.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",") }
+    package var description: String { ranges.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",") }
 }
 
 /// A file that is still being written, read while it grows: a writer (a download) reports the byte ranges it
@@ -63,7 +63,7 @@ public struct ByteRanges: Sendable, Equatable, CustomStringConvertible {
 /// A stream of no announced length (internet radio) can instead be held in a bounded window in memory
 /// (`useWindow`): the writer appends, the oldest bytes make room once the reader is past them, and the
 /// writer waits (`whenRoom`) while the reader is a whole window behind. Nothing of it is on disk.
-public final class GrowingFile: Sendable {
+package final class GrowingFile: Sendable {
     /// A ring of the last `capacity` bytes of a stream; logical offset `o` is at `o % capacity`.
     private struct Window: Sendable {
         let capacity: Int
@@ -142,17 +142,17 @@ public final class GrowingFile: Sendable {
         }
     }
 
-    public let path: String
+    package let path: String
     private let state: Monitor<State>
     private let createdNs = DispatchTime.now().uptimeNanoseconds
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
         state = Monitor(State())
     }
 
     /// A file already whole on disk (an offline song): reads never wait.
-    public init(completeFileAt path: String) throws {
+    package init(completeFileAt path: String) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw AudioError.unreadable("cannot open the file: " + String(cString: strerror(errno)), file: path)
@@ -173,17 +173,17 @@ public final class GrowingFile: Sendable {
 
     /// Asks the writer for the bytes from an offset readers wait for and nothing is coming to; called
     /// outside the lock, once for each new place, from the reading thread.
-    public func onWant(_ handler: @escaping @Sendable (Int64) -> Void) {
+    package func onWant(_ handler: @escaping @Sendable (Int64) -> Void) {
         state.withLock { $0.wanted = handler }
     }
 
     /// Called once when the player lets go of the file (the track ended or was skipped).
-    public func onRelease(_ handler: @escaping @Sendable () -> Void) {
+    package func onRelease(_ handler: @escaping @Sendable () -> Void) {
         state.withLock { $0.released = handler }
     }
 
     /// From now on the bytes are kept in a window of `capacity` bytes in memory (see `append`), not on disk.
-    public func useWindow(capacity: Int) {
+    package func useWindow(capacity: Int) {
         state.change { state in
             guard state.window == nil else { return }
             state.window = Window(capacity: max(1, capacity))
@@ -192,11 +192,11 @@ public final class GrowingFile: Sendable {
     }
 
     /// Whether the bytes are kept in a memory window.
-    public var isWindowed: Bool { state.withLock { $0.window != nil } }
+    package var isWindowed: Bool { state.withLock { $0.window != nil } }
 
     /// Appends what fits to the window, the oldest bytes the reader is done with making room; returns
     /// how many bytes were taken. Fewer than given: ask `whenRoom` before appending the rest.
-    public func append(_ bytes: UnsafeRawBufferPointer) -> Int {
+    package func append(_ bytes: UnsafeRawBufferPointer) -> Int {
         let (taken, notify) = state.change { state -> (Int, (@Sendable () -> Void)?) in
             guard let room = state.window?.room else { return (0, nil) }
             let n = min(bytes.count, room)
@@ -211,7 +211,7 @@ public final class GrowingFile: Sendable {
 
     /// Calls `handler` once (outside the lock) with true when the reader has made room in the window, with
     /// false when the file failed or was let go (nothing more is wanted); at once when either is so already.
-    public func whenRoom(_ handler: @escaping @Sendable (Bool) -> Void) {
+    package func whenRoom(_ handler: @escaping @Sendable (Bool) -> Void) {
         let (now, replaced) = state.withLock { state -> (Bool?, (@Sendable (Bool) -> Void)?) in
             if state.failure != nil || state.letGo || state.complete || state.window == nil { return (false, nil) }
             if let room = state.window?.room, room > 0 { return (true, nil) }
@@ -225,7 +225,7 @@ public final class GrowingFile: Sendable {
     }
 
     /// True while the writer waits for the reader: as much as the window holds has arrived.
-    public var isWindowFull: Bool { state.withLock { $0.window?.roomWaiter != nil } }
+    package var isWindowFull: Bool { state.withLock { $0.window?.roomWaiter != nil } }
 
     /// Takes the writer's room waiter when the reader made room (or `always`).
     private func takeRoomWaiter(always: Bool = false) -> (@Sendable (Bool) -> Void)? {
@@ -237,7 +237,7 @@ public final class GrowingFile: Sendable {
     }
 
     /// `count` bytes at `offset` are on disk now. (A windowed file hears of its bytes by `append` only.)
-    public func didWrite(at offset: Int64, count: Int) {
+    package func didWrite(at offset: Int64, count: Int) {
         guard count > 0 else { return }
         let notify = state.change { state -> (@Sendable () -> Void)? in
             guard state.window == nil else { return nil }
@@ -250,13 +250,13 @@ public final class GrowingFile: Sendable {
 
     /// Called (outside the lock, on the writer's thread) whenever bytes arrive: a player waiting between
     /// chunks wakes at once instead of at its next poll.
-    public func onArrival(_ handler: (@Sendable () -> Void)?) {
+    package func onArrival(_ handler: (@Sendable () -> Void)?) {
         state.withLock { $0.arrived = handler }
     }
 
     /// Bytes held per second since the file was asked for, connection set-up included: how fast the
     /// download has really been so far.
-    public var arrivalBytesPerSecond: Double {
+    package var arrivalBytesPerSecond: Double {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - createdNs) / 1e9
         let arrived = state.withLock { $0.window?.end ?? $0.held.heldBytes }
         return Double(arrived) / max(seconds, 0.001)
@@ -264,7 +264,7 @@ public final class GrowingFile: Sendable {
 
     /// The writer cut the file at `offset` (a response that starts the file over). A window goes on at its
     /// end instead: a reconnected radio stream continues where the reader is.
-    public func truncate(at offset: Int64) {
+    package func truncate(at offset: Int64) {
         state.withLock { state in
             guard state.window == nil else { return }
             state.held.truncate(at: offset)
@@ -272,7 +272,7 @@ public final class GrowingFile: Sendable {
         }
     }
 
-    public func setTotal(_ size: Int64?) {
+    package func setTotal(_ size: Int64?) {
         state.change { state in
             // A window's end is where its appends stopped, whatever the writer counted.
             state.total = state.window.map { $0.end } ?? size
@@ -280,7 +280,7 @@ public final class GrowingFile: Sendable {
     }
 
     /// Every byte is in (the download finished); a read at the end now returns 0 instead of waiting.
-    public func finish() {
+    package func finish() {
         state.change { state in
             if let window = state.window { state.total = window.end }
             if state.total == nil { state.total = state.held.ranges.first?.upperBound ?? 0 }
@@ -289,7 +289,7 @@ public final class GrowingFile: Sendable {
     }
 
     /// The bytes will not come: waiting readers return an error with `message`.
-    public func fail(_ message: String) {
+    package func fail(_ message: String) {
         state.change { state in
             // One line: it becomes the track's error.
             if state.failure == nil { state.failure = message.split(whereSeparator: \.isNewline).joined(separator: " ") }
@@ -307,7 +307,7 @@ public final class GrowingFile: Sendable {
     /// The stream's tags (a station's name and title) from the writer's next byte plus `ahead` on: the reader
     /// hears them once it has read that far, so a title changes with the audio it belongs to. Tags equal to
     /// those already due are no change (many stations repeat the title in every block).
-    public func announce(_ tags: StreamTags, ahead: Int = 0) {
+    package func announce(_ tags: StreamTags, ahead: Int = 0) {
         state.withLock { state in
             guard tags != (state.pendingTags.last?.tags ?? state.tags) else { return }
             if state.pendingTags.count >= Self.maxPendingTags {
@@ -319,7 +319,7 @@ public final class GrowingFile: Sendable {
     }
 
     /// The tags in force where the reader is (`offset`): the last announced at or before it; nil before any.
-    public func streamTags(at offset: Int64) -> StreamTags? {
+    package func streamTags(at offset: Int64) -> StreamTags? {
         state.withLock { state in
             let due = state.pendingTags.prefix { $0.offset <= offset }
             guard let last = due.last else { return state.tags }
@@ -331,19 +331,19 @@ public final class GrowingFile: Sendable {
 
     // MARK: Reader side
 
-    public var size: Int64? { state.withLock { $0.total } }
-    public var isComplete: Bool { state.withLock { $0.complete } }
-    public var failureMessage: String? { state.withLock { $0.failure } }
-    public var heldRanges: ByteRanges { state.withLock { $0.held } }
+    package var size: Int64? { state.withLock { $0.total } }
+    package var isComplete: Bool { state.withLock { $0.complete } }
+    package var failureMessage: String? { state.withLock { $0.failure } }
+    package var heldRanges: ByteRanges { state.withLock { $0.held } }
 
     /// Bytes readable at once from `offset`; up to the end when the size is known and all of it is there.
-    public func available(from offset: Int64) -> Int64 {
+    package func available(from offset: Int64) -> Int64 {
         state.withLock { $0.held.contiguous(from: offset) }
     }
 
     /// True when `count` bytes from `offset` (fewer near the end) can be read without waiting, or waiting
     /// would not help (failure, end of file).
-    public func canRead(at offset: Int64, count: Int64) -> Bool {
+    package func canRead(at offset: Int64, count: Int64) -> Bool {
         state.withLock { state in
             if state.failure != nil { return true }
             // A full window is as much as will come before the reader takes some; bytes dropped never come.
@@ -366,7 +366,7 @@ public final class GrowingFile: Sendable {
 
     /// Fills `buffer` from `offset`, waiting until at least one byte there has arrived. Returns the count,
     /// 0 at the end of the file, -1 on failure or when `giveUp` (asked every 20 ms while waiting) says so.
-    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, giveUp: () -> Bool = { false }) -> Int {
+    package func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, giveUp: () -> Bool = { false }) -> Int {
         guard buffer.count > 0, let base = buffer.baseAddress else { return 0 }
         var asked = false
         while true {
@@ -415,7 +415,7 @@ public final class GrowingFile: Sendable {
     }
 
     /// The reader is done with the file; the writer decides whether to keep fetching.
-    public func release() {
+    package func release() {
         let handler = state.withLock { state in
             defer {
                 state.released = nil

@@ -6,24 +6,24 @@ import Darwin
 #endif
 
 /// An EBU R128 measurement and the ReplayGain 2.0 values it gives.
-public struct LoudnessResult: Sendable, Equatable {
+package struct LoudnessResult: Sendable, Equatable {
     /// ReplayGain 2.0's reference: a track at −18 LUFS gets a gain of 0 dB.
-    public static let referenceLUFS = -18.0
+    package static let referenceLUFS = -18.0
     /// Silence (every block under the absolute gate) would otherwise ask for an infinite gain.
-    public static let gainLimitDB = 51.0
+    package static let gainLimitDB = 51.0
 
     /// Integrated loudness in LUFS; −infinity when nothing is louder than the −70 LUFS gate.
-    public let integratedLUFS: Double
+    package let integratedLUFS: Double
     /// The largest sample of any channel, linear (1.0 is full scale).
-    public let samplePeak: Double
+    package let samplePeak: Double
 
-    public init(integratedLUFS: Double, samplePeak: Double) {
+    package init(integratedLUFS: Double, samplePeak: Double) {
         self.integratedLUFS = integratedLUFS
         self.samplePeak = samplePeak
     }
 
     /// The gain in dB that brings the loudness to the reference.
-    public var gainDB: Double {
+    package var gainDB: Double {
         let gain = Self.referenceLUFS - integratedLUFS
         return gain.isNaN ? 0 : min(max(gain, -Self.gainLimitDB), Self.gainLimitDB)
     }
@@ -31,13 +31,13 @@ public struct LoudnessResult: Sendable, Equatable {
 
 /// One track's loudness as libebur128 measures it (integrated loudness and sample peak). The state stays
 /// alive with the meter, so meters of one album give the album's loudness together.
-public final class LoudnessMeter {
-    public let path: String
-    public let format: AudioFormat
+package final class LoudnessMeter {
+    package let path: String
+    package let format: AudioFormat
     private var state: UnsafeMutablePointer<ebur128_state>
 
     /// A meter for PCM in `format`; `path` names the file in messages.
-    public init(format: AudioFormat, path: String) throws {
+    package init(format: AudioFormat, path: String) throws {
         guard format.channels > 0, format.sampleRate > 0,
               let state = ebur128_init(UInt32(format.channels), UInt(format.sampleRate),
                                        Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_SAMPLE_PEAK.rawValue)) else {
@@ -58,7 +58,7 @@ public final class LoudnessMeter {
     }
 
     /// Adds whole sample frames laid out as `format` says.
-    public func add(_ bytes: UnsafeRawBufferPointer) throws {
+    package func add(_ bytes: UnsafeRawBufferPointer) throws {
         let frames = bytes.count / format.bytesPerFrame
         guard frames > 0, let base = bytes.baseAddress else { return }
         let status: Int32
@@ -73,7 +73,7 @@ public final class LoudnessMeter {
     }
 
     /// The integrated loudness and sample peak of everything added so far.
-    public func result() throws -> LoudnessResult {
+    package func result() throws -> LoudnessResult {
         var loudness = 0.0
         guard ebur128_loudness_global(state, &loudness) == Int32(EBUR128_SUCCESS.rawValue) else {
             throw AudioError.measurementFailed("cannot compute the integrated loudness", file: path)
@@ -96,7 +96,7 @@ public final class LoudnessMeter {
     /// Decodes `path` to its end through the decoder its content calls for and measures it.
     /// `progress` gets the fraction decoded (when the length is known); `isCancelled` is asked between
     /// reads, and a true answer stops with `CancellationError`.
-    public static func measure(path: String, progress: ((Double) -> Void)? = nil,
+    package static func measure(path: String, progress: ((Double) -> Void)? = nil,
                                isCancelled: () -> Bool = { false }) throws -> LoudnessMeter {
         let decoder = try AudioDecoders.open(path: path)
         let format = decoder.format
@@ -121,7 +121,7 @@ public final class LoudnessMeter {
 
     /// The loudness of `meters` played one after another (an album's tracks), and their highest peak;
     /// none is silence.
-    public static func album(_ meters: [LoudnessMeter]) throws -> LoudnessResult {
+    package static func album(_ meters: [LoudnessMeter]) throws -> LoudnessResult {
         guard let first = meters.first else { return LoudnessResult(integratedLUFS: -.infinity, samplePeak: 0) }
         var states: [UnsafeMutablePointer<ebur128_state>?] = meters.map(\.state)
         var loudness = 0.0

@@ -1,24 +1,24 @@
 /// What a radio stream says of itself while it plays: the station's name (ICY `icy-name`), and the title
 /// and artist of what is on now (ICY `StreamTitle`, or the comments of a new link of a chained Ogg stream).
 /// Every value is cleaned as tags are (control characters gone, mis-encodings repaired) and capped.
-public struct StreamTags: Sendable, Equatable {
+package struct StreamTags: Sendable, Equatable {
     /// The most UTF-8 bytes a value keeps: an ICY block holds at most 16 × 255 bytes in all.
-    public static let maxValueBytes = 1024
+    package static let maxValueBytes = 1024
 
-    public var name: String?
-    public var title: String?
-    public var artist: String?
+    package var name: String?
+    package var title: String?
+    package var artist: String?
 
-    public init(name: String? = nil, title: String? = nil, artist: String? = nil) {
+    package init(name: String? = nil, title: String? = nil, artist: String? = nil) {
         self.name = name.flatMap(Self.clean)
         self.title = title.flatMap(Self.clean)
         self.artist = artist.flatMap(Self.clean)
     }
 
-    public var isEmpty: Bool { name == nil && title == nil && artist == nil }
+    package var isEmpty: Bool { name == nil && title == nil && artist == nil }
 
     /// Bytes a server sent: UTF-8 when they are, else one byte a character (Latin-1, repaired as tags are).
-    public static func text(_ bytes: some Collection<UInt8>) -> String {
+    package static func text(_ bytes: some Collection<UInt8>) -> String {
         String(validating: bytes, as: UTF8.self) ?? String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 

@@ -1,48 +1,48 @@
 import XZSystem
 /// A failure of the catalogue layer, told apart by kind (`error == .noSuchPlaylist`); the message is
 /// the line shown to the user (MPD's own wording for filters and playlists) and takes no part in equality.
-public struct CatalogueError: KindedError {
-    public enum Kind: Hashable, Sendable {
+package struct CatalogueError: KindedError {
+    package enum Kind: Hashable, Sendable {
         case database, io, badFeedLine, badFilter, badPlaylistName, noSuchPlaylist, playlistExists, badPosition
         case malformedURI, climbsOut, accessDenied, unsupportedScheme, noSuchSong, playlistTooLarge, damaged
     }
 
-    public let kind: Kind
-    public let message: String
+    package let kind: Kind
+    package let message: String
 
-    public init(kind: Kind, message: String) {
+    package init(kind: Kind, message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+    package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 
     /// The library database cannot be opened or migrated.
-    public static let database = CatalogueError(kind: .database, message: "cannot open the library database")
+    package static let database = CatalogueError(kind: .database, message: "cannot open the library database")
     /// A file or folder cannot be read, created or written.
-    public static let io = CatalogueError(kind: .io, message: "cannot read or write a file")
+    package static let io = CatalogueError(kind: .io, message: "cannot read or write a file")
     /// A feed line that is not a song: bad JSON, a missing or malformed field.
-    public static let badFeedLine = CatalogueError(kind: .badFeedLine, message: "bad feed line")
+    package static let badFeedLine = CatalogueError(kind: .badFeedLine, message: "bad feed line")
     /// A malformed song filter.
-    public static let badFilter = CatalogueError(kind: .badFilter, message: "bad filter")
-    public static let badPlaylistName = CatalogueError(kind: .badPlaylistName, message: "Bad playlist name")
-    public static let noSuchPlaylist = CatalogueError(kind: .noSuchPlaylist, message: "No such playlist")
-    public static let playlistExists = CatalogueError(kind: .playlistExists, message: "Playlist exists already")
+    package static let badFilter = CatalogueError(kind: .badFilter, message: "bad filter")
+    package static let badPlaylistName = CatalogueError(kind: .badPlaylistName, message: "Bad playlist name")
+    package static let noSuchPlaylist = CatalogueError(kind: .noSuchPlaylist, message: "No such playlist")
+    package static let playlistExists = CatalogueError(kind: .playlistExists, message: "Playlist exists already")
     /// A stored playlist would pass its cap (MPD's `max_playlist_length`), in MPD's words.
-    public static let playlistTooLarge = CatalogueError(kind: .playlistTooLarge, message: "Stored playlist is too large")
+    package static let playlistTooLarge = CatalogueError(kind: .playlistTooLarge, message: "Stored playlist is too large")
     /// The library database's file is damaged (SQLite's SQLITE_CORRUPT or SQLITE_NOTADB, a bad header,
     /// a file shorter than its pages): the message says which file and how to repair it.
-    public static let damaged = CatalogueError(kind: .damaged, message: "the library database is damaged")
+    package static let damaged = CatalogueError(kind: .damaged, message: "the library database is damaged")
     /// A position or range outside a playlist.
-    public static let badPosition = CatalogueError(kind: .badPosition, message: "Bad position")
+    package static let badPosition = CatalogueError(kind: .badPosition, message: "Bad position")
 
     /// A song URI that is empty or holds a NUL.
-    public static let malformedURI = CatalogueError(kind: .malformedURI, message: "Malformed URI")
+    package static let malformedURI = CatalogueError(kind: .malformedURI, message: "Malformed URI")
     /// A song URI with a `..` or `.` component, which could name a file outside its folder.
-    public static let climbsOut = CatalogueError(kind: .climbsOut, message: "Malformed URI")
+    package static let climbsOut = CatalogueError(kind: .climbsOut, message: "Malformed URI")
     /// An absolute path from a client that may not name files by path.
-    public static let accessDenied = CatalogueError(kind: .accessDenied, message: "Access denied")
+    package static let accessDenied = CatalogueError(kind: .accessDenied, message: "Access denied")
     /// A catalogue name (`xzmusic-catalogue/…`) of a file the catalogue holds no song for.
-    public static let noSuchSong = CatalogueError(kind: .noSuchSong, message: "No such song")
-    public static let unsupportedScheme = CatalogueError(kind: .unsupportedScheme, message: "Unsupported URI scheme: only files play on this host")
+    package static let noSuchSong = CatalogueError(kind: .noSuchSong, message: "No such song")
+    package static let unsupportedScheme = CatalogueError(kind: .unsupportedScheme, message: "Unsupported URI scheme: only files play on this host")
 }

@@ -2,31 +2,31 @@ import Foundation
 import GRDB
 
 /// A song an open catalogue offers: the values a feed line carries, plus where it came from.
-public struct CatalogueSong: Codable, Sendable, Equatable {
+package struct CatalogueSong: Codable, Sendable, Equatable {
     /// The source's name ("archive", "jamendo", "ccmixter").
-    public var source: String
+    package var source: String
     /// The song's id at the source, as `catalogue add` takes it.
-    public var id: String
-    public var title: String
-    public var singer: String
-    public var album: String?
-    public var track: Int?
-    public var year: Int?
-    public var durationMs: Int?
-    public var genre: String?
-    public var audioURL: String
-    public var size: Int64?
-    public var sha256: String = ""
-    public var md5: String = ""
-    public var sha1: String = ""
+    package var id: String
+    package var title: String
+    package var singer: String
+    package var album: String?
+    package var track: Int?
+    package var year: Int?
+    package var durationMs: Int?
+    package var genre: String?
+    package var audioURL: String
+    package var size: Int64?
+    package var sha256: String = ""
+    package var md5: String = ""
+    package var sha1: String = ""
     /// The licence's URL (or name when the source gives no URL).
-    public var licence: String = ""
+    package var licence: String = ""
     /// The song's page at the source.
-    public var page: String = ""
+    package var page: String = ""
     /// False when the source allows streaming only: `download` refuses it, online play still works.
-    public var downloadAllowed = true
+    package var downloadAllowed = true
 
-    public init(source: String, id: String, title: String, singer: String, audioURL: String) {
+    package init(source: String, id: String, title: String, singer: String, audioURL: String) {
         self.source = source
         self.id = id
         self.title = title
@@ -41,7 +41,7 @@ public struct CatalogueSong: Codable, Sendable, Equatable {
     }
 
     /// The catalogue key: one per source and id, so adding again updates the same song.
-    public var songKey: String { "src:\(source):\(id)" }
+    package var songKey: String { "src:\(source):\(id)" }
 
     var input: SongInput {
         var input = SongInput(key: songKey, title: title, singer: singer)
@@ -58,18 +58,18 @@ public struct CatalogueSong: Codable, Sendable, Equatable {
 }
 
 /// Where a catalogue song came from, as `info` shows it and downloads check it.
-public struct SongOrigin: Sendable, Equatable {
-    public var source: String
-    public var licence: String
-    public var page: String
-    public var md5: String
-    public var sha1: String
-    public var downloadAllowed: Bool
+package struct SongOrigin: Sendable, Equatable {
+    package var source: String
+    package var licence: String
+    package var page: String
+    package var md5: String
+    package var sha1: String
+    package var downloadAllowed: Bool
 }
 
 extension LibraryDatabase {
     /// Adds (or updates) catalogue songs and their origins in one transaction.
-    public func addCatalogueSongs(_ songs: [CatalogueSong]) throws -> ImportSummary {
+    package func addCatalogueSongs(_ songs: [CatalogueSong]) throws -> ImportSummary {
         try pool.write { db in
             var summary = ImportSummary()
             let writer = try CatalogueWriter(db)
@@ -87,7 +87,7 @@ extension LibraryDatabase {
     }
 
     /// The origin of a song added from an open catalogue; nil for any other song.
-    public func songOrigin(songKey: String) throws -> SongOrigin? {
+    package func songOrigin(songKey: String) throws -> SongOrigin? {
         try pool.read { db in
             try Row.fetchOne(db, sql: """
                 SELECT source, licence, page, md5, sha1, download_allowed FROM song_origin WHERE song_key = ?
@@ -98,7 +98,7 @@ extension LibraryDatabase {
     }
 
     /// Keeps a search's results in place of the last one's.
-    public func rememberCatalogueSearch(_ songs: [CatalogueSong]) throws {
+    package func rememberCatalogueSearch(_ songs: [CatalogueSong]) throws {
         let encoder = JSONEncoder()
         let rows = try songs.map { (source: $0.source, id: $0.id, json: String(decoding: try encoder.encode($0), as: UTF8.self)) }
         try pool.write { db in
@@ -111,7 +111,7 @@ extension LibraryDatabase {
     }
 
     /// The last search's results from `source`, in listing order; rows that no longer decode are left out.
-    public func lastCatalogueSearch(source: String) throws -> [CatalogueSong] {
+    package func lastCatalogueSearch(source: String) throws -> [CatalogueSong] {
         let texts = try pool.read { db in
             try String.fetchAll(db, sql: "SELECT song FROM catalogue_search_result WHERE source = ? ORDER BY position",
                                 arguments: [source])

@@ -3,12 +3,12 @@ import GRDB
 extension LibraryDatabase {
     /// Numbers that move with every change, whoever makes it (triggers keep them): the songs' (song,
     /// singer and album rows) and the stickers' (stickers and likes).
-    public struct ChangeVersions: Equatable, Sendable {
-        public var catalogue: Int64
-        public var stickers: Int64
+    package struct ChangeVersions: Equatable, Sendable {
+        package var catalogue: Int64
+        package var stickers: Int64
     }
 
-    public func changeVersions() throws -> ChangeVersions {
+    package func changeVersions() throws -> ChangeVersions {
         try pool.read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT (SELECT value FROM catalogue_version), (SELECT value FROM sticker_version)

@@ -3,7 +3,7 @@ import GRDB
 extension LibraryDatabase {
     /// The local paths of the tracks of these CUE sheets (`album.cue/track0001` ...), in order: what adding
     /// a sheet, or a folder holding one, queues.
-    public func cueTrackPaths(ofSheets sheets: [String]) throws -> [String] {
+    package func cueTrackPaths(ofSheets sheets: [String]) throws -> [String] {
         guard !sheets.isEmpty else { return [] }
         return try pool.read { db in
             var paths: [String] = []
@@ -18,7 +18,7 @@ extension LibraryDatabase {
     }
 
     /// Which of these files are images whose CUE sheet tracks stand for them (MPD lists no such image).
-    public func cueImages(among files: [String]) throws -> Set<String> {
+    package func cueImages(among files: [String]) throws -> Set<String> {
         guard !files.isEmpty else { return [] }
         return try pool.read { db in
             var images = Set<String>()

@@ -8,7 +8,7 @@ extension LibraryDatabase {
     ///
     /// Large feeds are parsed and folded on a second thread while this one writes, so the two halves
     /// of the work overlap.
-    public func importFeed(at url: URL, resolveBundledFiles: Bool = false,
+    package func importFeed(at url: URL, resolveBundledFiles: Bool = false,
                            progress: ((Double) -> Void)? = nil) throws -> ImportSummary {
         let data: Data
         do {

@@ -7,17 +7,17 @@ import GRDB
 /// the same messages: lenient structure (trailing commas, any run of number characters in values
 /// nobody reads), values checked only where a key is read, the first of duplicate keys winning.
 /// FeedLineEquivalenceTests hold the two to the same answers; `make bench-search` measures both.
-public struct FeedLine: Sendable {
+package struct FeedLine: Sendable {
     private let baseDirectory: URL?
 
     /// `baseDirectory` resolves the optional `audio_file` / `lyrics_file` keys of bundled feeds such
     /// as the demo library.
-    public init(baseDirectory: URL?) {
+    package init(baseDirectory: URL?) {
         self.baseDirectory = baseDirectory
     }
 
     /// The song a line describes, or a message saying what is wrong with it.
-    public func parse(_ bytes: Data) -> Result<SongInput, CatalogueError> {
+    package func parse(_ bytes: Data) -> Result<SongInput, CatalogueError> {
         bytes.withUnsafeBytes { raw in parse(raw.bindMemory(to: UInt8.self)) }
     }
 

@@ -3,18 +3,18 @@ import GRDB
 import XZSystem
 
 /// What a lyrics lookup found for a song, as `fetched_lyrics` keeps it.
-public enum FetchedLyricsKind: String, Sendable, Codable, CaseIterable {
+package enum FetchedLyricsKind: String, Sendable, Codable, CaseIterable {
     case synced, plain, instrumental
     case notFound = "not_found"
 }
 
-public struct FetchedLyrics: Sendable, Equatable {
-    public var kind: FetchedLyricsKind
+package struct FetchedLyrics: Sendable, Equatable {
+    package var kind: FetchedLyricsKind
     /// The lyrics; empty for instrumental and not found.
-    public var text: String
-    public var fetchedAt: Date
+    package var text: String
+    package var fetchedAt: Date
 
-    public init(kind: FetchedLyricsKind, text: String = "", fetchedAt: Date = Date()) {
+    package init(kind: FetchedLyricsKind, text: String = "", fetchedAt: Date = Date()) {
         self.kind = kind
         self.text = text
         self.fetchedAt = fetchedAt
@@ -23,12 +23,12 @@ public struct FetchedLyrics: Sendable, Equatable {
 
 extension LibraryDatabase {
     /// The kept lookup result of a song, a not-found one included however old.
-    public func fetchedLyrics(songKey: String) throws -> FetchedLyrics? {
+    package func fetchedLyrics(songKey: String) throws -> FetchedLyrics? {
         try fetchedLyrics(songKeys: [songKey])[songKey]
     }
 
     /// The kept lookup results of many songs in one read, by song key.
-    public func fetchedLyrics(songKeys: [String]) throws -> [String: FetchedLyrics] {
+    package func fetchedLyrics(songKeys: [String]) throws -> [String: FetchedLyrics] {
         try pool.read { db in
             var found: [String: FetchedLyrics] = [:]
             try Self.forEachRow(db, "SELECT song_key, kind, text, fetched_at FROM fetched_lyrics WHERE song_key IN", keys: songKeys) { row in
@@ -40,7 +40,7 @@ extension LibraryDatabase {
         }
     }
 
-    public func saveFetchedLyrics(_ lyrics: FetchedLyrics, songKey: String) throws {
+    package func saveFetchedLyrics(_ lyrics: FetchedLyrics, songKey: String) throws {
         try pool.write { db in
             try db.execute(sql: """
                 INSERT INTO fetched_lyrics (song_key, kind, text, fetched_at) VALUES (?, ?, ?, ?)
@@ -52,9 +52,9 @@ extension LibraryDatabase {
 
 /// LRC time stamps (`[mm:ss]`, `[mm:ss.xx]`) at the starts of lines, read only as far as deciding
 /// whether text is synced and where it ends.
-public enum LyricStamps {
+package enum LyricStamps {
     /// The latest time stamp in seconds, nil when no line starts with one.
-    public static func lastSeconds(in text: String) -> Double? {
+    package static func lastSeconds(in text: String) -> Double? {
         var latest: Double?
         for line in text.split(whereSeparator: \.isNewline) {
             var rest = Substring(line.drop(while: { $0 == " " || $0 == "\t" || $0 == "\u{FEFF}" }))
@@ -67,7 +67,7 @@ public enum LyricStamps {
         return latest
     }
 
-    public static func isSynced(_ text: String) -> Bool { lastSeconds(in: text) != nil }
+    package static func isSynced(_ text: String) -> Bool { lastSeconds(in: text) != nil }
 
     /// `mm:ss`, `mm:ss.xx` or `mm:ss:xx`; tags such as `[ar:Name]` are no stamp.
     private static func seconds(_ stamp: Substring) -> Double? {

@@ -4,14 +4,14 @@ import GRDB
 /// last scan, and one write of the new result.
 extension LibraryDatabase {
     /// A scanned file as the catalogue last recorded it.
-    public struct FileStamp: Sendable, Equatable {
-        public var size: Int64?
-        public var mtime: Int64?
-        public var lyricsPath: String
+    package struct FileStamp: Sendable, Equatable {
+        package var size: Int64?
+        package var mtime: Int64?
+        package var lyricsPath: String
     }
 
     /// Size, mtime and recorded lyrics file of every song whose key starts with `keyPrefix`, by key.
-    public func fileStamps(keyPrefix: String) throws -> [String: FileStamp] {
+    package func fileStamps(keyPrefix: String) throws -> [String: FileStamp] {
         try pool.read { db in
             try CatalogueWriter.fileStamps(db, keyPrefix: keyPrefix).mapValues {
                 FileStamp(size: $0.size, mtime: $0.mtime, lyricsPath: $0.lyricsPath)
@@ -21,7 +21,7 @@ extension LibraryDatabase {
 
     /// Writes a scan's songs and removes the keys of files that vanished, in one transaction; `summary`
     /// gains the outcomes.
-    public func applyFolderScan(_ inputs: [SongInput], removing vanished: [String],
+    package func applyFolderScan(_ inputs: [SongInput], removing vanished: [String],
                                 into summary: ImportSummary) throws -> ImportSummary {
         try pool.write { db in
             var summary = summary

@@ -8,7 +8,7 @@ import Glibc
 /// their SQL: the cheap check of the file when it is opened, and the full check of `xzmusic check`.
 extension LibraryDatabase {
     /// How to get a working library back from a damaged file at `path`.
-    public static func repairHint(_ path: String) -> String {
+    package static func repairHint(_ path: String) -> String {
         "move \(path) aside and run 'xzmusic import' again to rebuild the library"
             + " (or try: sqlite3 \(path) .recover | sqlite3 recovered.sqlite)"
     }
@@ -57,7 +57,7 @@ extension LibraryDatabase {
 
     /// SQLite's `PRAGMA quick_check` (`full`: `integrity_check`): nil when sound, else the first
     /// problems it names, one line (a check that SQLite stops as damaged is a problem too).
-    public func problems(full: Bool, limit: Int = 10) throws -> String? {
+    package func problems(full: Bool, limit: Int = 10) throws -> String? {
         let rows: [String]
         do {
             rows = try pool.read { db in
@@ -78,7 +78,7 @@ extension LibraryDatabase {
 extension CatalogueError {
     /// A database failure as one line without the statement it ran: a damaged file (SQLite's
     /// SQLITE_CORRUPT or SQLITE_NOTADB) is `.damaged`, any other `.database`.
-    public init(_ error: DatabaseError) {
+    package init(_ error: DatabaseError) {
         let message = (error.message ?? "SQLite error \(error.resultCode.rawValue)")
             .split(whereSeparator: \.isNewline).joined(separator: " ")
         switch error.resultCode {
@@ -90,13 +90,13 @@ extension CatalogueError {
     }
 
     /// `error` as a user may read it: a database failure as its one-line CatalogueError, any other as it is.
-    public static func readable(_ error: any Error) -> any Error {
+    package static func readable(_ error: any Error) -> any Error {
         guard let failure = error as? DatabaseError else { return error }
         return CatalogueError(failure)
     }
 
     /// Runs `body`, its database failures as `readable` ones.
-    public static func readable<T>(_ body: () throws -> T) throws -> T {
+    package static func readable<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {

@@ -6,14 +6,14 @@ import Glibc
 
 /// The library's SQLite file: WAL, foreign keys on, a busy timeout, and the schema migrated on open.
 /// Reads go through the pool's readers, so a search never waits on an import or a stats write.
-public struct LibraryDatabase: Sendable {
-    public let pool: DatabasePool
-    public let path: String
+package struct LibraryDatabase: Sendable {
+    package let pool: DatabasePool
+    package let path: String
     /// Reads that may run at once. A host answers heavy requests on at most half as many threads, so
     /// searches stuck in SQLite never take every reader from the queue's lookups.
-    public static let readerCount = 8
+    package static let readerCount = 8
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         var config = Configuration()
         config.busyMode = .timeout(15)
         config.foreignKeysEnabled = true
@@ -64,7 +64,7 @@ public struct LibraryDatabase: Sendable {
 
     /// Moves with every change to songs, singers and albums, by any process (schema.sql's triggers);
     /// play statistics, likes and stickers leave it as it is.
-    public func catalogueVersion() throws -> Int64 {
+    package func catalogueVersion() throws -> Int64 {
         try pool.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM catalogue_version") ?? 0 }
     }
 }

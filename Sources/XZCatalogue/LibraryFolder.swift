@@ -3,12 +3,12 @@ import XZSystem
 
 /// Where a library lives: `--library DIR`, else `$XZMUSIC_HOME`, else `$XDG_DATA_HOME/xzmusic`,
 /// else `~/.local/share/xzmusic`. Everything the program writes stays inside this folder.
-public struct LibraryFolder: Sendable, Equatable {
-    public let url: URL
+package struct LibraryFolder: Sendable, Equatable {
+    package let url: URL
 
-    public init(url: URL) { self.url = url.standardizedFileURL }
+    package init(url: URL) { self.url = url.standardizedFileURL }
 
-    public static func resolve(explicit: String?,
+    package static func resolve(explicit: String?,
                                environment: [String: String] = ProcessEnvironment.variables("XZMUSIC_HOME", "XDG_DATA_HOME", "HOME"))
         -> LibraryFolder {
         if let explicit, !explicit.isEmpty { return LibraryFolder(url: URL(fileURLWithPath: expandTilde(explicit))) }
@@ -23,15 +23,15 @@ public struct LibraryFolder: Sendable, Equatable {
     }
 
     /// `~` and `~/…` name $HOME (as in a shell, so a changed HOME counts); `~user/…` that user's home.
-    public static func expandTilde(_ path: String, environment: [String: String] = ProcessEnvironment.variables("HOME")) -> String {
+    package static func expandTilde(_ path: String, environment: [String: String] = ProcessEnvironment.variables("HOME")) -> String {
         HomePath.expand(path, environment: environment)
     }
 
-    public var databasePath: String { url.appendingPathComponent("library.sqlite").path }
-    public var historyPath: String { url.appendingPathComponent("history").path }
-    public var demoFolder: URL { url.appendingPathComponent("demo") }
+    package var databasePath: String { url.appendingPathComponent("library.sqlite").path }
+    package var historyPath: String { url.appendingPathComponent("history").path }
+    package var demoFolder: URL { url.appendingPathComponent("demo") }
 
-    public func create() throws {
+    package func create() throws {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
@@ -41,7 +41,7 @@ public struct LibraryFolder: Sendable, Equatable {
 
     /// Opens the library's database; a library opened for the first time gets the demo songs
     /// from `demoSource` (a folder holding catalogue.jsonl and the files it names), if given.
-    public func open(seedingDemoFrom demoSource: URL?) throws -> LibraryDatabase {
+    package func open(seedingDemoFrom demoSource: URL?) throws -> LibraryDatabase {
         try create()
         removeLeftoverTemporaryFiles()
         let isNew = !FileManager.default.fileExists(atPath: databasePath)
@@ -54,13 +54,13 @@ public struct LibraryFolder: Sendable, Equatable {
 
     /// Removes what writes cut short by a crash left in the library's folders (the host's state file,
     /// the stored playlists); a write in progress is young enough to be left alone.
-    public func removeLeftoverTemporaryFiles() {
+    package func removeLeftoverTemporaryFiles() {
         AtomicFile.removeLeftovers(in: url.path)
         AtomicFile.removeLeftovers(in: StoredPlaylists(library: self).folder.path)
     }
 
     /// Copies the demo into the library folder and imports its catalogue from there.
-    public func seedDemo(from source: URL, into database: LibraryDatabase) throws -> ImportSummary {
+    package func seedDemo(from source: URL, into database: LibraryDatabase) throws -> ImportSummary {
         let manager = FileManager.default
         do {
             if manager.fileExists(atPath: demoFolder.path) { try manager.removeItem(at: demoFolder) }

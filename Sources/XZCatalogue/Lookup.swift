@@ -3,14 +3,14 @@ import GRDB
 import XZSystem
 
 extension LibraryDatabase {
-    public func song(id: Int64) throws -> Song? {
+    package func song(id: Int64) throws -> Song? {
         try pool.read { db in
             try Song.fetchOne(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.id = ?",
                               arguments: [id])
         }
     }
 
-    public func song(key: String) throws -> Song? {
+    package func song(key: String) throws -> Song? {
         try pool.read { db in
             try Song.fetchOne(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.song_key = ?",
                               arguments: [key])
@@ -18,14 +18,14 @@ extension LibraryDatabase {
     }
 
     /// Songs by id in the order of `ids`, in one query; ids of no song are left out.
-    public func songs(ids: [Int64]) throws -> [Song] {
+    package func songs(ids: [Int64]) throws -> [Song] {
         let found = try pool.read { db in try Self.songs(db, ids: ids) }
         let byId = Dictionary(found.map { ($0.id, $0) }) { first, _ in first }
         return ids.compactMap { byId[$0] }
     }
 
     /// A singer by exact name, else the best search hit for `name`.
-    public func singer(named name: String) throws -> Singer? {
+    package func singer(named name: String) throws -> Singer? {
         try pool.read { db in
             if let exact = try Singer.fetchOne(db, sql: "SELECT id, name, first_letter, song_count FROM singer WHERE name = ?",
                                                arguments: [name]) {
@@ -40,7 +40,7 @@ extension LibraryDatabase {
     }
 
     /// A singer's songs by album, track and title (XZMusic's singer → songs view).
-    public func songs(bySingerId singerId: Int64) throws -> [Song] {
+    package func songs(bySingerId singerId: Int64) throws -> [Song] {
         try pool.read { db in
             try Song.fetchAll(db, sql: """
                 SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.singer_id = ?
@@ -49,12 +49,12 @@ extension LibraryDatabase {
         }
     }
 
-    public func songCount() throws -> Int {
+    package func songCount() throws -> Int {
         try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM song") ?? 0 }
     }
 
     /// Song titles and singer names beginning with `prefix`, for Tab completion.
-    public func names(startingWith prefix: String, limit: Int = 50) throws -> [String] {
+    package func names(startingWith prefix: String, limit: Int = 50) throws -> [String] {
         try pool.read { db in
             let pattern = prefix.replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
@@ -72,7 +72,7 @@ extension LibraryDatabase {
 
 extension LibraryDatabase {
     /// The catalogue song whose local file is `path` (absolute), if any.
-    public func song(localPath path: String) throws -> Song? {
+    package func song(localPath path: String) throws -> Song? {
         guard !path.isEmpty else { return nil }
         return try pool.read { db in
             try Song.fetchOne(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.local_path = ? AND song.local_path <> ''",
@@ -82,7 +82,7 @@ extension LibraryDatabase {
 
     /// The catalogue songs whose local files these are (absolute paths), by path: one read for all,
     /// so a long list of files costs one lookup rather than one each.
-    public func songs(localPaths paths: [String]) throws -> [String: Song] {
+    package func songs(localPaths paths: [String]) throws -> [String: Song] {
         let wanted = Array(Set(paths.filter { !$0.isEmpty }))
         guard !wanted.isEmpty else { return [:] }
         return try pool.read { db in
@@ -97,20 +97,20 @@ extension LibraryDatabase {
 }
 
 /// Totals for MPD's `stats`.
-public struct CatalogueSummary: Sendable, Equatable {
-    public var artists: Int
-    public var albums: Int
-    public var songs: Int
-    public var durationMs: Int
+package struct CatalogueSummary: Sendable, Equatable {
+    package var artists: Int
+    package var albums: Int
+    package var songs: Int
+    package var durationMs: Int
     /// When the newest song came in.
-    public var updatedAt: Date?
+    package var updatedAt: Date?
     /// The catalogue's version the totals were counted at.
-    public var version: Int64
+    package var version: Int64
 }
 
 extension LibraryDatabase {
     /// Whether a song's file lies in `folder` (an absolute path): false for a folder never scanned.
-    public func holdsSongs(inFolder folder: String) throws -> Bool {
+    package func holdsSongs(inFolder folder: String) throws -> Bool {
         let base = folder.hasSuffix("/") ? folder : folder + "/"
         // The paths that start with `base`: from it up to the same with "/" raised to "0", through the index.
         let end = String(base.dropLast()) + "0"
@@ -123,7 +123,7 @@ extension LibraryDatabase {
     /// The totals as MPD's `stats` counts them: distinct values of the Artist tag (each of a song's
     /// several), distinct values of the Album tag, and each song's tag length (a CUE track's whole image). `kept`, when the catalogue has not changed since it
     /// was read (its `version`), is the answer: a status bar polling `stats` costs one small read.
-    public func catalogueSummary(reusing kept: CatalogueSummary? = nil) throws -> CatalogueSummary {
+    package func catalogueSummary(reusing kept: CatalogueSummary? = nil) throws -> CatalogueSummary {
         try pool.read { db in
             let version = try Int64.fetchOne(db, sql: "SELECT value FROM catalogue_version") ?? 0
             if let kept, kept.version == version { return kept }
@@ -156,7 +156,7 @@ extension LibraryDatabase {
 
 extension LibraryDatabase {
     /// The catalogue song that downloads from `url`, if any.
-    public func song(audioURL url: String) throws -> Song? {
+    package func song(audioURL url: String) throws -> Song? {
         try pool.read { db in
             try Song.fetchOne(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.audio_url = ? LIMIT 1",
                               arguments: [url])

@@ -6,17 +6,17 @@ import Glibc
 #endif
 
 /// Which version of a file: its size and modification time in seconds, as a folder rescan compares them.
-public struct FileVersion: Sendable, Equatable {
-    public let size: Int64
-    public let mtime: Int64
+package struct FileVersion: Sendable, Equatable {
+    package let size: Int64
+    package let mtime: Int64
 
-    public init(size: Int64, mtime: Int64) {
+    package init(size: Int64, mtime: Int64) {
         self.size = size
         self.mtime = mtime
     }
 
     /// The file at `path` as it is now (links followed, as the decoder reads it); nil when it cannot be seen.
-    public init?(path: String) {
+    package init?(path: String) {
         var info = stat()
         guard !path.isEmpty, stat(path, &info) == 0 else { return nil }
         self.init(size: Int64(info.st_size), mtime: Int64(info.st_mtim.tv_sec))
@@ -25,17 +25,17 @@ public struct FileVersion: Sendable, Equatable {
 
 /// A song's loudness as a loudness scan measured it: gains in dB against ReplayGain's reference, peaks
 /// linear. Kept in the library by song key, never written into the user's files.
-public struct LoudnessRecord: Sendable, Equatable {
-    public var songKey: String
-    public var trackGain: Double
-    public var trackPeak: Double
-    public var albumGain: Double?
-    public var albumPeak: Double?
+package struct LoudnessRecord: Sendable, Equatable {
+    package var songKey: String
+    package var trackGain: Double
+    package var trackPeak: Double
+    package var albumGain: Double?
+    package var albumPeak: Double?
     /// The file that was measured; a different size or mtime means it has to be measured again.
-    public var file: FileVersion?
-    public var measuredAt: String
+    package var file: FileVersion?
+    package var measuredAt: String
 
-    public init(songKey: String, trackGain: Double, trackPeak: Double, albumGain: Double? = nil,
+    package init(songKey: String, trackGain: Double, trackPeak: Double, albumGain: Double? = nil,
                 albumPeak: Double? = nil, file: FileVersion?, measuredAt: String = UTCStamp.string()) {
         self.songKey = songKey
         self.trackGain = trackGain
@@ -58,13 +58,13 @@ public struct LoudnessRecord: Sendable, Equatable {
     }
 
     /// True when it was measured from the file at `path` as that file is now.
-    public func measures(path: String) -> Bool {
+    package func measures(path: String) -> Bool {
         file != nil && file == FileVersion(path: path)
     }
 }
 
 extension LibraryDatabase {
-    public func loudness(songKey: String) throws -> LoudnessRecord? {
+    package func loudness(songKey: String) throws -> LoudnessRecord? {
         try pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM loudness WHERE song_key = ?", arguments: [songKey])
                 .map(LoudnessRecord.init(row:))
@@ -72,7 +72,7 @@ extension LibraryDatabase {
     }
 
     /// The measurements of many songs in one read, by song key.
-    public func loudnessRecords(songKeys: [String]) throws -> [String: LoudnessRecord] {
+    package func loudnessRecords(songKeys: [String]) throws -> [String: LoudnessRecord] {
         try pool.read { db in
             var records: [String: LoudnessRecord] = [:]
             try Self.forEachRow(db, "SELECT * FROM loudness WHERE song_key IN", keys: songKeys) { row in
@@ -84,7 +84,7 @@ extension LibraryDatabase {
     }
 
     /// Every measurement, by song key.
-    public func loudnessRecords() throws -> [String: LoudnessRecord] {
+    package func loudnessRecords() throws -> [String: LoudnessRecord] {
         try pool.read { db in
             let records = try Row.fetchAll(db, sql: "SELECT * FROM loudness").map(LoudnessRecord.init(row:))
             return Dictionary(records.map { ($0.songKey, $0) }) { first, _ in first }
@@ -92,7 +92,7 @@ extension LibraryDatabase {
     }
 
     /// Saves `records` (an album's songs, or one song) in one short transaction, replacing earlier ones.
-    public func saveLoudness(_ records: [LoudnessRecord]) throws {
+    package func saveLoudness(_ records: [LoudnessRecord]) throws {
         guard !records.isEmpty else { return }
         try pool.write { db in
             let statement = try db.cachedStatement(sql: """
@@ -112,7 +112,7 @@ extension LibraryDatabase {
     }
 
     /// Drops the measurements of `songKeys` (songs whose tags now carry ReplayGain of their own).
-    public func deleteLoudness(songKeys: [String]) throws {
+    package func deleteLoudness(songKeys: [String]) throws {
         guard !songKeys.isEmpty else { return }
         try pool.write { db in
             for key in songKeys {
@@ -122,7 +122,7 @@ extension LibraryDatabase {
     }
 
     /// Every song with a local file, in path order.
-    public func localSongs() throws -> [Song] {
+    package func localSongs() throws -> [Song] {
         try pool.read { db in
             try Song.fetchAll(db, sql: """
                 SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.local_path <> '' ORDER BY song.local_path
@@ -132,7 +132,7 @@ extension LibraryDatabase {
 
     /// Those of `songs` (every local song when nil) with no measurement of their file as it is now: never
     /// measured, or the file's size or mtime changed since.
-    public func songsNeedingLoudness(among songs: [Song]? = nil) throws -> [Song] {
+    package func songsNeedingLoudness(among songs: [Song]? = nil) throws -> [Song] {
         let records = try loudnessRecords()
         return try (songs ?? localSongs()).filter { song in
             song.isLocal && records[song.songKey]?.measures(path: song.localPath) != true

@@ -2,14 +2,14 @@ import GRDB
 
 extension LibraryDatabase {
     /// The user's shift of a song's lyrics in ms; positive shows them sooner, as LRC `[offset:]`.
-    public func lyricsAdjustment(songKey: String) throws -> Int {
+    package func lyricsAdjustment(songKey: String) throws -> Int {
         try pool.read { db in
             try Int.fetchOne(db, sql: "SELECT offset_ms FROM lyrics_adjustment WHERE song_key = ?", arguments: [songKey]) ?? 0
         }
     }
 
     /// The shifts of many songs in one read, by song key; songs without one are left out.
-    public func lyricsAdjustments(songKeys: [String]) throws -> [String: Int] {
+    package func lyricsAdjustments(songKeys: [String]) throws -> [String: Int] {
         try pool.read { db in
             var shifts: [String: Int] = [:]
             try Self.forEachRow(db, "SELECT song_key, offset_ms FROM lyrics_adjustment WHERE song_key IN", keys: songKeys) {
@@ -19,7 +19,7 @@ extension LibraryDatabase {
         }
     }
 
-    public func setLyricsAdjustment(songKey: String, offsetMs: Int) throws {
+    package func setLyricsAdjustment(songKey: String, offsetMs: Int) throws {
         try pool.write { db in
             if offsetMs == 0 {
                 try db.execute(sql: "DELETE FROM lyrics_adjustment WHERE song_key = ?", arguments: [songKey])

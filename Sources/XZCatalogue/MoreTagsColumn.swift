@@ -2,11 +2,11 @@ import GRDB
 
 /// The `song.more_tags` column (schema.sql, v12-more-tags): the tags beyond those of their own columns,
 /// as entries "Name=value" under MPD's names, separated by U+001E, in `SongTags.listed` order.
-public enum MoreTagsColumn {
+package enum MoreTagsColumn {
     static let entrySeparator: Character = "\u{1E}"
 
     /// The tags a column of their own holds; every other held tag goes to `more_tags`.
-    public static let ownColumns: Set<SongTag> = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
+    package static let ownColumns: Set<SongTag> = [.artist, .albumArtist, .album, .title, .track, .date, .genre, .disc]
 
     static func encode(_ tags: [SongTag: [String]]) -> String {
         var entries: [String] = []
@@ -59,11 +59,11 @@ public enum MoreTagsColumn {
 }
 
 /// One tag value where the order of a song's tags is its own (a CUE track's, as MPD lists it).
-public struct TagEntry: Sendable, Equatable {
-    public var tag: SongTag
-    public var value: String
+package struct TagEntry: Sendable, Equatable {
+    package var tag: SongTag
+    package var value: String
 
-    public init(_ tag: SongTag, _ value: String) {
+    package init(_ tag: SongTag, _ value: String) {
         self.tag = tag
         self.value = value
     }

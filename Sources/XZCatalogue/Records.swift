@@ -2,51 +2,51 @@ import Foundation
 import GRDB
 
 /// A song as the commands see it, with its singer's name and album title joined in.
-public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable {
-    public var id: Int64
-    public var songKey: String
-    public var title: String
-    public var singerId: Int64
-    public var singer: String
-    public var album: String?
-    public var track: Int?
-    public var year: Int?
-    public var durationMs: Int?
-    public var audioURL: String
-    public var lyricsURL: String
-    public var localPath: String
-    public var lyricsPath: String
-    public var size: Int64?
-    public var sha256: String
-    public var addedAt: String
+package struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable {
+    package var id: Int64
+    package var songKey: String
+    package var title: String
+    package var singerId: Int64
+    package var singer: String
+    package var album: String?
+    package var track: Int?
+    package var year: Int?
+    package var durationMs: Int?
+    package var audioURL: String
+    package var lyricsURL: String
+    package var localPath: String
+    package var lyricsPath: String
+    package var size: Int64?
+    package var sha256: String
+    package var addedAt: String
     /// Tags MPD clients browse by (not in the JSON form, which keeps its keys).
-    public var artists: [String] = []
-    public var albumArtist: String?
-    public var genres: [String] = []
-    public var disc: Int?
+    package var artists: [String] = []
+    package var albumArtist: String?
+    package var genres: [String] = []
+    package var disc: Int?
     /// The full date as tagged, else the year.
-    public var date: String?
-    public var sampleRate: Int?
-    public var channels: Int?
+    package var date: String?
+    package var sampleRate: Int?
+    package var channels: Int?
     /// The sample field of MPD's Format line: "16", "24", "32", "f" (float); nil where unknown.
-    public var sampleFormat: String?
-    public var fileMtime: Int64?
+    package var sampleFormat: String?
+    package var fileMtime: Int64?
     /// The tags without a field of their own (Composer, Performer, the sort tags, MusicBrainz ids ...).
-    public var moreTags: [SongTag: [String]] = [:]
+    package var moreTags: [SongTag: [String]] = [:]
     /// Which of `title` and `singer` are names the scan made up for want of a tag: the prompt shows them,
     /// MPD's records leave them out.
-    public var untagged: UntaggedFields = []
+    package var untagged: UntaggedFields = []
     /// A CUE sheet's track: the part of its image it is; nil for a whole file.
-    public var cuePart: CuePart?
+    package var cuePart: CuePart?
     /// The file carries a CUE sheet in its tags: MPD lists it as a playlist too.
-    public var hasCueSheet = false
+    package var hasCueSheet = false
     /// A CUE track's tags as its sheet gives them, in order: its record lists them first, as MPD's.
-    public var cueTags: [TagEntry] = []
+    package var cueTags: [TagEntry] = []
     /// A CUE track's image's length, which MPD's `stats` and `count … group` count for the track.
-    public var cueImageMs: Int?
+    package var cueImageMs: Int?
 
     /// Playable without the network.
-    public var isLocal: Bool { !localPath.isEmpty }
+    package var isLocal: Bool { !localPath.isEmpty }
 
     enum CodingKeys: String, CodingKey {
         case id, title, singer, album, track, year, size, sha256
@@ -56,7 +56,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     }
 
     /// Every key is written; what the catalogue does not know (nil, or empty text) is null.
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         func text(_ value: String, _ key: CodingKeys) throws {
             try container.encode(value.isEmpty ? nil : value, forKey: key)
@@ -80,7 +80,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     }
 
     /// A song known only by its tags (a stream, a file outside the catalogue), for filters.
-    public init(title: String, singer: String, album: String?, track: Int?, year: Int?, durationMs: Int?,
+    package init(title: String, singer: String, album: String?, track: Int?, year: Int?, durationMs: Int?,
                 localPath: String) {
         id = 0
         songKey = ""
@@ -102,7 +102,7 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
     }
 
     /// Reads the columns of `selection` by position, in that order; faster than the Decodable path.
-    public init(row: Row) {
+    package init(row: Row) {
         id = row[0]
         songKey = row[1]
         title = row[2]
@@ -161,20 +161,20 @@ public struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable 
 }
 
 /// The names a song has that its file's tags do not give (`song.untagged`, schema.sql v16-untagged-fields).
-public struct UntaggedFields: OptionSet, Sendable, Hashable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
+package struct UntaggedFields: OptionSet, Sendable, Hashable {
+    package let rawValue: Int
+    package init(rawValue: Int) { self.rawValue = rawValue }
     /// The title is the file's name.
-    public static let title = UntaggedFields(rawValue: 1)
+    package static let title = UntaggedFields(rawValue: 1)
     /// The singer is a stand-in ("Unknown"): the song has no Artist.
-    public static let artist = UntaggedFields(rawValue: 2)
+    package static let artist = UntaggedFields(rawValue: 2)
 }
 
-public struct Singer: Codable, FetchableRecord, Sendable, Equatable, Identifiable {
-    public var id: Int64
-    public var name: String
-    public var firstLetter: String
-    public var songCount: Int
+package struct Singer: Codable, FetchableRecord, Sendable, Equatable, Identifiable {
+    package var id: Int64
+    package var name: String
+    package var firstLetter: String
+    package var songCount: Int
 
     enum CodingKeys: String, CodingKey {
         case id, name

@@ -1,6 +1,6 @@
 // Generated from schema.sql by scripts/embed-schema.sh (make schema). Do not edit.
 extension Schema {
-    public static let sql = #"""
+    package static let sql = #"""
 -- XZMusic library schema: the one source of the database layout.
 -- Each "-- migration: NAME" section is applied once, in file order, by the binary's migrator.
 -- Later layers append new sections; a released section is never edited.

@@ -1,16 +1,16 @@
 import GRDB
 
 /// The migrations of schema.sql, which the binary carries in `Schema.sql` (see Schema+Embedded.swift).
-public enum Schema {
-    public struct Migration: Sendable, Equatable {
-        public let name: String
-        public let sql: String
+package enum Schema {
+    package struct Migration: Sendable, Equatable {
+        package let name: String
+        package let sql: String
     }
 
     static let marker = "-- migration: "
 
     /// The "-- migration: NAME" sections of schema.sql, in file order.
-    public static func migrations(from text: String = sql) -> [Migration] {
+    package static func migrations(from text: String = sql) -> [Migration] {
         var result: [Migration] = []
         var name: String?
         var body: [Substring] = []
@@ -33,7 +33,7 @@ public enum Schema {
     /// The schema's version, which a migrated file keeps in `PRAGMA user_version`: the number of migrations,
     /// which are only ever appended. A file at this version opens after one pragma read, without the
     /// migrator's parse of this text and its reads of `grdb_migrations`.
-    public static let version = sql.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+    package static let version = sql.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         .count { $0.starts(with: marker.utf8) }
 
     /// Brings the file to `version`: the migrations it lacks, then the version stamped (never lowered: a
@@ -47,7 +47,7 @@ public enum Schema {
         }
     }
 
-    public static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for migration in migrations() {
             migrator.registerMigration(migration.name) { db in

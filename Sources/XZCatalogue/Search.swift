@@ -2,24 +2,24 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-public struct SingerHit: Codable, FetchableRecord, Sendable, Equatable {
-    public var id: Int64
-    public var name: String
-    public var songs: Int
+package struct SingerHit: Codable, FetchableRecord, Sendable, Equatable {
+    package var id: Int64
+    package var name: String
+    package var songs: Int
 
     /// Read by position (id, name, songs): search decodes these on every keystroke.
-    public init(row: Row) {
+    package init(row: Row) {
         id = row[0]
         name = row[1]
         songs = row[2]
     }
 }
 
-public struct SearchResult: Sendable, Equatable {
-    public var songs: [Song]
-    public var singers: [SingerHit]
+package struct SearchResult: Sendable, Equatable {
+    package var songs: [Song]
+    package var singers: [SingerHit]
     /// Songs and singers close to the query, only when it matched nothing (see SearchSuggestions).
-    public var suggestions: [SearchSuggestion] = []
+    package var suggestions: [SearchSuggestion] = []
 }
 
 /// Why two engines: this is the search a person types (`xzmusic search`, the prompt): every word of a
@@ -51,7 +51,7 @@ public struct SearchResult: Sendable, Equatable {
 extension LibraryDatabase {
     /// Finds songs whose title, singer and album together contain every word of `query`, ranked
     /// exact title/singer match first, then prefix, then fragment; ties by popularity, then title.
-    public func search(_ query: String, limit: Int = 20) throws -> SearchResult {
+    package func search(_ query: String, limit: Int = 20) throws -> SearchResult {
         guard let terms = QueryTerms(query), limit > 0 else { return SearchResult(songs: [], singers: []) }
         return try pool.read { db in
             var result = SearchResult(songs: try Self.searchSongs(db, terms: terms, limit: limit),

@@ -3,21 +3,21 @@ import GRDB
 import GRDBSQLite
 
 /// A song or singer close to a query that matched nothing: "晴天 — 周杰伦 (qingtian)" for "qingtain".
-public struct SearchSuggestion: Sendable, Equatable, Encodable {
-    public enum Kind: String, Sendable, Encodable { case song, singer }
+package struct SearchSuggestion: Sendable, Equatable, Encodable {
+    package enum Kind: String, Sendable, Encodable { case song, singer }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The song's or the singer's id.
-    public var id: Int64
+    package var id: Int64
     /// The song's title, or the singer's name.
-    public var name: String
+    package var name: String
     /// The song's singer; nil for a singer.
-    public var singer: String?
+    package var singer: String?
     /// The pinyin the query came close to, when that is what it resembled; nil otherwise.
-    public var pinyin: String?
+    package var pinyin: String?
     /// Edits (a character left out, added, changed, or two swapped) between the folded query and the
     /// whole folded title or name it resembled.
-    public var distance: Int
+    package var distance: Int
 }
 
 /// Why edit neighbourhoods rather than trigram overlap: a typo in a short word leaves it no trigram in

@@ -4,22 +4,22 @@ import XZSystem
 /// Folds names for search: lower case, no diacritics, half width, simplified Chinese, katakana as
 /// hiragana; Han characters also carry toneless pinyin. The same folding builds the index and the
 /// query, so both sides always agree.
-public enum SearchText {
-    public enum Token: Equatable, Sendable {
+package enum SearchText {
+    package enum Token: Equatable, Sendable {
         /// A run of letters and digits in an alphabetic script.
         case word(String)
         /// One CJK character (Han, kana or Hangul), indexed on its own so fragments of any length match.
         case ideograph(String, pinyin: String?)
     }
 
-    public struct Analysis: Sendable {
-        public let tokens: [Token]
+    package struct Analysis: Sendable {
+        package let tokens: [Token]
         /// Every token run together: "周杰伦", "bohemianrhapsody".
-        public var key: String { tokens.map(\.text).joined() }
+        package var key: String { tokens.map(\.text).joined() }
         /// Han characters replaced by their pinyin: "zhoujielun".
-        public var pinyin: String { tokens.map(\.spelling).joined() }
+        package var pinyin: String { tokens.map(\.spelling).joined() }
         /// First letter of every word and Han syllable: "zjl", "qotsa"; empty unless there are two.
-        public var initials: String {
+        package var initials: String {
             let letters = tokens.compactMap { token -> Character? in
                 switch token {
                 case .word(let w): return w.first
@@ -28,10 +28,10 @@ public enum SearchText {
             }
             return letters.count < 2 ? "" : String(letters)
         }
-        public var hasHan: Bool { tokens.contains { if case .ideograph(_, .some) = $0 { return true } else { return false } } }
+        package var hasHan: Bool { tokens.contains { if case .ideograph(_, .some) = $0 { return true } else { return false } } }
     }
 
-    public static func analyze(_ text: String) -> Analysis {
+    package static func analyze(_ text: String) -> Analysis {
         var field = FoldedField()
         field.fold(text)
         return Analysis(tokens: field.tokens.indices.map { field.token($0) })
@@ -40,7 +40,7 @@ public enum SearchText {
     /// The FTS5 document for one or more fields: the words, each CJK character with the one after
     /// it ("周杰 杰伦 伦"), then for each Han run its syllables, run-together suffixes ("zhoujielun",
     /// "jielun") and initials ("zjl", "jl").
-    public static func document(_ fields: [String]) -> String {
+    package static func document(_ fields: [String]) -> String {
         var field = FoldedField()
         var out: [UInt8] = []
         for text in fields {
@@ -54,12 +54,12 @@ public enum SearchText {
     /// CJK runs as phrases of character pairs, a lone CJK character as the prefix of a pair. Each
     /// term is quoted and holds only letters and digits, so nothing the user types can act as FTS
     /// syntax. Nil when the query has nothing searchable.
-    public static func matchExpression(_ query: String) -> String? {
+    package static func matchExpression(_ query: String) -> String? {
         QueryTerms(query)?.expression(lastAsPrefix: true)
     }
 
     /// Index letter A-Z for a name (pinyin for Han), "#" otherwise.
-    public static func firstLetter(_ analysis: Analysis) -> String {
+    package static func firstLetter(_ analysis: Analysis) -> String {
         guard let first = analysis.tokens.first?.spelling.unicodeScalars.first,
               first.value >= 0x61, first.value <= 0x7A else { return "#" }
         return String(first).uppercased()
@@ -230,7 +230,7 @@ public enum SearchText {
 
 extension SearchText.Token {
     /// The folded text as indexed.
-    public var text: String {
+    package var text: String {
         switch self {
         case .word(let w): return w
         case .ideograph(let c, _): return c
@@ -238,7 +238,7 @@ extension SearchText.Token {
     }
 
     /// Pinyin for Han, the text itself otherwise.
-    public var spelling: String {
+    package var spelling: String {
         switch self {
         case .word(let w): return w
         case .ideograph(let c, let pinyin): return pinyin ?? c

@@ -6,9 +6,9 @@ import XZDownloader
 import XZHosting
 
 /// What a command needs: the library and, inside the REPL, the session's state.
-public final class CommandContext: Sendable {
-    public let folder: LibraryFolder
-    public let console: Console
+package final class CommandContext: Sendable {
+    package let folder: LibraryFolder
+    package let console: Console
     /// Where downloads run: the prompt's background queue, or a one-shot command's own.
     let downloads: DownloadQueue
     private let state: Mutex<State>
@@ -30,7 +30,7 @@ public final class CommandContext: Sendable {
 
     /// Song ids of the last numbered listing, so the prompt can take "play 3"; nil where listings are
     /// not remembered (a one-shot command), and a bare number is then a song id.
-    public var lastListing: [Int64]? {
+    package var lastListing: [Int64]? {
         get { state.withLock { $0.lastListing } }
         set { state.withLock { $0.lastListing = newValue } }
     }
@@ -109,61 +109,61 @@ protocol LyricLinesSwitch: AnyObject, Sendable {
 }
 
 /// A failure to report as one line, exit status 1. Its kind can be matched: `catch CommandError.emptyQueue`.
-public struct CommandError: KindedError {
-    public enum Kind: Hashable, Sendable {
+package struct CommandError: KindedError {
+    package enum Kind: Hashable, Sendable {
         case usage, noSuchSong, noSuchFile, noSuchPlaylist, playlistExists, noSuchEntry, noSuchDownload
         case emptyQueue, nothingPlaying, noLyrics, notOffline, noHost, lostHost, refusedByHost
         case failed
     }
 
-    public let kind: Kind
-    public let message: String
+    package let kind: Kind
+    package let message: String
 
-    public init(kind: Kind, message: String) {
+    package init(kind: Kind, message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+    package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 
     /// Words the command cannot take as given: an option, a name, a filter.
-    public static let usage = CommandError(kind: .usage, message: "bad usage")
+    package static let usage = CommandError(kind: .usage, message: "bad usage")
     /// A SONG argument that names no catalogue song.
-    public static let noSuchSong = CommandError(kind: .noSuchSong, message: "no such song")
+    package static let noSuchSong = CommandError(kind: .noSuchSong, message: "no such song")
     /// A named file or folder that is missing, unreadable or of the wrong kind.
-    public static let noSuchFile = CommandError(kind: .noSuchFile, message: "no such file")
-    public static let noSuchPlaylist = CommandError(kind: .noSuchPlaylist, message: "no such playlist")
-    public static func noSuchPlaylist(named name: String) -> CommandError {
+    package static let noSuchFile = CommandError(kind: .noSuchFile, message: "no such file")
+    package static let noSuchPlaylist = CommandError(kind: .noSuchPlaylist, message: "no such playlist")
+    package static func noSuchPlaylist(named name: String) -> CommandError {
         CommandError(kind: .noSuchPlaylist, message: "no playlist named \(name.safe) ('playlist list' shows them)")
     }
-    public static let playlistExists = CommandError(kind: .playlistExists, message: "playlist exists already")
-    public static let noSuchEntry = CommandError(kind: .noSuchEntry, message: "no such entry in the queue")
-    public static func noSuchEntry(_ number: Int, count: Int) -> CommandError {
+    package static let playlistExists = CommandError(kind: .playlistExists, message: "playlist exists already")
+    package static let noSuchEntry = CommandError(kind: .noSuchEntry, message: "no such entry in the queue")
+    package static func noSuchEntry(_ number: Int, count: Int) -> CommandError {
         CommandError(kind: .noSuchEntry, message: "no entry \(number) in the queue (1-\(count))")
     }
-    public static let noSuchDownload = CommandError(kind: .noSuchDownload, message: "no such download")
-    public static func noSuchDownload(_ id: Int64) -> CommandError {
+    package static let noSuchDownload = CommandError(kind: .noSuchDownload, message: "no such download")
+    package static func noSuchDownload(_ id: Int64) -> CommandError {
         CommandError(kind: .noSuchDownload, message: "no download \(id) (see 'downloads')")
     }
-    public static let emptyQueue = CommandError(kind: .emptyQueue, message: "the queue is empty: play SONG...")
+    package static let emptyQueue = CommandError(kind: .emptyQueue, message: "the queue is empty: play SONG...")
     /// Nothing plays, or not what the command needs.
-    public static let nothingPlaying = CommandError(kind: .nothingPlaying, message: "nothing plays")
-    public static let noLyrics = CommandError(kind: .noLyrics, message: "no lyrics")
+    package static let nothingPlaying = CommandError(kind: .nothingPlaying, message: "nothing plays")
+    package static let noLyrics = CommandError(kind: .noLyrics, message: "no lyrics")
     /// A song with neither a local file nor what the command needs instead.
-    public static let notOffline = CommandError(kind: .notOffline, message: "not offline")
-    public static let noHost = CommandError(
+    package static let notOffline = CommandError(kind: .notOffline, message: "not offline")
+    package static let noHost = CommandError(
         kind: .noHost, message: "no xzmusic host runs for this library: start one with 'xzmusic serve' (or open the prompt)")
-    public static let lostHost = CommandError(kind: .lostHost, message: "lost the connection to the host")
-    public static func lostHost(_ error: Error) -> CommandError {
+    package static let lostHost = CommandError(kind: .lostHost, message: "lost the connection to the host")
+    package static func lostHost(_ error: Error) -> CommandError {
         CommandError(kind: .lostHost, message: "lost the connection to the host: \(error)")
     }
-    public static let refusedByHost = CommandError(kind: .refusedByHost, message: "the host refused")
-    public static func refusedByHost(_ command: String, _ message: String) -> CommandError {
+    package static let refusedByHost = CommandError(kind: .refusedByHost, message: "the host refused")
+    package static func refusedByHost(_ command: String, _ message: String) -> CommandError {
         CommandError(kind: .refusedByHost, message: "the host refused \(command): \(message)")
     }
     /// A lower layer's failure, in its own words.
-    public static let failed = CommandError(kind: .failed, message: "failed")
-    public static func failed(_ error: Error) -> CommandError { CommandError(kind: .failed, message: "\(CatalogueError.readable(error))") }
+    package static let failed = CommandError(kind: .failed, message: "failed")
+    package static func failed(_ error: Error) -> CommandError { CommandError(kind: .failed, message: "\(CatalogueError.readable(error))") }
 }
 
 /// Finds the shipped demo library: `$XZMUSIC_DEMO`, `<prefix>/share/xzmusic/demo` beside an installed

@@ -8,8 +8,8 @@ import Glibc
 /// All terminal output goes through here. Lines that arrive while the user types at the REPL prompt
 /// (lyrics, download progress, track changes) are handed to the line editor, which prints them above
 /// the prompt and redraws what was typed.
-public final class Console: Sendable {
-    public static let shared = Console()
+package final class Console: Sendable {
+    package static let shared = Console()
 
     /// Where lines go, held while writing so that lines from different threads never interleave.
     private let output = Mutex(Output())
@@ -23,26 +23,26 @@ public final class Console: Sendable {
         var onLoss: (@Sendable () -> Void)?
     }
 
-    public let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
-    public let stderrIsTTY = isatty(STDERR_FILENO) == 1
+    package let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
+    package let stderrIsTTY = isatty(STDERR_FILENO) == 1
 
     /// Colour only on a terminal and never with NO_COLOR.
-    public var colorEnabled: Bool {
+    package var colorEnabled: Bool {
         stdoutIsTTY && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
     }
 
-    public func line(_ text: String = "") {
+    package func line(_ text: String = "") {
         writing { write(STDOUT_FILENO, text + "\n", &$0.lost) }
     }
 
     /// Several lines in one write, so that a line from a background activity cannot land among them.
-    public func lines(_ lines: [String]) {
+    package func lines(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         line(lines.joined(separator: "\n"))
     }
 
     /// Text handed over piece by piece and written as it comes; no background line lands among the pieces.
-    public func stream<Failure: Error>(_ produce: (@escaping (String) -> Void) throws(Failure) -> Void) throws(Failure) {
+    package func stream<Failure: Error>(_ produce: (@escaping (String) -> Void) throws(Failure) -> Void) throws(Failure) {
         var lostNow = false
         defer { if lostNow { tellLoss() } }
         try output.withLock { (output) throws(Failure) in
@@ -55,7 +55,7 @@ public final class Console: Sendable {
         }
     }
 
-    public func error(_ text: String) {
+    package func error(_ text: String) {
         writing { output in
             // The player silences fd 2 for a moment while libao probes drivers.
             StderrSilencer.outsideSilence { write(STDERR_FILENO, text + "\n", &output.lost) }
@@ -63,12 +63,12 @@ public final class Console: Sendable {
     }
 
     /// Progress that redraws itself on one stderr line (TTY only).
-    public func status(_ text: String) {
+    package func status(_ text: String) {
         guard stderrIsTTY else { return }
         writing { write(STDERR_FILENO, "\r\u{1B}[2K" + text, &$0.lost) }
     }
 
-    public func clearStatus() {
+    package func clearStatus() {
         guard stderrIsTTY else { return }
         writing { write(STDERR_FILENO, "\r\u{1B}[2K", &$0.lost) }
     }
@@ -76,7 +76,7 @@ public final class Console: Sendable {
     /// A line from a background activity: above the prompt when the user is typing, else plain.
     /// Above the prompt it is broken into lines that fit the terminal: a line the terminal wraps itself
     /// would garble the redraw, and a cut one would lose the end of an error.
-    public func announce(_ text: String) {
+    package func announce(_ text: String) {
         writing { output in
             if let sink = output.sink {
                 Format.wrap(text, width: width - 1).forEach(sink)
@@ -120,12 +120,12 @@ public final class Console: Sendable {
         output.withLock { $0.onLoss }?()
     }
 
-    public func styled(_ text: String, _ code: String) -> String {
+    package func styled(_ text: String, _ code: String) -> String {
         colorEnabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
     /// Terminal width, or 100 when output is not a terminal.
-    public var width: Int {
+    package var width: Int {
         var size = winsize()
         if stdoutIsTTY, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 {
             return Int(size.ws_col)

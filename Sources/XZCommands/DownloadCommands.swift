@@ -247,7 +247,7 @@ protocol StopAction {
 
 extension DownloadTarget: ExpressibleByArgument {
     /// A task id from `downloads`, or `all`.
-    public init?(argument: String) {
+    package init?(argument: String) {
         if argument == "all" {
             self = .all
         } else if let id = Int64(argument), id > 0 {

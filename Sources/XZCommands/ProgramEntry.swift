@@ -7,8 +7,8 @@ import XZText
 /// The whole program: parse the arguments, run the command, map failures to exit codes
 /// (0 success, 1 failure, 64 usage error). On the main actor, as every command runs: their blocking
 /// calls (SQLite, readline) must not hold a thread of the cooperative pool.
-public enum Main {
-    @MainActor public static func run(_ arguments: [String]) async -> Int32 {
+package enum Main {
+    @MainActor package static func run(_ arguments: [String]) async -> Int32 {
         // Lines of the config file that set nothing are told once, as the program starts (as MPD does);
         // a file that cannot be read is the error of the first command that needs it.
         for warning in (try? ConfigFile.load())?.warnings ?? [] {

@@ -10,8 +10,8 @@ struct GlobalOptions: ParsableArguments {
 }
 
 /// The one command table, shared by the one-shot CLI and the REPL.
-public struct XZMusic: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct XZMusic: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "xzmusic",
         abstract: "A terminal music library and player with CJK-first search and synced lyrics.",
         discussion: "Run without a command to start the interactive prompt.",
@@ -25,9 +25,9 @@ public struct XZMusic: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    public init() {}
+    package init() {}
 
-    @MainActor public func run() async throws {
+    @MainActor package func run() async throws {
         try await Repl.run(options: global)
     }
 }

@@ -10,11 +10,11 @@ import Glibc
 
 extension OutputSpec: ExpressibleByArgument {
     /// The option's transform reports why a spec is bad; this form, which the protocol asks for, only says no.
-    public init?(argument: String) {
+    package init?(argument: String) {
         try? self.init(parsing: argument)
     }
 
-    public static var defaultCompletionKind: CompletionKind { .list(["default", "null", "wav:", "au:", "raw:"]) }
+    package static var defaultCompletionKind: CompletionKind { .list(["default", "null", "wav:", "au:", "raw:"]) }
 }
 
 struct Serve: AsyncLibraryCommand {

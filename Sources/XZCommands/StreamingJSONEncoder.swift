@@ -9,7 +9,7 @@
 /// output does not change from run to run; slashes and non-ASCII text are written as they are.
 /// `codingPath` stays empty: nothing here reports errors by path, and building one for every value
 /// cost more than the writing.
-public final class StreamingJSONEncoder: Encoder {
+package final class StreamingJSONEncoder: Encoder {
     private var buffer: [UInt8] = []
     private let chunkSize: Int
     private let sink: (String) -> Void
@@ -20,14 +20,14 @@ public final class StreamingJSONEncoder: Encoder {
     /// Values completed so far, containers included.
     private var valueCount = 0
 
-    public init(chunkSize: Int = 1 << 16, sink: @escaping (String) -> Void) {
+    package init(chunkSize: Int = 1 << 16, sink: @escaping (String) -> Void) {
         self.chunkSize = chunkSize
         self.sink = sink
         buffer.reserveCapacity(min(chunkSize, 1 << 16) + 256)
     }
 
     /// The JSON text of `value`, in one string.
-    public static func text<T: Encodable>(_ value: T) throws -> String {
+    package static func text<T: Encodable>(_ value: T) throws -> String {
         var text = ""
         let encoder = StreamingJSONEncoder(chunkSize: .max) { text += $0 }
         try encoder.encode(value)
@@ -35,7 +35,7 @@ public final class StreamingJSONEncoder: Encoder {
         return text
     }
 
-    public func encode<T: Encodable>(_ value: T) throws {
+    package func encode<T: Encodable>(_ value: T) throws {
         // The common leaves directly, by a cheap type comparison: most of a large output is these.
         if T.self == String.self { return string(value as! String) }
         if T.self == Int.self { return int(value as! Int) }
@@ -52,7 +52,7 @@ public final class StreamingJSONEncoder: Encoder {
     }
 
     /// Hands on what is left; the encoder can go on being used afterwards.
-    public func finish() {
+    package func finish() {
         guard !buffer.isEmpty else { return }
         sink(String(decoding: buffer, as: UTF8.self))
         buffer.removeAll(keepingCapacity: true)
@@ -60,20 +60,20 @@ public final class StreamingJSONEncoder: Encoder {
 
     // MARK: Encoder
 
-    public var codingPath: [CodingKey] { [] }
-    public var userInfo: [CodingUserInfoKey: Any] { [:] }
+    package var codingPath: [CodingKey] { [] }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    public func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         beginObject()
         return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, depth: open.count))
     }
 
-    public func unkeyedContainer() -> UnkeyedEncodingContainer {
+    package func unkeyedContainer() -> UnkeyedEncodingContainer {
         beginArray()
         return UnkeyedContainer(encoder: self, depth: open.count)
     }
 
-    public func singleValueContainer() -> SingleValueEncodingContainer {
+    package func singleValueContainer() -> SingleValueEncodingContainer {
         SingleValueContainer(encoder: self)
     }
 

@@ -48,7 +48,7 @@ struct Stop: PlayerCommand {
 
 extension SeekTarget: ExpressibleByArgument {
     /// The argument's transform reports why a position is bad; this form, which the protocol asks for, only says no.
-    public init?(argument: String) {
+    package init?(argument: String) {
         try? self.init(parsing: argument)
     }
 }

@@ -13,9 +13,9 @@ import Darwin
 ///
 /// Call `shutdown()` when done: it stops running tasks (they resume next time) and closes the
 /// HTTP client if the manager owns it.
-public actor DownloadManager {
+package actor DownloadManager {
     /// Who closes the HTTP client.
-    public enum ClientOwnership: Sendable {
+    package enum ClientOwnership: Sendable {
         /// The manager makes one from the settings and shuts it down in `shutdown()`.
         case owned
         /// The caller's client; it stays open. Redirects and timeouts follow its configuration.
@@ -23,7 +23,7 @@ public actor DownloadManager {
     }
 
     /// Progress (throttled), finished and failed events, for one consumer. Finishes on `shutdown()`.
-    public nonisolated let events: AsyncStream<DownloadEvent>
+    package nonisolated let events: AsyncStream<DownloadEvent>
     private let continuation: AsyncStream<DownloadEvent>.Continuation
     private let env: JobEnvironment
     private let settings: DownloadSettings
@@ -48,7 +48,7 @@ public actor DownloadManager {
     private var isShutDown = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
 
-    public init(database: LibraryDatabase, library: LibraryFolder, settings: DownloadSettings = DownloadSettings(),
+    package init(database: LibraryDatabase, library: LibraryFolder, settings: DownloadSettings = DownloadSettings(),
                 client ownership: ClientOwnership = .owned) {
         switch ownership {
         case .owned:
@@ -75,7 +75,7 @@ public actor DownloadManager {
     /// Queues audio for songs not yet offline and lyrics for songs without them. A song that is
     /// offline with lyrics, or whose task is running, is skipped; one with no audio URL is reported.
     @discardableResult
-    public func enqueue(songs: [Song]) throws -> EnqueueResult {
+    package func enqueue(songs: [Song]) throws -> EnqueueResult {
         var result = EnqueueResult()
         for song in songs {
             if !song.isLocal && song.audioURL.isEmpty {
@@ -99,7 +99,7 @@ public actor DownloadManager {
 
     /// Queued tasks wait; running ones stop and keep their `.part`. Returns how many were paused.
     @discardableResult
-    public func pause(_ target: DownloadTarget) throws -> Int {
+    package func pause(_ target: DownloadTarget) throws -> Int {
         var count = try env.store.transition(target, from: [.queued], to: .paused).count
         count += try env.store.transition(target, from: [.running], to: .paused, only: orphans()).count
         count += stopWorkers(target, becoming: .paused)
@@ -109,7 +109,7 @@ public actor DownloadManager {
     /// Paused and failed tasks are queued again (a failed one resumes from its `.part`); for `.all`,
     /// so are tasks a dead process left running.
     @discardableResult
-    public func resume(_ target: DownloadTarget) throws -> Int {
+    package func resume(_ target: DownloadTarget) throws -> Int {
         let ids = try env.store.transition(target, from: [.paused, .failed], to: .queued)
         var count = ids.count
         // A task paused a moment ago may still be stopping: it goes back to the queue once its worker has let go.
@@ -126,7 +126,7 @@ public actor DownloadManager {
 
     /// Stops tasks for good and deletes their `.part`; cancelling audio also cancels the song's lyrics.
     @discardableResult
-    public func cancel(_ target: DownloadTarget) throws -> Int {
+    package func cancel(_ target: DownloadTarget) throws -> Int {
         var ids = try env.store.transition(target, from: [.queued, .paused, .failed], to: .cancelled)
         ids += try env.store.transition(target, from: [.running], to: .cancelled, only: orphans())
         for id in ids { try removePart(id) }
@@ -138,7 +138,7 @@ public actor DownloadManager {
 
     /// Re-queues tasks left `running` by a process that is gone; returns how many.
     @discardableResult
-    public func resumeInterrupted() throws -> Int {
+    package func resumeInterrupted() throws -> Int {
         let count = try env.store.transition(.all, from: [.running], to: .queued, only: orphans()).count
         pump()
         return count
@@ -146,11 +146,11 @@ public actor DownloadManager {
 
     /// Forgets done and cancelled tasks; returns how many.
     @discardableResult
-    public func removeFinished() throws -> Int { try env.store.removeFinished() }
+    package func removeFinished() throws -> Int { try env.store.removeFinished() }
 
     /// Every task, oldest first, with live rate and ETA for those running here. A task left running
     /// by a process that is gone is listed (and kept) as queued: the next run picks it up.
-    public func tasks() throws -> [DownloadTaskInfo] {
+    package func tasks() throws -> [DownloadTaskInfo] {
         _ = try env.store.transition(.all, from: [.running], to: .queued, only: orphans())
         return try env.store.all().map { record in
             var info = record.info
@@ -162,14 +162,14 @@ public actor DownloadManager {
     // MARK: Processing
 
     /// Starts working through the queue in the background; returns at once.
-    public func run() {
+    package func run() {
         processing = true
         pump()
     }
 
     /// Processes the queue and returns when nothing is running and nothing queued can start
     /// (lyrics whose song's audio is paused wait, for instance).
-    public func waitUntilIdle() async {
+    package func waitUntilIdle() async {
         run()
         if workers.isEmpty { return }
         await withCheckedContinuation { idleWaiters.append($0) }
@@ -177,7 +177,7 @@ public actor DownloadManager {
 
     /// Stops running tasks (they stay queued and resume from their `.part` next time), ends the
     /// event stream and closes an owned HTTP client.
-    public func shutdown() async {
+    package func shutdown() async {
         guard !isShutDown else { return }
         processing = false
         isShutDown = true
@@ -223,7 +223,7 @@ public actor DownloadManager {
     /// Waits for the running downloads that a player read and that have every byte (only their checks and
     /// the move into the library are left); for a program about to leave, so a song that just played whole
     /// is offline.
-    public func finishWholeStreams() async {
+    package func finishWholeStreams() async {
         let whole = workers.values.filter { worker in
             guard streams.isPlayed(worker.songKey), let file = streams.existing(worker.songKey), let size = file.size else {
                 return false

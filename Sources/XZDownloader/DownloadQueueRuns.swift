@@ -2,14 +2,14 @@ import Foundation
 import XZSystem
 
 /// What a command does to tasks: `download pause|resume|cancel ID|all`.
-public enum DownloadAction: String, Sendable, CaseIterable {
+package enum DownloadAction: String, Sendable, CaseIterable {
     case pause, resume, cancel
 }
 
 extension DownloadManager {
     /// Applies `action` to `target` and returns how many tasks it changed; nil when `target` is a task id
     /// that names no task. Resuming also re-queues the tasks a run that is gone left running.
-    public func apply(_ action: DownloadAction, to target: DownloadTarget) throws -> Int? {
+    package func apply(_ action: DownloadAction, to target: DownloadTarget) throws -> Int? {
         let count: Int
         switch action {
         case .pause: count = try pause(target)
@@ -25,7 +25,7 @@ extension DownloadManager {
     /// Works through the queue until nothing more can start, then shuts down; `onEvent` hears every event
     /// (from a task of its own) before this returns. Returns how many tasks failed in this run, not counting
     /// those an earlier run left failed. A `shutdown()` meanwhile (a signal) stops it early.
-    public func runUntilIdle(onEvent: @escaping @Sendable (DownloadEvent) -> Void) async -> Int {
+    package func runUntilIdle(onEvent: @escaping @Sendable (DownloadEvent) -> Void) async -> Int {
         let failures = Mutex(0)
         let listener = Task.detached { [events] in
             for await event in events {

@@ -3,70 +3,70 @@ import XZSystem
 import XZText
 
 /// How downloads behave. The command layer starts from `load()` (the config file) and lets flags override.
-public struct DownloadSettings: Sendable, Equatable {
+package struct DownloadSettings: Sendable, Equatable {
     /// Tasks transferring at once.
-    public var concurrency: Int = 3
+    package var concurrency: Int = 3
     /// Further attempts after a retryable failure (connection error, timeout, 5xx, 429).
-    public var retries: Int = 5
+    package var retries: Int = 5
     /// Seconds without a byte from the server (or without a connection) before an attempt is abandoned.
-    public var idleTimeout: Double = 30
+    package var idleTimeout: Double = 30
     /// An LRCLIB-compatible lyrics server.
-    public var lyricsServer: String = "https://lrclib.net"
+    package var lyricsServer: String = "https://lrclib.net"
     /// Open catalogues `catalogue search` asks (see CatalogueSources.swift).
-    public var archiveURL = "https://archive.org"
-    public var jamendoURL = "https://api.jamendo.com"
+    package var archiveURL = "https://archive.org"
+    package var jamendoURL = "https://api.jamendo.com"
     /// Jamendo's API wants an application's client id; none is built in.
-    public var jamendoClientID = ""
-    public var ccmixterURL = "https://ccmixter.org"
+    package var jamendoClientID = ""
+    package var ccmixterURL = "https://ccmixter.org"
     /// Lookups `lyrics fetch` makes at once.
-    public var lyricsConcurrency: Int = 2
+    package var lyricsConcurrency: Int = 2
     /// Days a lyrics lookup that found nothing is not asked again.
-    public var lyricsMissDays: Double = 30
+    package var lyricsMissDays: Double = 30
     /// Whether fetched lyrics are also written as `.lrc` beside the song's file.
-    public var lyricsSidecar = false
-    public var userAgent = "xzmusic/\(XZMusicVersion.string) (\(XZMusicVersion.homepage))"
+    package var lyricsSidecar = false
+    package var userAgent = "xzmusic/\(XZMusicVersion.string) (\(XZMusicVersion.homepage))"
     /// First backoff step in seconds; each retry doubles it, up to `maxBackoff`, with jitter.
-    public var initialBackoff: Double = 0.5
-    public var maxBackoff: Double = 30
+    package var initialBackoff: Double = 0.5
+    package var maxBackoff: Double = 30
     /// A Retry-After longer than this is cut to it, so one answer cannot stall a task for hours.
-    public var maxRetryAfter: Double = 300
+    package var maxRetryAfter: Double = 300
     /// Minimum seconds between two progress events (and progress writes) of one task.
-    public var progressInterval: Double = 0.25
+    package var progressInterval: Double = 0.25
     /// Whether a catalogue song played online becomes its offline copy.
-    public var onlineCache: OnlineCache = .keep
+    package var onlineCache: OnlineCache = .keep
     /// Seconds of audio a stream buffers before it starts (and after it caught up with its download).
-    public var prebufferSeconds: Double = 1
+    package var prebufferSeconds: Double = 1
     /// A transfer slower than `minRate` bytes a second, averaged over `minRateWindow` seconds, is abandoned
     /// (and retried like a timeout): a server trickling a byte every few seconds never trips the idle
     /// timeout. 1 KiB/s is an eighth of the lowest bitrate radio uses (32 kbit/s); the window is long
     /// enough to ride out a stall of a real network. Time a stream is held back by its player is not counted.
-    public var minRate: Int64 = 1024
-    public var minRateWindow: Double = 30
+    package var minRate: Int64 = 1024
+    package var minRateWindow: Double = 30
     /// A download whose size neither the catalogue nor the server says stops here.
-    public var maxDownloadSize: Int64 = 2 << 30
+    package var maxDownloadSize: Int64 = 2 << 30
     /// Bytes of a stream of no announced length (internet radio) held at once, in memory: what is played
     /// is dropped, and the fetch waits while the player is this far behind. 4 MiB is over a minute and
     /// a half of 320 kbit/s audio.
-    public var streamBuffer: Int = 4 << 20
+    package var streamBuffer: Int = 4 << 20
 
-    public init() {}
+    package init() {}
 
     /// The defaults with the process's config file applied (read once per process); a missing file is no error.
-    public static func load() throws(SystemError) -> DownloadSettings {
+    package static func load() throws(SystemError) -> DownloadSettings {
         try DownloadSettings(config: ConfigFile.load())
     }
 
     /// The defaults with the config file of `environment` applied, read now.
-    public static func load(environment: [String: String]) throws(SystemError) -> DownloadSettings {
+    package static func load(environment: [String: String]) throws(SystemError) -> DownloadSettings {
         try DownloadSettings(config: ConfigFile.load(environment: environment))
     }
 
     /// Reads the download keys; a bad value is an error naming its line.
-    public static func parse(_ text: String, source: String = "config", base: DownloadSettings = DownloadSettings()) throws(SystemError) -> DownloadSettings {
+    package static func parse(_ text: String, source: String = "config", base: DownloadSettings = DownloadSettings()) throws(SystemError) -> DownloadSettings {
         try DownloadSettings(config: ConfigFile(parsing: text, source: source), base: base)
     }
 
-    public init(config: ConfigFile, base: DownloadSettings = DownloadSettings()) throws(SystemError) {
+    package init(config: ConfigFile, base: DownloadSettings = DownloadSettings()) throws(SystemError) {
         var settings = base
         if let n = try config.wholeNumber(.concurrency) { settings.concurrency = n }
         if let n = try config.wholeNumber(.retries) { settings.retries = n }

@@ -2,44 +2,44 @@ import XZSystem
 import Foundation
 
 /// What a task fetches for its song.
-public enum DownloadKind: String, Codable, Sendable, CaseIterable {
+package enum DownloadKind: String, Codable, Sendable, CaseIterable {
     case audio, lyrics
 }
 
-public enum DownloadState: String, Codable, Sendable, CaseIterable {
+package enum DownloadState: String, Codable, Sendable, CaseIterable {
     case queued, running, paused, done, failed, cancelled
 
     /// Nothing more will happen to the task without a user action.
-    public var isFinal: Bool { self == .done || self == .failed || self == .cancelled }
+    package var isFinal: Bool { self == .done || self == .failed || self == .cancelled }
 }
 
 /// One task by id, or every task the action applies to.
-public enum DownloadTarget: Sendable, Equatable {
+package enum DownloadTarget: Sendable, Equatable {
     case task(Int64)
     case all
 }
 
 /// A task as `downloads` shows it; the JSON keys are those of `downloads --json`, which
 /// writes unknown values as null so that every task has every key.
-public struct DownloadTaskInfo: Encodable, Sendable, Equatable {
-    public var id: Int64
-    public var songKey: String
-    public var title: String
-    public var singer: String
-    public var kind: DownloadKind
-    public var state: DownloadState
-    public var bytesDone: Int64
-    public var bytesTotal: Int64?
+package struct DownloadTaskInfo: Encodable, Sendable, Equatable {
+    package var id: Int64
+    package var songKey: String
+    package var title: String
+    package var singer: String
+    package var kind: DownloadKind
+    package var state: DownloadState
+    package var bytesDone: Int64
+    package var bytesTotal: Int64?
     /// Measured over the last few seconds; nil unless the task is running in this process.
-    public var bytesPerSecond: Double?
-    public var etaSeconds: Double?
-    public var lastError: String?
+    package var bytesPerSecond: Double?
+    package var etaSeconds: Double?
+    package var lastError: String?
     /// An outcome worth showing that is no error, e.g. "instrumental: no lyrics".
-    public var note: String?
+    package var note: String?
     /// Where the finished file is, once done.
-    public var path: String?
+    package var path: String?
 
-    public init(id: Int64, songKey: String, title: String, singer: String, kind: DownloadKind, state: DownloadState,
+    package init(id: Int64, songKey: String, title: String, singer: String, kind: DownloadKind, state: DownloadState,
                 bytesDone: Int64 = 0, bytesTotal: Int64? = nil, bytesPerSecond: Double? = nil, etaSeconds: Double? = nil,
                 lastError: String? = nil, note: String? = nil, path: String? = nil) {
         self.id = id
@@ -66,71 +66,71 @@ public struct DownloadTaskInfo: Encodable, Sendable, Equatable {
 
 /// For the REPL's progress lines. Progress events are throttled per task
 /// (`DownloadSettings.progressInterval`).
-public enum DownloadEvent: Sendable {
+package enum DownloadEvent: Sendable {
     case progress(DownloadTaskInfo)
     case finished(DownloadTaskInfo)
     case failed(DownloadTaskInfo)
 }
 
 /// What `enqueue(songs:)` did with each song.
-public struct EnqueueResult: Sendable, Equatable {
+package struct EnqueueResult: Sendable, Equatable {
     /// Ids of the tasks now queued (new, or re-queued after failing, pausing or cancelling).
-    public var queued: [Int64] = []
+    package var queued: [Int64] = []
     /// Song keys that needed nothing: already offline with lyrics, or a task already running.
-    public var skipped: [String] = []
+    package var skipped: [String] = []
     /// Song keys that are not offline and have no audio URL to fetch.
-    public var noSource: [String] = []
+    package var noSource: [String] = []
 
-    public init() {}
+    package init() {}
 }
 
 /// A download failure, told apart by kind (`error == .diskFull`, `error == .http(404)`); the message is
 /// the line shown to the user and takes no part in equality.
-public struct DownloadError: KindedError {
-    public enum Kind: Hashable, Sendable {
+package struct DownloadError: KindedError {
+    package enum Kind: Hashable, Sendable {
         case http(Int)
         case network, timeout, diskFull, io, unsupportedURL, redirect, verification, notAudio, unsafePath, database, lyrics
         case catalogueSource, tooLarge
     }
 
-    public let kind: Kind
-    public let message: String
+    package let kind: Kind
+    package let message: String
 
-    public init(kind: Kind, message: String) {
+    package init(kind: Kind, message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+    package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 
     /// The HTTP status of an `.http` failure.
-    public var httpStatus: Int? {
+    package var httpStatus: Int? {
         if case .http(let status) = kind { return status }
         return nil
     }
 
     /// An HTTP status that is not retried (or retries ran out on it).
-    public static func http(_ status: Int) -> DownloadError { DownloadError(kind: .http(status), message: "HTTP \(status)") }
-    public static let network = DownloadError(kind: .network, message: "network failure")
-    public static let timeout = DownloadError(kind: .timeout, message: "timed out")
-    public static let diskFull = DownloadError(kind: .diskFull, message: "disk full")
-    public static let io = DownloadError(kind: .io, message: "cannot read or write a file")
-    public static let unsupportedURL = DownloadError(kind: .unsupportedURL, message: "unsupported URL")
-    public static let redirect = DownloadError(kind: .redirect, message: "redirect not followed")
+    package static func http(_ status: Int) -> DownloadError { DownloadError(kind: .http(status), message: "HTTP \(status)") }
+    package static let network = DownloadError(kind: .network, message: "network failure")
+    package static let timeout = DownloadError(kind: .timeout, message: "timed out")
+    package static let diskFull = DownloadError(kind: .diskFull, message: "disk full")
+    package static let io = DownloadError(kind: .io, message: "cannot read or write a file")
+    package static let unsupportedURL = DownloadError(kind: .unsupportedURL, message: "unsupported URL")
+    package static let redirect = DownloadError(kind: .redirect, message: "redirect not followed")
     /// Byte count, size or checksum does not match.
-    public static let verification = DownloadError(kind: .verification, message: "the download does not match")
+    package static let verification = DownloadError(kind: .verification, message: "the download does not match")
     /// The body is not audio that decodes.
-    public static let notAudio = DownloadError(kind: .notAudio, message: "not playable audio")
-    public static let unsafePath = DownloadError(kind: .unsafePath, message: "refusing to write outside the library folder")
-    public static let database = DownloadError(kind: .database, message: "download database failure")
-    public static let lyrics = DownloadError(kind: .lyrics, message: "lyrics failure")
+    package static let notAudio = DownloadError(kind: .notAudio, message: "not playable audio")
+    package static let unsafePath = DownloadError(kind: .unsafePath, message: "refusing to write outside the library folder")
+    package static let database = DownloadError(kind: .database, message: "download database failure")
+    package static let lyrics = DownloadError(kind: .lyrics, message: "lyrics failure")
     /// An open catalogue answered something that is not what it documents (HTML, broken JSON), or
     /// refuses what was asked of it.
-    public static let catalogueSource = DownloadError(kind: .catalogueSource, message: "catalogue source failure")
+    package static let catalogueSource = DownloadError(kind: .catalogueSource, message: "catalogue source failure")
 
     /// The body passed the size the server or the catalogue promised (or the largest download allowed);
     /// nothing of it is kept.
-    public static let tooLarge = DownloadError(kind: .tooLarge, message: "the download is larger than promised")
+    package static let tooLarge = DownloadError(kind: .tooLarge, message: "the download is larger than promised")
 
-    public static func http(_ status: Int, _ message: String) -> DownloadError { DownloadError(kind: .http(status), message: message) }
+    package static func http(_ status: Int, _ message: String) -> DownloadError { DownloadError(kind: .http(status), message: message) }
 }

@@ -7,9 +7,9 @@ import Darwin
 #endif
 
 /// Turns catalogue text into file names that cannot leave the library folder.
-public enum FileNaming {
+package enum FileNaming {
     /// Longest name stem in UTF-8 bytes; leaves room for " (99)" and an extension under NAME_MAX (255).
-    public static let maxComponentBytes = 200
+    package static let maxComponentBytes = 200
 
     /// Bidi controls and the BOM: invisible, and able to disguise a name in a listing. (Joiners stay:
     /// emoji and several scripts need them.)
@@ -18,7 +18,7 @@ public enum FileNaming {
 
     /// One path component: no `/` or `\`, no control characters, not `.`/`..` or hidden, at most
     /// `maxComponentBytes` bytes cut between characters, never empty.
-    public static func component(_ text: String, fallback: String = "Unknown") -> String {
+    package static func component(_ text: String, fallback: String = "Unknown") -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar.properties.generalCategory {
@@ -41,7 +41,7 @@ public enum FileNaming {
     }
 
     /// The longest prefix of whole characters that fits in `limit` UTF-8 bytes.
-    public static func truncate(_ text: String, toUTF8Bytes limit: Int) -> String {
+    package static func truncate(_ text: String, toUTF8Bytes limit: Int) -> String {
         if text.utf8.count <= limit { return text }
         var result = ""
         var bytes = 0
@@ -65,7 +65,7 @@ public enum FileNaming {
 
     /// `songs/<Singer>/<Album>/<NN> <Title>`, relative to the library folder, without an extension.
     /// A song without an album goes straight under its singer.
-    public static func songStem(title: String, singer: String, album: String?, track: Int?) -> [String] {
+    package static func songStem(title: String, singer: String, album: String?, track: Int?) -> [String] {
         var parts = ["songs", component(singer, fallback: "Unknown Singer")]
         if let album, !album.trimmingCharacters(in: .whitespaces).isEmpty {
             parts.append(component(album, fallback: "Unknown Album"))
@@ -79,7 +79,7 @@ public enum FileNaming {
     }
 
     /// `stem.ext`, then `stem (2).ext`, `stem (3).ext`…
-    public static func candidateName(stem: String, ext: String, attempt: Int) -> String {
+    package static func candidateName(stem: String, ext: String, attempt: Int) -> String {
         attempt <= 1 ? "\(stem).\(ext)" : "\(stem) (\(attempt)).\(ext)"
     }
 

@@ -9,14 +9,14 @@ import Darwin
 #endif
 
 /// A song to look lyrics up for, as the lookup needs it.
-public struct LyricsLookup: Sendable, Equatable {
-    public var songKey: String
-    public var title: String
-    public var singer: String
-    public var album: String?
-    public var durationMs: Int?
+package struct LyricsLookup: Sendable, Equatable {
+    package var songKey: String
+    package var title: String
+    package var singer: String
+    package var album: String?
+    package var durationMs: Int?
 
-    public init(songKey: String, title: String, singer: String, album: String?, durationMs: Int?) {
+    package init(songKey: String, title: String, singer: String, album: String?, durationMs: Int?) {
         self.songKey = songKey
         self.title = title
         self.singer = singer
@@ -24,13 +24,13 @@ public struct LyricsLookup: Sendable, Equatable {
         self.durationMs = durationMs
     }
 
-    public init(_ song: Song) {
+    package init(_ song: Song) {
         self.init(songKey: song.songKey, title: song.title, singer: song.singer, album: song.album, durationMs: song.durationMs)
     }
 }
 
 /// What one lookup came to.
-public enum LyricsLookupResult: Sendable, Equatable {
+package enum LyricsLookupResult: Sendable, Equatable {
     /// The server answered; `via` is `get` or `search`.
     case found(FetchedLyrics, via: String)
     /// No answer. `stopsRun` says the server cannot be reached at all (its name does not resolve,
@@ -40,22 +40,22 @@ public enum LyricsLookupResult: Sendable, Equatable {
 
 /// Bulk lookups on an LRCLIB-compatible server: `/api/get` with title, artist, album and duration, then
 /// `/api/search`, at most `lyricsConcurrency` at once. Network only: the caller keeps the results.
-public final class LyricsFetch: Sendable {
+package final class LyricsFetch: Sendable {
     private let fetcher: Fetcher
 
-    public init(settings: DownloadSettings) {
+    package init(settings: DownloadSettings) {
         fetcher = Fetcher(client: Fetcher.makeClient(settings), settings: settings)
     }
 
     /// Closes the client's connections; call once the results are read.
-    public func shutdown() async {
+    package func shutdown() async {
         try? await fetcher.client.shutdown()
     }
 
     /// Looks every song up, in order, yielding each result as it comes (not necessarily in order). After a
     /// failure that stops the run, the songs not yet asked fail with the same error without being asked.
     /// Ending the stream's iteration cancels the lookups still running.
-    public func results(for songs: [LyricsLookup]) -> AsyncStream<(LyricsLookup, LyricsLookupResult)> {
+    package func results(for songs: [LyricsLookup]) -> AsyncStream<(LyricsLookup, LyricsLookupResult)> {
         let (stream, continuation) = AsyncStream.makeStream(of: (LyricsLookup, LyricsLookupResult).self)
         let width = max(1, fetcher.settings.lyricsConcurrency)
         let task = Task {
@@ -146,7 +146,7 @@ extension LyricsFetch {
     /// Writes synced lyrics as `<song>.lrc` beside the song's file (`lyrics_sidecar = yes`) through a
     /// temporary file and a rename. An existing file is kept: the user's own lyrics win. Returns the path
     /// written, nil when nothing was.
-    public static func writeSidecar(_ lyrics: FetchedLyrics, song: Song) throws -> String? {
+    package static func writeSidecar(_ lyrics: FetchedLyrics, song: Song) throws -> String? {
         guard lyrics.kind == .synced, song.isLocal else { return nil }
         let target = URL(fileURLWithPath: song.localPath).deletingPathExtension().appendingPathExtension("lrc").path
         guard !FileManager.default.fileExists(atPath: target) else { return nil }

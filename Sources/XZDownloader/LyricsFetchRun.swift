@@ -3,12 +3,12 @@ import XZCatalogue
 import XZSystem
 
 /// Counts of one lyrics-fetch run: what it found, and the songs it did not ask for.
-public struct LyricsFetchCounts: Sendable, Equatable {
-    public var synced = 0, plain = 0, instrumental = 0, notFound = 0, failed = 0, skipped = 0
+package struct LyricsFetchCounts: Sendable, Equatable {
+    package var synced = 0, plain = 0, instrumental = 0, notFound = 0, failed = 0, skipped = 0
 
-    public init() {}
+    package init() {}
 
-    public mutating func count(_ result: LyricsLookupResult) {
+    package mutating func count(_ result: LyricsLookupResult) {
         switch result {
         case .found(let lyrics, _):
             switch lyrics.kind {
@@ -25,9 +25,9 @@ public struct LyricsFetchCounts: Sendable, Equatable {
 /// One lyrics fetch for library songs: which songs to ask the lyrics server for, the lookups, and each answer
 /// kept in the library (and with `lyrics_sidecar` as `.lrc` beside the song). A run that was stopped goes on
 /// where it stopped: answers kept before are not asked for again.
-public struct LyricsFetchRun: Sendable {
+package struct LyricsFetchRun: Sendable {
     /// What the run tells as it goes, each answer after it is kept.
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// The lyrics were kept in the library but could not be written beside the song.
         case sidecarNotWritten(Song, any Error)
         case answered(Song, LyricsLookupResult)
@@ -36,15 +36,15 @@ public struct LyricsFetchRun: Sendable {
     }
 
     /// Songs not asked for, in the order given, and why.
-    public let skipped: [(song: Song, reason: String)]
+    package let skipped: [(song: Song, reason: String)]
     /// Songs to ask for, each once.
-    public let pending: [Song]
+    package let pending: [Song]
     private let database: LibraryDatabase
     private let settings: DownloadSettings
 
     /// `songs`, or every local song when nil. `ownLyrics` tells the lyrics a song has of its own (a `.lrc`
     /// file, its tags): synced ones are never asked for, plain ones not with `missingOnly`.
-    public init(songs: [Song]?, database: LibraryDatabase, settings: DownloadSettings, missingOnly: Bool,
+    package init(songs: [Song]?, database: LibraryDatabase, settings: DownloadSettings, missingOnly: Bool,
                 ownLyrics: (Song) -> FetchedLyricsKind?, now: Date = Date()) throws {
         let targets = try songs ?? database.localSongs()
         let kept = try database.fetchedLyrics(songKeys: targets.map(\.songKey))
@@ -67,7 +67,7 @@ public struct LyricsFetchRun: Sendable {
 
     /// Why a song is not asked for, nil when it is. Synced lyrics of its own always win; a kept answer
     /// stands, a miss until it is older than `lyrics_miss_days`.
-    public static func skipReason(own: FetchedLyricsKind?, kept: FetchedLyrics?, settings: DownloadSettings,
+    package static func skipReason(own: FetchedLyricsKind?, kept: FetchedLyrics?, settings: DownloadSettings,
                                   missingOnly: Bool, now: Date = Date()) -> String? {
         switch own {
         case .synced: return "has synced lyrics"
@@ -82,7 +82,7 @@ public struct LyricsFetchRun: Sendable {
     /// Looks the pending songs up and keeps each answer on the caller's actor (the library's writes block:
     /// call it from the main actor, never the cooperative pool), telling `report` after each. A failure to
     /// keep an answer, or an error `report` throws, stops the run and is thrown. Returns the run's counts.
-    public func run(isolation: isolated (any Actor)? = #isolation,
+    package func run(isolation: isolated (any Actor)? = #isolation,
                     report: (Event) throws -> Void) async throws -> LyricsFetchCounts {
         var counts = LyricsFetchCounts()
         counts.skipped = skipped.count
@@ -105,7 +105,7 @@ public struct LyricsFetchRun: Sendable {
 
     /// Looks the pending songs up on the cooperative pool and keeps their answers on a thread of its own
     /// (SQLite and sidecar files block), which calls `report` for each and `finished` at the end; returns at once.
-    public func runInBackground(report: @escaping @Sendable (Event) -> Void, finished: @escaping @Sendable () -> Void) {
+    package func runInBackground(report: @escaping @Sendable (Event) -> Void, finished: @escaping @Sendable () -> Void) {
         let results = ThreadHandOff<(LyricsLookup, LyricsLookupResult)>()
         let bySongKey = self.bySongKey
         let keeper = Thread { [self] in

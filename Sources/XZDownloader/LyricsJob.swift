@@ -8,17 +8,17 @@ import Darwin
 #endif
 
 /// One record as LRCLIB's `/api/get` and `/api/search` return it.
-public struct LRCLIBRecord: Decodable, Sendable, Equatable {
-    public var id: Int?
-    public var trackName: String?
-    public var artistName: String?
-    public var albumName: String?
-    public var duration: Double?
-    public var instrumental: Bool?
-    public var plainLyrics: String?
-    public var syncedLyrics: String?
+package struct LRCLIBRecord: Decodable, Sendable, Equatable {
+    package var id: Int?
+    package var trackName: String?
+    package var artistName: String?
+    package var albumName: String?
+    package var duration: Double?
+    package var instrumental: Bool?
+    package var plainLyrics: String?
+    package var syncedLyrics: String?
 
-    public init(id: Int? = nil, trackName: String? = nil, artistName: String? = nil, albumName: String? = nil,
+    package init(id: Int? = nil, trackName: String? = nil, artistName: String? = nil, albumName: String? = nil,
                 duration: Double? = nil, instrumental: Bool? = nil, plainLyrics: String? = nil, syncedLyrics: String? = nil) {
         self.id = id; self.trackName = trackName; self.artistName = artistName; self.albumName = albumName
         self.duration = duration; self.instrumental = instrumental
@@ -29,27 +29,27 @@ public struct LRCLIBRecord: Decodable, Sendable, Equatable {
     var plain: String? { plainLyrics.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 } }
 }
 
-public enum LyricsOutcome: Sendable, Equatable {
+package enum LyricsOutcome: Sendable, Equatable {
     case lyrics(String, synced: Bool)
     case instrumental
     case notFound
 }
 
 /// The choice among lookup answers, as plain values.
-public enum LyricsChoice {
+package enum LyricsChoice {
     /// Seconds a candidate's duration may differ from the song's.
-    public static let durationWindow = 2.0
+    package static let durationWindow = 2.0
 
     /// An exact `/api/get` answer for a song of unknown length: its lyrics, synced first. Synced lyrics
     /// whose last stamp is past the song's end (`songSeconds`) belong to another version of it: its plain
     /// lyrics are taken instead.
-    public static func from(_ record: LRCLIBRecord, songSeconds: Double? = nil) -> LyricsOutcome {
+    package static func from(_ record: LRCLIBRecord, songSeconds: Double? = nil) -> LyricsOutcome {
         pick([record], durationSeconds: nil, songSeconds: songSeconds)
     }
 
     /// Candidates (an `/api/get` answer, `/api/search` results) of the song's length (`fitsDuration`): the
     /// first synced lyrics that end within the song, else the first plain, else instrumental if one says so.
-    public static func pick(_ records: [LRCLIBRecord], durationSeconds: Double?, songSeconds: Double? = nil) -> LyricsOutcome {
+    package static func pick(_ records: [LRCLIBRecord], durationSeconds: Double?, songSeconds: Double? = nil) -> LyricsOutcome {
         let near = records.filter { fitsDuration($0, durationSeconds: durationSeconds) }
         let end = songSeconds ?? durationSeconds
         for record in near where record.instrumental != true {
@@ -105,7 +105,7 @@ public enum LyricsChoice {
     }
 
     /// Query strings as LRCLIB expects: `+`, `&` and `=` in names must not read as separators.
-    public static func url(server: String, path: String, query: [(String, String)]) throws -> URL {
+    package static func url(server: String, path: String, query: [(String, String)]) throws -> URL {
         let base = server.hasSuffix("/") ? String(server.dropLast()) : server
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")

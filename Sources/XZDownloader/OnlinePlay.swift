@@ -11,13 +11,13 @@ import Darwin
 
 /// What becomes of a catalogue song's bytes once they have played: `keep` makes them the verified offline copy
 /// (the song is fetched once), `none` streams without keeping, as a pure stream player does.
-public enum OnlineCache: String, Sendable, CaseIterable {
+package enum OnlineCache: String, Sendable, CaseIterable {
     case keep, none
 }
 
 /// The `.part` files of running audio tasks as players read them, by song key: a song that is downloading
 /// plays from that download instead of fetching again.
-public final class StreamRegistry: Sendable {
+package final class StreamRegistry: Sendable {
     private struct State {
         var files: [String: GrowingFile] = [:]
         /// Songs a player reads as they download.
@@ -66,7 +66,7 @@ extension DownloadManager {
     /// A catalogue song's audio as it arrives, returned at once while the fetching goes on in the background:
     /// its offline file when it has one, else the running download of it, else its download started now,
     /// ahead of the queue. A kept download ends as the song's verified offline copy exactly as any download.
-    public nonisolated func openStream(song: Song, cache: OnlineCache = .keep) throws -> GrowingFile {
+    package nonisolated func openStream(song: Song, cache: OnlineCache = .keep) throws -> GrowingFile {
         if song.isLocal, FileManager.default.fileExists(atPath: song.localPath) {
             return try GrowingFile(completeFileAt: song.localPath)
         }
@@ -106,7 +106,7 @@ extension DownloadManager {
     /// New bytes a dropped stream's connection must have brought for its reconnects to count from 0 again.
     static let reconnectProgressBytes: Int64 = 256 << 10
 
-    public nonisolated func openStream(url text: String, keep: Bool = false) throws -> GrowingFile {
+    package nonisolated func openStream(url text: String, keep: Bool = false) throws -> GrowingFile {
         let url = try DownloadURL.checked(text)
         let path = try environment.downloadsFolder().appendingPathComponent("stream-\(UUID().uuidString).part").path
         let growing = GrowingFile(path: path)
@@ -158,7 +158,7 @@ extension DownloadManager {
 
 extension DownloadManager {
     /// Waits for kept URLs to be fetched and placed; for a program about to leave.
-    public func finishKeptStreams() async {
+    package func finishKeptStreams() async {
         for task in streams.takeKept() { await task.value }
     }
 }

@@ -4,7 +4,7 @@ extension DownloadManager {
     /// A remote playlist's body and Content-Type: one GET through the downloader's client (redirects
     /// followed up to its cap, never in a loop), at most `maxBytes`, within `seconds` in all, and the
     /// client's idle and slow-server rules meanwhile. Each failure is one line naming the URL.
-    public nonisolated func fetchPlaylist(_ text: String, maxBytes: Int, seconds: Double) async throws
+    package nonisolated func fetchPlaylist(_ text: String, maxBytes: Int, seconds: Double) async throws
         -> (data: Data, contentType: String?) {
         let url = try DownloadURL.checked(text)
         let fetcher = self.fetcher

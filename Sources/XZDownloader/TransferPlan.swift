@@ -3,14 +3,14 @@ import Foundation
 // The decisions of a transfer as plain values, so they are tested without a network.
 
 /// What the `.part` file holds, and what the server said about those bytes when they came.
-public struct PartialDownload: Sendable, Equatable {
-    public var bytesOnDisk: Int64
+package struct PartialDownload: Sendable, Equatable {
+    package var bytesOnDisk: Int64
     /// Strong ETag, else Last-Modified, of the response the bytes came from; "" when there was none.
-    public var validator: String
+    package var validator: String
     /// Full size announced by that response, when known.
-    public var expectedTotal: Int64?
+    package var expectedTotal: Int64?
 
-    public init(bytesOnDisk: Int64 = 0, validator: String = "", expectedTotal: Int64? = nil) {
+    package init(bytesOnDisk: Int64 = 0, validator: String = "", expectedTotal: Int64? = nil) {
         self.bytesOnDisk = bytesOnDisk
         self.validator = validator
         self.expectedTotal = expectedTotal
@@ -18,23 +18,23 @@ public struct PartialDownload: Sendable, Equatable {
 }
 
 /// Status and headers of a response, header names lower-cased (first value wins).
-public struct ResponseHead: Sendable, Equatable {
-    public var status: Int
-    public var headers: [String: String]
+package struct ResponseHead: Sendable, Equatable {
+    package var status: Int
+    package var headers: [String: String]
 
-    public init(status: Int, headers: [String: String] = [:]) {
+    package init(status: Int, headers: [String: String] = [:]) {
         self.status = status
         var lowered: [String: String] = [:]
         for (name, value) in headers where lowered[name.lowercased()] == nil { lowered[name.lowercased()] = value }
         self.headers = lowered
     }
 
-    public subscript(name: String) -> String? { headers[name.lowercased()] }
+    package subscript(name: String) -> String? { headers[name.lowercased()] }
 
-    public var contentLength: Int64? { self["content-length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } }
+    package var contentLength: Int64? { self["content-length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } }
 
     /// What a later `If-Range` can send: a strong ETag (weak ones are not allowed there), else Last-Modified.
-    public var validator: String {
+    package var validator: String {
         if let etag = self["etag"]?.trimmingCharacters(in: .whitespaces), !etag.isEmpty, !etag.hasPrefix("W/") {
             return etag
         }
@@ -43,12 +43,12 @@ public struct ResponseHead: Sendable, Equatable {
 }
 
 /// `Content-Range: bytes first-last/total` (total may be `*`), or `bytes */total` on a 416.
-public struct ContentRange: Sendable, Equatable {
-    public var first: Int64?
-    public var last: Int64?
-    public var total: Int64?
+package struct ContentRange: Sendable, Equatable {
+    package var first: Int64?
+    package var last: Int64?
+    package var total: Int64?
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let value = text.trimmingCharacters(in: .whitespaces)
         guard value.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = value.dropFirst(6).trimmingCharacters(in: .whitespaces)
@@ -67,9 +67,9 @@ public struct ContentRange: Sendable, Equatable {
     }
 }
 
-public enum ResumePlan {
+package enum ResumePlan {
     /// Range headers for the next request: resume only bytes we have, and only if they are unchanged.
-    public static func requestHeaders(for partial: PartialDownload) -> [(String, String)] {
+    package static func requestHeaders(for partial: PartialDownload) -> [(String, String)] {
         guard partial.bytesOnDisk > 0 else { return [] }
         var headers = [("Range", "bytes=\(partial.bytesOnDisk)-")]
         if !partial.validator.isEmpty { headers.append(("If-Range", partial.validator)) }
@@ -78,14 +78,14 @@ public enum ResumePlan {
 
     /// What of a `.part` can be trusted for a resume. Bytes whose version cannot be checked — no
     /// validator and no known size — or more bytes than the file has are fetched again from zero.
-    public static func resumable(_ partial: PartialDownload) -> PartialDownload {
+    package static func resumable(_ partial: PartialDownload) -> PartialDownload {
         guard partial.bytesOnDisk > 0 else { return PartialDownload() }
         if partial.validator.isEmpty, partial.expectedTotal == nil { return PartialDownload() }
         if let total = partial.expectedTotal, partial.bytesOnDisk > total { return PartialDownload() }
         return partial
     }
 
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Discard the `.part` and write this body from its first byte.
         case writeFromStart(total: Int64?)
         /// Append this body to the `.part` at `offset`.
@@ -100,7 +100,7 @@ public enum ResumePlan {
     }
 
     /// What to do with a response to a request made with `requestHeaders(for: partial)`.
-    public static func decide(_ head: ResponseHead, partial: PartialDownload, url: String, now: Date = Date()) -> Decision {
+    package static func decide(_ head: ResponseHead, partial: PartialDownload, url: String, now: Date = Date()) -> Decision {
         let status = head.status
         switch status {
         case 206:
@@ -169,20 +169,20 @@ public enum ResumePlan {
 }
 
 /// Exponential backoff with jitter; Retry-After wins when the server gives one.
-public struct RetryPolicy: Sendable, Equatable {
-    public var retries: Int
-    public var initialBackoff: Double
-    public var maxBackoff: Double
-    public var maxRetryAfter: Double
+package struct RetryPolicy: Sendable, Equatable {
+    package var retries: Int
+    package var initialBackoff: Double
+    package var maxBackoff: Double
+    package var maxRetryAfter: Double
 
-    public init(retries: Int, initialBackoff: Double = 0.5, maxBackoff: Double = 30, maxRetryAfter: Double = 300) {
+    package init(retries: Int, initialBackoff: Double = 0.5, maxBackoff: Double = 30, maxRetryAfter: Double = 300) {
         self.retries = retries
         self.initialBackoff = initialBackoff
         self.maxBackoff = maxBackoff
         self.maxRetryAfter = maxRetryAfter
     }
 
-    public init(_ settings: DownloadSettings) {
+    package init(_ settings: DownloadSettings) {
         self.init(retries: settings.retries, initialBackoff: settings.initialBackoff,
                   maxBackoff: settings.maxBackoff, maxRetryAfter: settings.maxRetryAfter)
     }
@@ -190,7 +190,7 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Seconds to wait before the next attempt after `failures` failed attempts in a row, or nil
     /// to give up. `jitter` in 0..<1 spreads the wait over [half, full] of the step, so clients
     /// that failed together do not come back together.
-    public func delay(failures: Int, retryAfter: Double?, jitter: Double) -> Double? {
+    package func delay(failures: Int, retryAfter: Double?, jitter: Double) -> Double? {
         guard failures >= 1, failures <= retries else { return nil }
         if let retryAfter { return min(max(0, retryAfter), maxRetryAfter) }
         let step = min(maxBackoff, initialBackoff * pow(2, Double(failures - 1)))
@@ -198,7 +198,7 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// `Retry-After: 120` or `Retry-After: Wed, 21 Oct 2015 07:28:00 GMT`.
-    public static func parseRetryAfter(_ value: String, now: Date = Date()) -> Double? {
+    package static func parseRetryAfter(_ value: String, now: Date = Date()) -> Double? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Double(text), seconds >= 0, seconds.isFinite { return seconds }
         let formatter = DateFormatter()
@@ -211,9 +211,9 @@ public struct RetryPolicy: Sendable, Equatable {
 }
 
 /// The URLs a download may start from.
-public enum DownloadURL {
+package enum DownloadURL {
     /// Only http and https with a host.
-    public static func checked(_ text: String) throws -> URL {
+    package static func checked(_ text: String) throws -> URL {
         guard let url = URL(string: text.trimmingCharacters(in: .whitespaces)),
               let scheme = url.scheme?.lowercased() else {
             throw DownloadError.unsupportedURL("not a URL: \(text)")

@@ -1,34 +1,34 @@
 import XZAudio
 
 /// What an encoder is told when the song changes: a stream's listeners show it as the title.
-public struct StreamTag: Sendable, Equatable {
-    public var title: String?
-    public var artist: String?
-    public var album: String?
+package struct StreamTag: Sendable, Equatable {
+    package var title: String?
+    package var artist: String?
+    package var album: String?
 
-    public init(title: String? = nil, artist: String? = nil, album: String? = nil) {
+    package init(title: String? = nil, artist: String? = nil, album: String? = nil) {
         self.title = title
         self.artist = artist
         self.album = album
     }
 
     /// `Artist - Title` as ICY's `StreamTitle` and MPD's httpd output show a song.
-    public var streamTitle: String {
+    package var streamTitle: String {
         [artist, title].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " - ")
     }
 }
 
 /// The encoders of MPD's `encoder` setting, by MPD's names.
-public enum EncoderKind: String, Sendable, CaseIterable {
+package enum EncoderKind: String, Sendable, CaseIterable {
     case opus, vorbis, lame, flac, wave
 }
 
 /// Why an encoder refused: a setting out of its domain (the message names it), or the library failed.
-public enum EncoderError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum EncoderError: Error, Equatable, Sendable, CustomStringConvertible {
     case badSetting(String)
     case failed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .badSetting(let why), .failed(let why): return why
         }
@@ -40,7 +40,7 @@ public enum EncoderError: Error, Equatable, Sendable, CustomStringConvertible {
 /// The bytes come out in order through `takeOutput()`; `streamHeader` is a copy of the bytes a listener
 /// joining in the middle needs before any of them (Ogg's header pages, FLAC's `fLaC` and STREAMINFO, the
 /// WAV header; empty for MP3), and changes when an Ogg stream chains a new one for a new tag.
-public protocol AudioEncoder: AnyObject {
+package protocol AudioEncoder: AnyObject {
     var kind: EncoderKind { get }
     /// The `Content-Type` a stream of it is served as.
     var mimeType: String { get }

@@ -3,10 +3,10 @@ import XZAudio
 
 /// FLAC through libFLAC's stream encoder (MPD's `encoder "flac"`): 16-bit PCM as it is, anything deeper as
 /// 24 bits (MPD's rule). The stream carries no tags; the stream output sends the title as ICY metadata.
-public final class FlacEncoder: AudioEncoder {
-    public var kind: EncoderKind { .flac }
-    public var mimeType: String { "audio/flac" }
-    public var carriesTags: Bool { false }
+package final class FlacEncoder: AudioEncoder {
+    package var kind: EncoderKind { .flac }
+    package var mimeType: String { "audio/flac" }
+    package var carriesTags: Bool { false }
 
     /// Frames handed to libFLAC per call, which bounds the conversion buffer.
     static let framesPerCall = 4_096
@@ -17,18 +17,18 @@ public final class FlacEncoder: AudioEncoder {
     /// PCM widened to libFLAC's 32-bit samples, sized at `open` for `framesPerCall` frames.
     private var widened: [Int32] = []
     private var output = EncodedOutput()
-    public private(set) var streamHeader: [UInt8] = []
+    package private(set) var streamHeader: [UInt8] = []
     /// True while libFLAC writes the metadata blocks at `init`: they are the stream's header.
     private var writingHeader = false
 
     /// MPD's key: `compression` (0…8, 5 when unset).
-    public init(settings: [String: String]) throws(EncoderError) {
+    package init(settings: [String: String]) throws(EncoderError) {
         compression = UInt32(try EncoderSettings(settings).integer("compression", in: 0...8) ?? 5)
     }
 
     deinit { close() }
 
-    public func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
+    package func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
         close()
         let channels = (1...8).contains(format.channels) ? format.channels : 2
         let bits = format.sample == .s16 ? 16 : 24
@@ -64,7 +64,7 @@ public final class FlacEncoder: AudioEncoder {
         return self.format
     }
 
-    public func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
+    package func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
         guard let encoder else { throw .failed("FLAC encoder: not open") }
         let channels = format.channels
         let frames = pcm.count / format.bytesPerFrame
@@ -90,20 +90,20 @@ public final class FlacEncoder: AudioEncoder {
         }
     }
 
-    public func sendTag(_ tag: StreamTag) throws(EncoderError) {}
+    package func sendTag(_ tag: StreamTag) throws(EncoderError) {}
 
     /// libFLAC hands out whole frames of its block size (4096 samples at the usual levels) as they fill;
     /// a shorter one now would end the stream.
-    public func flush() throws(EncoderError) {}
+    package func flush() throws(EncoderError) {}
 
-    public func close() {
+    package func close() {
         guard let encoder else { return }
         _ = FLAC__stream_encoder_finish(encoder)
         FLAC__stream_encoder_delete(encoder)
         self.encoder = nil
     }
 
-    public func takeOutput() -> [UInt8] { output.take() }
+    package func takeOutput() -> [UInt8] { output.take() }
 
     private func written(_ data: UnsafePointer<UInt8>, _ count: Int, isAudio: Bool) {
         output.append(data, count: count)

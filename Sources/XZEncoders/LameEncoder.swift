@@ -3,10 +3,10 @@ import XZAudio
 
 /// MP3 through libmp3lame (MPD's `encoder "lame"`): 16-bit stereo at a rate MP3 has. The stream carries no
 /// tags; the stream output sends the title as ICY metadata.
-public final class LameEncoder: AudioEncoder {
-    public var kind: EncoderKind { .lame }
-    public var mimeType: String { "audio/mpeg" }
-    public var carriesTags: Bool { false }
+package final class LameEncoder: AudioEncoder {
+    package var kind: EncoderKind { .lame }
+    package var mimeType: String { "audio/mpeg" }
+    package var carriesTags: Bool { false }
 
     /// The rates of MPEG-1, 2 and 2.5 layer III.
     static let rates = [8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000]
@@ -20,7 +20,7 @@ public final class LameEncoder: AudioEncoder {
     private var output = EncodedOutput()
 
     /// MPD's keys: `quality` (VBR, 0 best … 9.999) or `bitrate` (kbit/s, CBR), exactly one of them.
-    public init(settings: [String: String]) throws(EncoderError) {
+    package init(settings: [String: String]) throws(EncoderError) {
         guard let mode = try QualityOrBitrate.read(EncoderSettings(settings), quality: 0...9.999, qualityShown: "0 to 9.999",
                                                    maxBitrate: 320)
         else { throw .badSetting("neither bitrate nor quality defined") }
@@ -32,9 +32,9 @@ public final class LameEncoder: AudioEncoder {
         encoded.deallocate()
     }
 
-    public var streamHeader: [UInt8] { [] }
+    package var streamHeader: [UInt8] { [] }
 
-    public func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
+    package func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
         close()
         // A rate MP3 lacks becomes the nearest of its family (88.2 kHz to 44.1 kHz); the stream output resamples.
         let rate = Self.rates.contains(format.sampleRate) ? format.sampleRate
@@ -60,7 +60,7 @@ public final class LameEncoder: AudioEncoder {
         return AudioFormat(sampleRate: rate, channels: 2, sample: .s16)
     }
 
-    public func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
+    package func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
         guard let lame else { throw .failed("LAME encoder: not open") }
         let samples = pcm.bindMemory(to: Int16.self)
         let frames = samples.count / 2
@@ -75,12 +75,12 @@ public final class LameEncoder: AudioEncoder {
         }
     }
 
-    public func sendTag(_ tag: StreamTag) throws(EncoderError) {}
+    package func sendTag(_ tag: StreamTag) throws(EncoderError) {}
 
     /// LAME hands out whole frames as it makes them; ending one early would put a gap in the stream.
-    public func flush() throws(EncoderError) {}
+    package func flush() throws(EncoderError) {}
 
-    public func close() {
+    package func close() {
         guard let lame else { return }
         let made = lame_encode_flush(lame, encoded, Int32(Self.outputCapacity))
         if made > 0 { output.append(encoded, count: Int(made)) }
@@ -88,5 +88,5 @@ public final class LameEncoder: AudioEncoder {
         self.lame = nil
     }
 
-    public func takeOutput() -> [UInt8] { output.take() }
+    package func takeOutput() -> [UInt8] { output.take() }
 }

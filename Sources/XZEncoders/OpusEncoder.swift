@@ -3,10 +3,10 @@ import XZAudio
 
 /// Ogg Opus through libopusenc (MPD's `encoder "opus"`): float PCM at the source's rate (libopusenc
 /// resamples to 48 kHz itself), a chained logical stream with TITLE/ARTIST/ALBUM comments per song.
-public final class OpusEncoder: AudioEncoder {
-    public var kind: EncoderKind { .opus }
-    public var mimeType: String { "audio/ogg" }
-    public var carriesTags: Bool { true }
+package final class OpusEncoder: AudioEncoder {
+    package var kind: EncoderKind { .opus }
+    package var mimeType: String { "audio/ogg" }
+    package var carriesTags: Bool { true }
 
     /// At most this much audio (48 kHz samples) waits in libopusenc before a page goes out: 250 ms, about
     /// the 4 KiB pages libogg gives MPD's own Opus encoder at its usual bit rates.
@@ -29,13 +29,13 @@ public final class OpusEncoder: AudioEncoder {
     private var hasAudio = false
     private var pendingTag: StreamTag?
     private var output = EncodedOutput()
-    public private(set) var streamHeader: [UInt8] = []
+    package private(set) var streamHeader: [UInt8] = []
     /// The pages of a logical stream's header being written, until its comment page is complete.
     private var pendingHeader: [UInt8]?
 
     /// MPD's keys: `bitrate` (`auto`, `max` or 500…512000 bit/s), `complexity` (0…10), `signal`
     /// (`auto`, `voice`, `music`), `vbr` (`yes`, `no`, `constrained`), `packet_loss` (0…100 %).
-    public init(settings: [String: String]) throws(EncoderError) {
+    package init(settings: [String: String]) throws(EncoderError) {
         let settings = EncoderSettings(settings)
         switch settings["bitrate"] {
         case nil, "auto": bitrate = OPUS_AUTO
@@ -54,7 +54,7 @@ public final class OpusEncoder: AudioEncoder {
 
     deinit { close() }
 
-    public func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
+    package func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
         close()
         // Mapping family 0 carries mono and stereo, family 1 up to 7.1; for more, stereo is asked for.
         let channels = (1...8).contains(format.channels) ? format.channels : 2
@@ -66,7 +66,7 @@ public final class OpusEncoder: AudioEncoder {
         return AudioFormat(sampleRate: rate, channels: channels, sample: .float32)
     }
 
-    public func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
+    package func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
         guard encoder != nil else { throw .failed("Opus encoder: not open") }
         let frames = pcm.count / (channels * 4)
         guard frames > 0, let base = pcm.baseAddress else { return }
@@ -87,7 +87,7 @@ public final class OpusEncoder: AudioEncoder {
 
     /// The tag waits for the next audio: libopusenc 0.2.1 fails assertions on a chained stream given no
     /// audio, and a later tag before any audio replaces it.
-    public func sendTag(_ tag: StreamTag) throws(EncoderError) {
+    package func sendTag(_ tag: StreamTag) throws(EncoderError) {
         guard encoder != nil else { return }
         pendingTag = tag
     }
@@ -149,9 +149,9 @@ public final class OpusEncoder: AudioEncoder {
     }
 
     /// libopusenc has no call that ends a page early; the page delay set at `open` bounds how long audio waits.
-    public func flush() throws(EncoderError) {}
+    package func flush() throws(EncoderError) {}
 
-    public func close() {
+    package func close() {
         guard let encoder else { return }
         if hasAudio { _ = ope_encoder_drain(encoder) }
         destroyEncoder()
@@ -165,7 +165,7 @@ public final class OpusEncoder: AudioEncoder {
         pendingHeader = nil
     }
 
-    public func takeOutput() -> [UInt8] { output.take() }
+    package func takeOutput() -> [UInt8] { output.take() }
 
     /// A page from libopusenc. A stream's header is its first page (flagged "beginning of stream") and the
     /// pages up to the one that completes its comment packet (granule position 0); the header of a chained

@@ -3,10 +3,10 @@ import XZAudio
 
 /// Ogg Vorbis through libvorbisenc (MPD's `encoder "vorbis"`): float PCM at the source's rate and channels;
 /// a new song ends the logical stream and starts another, with a new serial number and the tag's comments.
-public final class VorbisEncoder: AudioEncoder {
-    public var kind: EncoderKind { .vorbis }
-    public var mimeType: String { "audio/ogg" }
-    public var carriesTags: Bool { true }
+package final class VorbisEncoder: AudioEncoder {
+    package var kind: EncoderKind { .vorbis }
+    package var mimeType: String { "audio/ogg" }
+    package var carriesTags: Bool { true }
 
     private let mode: QualityOrBitrate
 
@@ -22,10 +22,10 @@ public final class VorbisEncoder: AudioEncoder {
     private var channels = 0
 
     private var output = EncodedOutput()
-    public private(set) var streamHeader: [UInt8] = []
+    package private(set) var streamHeader: [UInt8] = []
 
     /// MPD's keys: `quality` (-1…10, VBR; 3 when neither is set) or `bitrate` (kbit/s), not both.
-    public init(settings: [String: String]) throws(EncoderError) {
+    package init(settings: [String: String]) throws(EncoderError) {
         mode = try QualityOrBitrate.read(EncoderSettings(settings), quality: -1...10, qualityShown: "-1 to 10",
                                          maxBitrate: 1_000) ?? .quality(3)
     }
@@ -35,7 +35,7 @@ public final class VorbisEncoder: AudioEncoder {
         info.deallocate(); dsp.deallocate(); block.deallocate(); ogg.deallocate()
     }
 
-    public func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
+    package func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
         close()
         let channels = (1...255).contains(format.channels) ? format.channels : 2
         vorbis_info_init(info)
@@ -63,7 +63,7 @@ public final class VorbisEncoder: AudioEncoder {
         return AudioFormat(sampleRate: format.sampleRate, channels: channels, sample: .float32)
     }
 
-    public func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
+    package func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
         guard isOpen else { throw .failed("Vorbis encoder: not open") }
         let frames = pcm.count / (channels * 4)
         guard frames > 0 else { return }
@@ -88,25 +88,25 @@ public final class VorbisEncoder: AudioEncoder {
         while ogg_stream_pageout(ogg, &page) != 0 { appendPage() }
     }
 
-    public func sendTag(_ tag: StreamTag) throws(EncoderError) {
+    package func sendTag(_ tag: StreamTag) throws(EncoderError) {
         guard isOpen else { return }
         endStream()
         startStream(tag)
     }
 
-    public func flush() throws(EncoderError) {
+    package func flush() throws(EncoderError) {
         guard isOpen else { return }
         while ogg_stream_flush(ogg, &page) != 0 { appendPage() }
     }
 
-    public func close() {
+    package func close() {
         guard isOpen else { return }
         finishStream()
         vorbis_info_clear(info)
         isOpen = false
     }
 
-    public func takeOutput() -> [UInt8] { output.take() }
+    package func takeOutput() -> [UInt8] { output.take() }
 
     /// Ends the logical stream (its last page marked end of stream) and makes the analysis state new, as the
     /// end-of-stream mark cannot be taken back.

@@ -2,20 +2,20 @@ import XZAudio
 
 /// MPD's `wave` encoder: a RIFF/WAVE header whose lengths are left open (a stream has no end), then
 /// signed 16-bit little-endian PCM as it comes.
-public final class WaveEncoder: AudioEncoder {
+package final class WaveEncoder: AudioEncoder {
     /// MPD's open length: large, and small enough that readers adding the header's size do not overflow.
     static let openDataLength: UInt32 = 0x0FFF_FFFF
 
-    public let kind = EncoderKind.wave
-    public let mimeType = "audio/wav"
-    public let carriesTags = false
-    public private(set) var streamHeader: [UInt8] = []
+    package let kind = EncoderKind.wave
+    package let mimeType = "audio/wav"
+    package let carriesTags = false
+    package private(set) var streamHeader: [UInt8] = []
     private var output: [UInt8] = []
 
     /// WAVE has no settings of its own; MPD's keys of other encoders are ignored as MPD ignores them.
-    public init(settings: [String: String] = [:]) throws(EncoderError) {}
+    package init(settings: [String: String] = [:]) throws(EncoderError) {}
 
-    public func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
+    package func open(format: AudioFormat) throws(EncoderError) -> AudioFormat {
         guard (1...8).contains(format.channels), (1...384_000).contains(format.sampleRate) else {
             throw .badSetting("wave encoder: cannot take \(format.sampleRate) Hz with \(format.channels) channels")
         }
@@ -43,7 +43,7 @@ public final class WaveEncoder: AudioEncoder {
         return layout
     }
 
-    public func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
+    package func encode(_ pcm: UnsafeRawBufferPointer) throws(EncoderError) {
         #if _endian(big)
         for index in stride(from: 0, to: pcm.count - 1, by: 2) { output += [pcm[index + 1], pcm[index]] }
         #else
@@ -51,15 +51,15 @@ public final class WaveEncoder: AudioEncoder {
         #endif
     }
 
-    public func sendTag(_ tag: StreamTag) throws(EncoderError) {}
-    public func flush() throws(EncoderError) {}
+    package func sendTag(_ tag: StreamTag) throws(EncoderError) {}
+    package func flush() throws(EncoderError) {}
 
-    public func close() {
+    package func close() {
         streamHeader = []
         output = []
     }
 
-    public func takeOutput() -> [UInt8] {
+    package func takeOutput() -> [UInt8] {
         defer { output = [] }
         return output
     }

@@ -143,7 +143,7 @@ struct CueTracks {
 
 extension CueSheet {
     /// A file the scan reads as a CUE sheet: `.cue` in any case.
-    public static func isSheetName(_ name: String) -> Bool {
+    package static func isSheetName(_ name: String) -> Bool {
         let bytes = name.utf8
         guard bytes.count > 4 else { return false }
         return bytes.suffix(4).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }.elementsEqual(".cue".utf8)

@@ -7,7 +7,7 @@ extension LibraryDatabase {
     /// folder that is there is imported as `importFolder` does (its subfolders too); one that is gone
     /// (deleted, moved away) loses its songs. A gone `root` changes nothing, so an unmounted music
     /// folder never empties the catalogue. One summary for all.
-    public func importChanges(in folders: [String], root: String) throws -> ImportSummary {
+    package func importChanges(in folders: [String], root: String) throws -> ImportSummary {
         defer { FreedMemory.returnToSystem() }
         var total = ImportSummary()
         var info = stat()

@@ -11,7 +11,7 @@ extension LibraryDatabase {
     /// transaction opens, so readers never wait. Playlist files are recorded beside the songs, and
     /// `.mpdignore` files from `musicRoot` (the folder itself when nil) down are honoured.
     @discardableResult
-    public func importFolder(at url: URL, rereadingUnchanged: Bool = false, musicRoot: String? = nil,
+    package func importFolder(at url: URL, rereadingUnchanged: Bool = false, musicRoot: String? = nil,
                              progress: ((Double) -> Void)? = nil) throws -> ImportSummary {
         // Once the scan's songs are written and released.
         defer { FreedMemory.returnToSystem() }
@@ -194,7 +194,7 @@ extension LibraryDatabase {
 
 extension LibraryFolder {
     /// True when a folder scan takes a file of this name as a song: its suffix is one some decoder reads.
-    public static func isSongFileName(_ path: String) -> Bool {
+    package static func isSongFileName(_ path: String) -> Bool {
         AudioDecoders.hasAudioSuffix(path)
     }
 }

@@ -4,16 +4,16 @@ import XZCatalogue
 import XZSystem
 
 /// The songs a loudness scan looks at, album by album: an album's gain needs all its songs measured together.
-public struct LoudnessPlan: Sendable {
-    public let songs: [Song]
+package struct LoudnessPlan: Sendable {
+    package let songs: [Song]
     /// Indexes into `songs`: an album's songs, or one song of no album.
-    public let groups: [[Int]]
-    public let groupIsAlbum: [Bool]
+    package let groups: [[Int]]
+    package let groupIsAlbum: [Bool]
     /// Measured before from the file as it is now (always false with `force`).
-    public let current: [Bool]
+    package let current: [Bool]
 
     /// `targets` and their albums' songs, or every local song when nil.
-    public init(targets: [Song]?, database: LibraryDatabase, force: Bool) throws {
+    package init(targets: [Song]?, database: LibraryDatabase, force: Bool) throws {
         let local = try database.localSongs()
         var albums: [String: [Song]] = [:]
         for song in local {
@@ -45,15 +45,15 @@ public struct LoudnessPlan: Sendable {
 }
 
 /// What a loudness scan tells as it goes; indexes are into the plan's `songs`.
-public enum LoudnessEvent: Sendable {
+package enum LoudnessEvent: Sendable {
     /// A song measured, as it is kept in the library, and the loudness its gains come from.
-    public struct Measurement: Sendable {
-        public let index: Int
-        public let record: LoudnessRecord
+    package struct Measurement: Sendable {
+        package let index: Int
+        package let record: LoudnessRecord
         /// Integrated loudness in LUFS; −infinity for silence.
-        public let trackLUFS: Double
+        package let trackLUFS: Double
         /// The album's, when the song's album was measured together.
-        public let albumLUFS: Double?
+        package let albumLUFS: Double?
     }
 
     case started(Int)
@@ -70,17 +70,17 @@ public enum LoudnessEvent: Sendable {
 }
 
 /// How a scan's songs ended.
-public struct LoudnessCounts: Sendable, Equatable {
-    public var measured = 0
-    public var tagged = 0
-    public var current = 0
-    public var failed = 0
+package struct LoudnessCounts: Sendable, Equatable {
+    package var measured = 0
+    package var tagged = 0
+    package var current = 0
+    package var failed = 0
 
-    public init() {}
+    package init() {}
 
-    public var handled: Int { measured + tagged + current + failed }
+    package var handled: Int { measured + tagged + current + failed }
 
-    public mutating func count(_ event: LoudnessEvent) {
+    package mutating func count(_ event: LoudnessEvent) {
         switch event {
         case .started, .progress: break
         case .tagged: tagged += 1
@@ -97,7 +97,7 @@ extension LibraryDatabase {
     /// on a thread of its own; the library is written and `report` called on the caller's thread, each event
     /// after what it tells is kept. Stops soon after `isInterrupted` says so (the album being decoded is dropped,
     /// and measured next time); a `report` or library error stops it too, and is thrown.
-    public func measureLoudness(_ plan: LoudnessPlan, isInterrupted: @escaping @Sendable () -> Bool,
+    package func measureLoudness(_ plan: LoudnessPlan, isInterrupted: @escaping @Sendable () -> Bool,
                                 report: (LoudnessEvent) throws -> Void) throws -> LoudnessCounts {
         let events = ThreadHandOff<LoudnessEvent>()
         let worker = LoudnessWorker(plan: plan, events: events) { isInterrupted() || events.isCancelled }

@@ -6,7 +6,7 @@ import XZFolderScan
 /// `update` / `rescan` jobs: folder imports run one at a time on a thread of their own, never on a
 /// connection's event loop. Each job has MPD's number (`updating_db: N`), shown by `status` until done.
 /// The same thread looks at the catalogue when inotify says another process may have changed it (`watch`).
-public final class DatabaseUpdates: Sendable {
+package final class DatabaseUpdates: Sendable {
     private struct State {
         var lastId = 0
         var pending: [Int] = []
@@ -36,16 +36,16 @@ public final class DatabaseUpdates: Sendable {
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "xzmusic.database-update")
 
-    public init() {}
+    package init() {}
 
     /// The job running or waiting longest, as `status` shows it.
-    public var current: Int? {
+    package var current: Int? {
         state.withLock { $0.pending.first }
     }
 
     /// What the last finished job reported ("3 added, 0 updated, ..."); nil before one finished or
     /// after one failed.
-    public var lastSummary: ImportSummary? {
+    package var lastSummary: ImportSummary? {
         state.withLock { $0.lastSummary }
     }
 
@@ -91,7 +91,7 @@ public final class DatabaseUpdates: Sendable {
     }
 
     /// Waits until every queued job has finished (tests, shutdown).
-    public func wait() {
+    package func wait() {
         queue.sync {}
     }
 

@@ -5,58 +5,58 @@ import XZPlaybackTerms
 /// file between MPD and the host): volume, output, play state, current song and position, options,
 /// crossfade and MixRamp, and the queue with priorities. The ReplayGain mode is one line of ours, which
 /// MPD skips.
-public struct HostState: Sendable, Equatable {
-    public enum PlayState: String, Sendable, Equatable {
+package struct HostState: Sendable, Equatable {
+    package enum PlayState: String, Sendable, Equatable {
         case play, pause, stop
     }
 
     /// A queue entry by the name clients know it (`SongNaming`).
-    public struct Entry: Sendable, Equatable {
-        public var uri: String
+    package struct Entry: Sendable, Equatable {
+        package var uri: String
         /// 0-255, as `prio`.
-        public var priority: Int
+        package var priority: Int
 
-        public init(uri: String, priority: Int = 0) {
+        package init(uri: String, priority: Int = 0) {
             self.uri = uri
             self.priority = priority
         }
     }
 
     /// An output's `audio_device_state` line: on or off, by its name.
-    public struct OutputState: Sendable, Equatable {
-        public var name: String
-        public var enabled: Bool
+    package struct OutputState: Sendable, Equatable {
+        package var name: String
+        package var enabled: Bool
 
-        public init(name: String, enabled: Bool) {
+        package init(name: String, enabled: Bool) {
             self.name = name
             self.enabled = enabled
         }
     }
 
-    public var volume = 100
+    package var volume = 100
     /// Every output's, in the config's order, as MPD writes them.
-    public var outputs: [OutputState] = []
-    public var playState = PlayState.stop
+    package var outputs: [OutputState] = []
+    package var playState = PlayState.stop
     /// Queue position of the current song.
-    public var current: Int?
-    public var elapsedSeconds = 0.0
-    public var shuffle = false
-    public var repeats = false
-    public var single = SingleMode.off
-    public var consume = false
+    package var current: Int?
+    package var elapsedSeconds = 0.0
+    package var shuffle = false
+    package var repeats = false
+    package var single = SingleMode.off
+    package var consume = false
     /// MPD's defaults until the player fades: written so that MPD reads them back unchanged.
-    public var crossfadeSeconds = 0
-    public var mixRampDb = 0.0
+    package var crossfadeSeconds = 0
+    package var mixRampDb = 0.0
     /// Negative: off, as MPD writes it.
-    public var mixRampDelaySeconds = -1.0
+    package var mixRampDelaySeconds = -1.0
     /// Nil in a file MPD wrote: the config's mode stays.
-    public var replayGainMode: ReplayGainMode?
-    public var queue: [Entry] = []
+    package var replayGainMode: ReplayGainMode?
+    package var queue: [Entry] = []
 
-    public init() {}
+    package init() {}
 
     /// The file's text, line for line as MPD writes its own.
-    public var text: String {
+    package var text: String {
         var lines = ["sw_volume: \(volume)"]
         lines += outputs.map { "audio_device_state:\($0.enabled ? 1 : 0):\($0.name)" }
         lines.append("state: \(playState.rawValue)")

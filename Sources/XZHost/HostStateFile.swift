@@ -7,7 +7,7 @@ extension PlayerHost {
     /// Restores what `path` holds (MPD's `state_file`); `paused` (MPD's `restore_paused`) brings back
     /// playing music paused. A damaged file is said in one line and the host starts afresh; a missing
     /// one says nothing.
-    public func restoreState(from path: String, paused: Bool) {
+    package func restoreState(from path: String, paused: Bool) {
         guard let data = FileManager.default.contents(atPath: path) else { return }
         do {
             restore(try HostState(parsing: String(decoding: data, as: UTF8.self)), paused: paused)
@@ -18,7 +18,7 @@ extension PlayerHost {
 
     /// Keeps the state in `path` from now on: a second after the last change, every few seconds while
     /// playing (a killed host loses that much of the position) and at `shutdown`.
-    public func keepState(at path: String) {
+    package func keepState(at path: String) {
         let keeper = HostStateKeeper(host: self, path: path)
         let earlier = stateKeeper.withLock { kept in
             defer { kept = keeper }
@@ -28,7 +28,7 @@ extension PlayerHost {
     }
 
     /// The state to save now.
-    public func currentState() -> HostState {
+    package func currentState() -> HostState {
         let snapshot = player.snapshot()
         var state = HostState()
         state.volume = snapshot.volume
@@ -73,7 +73,7 @@ extension PlayerHost {
 
     /// Puts `state` into the player: its songs that are gone are left out with one line each, and
     /// music that was playing comes back paused at its place when `paused`.
-    public func restore(_ state: HostState, paused: Bool) {
+    package func restore(_ state: HostState, paused: Bool) {
         var playables: [Playable] = []
         var priorities: [Int] = []
         var current: Int?

@@ -6,26 +6,26 @@ import XZFolderScan
 
 /// Config keys `auto_update` (yes/no; on unless `no`) and `auto_update_depth` (folders below the music
 /// folder that are watched; 0: only the music folder itself; unset: all), MPD's names.
-public struct LibraryWatchSettings: Sendable, Equatable {
-    public var enabled = true
-    public var depth: Int?
+package struct LibraryWatchSettings: Sendable, Equatable {
+    package var enabled = true
+    package var depth: Int?
     /// How long writes must have settled before the folders they touched are updated.
-    public var timing = FolderWatch.Timing()
+    package var timing = FolderWatch.Timing()
     /// How often a music folder inotify cannot watch is rescanned instead, in seconds.
-    public var rescanInterval: Double = 60
+    package var rescanInterval: Double = 60
     /// At most this many folders watched (nil: as many as the system allows).
-    public var watchLimit: Int?
+    package var watchLimit: Int?
 
-    public init() {}
+    package init() {}
 
-    public init(config: ConfigFile) throws(SystemError) {
+    package init(config: ConfigFile) throws(SystemError) {
         if let enabled = try config.yesNo(.autoUpdate) { self.enabled = enabled }
         if let depth = try config.wholeNumber(.autoUpdateDepth) { self.depth = depth }
     }
 }
 
 extension FolderWatch.Timing: Equatable {
-    public static func == (a: Self, b: Self) -> Bool { a.quiet == b.quiet && a.ceiling == b.ceiling }
+    package static func == (a: Self, b: Self) -> Bool { a.quiet == b.quiet && a.ceiling == b.ceiling }
 }
 
 /// The music folder's watch: changed folders become one update job per settled batch, and where inotify
@@ -106,7 +106,7 @@ extension PlayerHost {
     /// reach the catalogue through an update job of the folders they are in, started once writes have
     /// settled, and observers hear `update` and `database` as after `update`. A music folder that is not
     /// there is not watched.
-    public func watchLibrary(_ settings: LibraryWatchSettings) {
+    package func watchLibrary(_ settings: LibraryWatchSettings) {
         guard let resolved = realpath(naming.musicDirectory, nil) else { return }
         let root = String(cString: resolved)
         free(resolved)

@@ -7,24 +7,24 @@ import XZPlaybackTerms
 /// The process that owns a library's player: the player itself, play statistics, the names songs have
 /// for protocol clients, and the fan-out of changes to every client waiting in `idle`.
 /// Every frontend (protocol connections, the prompt hosting the player, one-shot `play`) drives it.
-public final class PlayerHost: Sendable {
-    public let player: Player
-    public let folder: LibraryFolder
-    public let database: LibraryDatabase
+package final class PlayerHost: Sendable {
+    package let player: Player
+    package let folder: LibraryFolder
+    package let database: LibraryDatabase
     /// How clients know its songs: the music folder's names, and on a host that streams, the catalogue
     /// songs that are not offline by their audio URL.
-    public let naming: SongNaming
-    public let startedAt = Date()
+    package let naming: SongNaming
+    package let startedAt = Date()
     /// Audio output as configured, for `outputs`, when the config has no `audio_output` blocks.
-    public let output: OutputSpec
+    package let output: OutputSpec
     /// The config's `audio_output` blocks, each switched on and off by clients; nil for the one `output`.
-    public let outputSet: OutputSet?
+    package let outputSet: OutputSet?
     /// `update` / `rescan` jobs of the music folder.
-    public let updates = DatabaseUpdates()
+    package let updates = DatabaseUpdates()
     /// http(s) URIs play here (the host has a downloader).
-    public let canStream: Bool
+    package let canStream: Bool
     /// Fetches playlists by URL (`load http://…/list.m3u`); nil on a host without a downloader.
-    public let fetchPlaylist: PlaylistFetcher?
+    package let fetchPlaylist: PlaylistFetcher?
 
     /// The music folder's watch (`watchLibrary`).
     let libraryWatch = LibraryWatch()
@@ -44,11 +44,11 @@ public final class PlayerHost: Sendable {
     private let drained = DispatchSemaphore(value: 0)
 
     /// MPD's `max_playlist_length` default, the queue's cap until the config sets another.
-    public static let defaultMaxQueueLength = PlayerStateMachine.defaultMaxLength
+    package static let defaultMaxQueueLength = PlayerStateMachine.defaultMaxLength
 
     /// `report` hears problems that are no command's failure (statistics that could not be saved).
     /// `outputs`: the config's outputs, played to instead of `output` when there are any.
-    public init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, outputs: [NamedOutput] = [],
+    package init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, outputs: [NamedOutput] = [],
                 realtime: Bool = false, musicDirectory: URL = SongNaming.defaultMusicDirectory(), seed: UInt64? = nil,
                 streams: StreamOpener? = nil, fetchPlaylist: PlaylistFetcher? = nil,
                 report: @escaping @Sendable (String) -> Void) {
@@ -101,18 +101,18 @@ public final class PlayerHost: Sendable {
     }
 
     /// Hears every player event, in order, off the audio thread.
-    public func observe(_ observer: @escaping @Sendable (PlayerEvent) -> Void) {
+    package func observe(_ observer: @escaping @Sendable (PlayerEvent) -> Void) {
         state.withLock { $0.observers.append(observer) }
     }
 
     /// The name protocol clients know a queue item by.
-    public func uri(of item: QueueItem) -> String {
+    package func uri(of item: QueueItem) -> String {
         naming.uri(ofFile: item.path, inCatalogue: item.songKey != nil)
     }
 
     /// Registers someone who hears every change (a client waiting in `idle`); returns the token to
     /// `stopObserving` with.
-    public func observeChanges(_ listener: @escaping @Sendable (HostChanges) -> Void) -> Int {
+    package func observeChanges(_ listener: @escaping @Sendable (HostChanges) -> Void) -> Int {
         observeChanges(listener, client: true)
     }
 
@@ -120,24 +120,24 @@ public final class PlayerHost: Sendable {
         changeListeners.add(listener, client: client)
     }
 
-    public func stopObserving(_ token: Int) {
+    package func stopObserving(_ token: Int) {
         changeListeners.remove(token)
     }
 
-    public var clientCount: Int { changeListeners.clientCount }
+    package var clientCount: Int { changeListeners.clientCount }
 
     /// Tells every observer about `changes` (things the player's state does not show, e.g. outputs).
-    public func announce(_ changes: HostChanges) {
+    package func announce(_ changes: HostChanges) {
         changeListeners.announce(changes)
     }
 
     /// Milliseconds of audio played since the host started (MPD's `playtime`).
-    public var playTimeMs: Int {
+    package var playTimeMs: Int {
         state.withLock { $0.playedMs }
     }
 
     /// What `outputs` lists: the config's outputs, or the one chosen by `--output` (id 0).
-    public var outputStatuses: [OutputStatus] {
+    package var outputStatuses: [OutputStatus] {
         if let outputSet {
             return zip(outputSet.members, outputSet.enabled).enumerated().map { id, member in
                 OutputStatus(id: id, name: member.0.name, plugin: member.0.plugin, enabled: member.1)
@@ -147,20 +147,20 @@ public final class PlayerHost: Sendable {
     }
 
     /// Whether some output takes audio; with none, playback pauses, as MPD's does.
-    public var isOutputEnabled: Bool {
+    package var isOutputEnabled: Bool {
         outputStatuses.contains(where: \.enabled)
     }
 
     /// MPD's `enableoutput` / `disableoutput`: a change is heard as the output's and its mixer's.
     /// False when there is no output `id`.
     @discardableResult
-    public func setOutputEnabled(_ enabled: Bool, id: Int = 0) -> Bool {
+    package func setOutputEnabled(_ enabled: Bool, id: Int = 0) -> Bool {
         switchOutput(id, mixerHeardOnEnabling: true) { _ in enabled }
     }
 
     /// MPD's `toggleoutput`, whose change is heard as the mixer's too only when the output goes off.
     @discardableResult
-    public func toggleOutput(id: Int = 0) -> Bool {
+    package func toggleOutput(id: Int = 0) -> Bool {
         switchOutput(id, mixerHeardOnEnabling: false) { !$0 }
     }
 
@@ -188,7 +188,7 @@ public final class PlayerHost: Sendable {
 
     /// Queues an import of `folder` (everything re-read when `rescan`); returns its job number at once.
     /// Observers hear `update` when it starts and ends, and `database` when it changed songs.
-    public func startUpdate(of folder: URL, rescan: Bool) -> Int {
+    package func startUpdate(of folder: URL, rescan: Bool) -> Int {
         // A folder of the music folder heeds the `.mpdignore` files above it too.
         let music = naming.musicDirectory
         let inMusic = folder.standardizedFileURL.path == music || folder.standardizedFileURL.path.hasPrefix(music + "/")
@@ -201,7 +201,7 @@ public final class PlayerHost: Sendable {
     /// scanned empty) is updated now, in the background; returns the job's number, nil when there was
     /// nothing to do. Clients are answered meanwhile, `status` showing `updating_db`.
     @discardableResult
-    public func scanMusicFolderIfUnscanned() -> Int? {
+    package func scanMusicFolderIfUnscanned() -> Int? {
         let folder = URL(fileURLWithPath: naming.musicDirectory)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue,
@@ -213,7 +213,7 @@ public final class PlayerHost: Sendable {
     /// another process are announced (`database` as after `update`, `stickers`, `storedPlaylists`), heard
     /// through inotify (polled every `interval` only where inotify cannot watch); `afterSongsChange` runs on
     /// the watch's thread at its first check and after every change of songs.
-    public func watchCatalogue(polling interval: DispatchTimeInterval = .seconds(1),
+    package func watchCatalogue(polling interval: DispatchTimeInterval = .seconds(1),
                                afterSongsChange: (@Sendable () -> Void)? = nil) {
         updates.watch(database, playlists: playlistsFolder, polling: interval) { [weak self] changes, byOtherProcess in
             guard let self else { return }
@@ -224,7 +224,7 @@ public final class PlayerHost: Sendable {
 
     /// A client changed stickers or stored playlists through this host: observers hear it now, and the
     /// watch does not tell them again.
-    public func wrote(_ changes: HostChanges) {
+    package func wrote(_ changes: HostChanges) {
         updates.takeAsSeen(database, playlists: playlistsFolder)
         announce(changes)
     }
@@ -232,7 +232,7 @@ public final class PlayerHost: Sendable {
     var playlistsFolder: URL { StoredPlaylists(library: folder).folder }
 
     /// Stops the music (the play session saved as ended by leaving), closes the output and writes statistics.
-    public func shutdown() {
+    package func shutdown() {
         // Saved before the player stops, which would forget what was playing.
         stateKeeper.withLock { $0.take() }?.finish()
         updates.stopWatching()
@@ -308,7 +308,7 @@ final class ChangeListeners: Sendable {
 
 extension Player {
     /// MPD's `play` without a position: paused goes on, stopped starts the current song (else the first).
-    public func playFromWhereItIs() {
+    package func playFromWhereItIs() {
         switch snapshot().state {
         case .paused: resume()
         case .stopped: togglePause()

@@ -4,7 +4,7 @@ import XZCatalogue
 import XZPlaybackTerms
 
 /// What a user or client names to play: every way into the queue goes through `QueueItem(_:database:)`.
-public enum Playable: Sendable, Equatable {
+package enum Playable: Sendable, Equatable {
     /// A catalogue song: its local file, else its audio URL as it downloads.
     case song(Song)
     /// Any audio file, by absolute path.
@@ -17,7 +17,7 @@ extension Playable {
     /// A song as a host names it (`currentsong`, `playlistinfo`), as this library plays it: the file its name
     /// stands for in the host's music folder or this library, a stream's URL as a stream. A name this library
     /// cannot place is kept as the host gave it.
-    public init(hostURI uri: String, naming: SongNaming, catalogue: LibraryDatabase) {
+    package init(hostURI uri: String, naming: SongNaming, catalogue: LibraryDatabase) {
         let path = QueueItem.isStreamURL(uri) ? uri : (try? naming.locate(uri, allowAbsolute: true, catalogue: catalogue).path) ?? uri
         self = QueueItem.isStreamURL(path) ? .stream(path) : .file(path)
     }
@@ -26,7 +26,7 @@ extension Playable {
 extension QueueItem {
     /// The one place queue items are made from what was named: the catalogue's lyric shifts and
     /// loudness of all the songs are read at once.
-    public static func items(_ playables: [Playable], database: LibraryDatabase) -> [QueueItem] {
+    package static func items(_ playables: [Playable], database: LibraryDatabase) -> [QueueItem] {
         // A file of the catalogue is its song; all are looked up at once. Unreadable, the files' own
         // tags name them.
         let files = playables.compactMap { playable -> String? in
@@ -61,7 +61,7 @@ extension QueueItem {
         }
     }
 
-    public init(_ playable: Playable, database: LibraryDatabase) {
+    package init(_ playable: Playable, database: LibraryDatabase) {
         self = Self.items([playable], database: database)[0]
     }
 

@@ -3,12 +3,12 @@ import XZCatalogue
 import XZPlaybackTerms
 
 /// A remote playlist's body as its server sent it.
-public struct FetchedPlaylist: Sendable {
-    public var data: Data
+package struct FetchedPlaylist: Sendable {
+    package var data: Data
     /// The server's Content-Type, if it sent one.
-    public var contentType: String?
+    package var contentType: String?
 
-    public init(data: Data, contentType: String?) {
+    package init(data: Data, contentType: String?) {
         self.data = data
         self.contentType = contentType
     }
@@ -16,10 +16,10 @@ public struct FetchedPlaylist: Sendable {
 
 /// Fetches a playlist URL, at most `maxBytes` of it within `seconds`, or throws an error whose
 /// description is one line saying why not. Blocks: called on the host's blocking lane.
-public typealias PlaylistFetcher = @Sendable (_ url: String, _ maxBytes: Int, _ seconds: Double) throws -> FetchedPlaylist
+package typealias PlaylistFetcher = @Sendable (_ url: String, _ maxBytes: Int, _ seconds: Double) throws -> FetchedPlaylist
 
 /// Why a remote playlist gives no songs.
-public enum RemotePlaylistError: Error, Equatable, CustomStringConvertible {
+package enum RemotePlaylistError: Error, Equatable, CustomStringConvertible {
     /// The host fetches no URLs (it has no downloader).
     case notFetched
     /// The server could not be asked, or its answer was too large, too slow or an HTTP error.
@@ -27,7 +27,7 @@ public enum RemotePlaylistError: Error, Equatable, CustomStringConvertible {
     /// The answer is in no playlist format, by its Content-Type or the URL's suffix.
     case notAPlaylist(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notFetched: return "this host fetches no URLs"
         case .unreachable(let why): return why
@@ -37,21 +37,21 @@ public enum RemotePlaylistError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Playlists by URL, as MPD's playlist plugins read them: `load http://…/list.m3u` queues its lines.
-public enum RemotePlaylist {
+package enum RemotePlaylist {
     /// The most bytes of a list read: 16,384 stream URLs and their titles fit.
-    public static let maxBytes = 2 << 20
+    package static let maxBytes = 2 << 20
     /// The longest a fetch may take, slow servers and redirects included.
-    public static let maxSeconds = 10.0
+    package static let maxSeconds = 10.0
 
     /// The format a URL's path names by its suffix, if any.
-    public static func format(ofURL url: String) -> PlaylistFormat? {
+    package static func format(ofURL url: String) -> PlaylistFormat? {
         guard let path = URL(string: url)?.path, !path.isEmpty else { return nil }
         return PlaylistFormat(fileName: path)
     }
 
     /// The entries of a list fetched from `url`: its format by the server's Content-Type, else by the
     /// URL's suffix; relative lines are read against the URL, as MPD builds them on the list's address.
-    public static func entries(of fetched: FetchedPlaylist, url: String, maxEntries: Int) throws(RemotePlaylistError)
+    package static func entries(of fetched: FetchedPlaylist, url: String, maxEntries: Int) throws(RemotePlaylistError)
         -> [PlaylistEntry] {
         guard let format = fetched.contentType.flatMap(PlaylistFormat.init(contentType:)) ?? format(ofURL: url) else {
             throw .notAPlaylist(url)
@@ -73,7 +73,7 @@ public enum RemotePlaylist {
 
 extension PlayerHost {
     /// The lines of the playlist at `url`, fetched through the host's downloader (capped in bytes and time).
-    public func remotePlaylist(_ url: String, maxEntries: Int) throws(RemotePlaylistError) -> [PlaylistEntry] {
+    package func remotePlaylist(_ url: String, maxEntries: Int) throws(RemotePlaylistError) -> [PlaylistEntry] {
         guard let fetch = fetchPlaylist else { throw .notFetched }
         let fetched: FetchedPlaylist
         do {

@@ -4,23 +4,23 @@ import XZSystem
 
 /// A song's picture, as MPD's `albumart` and `readpicture` find it and MPRIS shows it: a cover file
 /// beside the song, or the picture in its tags.
-public struct SongCover: Sendable, Equatable {
+package struct SongCover: Sendable, Equatable {
     /// The tag's MIME type; nil for a cover file, whose type only its bytes tell.
-    public let mimeType: String?
-    public let data: [UInt8]
+    package let mimeType: String?
+    package let data: [UInt8]
 
-    public init(mimeType: String?, data: [UInt8]) {
+    package init(mimeType: String?, data: [UInt8]) {
         self.mimeType = mimeType
         self.data = data
     }
 
     /// The names of a folder's cover file, in the order looked for (MPD's).
-    public static let fileNames = ["cover.png", "cover.jpg", "cover.jpeg", "cover.webp", "folder.jpg", "folder.png"]
+    package static let fileNames = ["cover.png", "cover.jpg", "cover.jpeg", "cover.webp", "folder.jpg", "folder.png"]
     /// A cover larger than this is no cover: it is not read whole into memory.
-    public static let sizeLimit = 64 << 20
+    package static let sizeLimit = 64 << 20
 
     /// The cover file in the folder of `path`.
-    public static func folderFile(besides path: String) -> SongCover? {
+    package static func folderFile(besides path: String) -> SongCover? {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         for name in fileNames {
             if let data = RegularFile.contents(atPath: folder.appendingPathComponent(name).path, limit: sizeLimit) {
@@ -31,14 +31,14 @@ public struct SongCover: Sendable, Equatable {
     }
 
     /// The picture in the tags of the file at `path`.
-    public static func embedded(in path: String) -> SongCover? {
+    package static func embedded(in path: String) -> SongCover? {
         // Tags that cannot be read hold no picture.
         guard let picture = try? AudioTags.picture(path: path) else { return nil }
         return SongCover(mimeType: picture.mimeType.isEmpty ? nil : picture.mimeType, data: picture.data)
     }
 
     /// The first of the two sources that has one, the tag's picture first when `embeddedFirst`.
-    public static func find(for path: String, embeddedFirst: Bool) -> SongCover? {
+    package static func find(for path: String, embeddedFirst: Bool) -> SongCover? {
         embeddedFirst ? embedded(in: path) ?? folderFile(besides: path) : folderFile(besides: path) ?? embedded(in: path)
     }
 }

@@ -3,11 +3,11 @@ import XZAudio
 import XZCatalogue
 
 /// Where a song's lyrics are: its recorded LRC file, else `NAME.lrc` beside the audio, else the MP3's own tag.
-public enum SongLyrics: Equatable, Sendable {
+package enum SongLyrics: Equatable, Sendable {
     case file(String)
     case embedded(String)
 
-    public static func locate(for song: Song) -> SongLyrics? {
+    package static func locate(for song: Song) -> SongLyrics? {
         if let file = lrcFile(for: song) { return .file(file) }
         guard !song.localPath.isEmpty else { return nil }
         // A file whose tags cannot be read has no lyrics to show; playing it says what is wrong.
@@ -17,7 +17,7 @@ public enum SongLyrics: Equatable, Sendable {
 
     /// The song's LRC file: the recorded one, else `NAME.lrc` beside the audio. Looks at names only,
     /// never inside the audio, so a queue of thousands is made without opening their files.
-    public static func lrcFile(for song: Song) -> String? {
+    package static func lrcFile(for song: Song) -> String? {
         let manager = FileManager.default
         if !song.lyricsPath.isEmpty, manager.fileExists(atPath: song.lyricsPath) { return song.lyricsPath }
         guard !song.localPath.isEmpty else { return nil }
@@ -30,7 +30,7 @@ public enum SongLyrics: Equatable, Sendable {
 extension SongLyrics {
     /// Which lyrics a song has, as `info`, `now` and the `lyrics` sticker tell it: the best of its own
     /// (an LRC file is synced, tags by their time stamps) and those fetched; nil when it has none.
-    public static func kind(for song: Song, fetched: FetchedLyrics?) -> FetchedLyricsKind? {
+    package static func kind(for song: Song, fetched: FetchedLyrics?) -> FetchedLyricsKind? {
         var own: FetchedLyricsKind?
         switch locate(for: song) {
         case .file: return .synced
@@ -43,7 +43,7 @@ extension SongLyrics {
     }
 
     /// The same, reading what was fetched from the library; a failed read counts as nothing fetched.
-    public static func kind(for song: Song, database: LibraryDatabase) -> FetchedLyricsKind? {
+    package static func kind(for song: Song, database: LibraryDatabase) -> FetchedLyricsKind? {
         kind(for: song, fetched: try? database.fetchedLyrics(songKey: song.songKey))
     }
 }

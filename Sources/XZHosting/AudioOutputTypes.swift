@@ -7,11 +7,11 @@ import XZEncoders
 
 /// How the config's `audio_output` blocks become the host's outputs, with MPD's keys: `type` and `name`
 /// (both required, as in MPD), `enabled`, and each type's own. One row per type.
-public enum AudioOutputTypes {
+package enum AudioOutputTypes {
     /// Makes the output of one block; a setting it cannot use is an error naming its line (`ConfigFile.error`).
-    public typealias Maker = @Sendable (_ block: ConfigFile.Block, _ config: ConfigFile) throws -> AudioOutput
+    package typealias Maker = @Sendable (_ block: ConfigFile.Block, _ config: ConfigFile) throws -> AudioOutput
 
-    public static let table: [String: Maker] = [
+    package static let table: [String: Maker] = [
         "null": { _, _ in LibaoOutput(spec: .null) },
         "ao": { block, config in
             let driver = block.value("driver") ?? "default"
@@ -52,7 +52,7 @@ public enum AudioOutputTypes {
 
     /// The outputs of `config`'s blocks, and one line for each block left out (the host starts with the others,
     /// as MPD users expect a host that is up).
-    public static func outputs(of config: ConfigFile) -> (outputs: [NamedOutput], notes: [String]) {
+    package static func outputs(of config: ConfigFile) -> (outputs: [NamedOutput], notes: [String]) {
         var outputs: [NamedOutput] = []
         var notes: [String] = []
         for block in config.blocks(named: "audio_output") {
@@ -89,7 +89,7 @@ public enum AudioOutputTypes {
     }
 
     /// The value of `key`, which the block must have.
-    public static func required(_ key: String, _ block: ConfigFile.Block, _ config: ConfigFile) throws -> String {
+    package static func required(_ key: String, _ block: ConfigFile.Block, _ config: ConfigFile) throws -> String {
         guard let value = block.value(key), !value.isEmpty else {
             throw config.error(in: block, nil, "\(block.value("type").map { "a \($0) output" } ?? "an output") needs \(key) \"…\"")
         }
@@ -97,7 +97,7 @@ public enum AudioOutputTypes {
     }
 
     /// The line of `key` in the block, for an error about its value.
-    public static func entry(_ key: String, _ block: ConfigFile.Block) -> ConfigFile.Entry? {
+    package static func entry(_ key: String, _ block: ConfigFile.Block) -> ConfigFile.Entry? {
         block.entries.last { $0.key == key }
     }
 

@@ -3,11 +3,11 @@ import XZZeroconf
 
 /// A port the host listens on for others, at the address it is bound to: the protocol's, or an HTTP
 /// stream output's.
-public struct ListeningPort: Sendable, Hashable {
-    public var address: String
-    public var port: Int
+package struct ListeningPort: Sendable, Hashable {
+    package var address: String
+    package var port: Int
 
-    public init(address: String, port: Int) {
+    package init(address: String, port: Int) {
         self.address = address
         self.port = port
     }

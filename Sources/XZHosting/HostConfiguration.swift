@@ -8,33 +8,33 @@ import XZSystem
 /// Everything a host of one library is started from: the host's config keys (`HostSettings`), the audio
 /// output, how streams are fetched, ReplayGain and crossfade. Read from the config file once; a command's
 /// options then change what they override.
-public struct HostConfiguration: Sendable {
-    public var settings: HostSettings
-    public var output: OutputSpec
+package struct HostConfiguration: Sendable {
+    package var settings: HostSettings
+    package var output: OutputSpec
     /// The config file whose `audio_output` blocks the host plays to; nil when it has none, or when this run
     /// chose its output (`--output`, `$XZMUSIC_OUTPUT`), which wins over the blocks.
-    public var outputBlocks: ConfigFile?
+    package var outputBlocks: ConfigFile?
     /// File outputs paced to real time (`play --realtime`).
-    public var realtime = false
+    package var realtime = false
     /// How streams are fetched and kept (`online_cache`, the prebuffer).
-    public var downloads: DownloadSettings
-    public var replayGain: ReplayGainSettings
-    public var crossfade: CrossfadeSettings
+    package var downloads: DownloadSettings
+    package var replayGain: ReplayGainSettings
+    package var crossfade: CrossfadeSettings
     /// Plain URLs played here are kept in the library too (`play --keep`).
-    public var keepsURLs = false
+    package var keepsURLs = false
     /// The bus and cover folder of MPRIS, on when `settings.mpris`.
-    public var mpris = MPRISSettings()
+    package var mpris = MPRISSettings()
     /// A headless host, whose work is answering clients, makes every song's record before the first
     /// listing (`MPDService.watchCatalogue`); a prompt keeps its memory.
-    public var makesRecordsAhead = false
+    package var makesRecordsAhead = false
     /// Keys that could not be read and were left at their defaults, one line each, told when the host starts.
-    public private(set) var notes: [String] = []
+    package private(set) var notes: [String] = []
 
     /// The host's keys must be valid: a bad one is an error naming its line. The player's own keys
     /// (ReplayGain, crossfade) and the downloader's fall back to their defaults with a note, so a bad
     /// one never stops the music.
     /// `output`: nil for `$XZMUSIC_OUTPUT`, else the system's default output.
-    public init(config: ConfigFile, output: OutputSpec? = nil,
+    package init(config: ConfigFile, output: OutputSpec? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         settings = try HostSettings(config: config)
         let chosen = try output ?? environment["XZMUSIC_OUTPUT"].map(OutputSpec.init(parsing:))
@@ -62,7 +62,7 @@ public struct HostConfiguration: Sendable {
 
     /// The outputs of the config's `audio_output` blocks (none without blocks: the host plays to `output`),
     /// and a line for each block left out. With blocks that all failed, the host plays to `output` and says so.
-    public func makeOutputs() -> (outputs: [NamedOutput], notes: [String]) {
+    package func makeOutputs() -> (outputs: [NamedOutput], notes: [String]) {
         guard let outputBlocks else { return ([], []) }
         var made = AudioOutputTypes.outputs(of: outputBlocks)
         if made.outputs.isEmpty { made.notes.append("no audio_output block could be used; playing to the \(output) output") }
@@ -70,7 +70,7 @@ public struct HostConfiguration: Sendable {
     }
 
     /// The config file's configuration (`ConfigFile.load`); a file that cannot be read is an error.
-    public static func load(output: OutputSpec? = nil,
+    package static func load(output: OutputSpec? = nil,
                             environment: [String: String] = ProcessEnvironment.variables("XDG_CONFIG_HOME", "HOME", "XZMUSIC_OUTPUT"))
         throws -> HostConfiguration {
         try HostConfiguration(config: ConfigFile.load(environment: environment), output: output, environment: environment)

@@ -7,19 +7,19 @@ import XZSystem
 /// The one way the prompt and the one-shot commands reach a player: requests to the host's MPD command
 /// table, over the library's socket when another process hosts, or to a client session on this process's
 /// own host. Either way the answer is read by `MPDAnswer`, so both doors answer alike.
-public final class HostDoor: Sendable {
+package final class HostDoor: Sendable {
     /// The host's failures as its callers match them: `catch HostDoor.Failure.lost`.
-    public struct Failure: KindedError {
-        public enum Kind: Hashable, Sendable {
+    package struct Failure: KindedError {
+        package enum Kind: Hashable, Sendable {
             case refused, lost, listTooLarge
         }
 
-        public let kind: Kind
-        public let message: String
+        package let kind: Kind
+        package let message: String
         /// A refusal's ACK: its code and the command it names.
-        public let ack: MPDError?
+        package let ack: MPDError?
 
-        public init(kind: Kind, message: String) {
+        package init(kind: Kind, message: String) {
             self.init(kind: kind, message: message, ack: nil)
         }
 
@@ -29,15 +29,15 @@ public final class HostDoor: Sendable {
             self.ack = ack
         }
 
-        public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+        package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 
         /// The host's ACK.
-        public static let refused = Failure(kind: .refused, message: "the host refused the request")
-        public static func refused(_ ack: MPDError) -> Failure { Failure(kind: .refused, message: ack.message, ack: ack) }
+        package static let refused = Failure(kind: .refused, message: "the host refused the request")
+        package static func refused(_ ack: MPDError) -> Failure { Failure(kind: .refused, message: ack.message, ack: ack) }
         /// The connection broke or the host hung up.
-        public static let lost = Failure(kind: .lost, message: "the connection to the host broke")
+        package static let lost = Failure(kind: .lost, message: "the connection to the host broke")
         /// A command list longer than the host takes at once (MPD's `max_command_list_size`); nothing was sent.
-        public static let listTooLarge = Failure(kind: .listTooLarge, message: "a command list longer than the host takes at once")
+        package static let listTooLarge = Failure(kind: .listTooLarge, message: "a command list longer than the host takes at once")
         static func listTooLarge(bytes: Int, limit: Int) -> Failure {
             listTooLarge("a command list of \(bytes) bytes, more than the host takes at once (\(limit), max_command_list_size)")
         }
@@ -60,15 +60,15 @@ public final class HostDoor: Sendable {
     /// The host's music folder, asked once (`config`).
     private let knownMusicDirectory = Mutex<String?>(nil)
     /// Whether the host runs in this process.
-    public let isInProcess: Bool
+    package let isInProcess: Bool
 
     /// Bytes one command list may hold: MPD's default `max_command_list_size`, which a host may lower.
-    public static let maxListBytes = SessionLimits().maxCommandListBytes
+    package static let maxListBytes = SessionLimits().maxCommandListBytes
     /// Bytes one answer may hold: MPD's default `max_output_buffer_size`, past which a host sends nothing.
-    public static let maxAnswerBytes = SessionLimits().maxOutputBytes
+    package static let maxAnswerBytes = SessionLimits().maxOutputBytes
 
     /// A door over the socket of a host in another process.
-    public init(client: sending MPDClient) {
+    package init(client: sending MPDClient) {
         hangUpLine = HangUp(client: client)
         line = Mutex(.socket(client))
         isInProcess = false
@@ -76,13 +76,13 @@ public final class HostDoor: Sendable {
 
     /// A door to the running host of `library`, over its socket; nil when no host answers there (no socket,
     /// or one a host that died left behind).
-    public static func connect(library: LibraryFolder) throws -> HostDoor? {
+    package static func connect(library: LibraryFolder) throws -> HostDoor? {
         guard let client = try MPDClient.connect(unixPath: LibraryHost.socketPath(of: library)) else { return nil }
         return HostDoor(client: client)
     }
 
     /// A door to this process's host: a client session of its own, local and let in as the socket's are.
-    public init(service: MPDService) {
+    package init(service: MPDService) {
         line = Mutex(.session(ClientSession(peer: .local, passwordRequired: false), service))
         hangUpLine = HangUp(client: nil)
         isInProcess = true
@@ -90,20 +90,20 @@ public final class HostDoor: Sendable {
 
     /// Ends a socket door from any thread: a request waiting for its answer (`idle`) fails as `lost`, and so
     /// does every later one. A door in process has no line to end.
-    public func hangUp() {
+    package func hangUp() {
         hangUpLine.client?.disconnect()
     }
 
     /// Runs one command: the `key: value` pairs of its answer.
     @discardableResult
-    public func run(_ name: String, _ arguments: [String] = []) throws(Failure) -> [(key: String, value: String)] {
+    package func run(_ name: String, _ arguments: [String] = []) throws(Failure) -> [(key: String, value: String)] {
         try exchange([MPDRequest(name: name, arguments: arguments).line])
     }
 
     /// Runs requests as one command list, which the host carries out before any other client's request
     /// sees the queue; the pairs of all their answers. An empty list sends nothing.
     @discardableResult
-    public func runList(_ requests: [MPDRequest]) throws(Failure) -> [(key: String, value: String)] {
+    package func runList(_ requests: [MPDRequest]) throws(Failure) -> [(key: String, value: String)] {
         guard !requests.isEmpty else { return [] }
         let lines = requests.map(\.line)
         // Counted as the host counts a list: each line and its end.
@@ -112,23 +112,23 @@ public final class HostDoor: Sendable {
         return try exchange(["command_list_begin"] + lines + ["command_list_end"])
     }
 
-    public func status() throws(Failure) -> PlayerStatus {
+    package func status() throws(Failure) -> PlayerStatus {
         PlayerStatus(try run("status"))
     }
 
     /// The current entry of the queue; nil when there is none.
-    public func currentSong() throws(Failure) -> SongRecord? {
+    package func currentSong() throws(Failure) -> SongRecord? {
         SongRecord.records(try run("currentsong")).first
     }
 
     /// The queue's entries in `window` (positions from 0), as many of them as there are.
-    public func queue(window: Range<Int>) throws(Failure) -> [SongRecord] {
+    package func queue(window: Range<Int>) throws(Failure) -> [SongRecord] {
         guard !window.isEmpty else { return [] }
         return SongRecord.records(try run("playlistinfo", ["\(window.lowerBound):\(window.upperBound)"]))
     }
 
     /// The host's music folder, against which its song names are read.
-    public func musicDirectory() throws(Failure) -> String {
+    package func musicDirectory() throws(Failure) -> String {
         if let known = knownMusicDirectory.withLock({ $0 }) { return known }
         guard let music = try run("config").first(where: { $0.key == "music_directory" })?.value else {
             throw Failure.lost("the host names no music folder")

@@ -11,34 +11,34 @@ import XZZeroconf
 /// `auto_update_depth`. The queue's cap: `max_playlist_length`. What a client may make the host hold:
 /// `max_command_list_size` and `max_output_buffer_size`, in KiB as MPD reads them, and
 /// `request_time_budget`. Zeroconf: `zeroconf_enabled` and `zeroconf_name`.
-public struct HostSettings: Sendable, Equatable {
-    public var port = 6600
-    public var bindAddress = "127.0.0.1"
-    public var password: String?
-    public var musicDirectory: URL
+package struct HostSettings: Sendable, Equatable {
+    package var port = 6600
+    package var bindAddress = "127.0.0.1"
+    package var password: String?
+    package var musicDirectory: URL
     /// Where the host keeps its queue and player state: `host.state` in the library folder when nil,
     /// nowhere with `state_file = none`.
-    public var stateFilePath: String?
-    public var keepsState = true
+    package var stateFilePath: String?
+    package var keepsState = true
     /// Music playing when the host stopped comes back paused (MPD's `restore_paused`; on here).
-    public var restorePaused = true
-    public var libraryWatch = LibraryWatchSettings()
+    package var restorePaused = true
+    package var libraryWatch = LibraryWatchSettings()
     /// The most entries the queue holds (MPD's `max_playlist_length`, 16,384 by default); stored
     /// playlists are held to it too.
-    public var maxPlaylistLength = PlayerHost.defaultMaxQueueLength
-    public var limits = ServerLimits()
+    package var maxPlaylistLength = PlayerHost.defaultMaxQueueLength
+    package var limits = ServerLimits()
     /// The host shows itself over MPRIS on the session bus (`mpris`).
-    public var mpris = true
+    package var mpris = true
     /// Phones find the host through avahi-daemon (MPD's `zeroconf_enabled`).
-    public var zeroconfEnabled = true
+    package var zeroconfEnabled = true
     /// The name it is announced by, `%h` being the host name (MPD's `zeroconf_name`).
-    public var zeroconfName = ZeroconfName.defaultTemplate
+    package var zeroconfName = ZeroconfName.defaultTemplate
 
-    public init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
+    package init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
     }
 
-    public init(config: ConfigFile) throws {
+    package init(config: ConfigFile) throws {
         self.init()
         libraryWatch = try LibraryWatchSettings(config: config)
         if let port = try config.wholeNumber(.port) { self.port = port }
@@ -64,20 +64,20 @@ public struct HostSettings: Sendable, Equatable {
     }
 
     /// The state file of a host of `library`, or nil when it keeps none.
-    public func stateFile(library: LibraryFolder) -> String? {
+    package func stateFile(library: LibraryFolder) -> String? {
         guard keepsState else { return nil }
         return stateFilePath ?? library.url.appendingPathComponent("host.state").path
     }
 
     /// Loopback needs no password; any other address does, so the music is never open to a network.
-    public func validate() throws {
+    package func validate() throws {
         if !Self.isLoopback(bindAddress), password == nil {
             throw HostingError.refusedAddress("refusing to listen on \(bindAddress) without a password: set 'password = …' in the config")
         }
     }
 
     /// An address only this machine reaches.
-    public static func isLoopback(_ address: String) -> Bool {
+    package static func isLoopback(_ address: String) -> Bool {
         ["127.0.0.1", "::1", "localhost"].contains(address) || address.hasPrefix("127.")
     }
 }

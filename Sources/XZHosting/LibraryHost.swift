@@ -17,9 +17,9 @@ import Glibc
 /// One library's host, assembled in one place for `serve`, a hosting prompt and `play --output` alike:
 /// the player with its streams, ReplayGain and crossfade, the catalogue and statistics, and, for a host
 /// others reach, the library's lock, its state file, the library's watch and the protocol server.
-public final class LibraryHost: Sendable {
+package final class LibraryHost: Sendable {
     /// Who else reaches the host.
-    public enum Listening: Sendable, Equatable {
+    package enum Listening: Sendable, Equatable {
         /// Nobody: a player of this process alone (`play --output`, a prompt that cannot serve). It takes
         /// no lock and keeps no state file.
         case nowhere
@@ -29,21 +29,21 @@ public final class LibraryHost: Sendable {
         case socketAndTCP
     }
 
-    public let host: PlayerHost
+    package let host: PlayerHost
     /// The command table over this host, shared by its connections and by sessions in this process.
-    public let service: MPDService
+    package let service: MPDService
     /// Nil for a host that listens nowhere.
-    public let socketPath: String?
+    package let socketPath: String?
     /// The TCP port listened on (the one picked, for port 0); nil without TCP.
-    public let tcpPort: Int?
+    package let tcpPort: Int?
     private let server: ProtocolServer?
     /// Fetches what the player streams, and the download queue of the process that hosts: one manager per
     /// process, so a song that plays as it downloads has one writer. Shut down with the host.
-    public let downloads: DownloadManager
+    package let downloads: DownloadManager
     /// Held while the host runs; freed by `stop()`, or by the kernel when the process ends.
     private let lock: Mutex<HostLock?>
     /// The host on the session bus; nil with `mpris = no`, without a bus, or for a host of this process alone.
-    public let mpris: MPRISService?
+    package let mpris: MPRISService?
     /// Zeroconf, for a host others reach; nil for one that listens nowhere.
     private let announcement: HostAnnouncement?
 
@@ -61,7 +61,7 @@ public final class LibraryHost: Sendable {
     }
 
     /// The socket a host of `library` listens on.
-    public static func socketPath(of library: LibraryFolder) -> String {
+    package static func socketPath(of library: LibraryFolder) -> String {
         HostEndpoint(library: library).socketPath
     }
 
@@ -74,7 +74,7 @@ public final class LibraryHost: Sendable {
     /// process's download manager when it has one already (a prompt's queue), which the host then uses and
     /// shuts down; without it the host makes its own.
     /// On the main actor, as the commands run: the lock, the state file and the binds block.
-    @MainActor public static func start(_ configuration: HostConfiguration, library: LibraryFolder,
+    @MainActor package static func start(_ configuration: HostConfiguration, library: LibraryFolder,
                                         database: LibraryDatabase, listening: Listening,
                                         downloads shared: DownloadManager? = nil,
                                         events: @escaping @Sendable (PlayerEvent) -> Void = { _ in },
@@ -152,37 +152,37 @@ public final class LibraryHost: Sendable {
     /// Announces the HTTP stream outputs listening at `httpStreams` (`_http._tcp`) beside the protocol port,
     /// replacing those announced before; none that listens on loopback only. Nothing for a host that
     /// listens nowhere or with `zeroconf_enabled = no`.
-    public func announce(httpStreams: [ListeningPort]) {
+    package func announce(httpStreams: [ListeningPort]) {
         announcement?.announce(httpStreams: httpStreams)
     }
 
     /// The services Zeroconf has established on the network, each with the name it is announced by.
-    public var announced: [ZeroconfService: String] {
+    package var announced: [ZeroconfService: String] {
         announcement?.announced ?? [:]
     }
 
     /// Clients connected to the host (its sockets' and its sessions in process).
-    public var clientCount: Int { host.clientCount }
+    package var clientCount: Int { host.clientCount }
 
     /// Plays `items` from the first, replacing the queue: a player of one command (`play --output`), which
     /// waits for them rather than driving the host through its table.
-    public func play(_ items: [QueueItem]) {
+    package func play(_ items: [QueueItem]) {
         host.player.play(items)
     }
 
     /// Stops the music, the track ending as stopped; from any thread (a signal's).
-    public func stopPlaying() {
+    package func stopPlaying() {
         host.player.stop()
     }
 
     /// Blocks until nothing plays (the queue done, or stopped); false when `timeout` seconds passed first.
     @discardableResult
-    public func waitUntilFinished(timeout: TimeInterval? = nil) -> Bool {
+    package func waitUntilFinished(timeout: TimeInterval? = nil) -> Bool {
         host.player.waitUntilFinished(timeout: timeout)
     }
 
     /// Tracks that ended with an error so far (a one-shot command's exit status).
-    public var failedTrackCount: Int { host.player.failedTrackCount }
+    package var failedTrackCount: Int { host.player.failedTrackCount }
 
     /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
     /// other URLs stream without being kept, unless `keepURLs`.
@@ -219,7 +219,7 @@ public final class LibraryHost: Sendable {
     /// Closes every connection, stops the music (the play session and the state saved), lets streams
     /// worth keeping land in the library, removes the socket and frees the library for another host.
     /// On the main actor: the host's shutdown blocks until its events are handled.
-    @MainActor public func stop() async {
+    @MainActor package func stop() async {
         // Phones stop being told of a host that is going.
         announcement?.stop()
         // Briefly: what is stuck is left behind, so the state is saved (first in the host's shutdown) soon after a signal.
@@ -237,7 +237,7 @@ public final class LibraryHost: Sendable {
     /// started are not waited for, and the next run resumes them from their .part. The music stops (and
     /// the state is saved) before the connections close, so a request stuck in the server cannot hold
     /// up the save.
-    public func stopForExit() {
+    package func stopForExit() {
         mpris?.stop()
         host.shutdown()
         announcement?.stop()

@@ -5,7 +5,7 @@ import XZSystem
 extension ReplayGainSettings {
     /// The config file's ReplayGain keys, with MPD's names: `replay_gain_mode`, `replaygain_preamp`,
     /// `replaygain_missing_preamp` (dB, -15 to 15) and `replaygain_limit` (yes/no).
-    public init(config: ConfigFile) throws {
+    package init(config: ConfigFile) throws {
         self.init()
         if let mode = try config.text(.replayGainMode) { self.mode = ReplayGainMode(rawValue: mode) ?? .off }
         if let decibels = try config.number(.replayGainPreamp) { preampDB = decibels }

@@ -1,19 +1,19 @@
 import XZText
 
 /// Bytes of an LRC file to text. Never fails: undecodable bytes become U+FFFD.
-public enum LRCDecoding {
+package enum LRCDecoding {
     /// Which decoding was used, for callers that report it.
-    public enum Encoding: String, Sendable {
+    package enum Encoding: String, Sendable {
         case utf8, utf8BOM, utf16LE, utf16BE, gb18030, lossyUTF8
     }
 
     /// UTF-8 (BOM optional), UTF-16 LE/BE with a BOM, else GB18030/GBK when the bytes are not valid UTF-8
     /// (old Chinese LRC files), else lossy UTF-8. The BOM is not part of the result.
-    public static func decode(_ bytes: [UInt8]) -> String {
+    package static func decode(_ bytes: [UInt8]) -> String {
         decodeDetecting(bytes).text
     }
 
-    public static func decodeDetecting(_ bytes: [UInt8]) -> (text: String, encoding: Encoding) {
+    package static func decodeDetecting(_ bytes: [UInt8]) -> (text: String, encoding: Encoding) {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             return (String(decoding: bytes.dropFirst(3), as: UTF8.self), .utf8BOM)
         }

@@ -8,18 +8,18 @@
 ///   may still hold a stamp run: the text after the run, or before it when nothing follows (trailing stamps);
 /// - inside the text `<stamp>` (A2) and `[stamp]` (foobar2000) tags time the words;
 /// - a line without stamps contributes every `[key:value]` group it holds as a tag.
-public enum LRCParser {
+package enum LRCParser {
     /// A lyrics file larger than this is not read: no LRC file comes near it.
-    public static let fileLimit = 4 << 20
+    package static let fileLimit = 4 << 20
 
     /// The largest time stamp accepted (about 24.8 days): bigger ones are junk, so sums never overflow.
-    public static let maxTimeMs = Int(Int32.max)
+    package static let maxTimeMs = Int(Int32.max)
 
-    public static func parse(bytes: [UInt8]) -> LRCDocument {
+    package static func parse(bytes: [UInt8]) -> LRCDocument {
         parse(LRCDecoding.decode(bytes))
     }
 
-    public static func parse(_ text: String) -> LRCDocument {
+    package static func parse(_ text: String) -> LRCDocument {
         var bytes = Array(text.utf8)
         // A BOM that survived decoding is not part of the first line.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
@@ -43,7 +43,7 @@ public enum LRCParser {
     }
 
     /// Parses one time stamp such as `00:12.34` (no brackets); nil when it is not one.
-    public static func parseTimeStamp(_ text: String) -> Int? {
+    package static func parseTimeStamp(_ text: String) -> Int? {
         let bytes = Array(("[" + text + "]").utf8)
         return bytes.withUnsafeBufferPointer { buffer in
             guard let (ms, end) = LRCScanner.stamp(buffer, 0, buffer.count, close: UInt8(ascii: "]")),
@@ -54,7 +54,7 @@ public enum LRCParser {
 
     /// Reads an `[offset:]` value: optional sign, digits, optional fraction (rounded half away from zero);
     /// saturates at ±`maxTimeMs`. nil when it is not a number.
-    public static func parseOffset(_ text: String) -> Int? {
+    package static func parseOffset(_ text: String) -> Int? {
         let bytes = Array(LRCText.trimmed(text).utf8)
         var i = 0
         var negative = false

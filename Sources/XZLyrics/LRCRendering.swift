@@ -1,10 +1,10 @@
 import XZText
 
 /// Time stamp formatting shared by the renderings.
-public enum LRCFormat {
+package enum LRCFormat {
     /// `[mm:ss.xxx]` for `fractionDigits` 3, `[mm:ss.xx]` for 2, `[mm:ss.x]` for 1, rounding to the nearest
     /// unit (5999 ms with 2 digits gives `[00:06.00]`). Minutes grow past 99 as needed; negatives print as 0.
-    public static func stamp(_ ms: Int, fractionDigits: Int = 3) -> String {
+    package static func stamp(_ ms: Int, fractionDigits: Int = 3) -> String {
         let digits = min(max(fractionDigits, 1), 3)
         let unit = digits == 3 ? 1 : digits == 2 ? 10 : 100
         let perSecond = 1000 / unit
@@ -24,12 +24,12 @@ public enum LRCFormat {
 extension LRCDocument {
     /// `{"tags":{...},"lines":[{"time_ms":..,"text":..,"words":[{"time_ms":..,"text":..}]}]}` as
     /// JSONSerialization input; `words` only on lines with timed words.
-    public func jsonObject() -> [String: Any] {
+    package func jsonObject() -> [String: Any] {
         ["tags": tags, "lines": lines.map { $0.jsonObject() }]
     }
 
     /// One `[mm:ss.xxx] text` line per lyric line, terminal-safe; a line with empty text is the stamp alone.
-    public func plainText() -> String {
+    package func plainText() -> String {
         lines.map { line in
             let text = TerminalText.sanitize(line.text)
             return text.isEmpty ? LRCFormat.stamp(line.timeMs) : LRCFormat.stamp(line.timeMs) + " " + text
@@ -38,7 +38,7 @@ extension LRCDocument {
 }
 
 extension LyricLine {
-    public func jsonObject() -> [String: Any] {
+    package func jsonObject() -> [String: Any] {
         var object: [String: Any] = ["time_ms": timeMs, "text": text]
         if !words.isEmpty {
             object["words"] = words.map { ["time_ms": $0.timeMs, "text": $0.text] as [String: Any] }
@@ -51,7 +51,7 @@ extension LyricLine {
 extension LRCDocument: Encodable {
     private enum CodingKeys: String, CodingKey { case tags, lines }
 
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(tags, forKey: .tags)
         try container.encode(lines, forKey: .lines)
@@ -61,7 +61,7 @@ extension LRCDocument: Encodable {
 extension LyricLine: Encodable {
     private enum CodingKeys: String, CodingKey { case timeMs = "time_ms", text, words }
 
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(timeMs, forKey: .timeMs)
         try container.encode(text, forKey: .text)
@@ -72,7 +72,7 @@ extension LyricLine: Encodable {
 extension LyricWord: Encodable {
     private enum CodingKeys: String, CodingKey { case timeMs = "time_ms", text }
 
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(timeMs, forKey: .timeMs)
         try container.encode(text, forKey: .text)

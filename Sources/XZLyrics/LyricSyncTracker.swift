@@ -1,10 +1,10 @@
 /// A line-change notice for the player's display.
-public struct LyricEvent: Sendable, Equatable {
-    public var lineIndex: Int
-    public var timeMs: Int
-    public var text: String
+package struct LyricEvent: Sendable, Equatable {
+    package var lineIndex: Int
+    package var timeMs: Int
+    package var text: String
 
-    public init(lineIndex: Int, timeMs: Int, text: String) {
+    package init(lineIndex: Int, timeMs: Int, text: String) {
         self.lineIndex = lineIndex
         self.timeMs = timeMs
         self.text = text
@@ -19,21 +19,21 @@ public struct LyricEvent: Sendable, Equatable {
 ///   position, even if it is the line shown before the seek. Before the first line there is no line and
 ///   so no event; `currentLineIndex` is then nil and the display should be cleared.
 /// - No events when nothing changed.
-public struct LyricSyncTracker: Sendable {
-    public let timeline: LyricTimeline
-    public private(set) var currentLineIndex: Int?
+package struct LyricSyncTracker: Sendable {
+    package let timeline: LyricTimeline
+    package private(set) var currentLineIndex: Int?
     /// The last position fed in; nil before the first update.
-    public private(set) var positionMs: Int?
+    package private(set) var positionMs: Int?
 
-    public init(timeline: LyricTimeline) {
+    package init(timeline: LyricTimeline) {
         self.timeline = timeline
     }
 
-    public var currentLine: LyricLine? {
+    package var currentLine: LyricLine? {
         currentLineIndex.map { timeline.lines[$0] }
     }
 
-    public mutating func update(positionMs position: Int, seeked: Bool) -> [LyricEvent] {
+    package mutating func update(positionMs position: Int, seeked: Bool) -> [LyricEvent] {
         let previousIndex = currentLineIndex
         let wentBack = positionMs.map { position < $0 } ?? false
         let newIndex = timeline.lineIndex(at: position)
@@ -47,12 +47,12 @@ public struct LyricSyncTracker: Sendable {
         return (first...target).map(event)
     }
 
-    public mutating func update(sample: Int, sampleRate: Int, seeked: Bool) -> [LyricEvent] {
+    package mutating func update(sample: Int, sampleRate: Int, seeked: Bool) -> [LyricEvent] {
         update(positionMs: LyricTimeline.milliseconds(atSample: sample, sampleRate: sampleRate), seeked: seeked)
     }
 
     /// Forgets the position, as before the first update (e.g. when the same song starts again).
-    public mutating func reset() {
+    package mutating func reset() {
         currentLineIndex = nil
         positionMs = nil
     }

@@ -1,20 +1,20 @@
 import XZText
 
 /// Time-to-line lookups over a document's lines, in milliseconds or in audio samples.
-public struct LyricTimeline: Sendable {
+package struct LyricTimeline: Sendable {
     /// The lines with the adjustment applied, sorted by time (equal times in file order).
-    public private(set) var lines: [LyricLine]
+    package private(set) var lines: [LyricLine]
     /// Per-song user shift; positive shows lyrics sooner, the same sign as `[offset:]`.
-    public let adjustmentMs: Int
+    package let adjustmentMs: Int
     private let lineTimes: [Int]
     /// Every time at which the shown line or word can change, ascending, no repeats.
     private let changeTimes: [Int]
 
-    public init(_ doc: LRCDocument, adjustmentMs: Int = 0) {
+    package init(_ doc: LRCDocument, adjustmentMs: Int = 0) {
         self.init(lines: doc.lines, adjustmentMs: adjustmentMs)
     }
 
-    public init(lines: [LyricLine], adjustmentMs: Int = 0) {
+    package init(lines: [LyricLine], adjustmentMs: Int = 0) {
         self.adjustmentMs = adjustmentMs
         var shifted = lines.map { line in
             LyricLine(timeMs: Self.shift(line.timeMs, by: adjustmentMs), text: line.text,
@@ -42,24 +42,24 @@ public struct LyricTimeline: Sendable {
         self.changeTimes = changes.sorted()
     }
 
-    public var isEmpty: Bool { lines.isEmpty }
+    package var isEmpty: Bool { lines.isEmpty }
 
     /// The last line whose time is <= ms (the last of several with equal times); nil before the first.
-    public func lineIndex(at ms: Int) -> Int? {
+    package func lineIndex(at ms: Int) -> Int? {
         let index = Self.upperBound(lineTimes, ms) - 1
         return index >= 0 ? index : nil
     }
 
     /// The last word of `line` whose time is <= ms; nil before its first word, for a line without words
     /// or an index out of range.
-    public func wordIndex(line: Int, at ms: Int) -> Int? {
+    package func wordIndex(line: Int, at ms: Int) -> Int? {
         guard lines.indices.contains(line) else { return nil }
         // Words are few and their times need not ascend (they are kept as written), so a scan.
         return lines[line].words.lastIndex { $0.timeMs <= ms }
     }
 
     /// The time of the next line or word change strictly after ms; nil when nothing changes any more.
-    public func nextChange(after ms: Int) -> Int? {
+    package func nextChange(after ms: Int) -> Int? {
         let index = Self.upperBound(changeTimes, ms)
         return index < changeTimes.count ? changeTimes[index] : nil
     }
@@ -67,12 +67,12 @@ public struct LyricTimeline: Sendable {
     // MARK: Samples
 
     /// floor(sample * 1000 / sampleRate) without overflow; 0 for a sample rate <= 0.
-    public static func milliseconds(atSample sample: Int, sampleRate: Int) -> Int {
+    package static func milliseconds(atSample sample: Int, sampleRate: Int) -> Int {
         SampleTime.milliseconds(atSample: sample, sampleRate: sampleRate)
     }
 
     /// The first sample whose millisecond time (as `milliseconds(atSample:sampleRate:)`) is >= ms.
-    public static func firstSample(atMs ms: Int, sampleRate: Int) -> Int {
+    package static func firstSample(atMs ms: Int, sampleRate: Int) -> Int {
         guard sampleRate > 0 else { return 0 }
         var (q, r) = ms.quotientAndRemainder(dividingBy: 1000)
         if r < 0 { q -= 1; r += 1000 }
@@ -85,16 +85,16 @@ public struct LyricTimeline: Sendable {
         return sumOverflow ? Int.max : sum
     }
 
-    public func lineIndex(atSample sample: Int, sampleRate: Int) -> Int? {
+    package func lineIndex(atSample sample: Int, sampleRate: Int) -> Int? {
         lineIndex(at: Self.milliseconds(atSample: sample, sampleRate: sampleRate))
     }
 
-    public func wordIndex(line: Int, atSample sample: Int, sampleRate: Int) -> Int? {
+    package func wordIndex(line: Int, atSample sample: Int, sampleRate: Int) -> Int? {
         wordIndex(line: line, at: Self.milliseconds(atSample: sample, sampleRate: sampleRate))
     }
 
     /// The first sample after `sample` at which the line or word changes, for scheduling the next redraw.
-    public func nextChange(afterSample sample: Int, sampleRate: Int) -> Int? {
+    package func nextChange(afterSample sample: Int, sampleRate: Int) -> Int? {
         nextChange(after: Self.milliseconds(atSample: sample, sampleRate: sampleRate))
             .map { Self.firstSample(atMs: $0, sampleRate: sampleRate) }
     }

@@ -7,22 +7,22 @@ import XZSystem
 /// One client connection's protocol state as a plain value: command lists, `idle`, the password, tag
 /// types and binary limit. The transport hands it each request line and each change announcement and
 /// writes back what it returns; nothing here touches a socket.
-public struct ClientSession: Sendable {
-    public enum Peer: Sendable, Equatable {
+package struct ClientSession: Sendable {
+    package enum Peer: Sendable, Equatable {
         /// Over the Unix socket: may name files by absolute path.
         case local
         case network
     }
 
     /// What the transport does after writing `bytes`.
-    public struct Output: Sendable, Equatable {
-        public var bytes: [UInt8]
-        public var close: Bool
+    package struct Output: Sendable, Equatable {
+        package var bytes: [UInt8]
+        package var close: Bool
         /// How long the transport holds the answer (and the connection's next lines) back: a wrong
         /// password's, so guessing costs time. The transport schedules it; nothing blocks.
-        public var delay: Duration
+        package var delay: Duration
 
-        public init(bytes: [UInt8] = [], close: Bool = false, delay: Duration = .zero) {
+        package init(bytes: [UInt8] = [], close: Bool = false, delay: Duration = .zero) {
             self.bytes = bytes
             self.close = close
             self.delay = delay
@@ -31,7 +31,7 @@ public struct ClientSession: Sendable {
 
     /// Where a request's answer is made. Requests that may take long never share threads with quick
     /// lookups, so a stuck search cannot hold up a client reading the queue.
-    public enum Lane: Sendable, Equatable {
+    package enum Lane: Sendable, Equatable {
         /// On the connection's event loop, answered at once (`MPDCommand.Work.quick`).
         case eventLoop
         /// On a small pool of its own: the queue, a few songs, stickers (`MPDCommand.Work.lookup`).
@@ -40,17 +40,17 @@ public struct ClientSession: Sendable {
         case heavy
     }
 
-    public static let greeting = "OK MPD \(protocolVersion)\n"
-    public static let protocolVersion = "0.23.5"
+    package static let greeting = "OK MPD \(protocolVersion)\n"
+    package static let protocolVersion = "0.23.5"
 
-    public let peer: Peer
-    public internal(set) var authenticated: Bool
-    public internal(set) var tagTypes: SongTags = SongTags.held
-    public internal(set) var binaryLimit = 8192
+    package let peer: Peer
+    package internal(set) var authenticated: Bool
+    package internal(set) var tagTypes: SongTags = SongTags.held
+    package internal(set) var binaryLimit = 8192
     /// Subsystems the client waits for (all when empty), while in `idle`.
-    public private(set) var idleMask: Set<IdleSubsystem>?
+    package private(set) var idleMask: Set<IdleSubsystem>?
     /// Changes since the client last heard of them.
-    public private(set) var pending: Set<IdleSubsystem> = []
+    package private(set) var pending: Set<IdleSubsystem> = []
     /// Its message channels and waiting messages, from its first `subscribe`.
     var mailbox: MessageMailbox?
     private var list: PendingList?
@@ -67,17 +67,17 @@ public struct ClientSession: Sendable {
         var bytes = 0
     }
 
-    public var isIdle: Bool { idleMask != nil }
+    package var isIdle: Bool { idleMask != nil }
 
     /// `passwordRequired`: the host has a password and the peer has not yet given it.
-    public init(peer: Peer, passwordRequired: Bool) {
+    package init(peer: Peer, passwordRequired: Bool) {
         self.peer = peer
         authenticated = !passwordRequired
     }
 
     /// Where answering `line` runs: requests that read the catalogue or files go to a thread that may
     /// block, never the event loop. A command list runs as a lookup unless one of its commands is heavy.
-    public func lane(for line: [UInt8]) -> Lane {
+    package func lane(for line: [UInt8]) -> Lane {
         guard !isIdle else { return .eventLoop }
         let name = line.drop { $0 == 0x20 || $0 == 0x09 }.prefix { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }
         let command = String(decoding: name, as: UTF8.self)
@@ -100,12 +100,12 @@ public struct ClientSession: Sendable {
     }
 
     /// A line from the client.
-    public mutating func receive(line: String, service: MPDService) -> Output {
+    package mutating func receive(line: String, service: MPDService) -> Output {
         receive(utf8: Array(line.utf8), service: service)
     }
 
     /// A line from the client, as the bytes that came off the socket (without its newline).
-    public mutating func receive(utf8 line: [UInt8], service: MPDService) -> Output {
+    package mutating func receive(utf8 line: [UInt8], service: MPDService) -> Output {
         var output = Output()
         receive(utf8: line, service: service, into: &output)
         return output
@@ -113,7 +113,7 @@ public struct ClientSession: Sendable {
 
     /// The same, the answer appended to `output`: a transport that hands in the same emptied buffer for
     /// every line reuses its storage instead of allocating an answer per request.
-    public mutating func receive(utf8 line: [UInt8], service: MPDService, into output: inout Output) {
+    package mutating func receive(utf8 line: [UInt8], service: MPDService, into output: inout Output) {
         if let other = respond(to: line, service: service, into: &output) {
             output.bytes += other.bytes
             output.close = output.close || other.close
@@ -200,7 +200,7 @@ public struct ClientSession: Sendable {
     }
 
     /// The host announced changes: remembered, and sent at once to a client waiting for them.
-    public mutating func notify(_ changes: HostChanges) -> [UInt8]? {
+    package mutating func notify(_ changes: HostChanges) -> [UInt8]? {
         pending.formUnion(changes.idleSubsystems)
         // A message wakes only the clients it was queued for.
         if changes.contains(.messages), mailbox?.takeArrival() == true { pending.insert(.message) }
@@ -227,7 +227,7 @@ public struct ClientSession: Sendable {
 
     /// `METHOD target HTTP/1.x` (or HTTP/2's preface): an HTTP request line, which no MPD command can be
     /// since command names are lowercase. The common line is turned away by its last byte alone.
-    public static func isHTTPRequestLine(_ line: [UInt8]) -> Bool {
+    package static func isHTTPRequestLine(_ line: [UInt8]) -> Bool {
         var end = line.count
         if end > 0, line[end - 1] == 0x0D { end -= 1 }
         // " HTTP/" then "d.d" at the end.

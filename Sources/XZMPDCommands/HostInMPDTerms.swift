@@ -13,11 +13,11 @@ extension HostChanges {
         (.subscriptions, .subscription),
     ]
 
-    public var idleSubsystems: Set<IdleSubsystem> {
+    package var idleSubsystems: Set<IdleSubsystem> {
         Set(Self.subsystems.lazy.filter { self.contains($0.0) }.map(\.1))
     }
 
-    public init(_ subsystems: Set<IdleSubsystem>) {
+    package init(_ subsystems: Set<IdleSubsystem>) {
         self = Self.subsystems.reduce(into: []) { changes, pair in
             if subsystems.contains(pair.1) { changes.insert(pair.0) }
         }

@@ -3,7 +3,7 @@ extension MPDCommands {
     /// (`make fuzz-protocol`); a test checks every row has some, each within the row's argument count.
     /// Names of the library in braces are filled in by whoever runs them: `{song}` a song of the music
     /// folder, `{folder}` its folder, `{catalogue}` a catalogue song, `{playlist}` a stored playlist.
-    public static let sampleArguments: [String: [[String]]] = [
+    package static let sampleArguments: [String: [[String]]] = [
         // Connection and status
         "ping": [[]], "password": [["secret"], [""]], "commands": [[]], "notcommands": [[]],
         "tagtypes": [[], ["clear"], ["all"], ["enable", "Artist", "Title"], ["disable", "Album"], ["enable", "Nope"]],
@@ -79,12 +79,12 @@ extension MPDCommands {
     ].merging(extensionSamples) { first, _ in first }
 
     /// Numbers at the edges of every domain a client may write, for the fuzzer to put in any argument.
-    public static let edgeNumbers = ["0", "-1", "1", "2147483647", "2147483648", "4294967295", "4294967296",
+    package static let edgeNumbers = ["0", "-1", "1", "2147483647", "2147483648", "4294967295", "4294967296",
                                      "9223372036854775807", "-9223372036854775808", "18446744073709551616",
                                      "1e300", "-1e300", "nan", "inf", "0x10", "1.5", "0:", ":0",
                                      "0:9223372036854775807", "9223372036854775807:", "+2147483648",
                                      "+9223372036854775807", "-9223372036854775807"]
 
     /// The names of every command of the table.
-    public static var commandNames: [String] { allCommands.map(\.name) }
+    package static var commandNames: [String] { allCommands.map(\.name) }
 }

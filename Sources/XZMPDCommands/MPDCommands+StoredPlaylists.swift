@@ -194,15 +194,15 @@ extension MPDCommands {
 
 extension PlayerHost {
     /// The library's stored playlists, held to the queue's cap (`max_playlist_length`) as MPD holds them.
-    public var playlists: StoredPlaylists { StoredPlaylists(library: folder, maxLength: player.maxQueueLength) }
+    package var playlists: StoredPlaylists { StoredPlaylists(library: folder, maxLength: player.maxQueueLength) }
 
     /// The file a stored playlist entry names (relative entries are in the music folder).
-    public func playlistPath(_ entry: PlaylistEntry) -> String? {
+    package func playlistPath(_ entry: PlaylistEntry) -> String? {
         StoredPlaylists.path(forLocation: entry.location, base: naming.musicDirectory)
     }
 
     /// The name clients know an entry by: its song's URI, or the line as written when it names no file here.
-    public func playlistURI(_ entry: PlaylistEntry) -> String {
+    package func playlistURI(_ entry: PlaylistEntry) -> String {
         guard let path = playlistPath(entry) else { return entry.location }
         // Unreadable, the entry is named as a file outside the catalogue (by path), which it may be.
         return naming.uri(ofFile: path, inCatalogue: (try? database.song(localPath: path)) != nil)
@@ -215,7 +215,7 @@ extension PlayerHost {
     /// streams, as MPD loads one.
     /// With `catalogueOnly` the item carries what the list says of it (`listed`), as MPD's queue does.
     /// `listing`: the item is only listed, so a stream is one even where the host cannot play it.
-    public func playableItem(_ entry: PlaylistEntry, catalogueOnly: Bool = false, listing: Bool = false) -> QueueItem? {
+    package func playableItem(_ entry: PlaylistEntry, catalogueOnly: Bool = false, listing: Bool = false) -> QueueItem? {
         var item: QueueItem
         if QueueItem.isStreamURL(entry.location) {
             guard canStream || listing else { return nil }
@@ -238,14 +238,14 @@ extension PlayerHost {
         return item
     }
 
-    public func playlistEntry(_ item: QueueItem) -> PlaylistEntry {
+    package func playlistEntry(_ item: QueueItem) -> PlaylistEntry {
         PlaylistEntry(item: item, musicDirectory: naming.musicDirectory)
     }
 }
 
 extension PlaylistEntry {
     /// A queue item as a playlist line, with its `#EXTINF` title ("Singer - Title") and length.
-    public init(item: QueueItem, musicDirectory: String) {
+    package init(item: QueueItem, musicDirectory: String) {
         self.init(location: StoredPlaylists.location(forPath: item.path, musicDirectory: musicDirectory),
                   title: item.singer.isEmpty ? item.title : "\(item.singer) - \(item.title)", durationMs: item.durationMs)
     }

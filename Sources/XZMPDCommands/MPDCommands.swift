@@ -9,7 +9,7 @@ import XZSystem
 
 /// The command table: every command this host answers, with its argument count and whether it needs the
 /// password, and the player side of MPD's protocol implemented over `PlayerHost`.
-public enum MPDCommands {
+package enum MPDCommands {
     struct Invocation {
         let arguments: [String]
         let service: MPDService

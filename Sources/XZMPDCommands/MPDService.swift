@@ -5,11 +5,11 @@ import XZSystem
 
 /// What every MPD connection to one host shares: the host, its password, and the song records listings
 /// reuse (MPD's database in memory).
-public final class MPDService: Sendable {
-    public let host: PlayerHost
+package final class MPDService: Sendable {
+    package let host: PlayerHost
     /// Required before anything but the `beforePassword` commands; nil: every client may do everything.
-    public let password: String?
-    public let limits: SessionLimits
+    package let password: String?
+    package let limits: SessionLimits
     let songRecords = SongRecords()
     /// `stats`'s totals, counted again only when the catalogue changed.
     let catalogueSummary = Mutex<CatalogueSummary?>(nil)
@@ -21,7 +21,7 @@ public final class MPDService: Sendable {
     /// database, files, waits), which run before or after it.
     let stateChanges = Mutex(())
 
-    public init(host: PlayerHost, password: String? = nil, limits: SessionLimits = SessionLimits()) {
+    package init(host: PlayerHost, password: String? = nil, limits: SessionLimits = SessionLimits()) {
         self.host = host
         self.password = password
         self.limits = limits
@@ -30,7 +30,7 @@ public final class MPDService: Sendable {
     /// Watches the catalogue while clients may list it (`PlayerHost.watchCatalogue`). `makingRecordsAhead`:
     /// after every change, the songs' records are made again in the background (`SongRecords.warm`), a
     /// few MB for a small catalogue.
-    public func watchCatalogue(polling interval: DispatchTimeInterval = .seconds(1), makingRecordsAhead: Bool) {
+    package func watchCatalogue(polling interval: DispatchTimeInterval = .seconds(1), makingRecordsAhead: Bool) {
         host.watchCatalogue(polling: interval) { [weak self] in
             guard let self, makingRecordsAhead else { return }
             // Records are only made ahead of need: a failure here leaves the listing to make them.
@@ -40,24 +40,24 @@ public final class MPDService: Sendable {
 }
 
 /// What one client's requests may make the host hold, MPD's caps under MPD's config names.
-public struct SessionLimits: Sendable, Equatable {
+package struct SessionLimits: Sendable, Equatable {
     /// Bytes one command list may hold, counted as MPD counts them (each line and its end):
     /// `max_command_list_size`, 2 MiB by default. Past it MPD hangs up without an answer, and so do we.
-    public var maxCommandListBytes = 2 * 1024 * 1024
+    package var maxCommandListBytes = 2 * 1024 * 1024
     /// Bytes one answer may reach: `max_output_buffer_size`, 8 MiB by default. The answer stops growing
     /// there and the client is dropped, as MPD drops a client whose output buffer is full.
-    public var maxOutputBytes = 8 * 1024 * 1024
+    package var maxOutputBytes = 8 * 1024 * 1024
     /// Wrong passwords one connection may try before it is dropped; each waits longer than the one before.
-    public var passwordAttempts = 3
+    package var passwordAttempts = 3
     /// Lines that are no command at all (unknown names, unparsable) before a connection's first command:
     /// past this many the peer is not an MPD client (a header block sent to the wrong port) and is dropped.
     /// 4 is fewer than the headers any HTTP client sends, and more than a client probing a few newer commands.
-    public var unknownLinesBeforeCommand = 4
+    package var unknownLinesBeforeCommand = 4
     /// How long one request, or one command list, may take before it is cancelled with an ACK: a
     /// request that would hold a blocking thread longer (a slow filter over a large library) gives it back.
     /// `request_time_budget` (XZMusic's own; MPD has none).
-    public var requestBudget = SessionLimits.defaultRequestBudget
-    public static let defaultRequestBudget = Duration.seconds(10)
+    package var requestBudget = SessionLimits.defaultRequestBudget
+    package static let defaultRequestBudget = Duration.seconds(10)
 
-    public init() {}
+    package init() {}
 }

@@ -15,10 +15,10 @@ import Glibc
 /// `@unchecked Sendable` for its C handles: the sd-bus connection, its slots, vtables and their strings
 /// are touched only by `start` before the bus thread begins, by that thread, and by `stop` after it has
 /// ended. Everything else is immutable or behind a lock.
-public final class MPRISService: @unchecked Sendable {
+package final class MPRISService: @unchecked Sendable {
     /// The name it holds: `org.mpris.MediaPlayer2.xzmusic`, or with `.instance<pid>` when another host has
     /// that; nil until the bus has answered (or when it refused both).
-    public var busName: String? { naming.withLock { $0.held } }
+    package var busName: String? { naming.withLock { $0.held } }
     private struct Naming {
         var asked = MPRISService.baseName
         var held: String?
@@ -72,7 +72,7 @@ public final class MPRISService: @unchecked Sendable {
 
     /// Joins the session bus (or `settings.busAddress`), registers the objects, takes the name and starts
     /// the bus thread. `report` hears one line when the bus goes away later.
-    public static func start(host: PlayerHost, settings: MPRISSettings,
+    package static func start(host: PlayerHost, settings: MPRISSettings,
                              report: @escaping @Sendable (String) -> Void = { _ in }) throws(MPRISError) -> MPRISService {
         var opened: OpaquePointer?
         var r: Int32
@@ -188,7 +188,7 @@ public final class MPRISService: @unchecked Sendable {
     }
 
     /// Stops serving and leaves the bus (the name is released with the connection).
-    public func stop() {
+    package func stop() {
         let running = waiting.withLock { waiting -> Bool in
             defer { waiting.stopping = true }
             return !waiting.stopping

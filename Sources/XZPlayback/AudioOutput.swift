@@ -16,7 +16,7 @@ import Darwin
 /// stays open across tracks of the same format (gapless). An output that cannot take a new format
 /// while open throws `PlaybackError.outputFormatRefused` and the player fails that track alone; any other
 /// error from `open` or `write` means the output is unusable and stops the queue.
-public protocol AudioOutput: AnyObject, Sendable {
+package protocol AudioOutput: AnyObject, Sendable {
     func open(format: AudioFormat) throws
     /// What this output takes for a track in `source`'s format: the same rate and channels, 16-bit for a
     /// 16-bit source, 32-bit for deeper and float ones.
@@ -44,20 +44,20 @@ public protocol AudioOutput: AnyObject, Sendable {
 }
 
 extension AudioOutput {
-    public func outputFormat(for source: AudioFormat) -> AudioFormat {
+    package func outputFormat(for source: AudioFormat) -> AudioFormat {
         source.with(sample: source.sample == .s16 ? .s16 : .s32)
     }
 
-    public func takeNotices() -> [String] { [] }
-    public func prepare() {}
-    public func disable() { close() }
-    public var isLive: Bool { false }
-    public func songStarted(title: String?, artist: String?, album: String?) {}
-    public func pauseChanged(_ paused: Bool) {}
+    package func takeNotices() -> [String] { [] }
+    package func prepare() {}
+    package func disable() { close() }
+    package var isLive: Bool { false }
+    package func songStarted(title: String?, artist: String?, album: String?) {}
+    package func pauseChanged(_ paused: Bool) {}
 }
 
 /// Builds the output for a spec. `realtime` paces file outputs like a sound card.
-public func makeAudioOutput(_ spec: OutputSpec, realtime: Bool = false) -> AudioOutput {
+package func makeAudioOutput(_ spec: OutputSpec, realtime: Bool = false) -> AudioOutput {
     switch spec {
     case .raw(let path): return RawFileOutput(path: path, realtime: realtime)
     default: return LibaoOutput(spec: spec, realtime: realtime)
@@ -67,27 +67,27 @@ public func makeAudioOutput(_ spec: OutputSpec, realtime: Bool = false) -> Audio
 /// Raw PCM written straight to a file, always signed 16-bit (the bytes `mpg123 -s` writes). The file is truncated by the first open of this instance and
 /// appended to after that, so stop/play in one session keeps everything. A format change is written
 /// as is (the file then mixes formats); there is no header to disagree with.
-public final class RawFileOutput: AudioOutput {
+package final class RawFileOutput: AudioOutput {
     private struct File: Sendable {
         var fd: Int32 = -1
         var openedBefore = false
     }
 
-    public let path: String
-    public let needsPacing: Bool
-    public var bufferedFrames: Int { 0 }
+    package let path: String
+    package let needsPacing: Bool
+    package var bufferedFrames: Int { 0 }
     private let file = Mutex(File())
 
-    public init(path: String, realtime: Bool = false) {
+    package init(path: String, realtime: Bool = false) {
         self.path = path
         self.needsPacing = realtime
     }
 
-    public func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
+    package func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
 
     deinit { close() }
 
-    public func open(format: AudioFormat) throws {
+    package func open(format: AudioFormat) throws {
         try file.withLock { file throws(PlaybackError) in
             guard file.fd < 0 else { return }
             let flags = O_WRONLY | O_CREAT | (file.openedBefore ? O_APPEND : O_TRUNC)
@@ -100,7 +100,7 @@ public final class RawFileOutput: AudioOutput {
         }
     }
 
-    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+    package func write(_ pcm: UnsafeRawBufferPointer) throws {
         let fd = file.withLock { $0.fd }
         guard fd >= 0 else { throw PlaybackError.outputFailed("raw output \(path) is not open") }
         do {
@@ -110,7 +110,7 @@ public final class RawFileOutput: AudioOutput {
         }
     }
 
-    public func close() {
+    package func close() {
         file.withLock { file in
             if file.fd >= 0 { _ = posixClose(file.fd) }
             file.fd = -1

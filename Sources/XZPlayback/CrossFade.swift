@@ -5,22 +5,22 @@ import XZPlaybackTerms
 
 /// MPD's `crossfade`, `mixrampdb` and `mixrampdelay`, and the config's `crossfade_skip_albums` and
 /// `crossfade_on_skip`. Plain values, so a state file can keep them.
-public struct CrossfadeSettings: Sendable, Equatable {
+package struct CrossfadeSettings: Sendable, Equatable {
     /// Seconds the end of one song overlaps the start of the next; 0 joins them gaplessly. Held to
     /// `longestSeconds`, whoever sets it (a client, the state file, the config).
-    public var seconds = 0 {
+    package var seconds = 0 {
         didSet { seconds = Self.held(seconds) }
     }
     /// The level (dB) at which MixRamp tags say two songs meet.
-    public var mixRampDB = 0.0
+    package var mixRampDB = 0.0
     /// Seconds taken off the MixRamp overlap; 0, negative or NaN turns MixRamp off (MPD's default is -1).
-    public var mixRampDelay = -1.0
+    package var mixRampDelay = -1.0
     /// No fade between consecutive songs of one album played in order.
-    public var skipsAlbums = false
+    package var skipsAlbums = false
     /// Fade only when the user leaves a song (next, previous, play another); songs that end join gaplessly.
-    public var onlyOnSkip = false
+    package var onlyOnSkip = false
 
-    public init(seconds: Int = 0, mixRampDB: Double = 0, mixRampDelay: Double = -1, skipsAlbums: Bool = false,
+    package init(seconds: Int = 0, mixRampDB: Double = 0, mixRampDelay: Double = -1, skipsAlbums: Bool = false,
                 onlyOnSkip: Bool = false) {
         self.seconds = Self.held(seconds)
         self.mixRampDB = mixRampDB
@@ -30,20 +30,20 @@ public struct CrossfadeSettings: Sendable, Equatable {
     }
 
     /// NaN delays count as equal, so setting `nan` twice is no change.
-    public static func == (lhs: CrossfadeSettings, rhs: CrossfadeSettings) -> Bool {
+    package static func == (lhs: CrossfadeSettings, rhs: CrossfadeSettings) -> Bool {
         func same(_ a: Double, _ b: Double) -> Bool { a == b || (a.isNaN && b.isNaN) }
         return lhs.seconds == rhs.seconds && same(lhs.mixRampDB, rhs.mixRampDB) && same(lhs.mixRampDelay, rhs.mixRampDelay)
             && lhs.skipsAlbums == rhs.skipsAlbums && lhs.onlyOnSkip == rhs.onlyOnSkip
     }
 
     /// The longest fade (a day): MPD takes any 32-bit number, and times the sample rate it must not overflow.
-    public static let longestSeconds = 86_400
+    package static let longestSeconds = 86_400
 
     private static func held(_ seconds: Int) -> Int { min(max(seconds, 0), longestSeconds) }
 
-    public var isEnabled: Bool { seconds > 0 }
+    package var isEnabled: Bool { seconds > 0 }
     /// NaN compares false, so `nan` turns MixRamp off as in MPD.
-    public var isMixRampEnabled: Bool { mixRampDelay > 0 }
+    package var isMixRampEnabled: Bool { mixRampDelay > 0 }
 
     /// MPD does not fade a song shorter than this.
     static let minimumSongSeconds = 20

@@ -11,26 +11,26 @@ import Darwin
 /// MPD's `fifo` output: signed 16-bit PCM into a named pipe (made when missing), for a visualiser or
 /// snapcast to read. As MPD's, it holds a reading end of its own, so opening never waits for a reader
 /// and a full pipe is emptied rather than waited on: the player is never held by a reader that is slow or gone.
-public final class FifoOutput: AudioOutput {
+package final class FifoOutput: AudioOutput {
     private struct Ends: Sendable {
         var reader: Int32 = -1
         var writer: Int32 = -1
     }
 
-    public let path: String
-    public var needsPacing: Bool { true }
-    public var bufferedFrames: Int { 0 }
+    package let path: String
+    package var needsPacing: Bool { true }
+    package var bufferedFrames: Int { 0 }
     private let ends = Mutex(Ends())
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     deinit { close() }
 
-    public func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
+    package func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
 
-    public func open(format: AudioFormat) throws {
+    package func open(format: AudioFormat) throws {
         try ends.withLock { ends throws(PlaybackError) in
             guard ends.writer < 0 else { return }
             var info = stat()
@@ -51,7 +51,7 @@ public final class FifoOutput: AudioOutput {
         }
     }
 
-    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+    package func write(_ pcm: UnsafeRawBufferPointer) throws {
         let (reader, writer) = ends.withLock { ($0.reader, $0.writer) }
         guard writer >= 0, var rest = pcm.baseAddress else { throw PlaybackError.outputFailed("fifo output \(path) is not open") }
         var left = pcm.count
@@ -72,7 +72,7 @@ public final class FifoOutput: AudioOutput {
         }
     }
 
-    public func close() {
+    package func close() {
         ends.withLock { ends in
             if ends.writer >= 0 { posixClose(ends.writer) }
             if ends.reader >= 0 { posixClose(ends.reader) }

@@ -16,10 +16,10 @@ import Darwin
 /// it as an error and goes on). The file is finished (header sizes written) by `close()`, which the
 /// player calls when playback stops; playing again afterwards starts the file over.
 // Sendable by hand: the libao device is used from one thread only, the player's audio thread once given to it.
-public final class LibaoOutput: AudioOutput, @unchecked Sendable {
-    public let spec: OutputSpec
+package final class LibaoOutput: AudioOutput, @unchecked Sendable {
+    package let spec: OutputSpec
     /// A live driver by name (`ao`, `alsa`, `pulse` blocks) with libao's options for it; nil for `spec`.
-    public let driver: (name: String, options: [(key: String, value: String)])?
+    package let driver: (name: String, options: [(key: String, value: String)])?
     private let realtime: Bool
     private var device: OpaquePointer?
     private var format: AudioFormat?
@@ -27,7 +27,7 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
     private var usingNullFallback = false
     private var notices: [String] = []
 
-    public init(spec: OutputSpec, realtime: Bool = false) {
+    package init(spec: OutputSpec, realtime: Bool = false) {
         self.spec = spec
         self.realtime = realtime
         driver = nil
@@ -35,7 +35,7 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
 
     /// libao's live driver `name` (`pulse`, `alsa`, `null`, …) with its options (`dev`, `server`, …); an
     /// output that cannot open fails rather than falling back, as one of several outputs should.
-    public init(driver name: String, options: [(key: String, value: String)] = []) {
+    package init(driver name: String, options: [(key: String, value: String)] = []) {
         spec = .systemDefault
         realtime = false
         driver = (name, options)
@@ -43,7 +43,7 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
 
     deinit { close() }
 
-    public var needsPacing: Bool {
+    package var needsPacing: Bool {
         if let driver { return driver.name == "null" }
         switch spec {
         case .systemDefault: return usingNullFallback
@@ -52,28 +52,28 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
         }
     }
 
-    public var isLive: Bool {
+    package var isLive: Bool {
         if let driver { return driver.name != "null" }
         if case .systemDefault = spec { return !usingNullFallback }
         return false
     }
 
     /// libao does not report device latency; live drivers block in ao_play instead.
-    public var bufferedFrames: Int { 0 }
+    package var bufferedFrames: Int { 0 }
 
     /// True when `default` could not open a live device and audio goes to the null driver.
-    public var isFallbackToNull: Bool { usingNullFallback }
+    package var isFallbackToNull: Bool { usingNullFallback }
 
-    public func takeNotices() -> [String] {
+    package func takeNotices() -> [String] {
         defer { notices = [] }
         return notices
     }
 
-    public func prepare() {
+    package func prepare() {
         _ = LibaoOutput.initialized
     }
 
-    public func open(format newFormat: AudioFormat) throws {
+    package func open(format newFormat: AudioFormat) throws {
         if device != nil {
             if format == newFormat { return }
             if case .wav(let path) = spec { throw mismatch(path, newFormat) }
@@ -104,7 +104,7 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
         format = newFormat
     }
 
-    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+    package func write(_ pcm: UnsafeRawBufferPointer) throws {
         guard let device else { throw PlaybackError.outputFailed("output \(spec) is not open") }
         guard let base = pcm.baseAddress, pcm.count > 0 else { return }
         // ao_play takes char* but does not write through it.
@@ -114,7 +114,7 @@ public final class LibaoOutput: AudioOutput, @unchecked Sendable {
         }
     }
 
-    public func close() {
+    package func close() {
         if let device { ao_close(device) }
         device = nil
         format = nil

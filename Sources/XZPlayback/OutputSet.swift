@@ -3,14 +3,14 @@ import XZAudio
 import XZPlaybackTerms
 
 /// One output of a set as `outputs` shows it: MPD's name and plugin for it, and the output itself.
-public struct NamedOutput: Sendable {
-    public let name: String
-    public let plugin: String
-    public let output: AudioOutput
+package struct NamedOutput: Sendable {
+    package let name: String
+    package let plugin: String
+    package let output: AudioOutput
     /// Enabled when the host starts (`enabled "no"` in its block: off until a client enables it).
-    public let enabled: Bool
+    package let enabled: Bool
 
-    public init(name: String, plugin: String, output: AudioOutput, enabled: Bool = true) {
+    package init(name: String, plugin: String, output: AudioOutput, enabled: Bool = true) {
         self.name = name
         self.plugin = plugin
         self.output = output
@@ -24,11 +24,11 @@ public struct NamedOutput: Sendable {
 /// write, so a slow device never holds a command. An output that fails is disabled with a notice and the
 /// others go on. A live sound card among the open outputs paces the player; otherwise the player's clock does.
 // Sendable by hand: everything but `wanted` and `failureListener` (both in a Mutex) is the audio thread's alone.
-public final class OutputSet: AudioOutput, @unchecked Sendable {
-    public let members: [NamedOutput]
+package final class OutputSet: AudioOutput, @unchecked Sendable {
+    package let members: [NamedOutput]
     private let wanted: Mutex<[Bool]>
     /// What the set tells its owner from the audio thread.
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// Output `index` failed and was disabled; `message` says why.
         case failed(index: Int, message: String)
         /// Audio came while every output is off (music went on after the last was disabled): MPD pauses.
@@ -44,7 +44,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
     private var scratch: UnsafeMutableRawBufferPointer?
     private var notices: [String] = []
 
-    public init(_ members: [NamedOutput]) {
+    package init(_ members: [NamedOutput]) {
         self.members = members
         wanted = Mutex(members.map(\.enabled))
         opened = Array(repeating: nil, count: members.count)
@@ -58,11 +58,11 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
     // MARK: Choosing, from any thread
 
     /// Which outputs are enabled, in the set's order.
-    public var enabled: [Bool] { wanted.withLock { $0 } }
+    package var enabled: [Bool] { wanted.withLock { $0 } }
 
     /// Enables or disables output `index`; false when there is no such output. Takes effect at the next write.
     @discardableResult
-    public func setEnabled(_ index: Int, _ enable: Bool) -> Bool {
+    package func setEnabled(_ index: Int, _ enable: Bool) -> Bool {
         wanted.withLock { wanted in
             guard wanted.indices.contains(index) else { return false }
             wanted[index] = enable
@@ -72,7 +72,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
 
     /// Switches output `index` to `next(enabled)` in one step; nil when there is no such output, else
     /// whether it was on, is on now, and whether any output is on.
-    public func switchOutput(_ index: Int, _ next: (Bool) -> Bool) -> (was: Bool, now: Bool, anyOn: Bool)? {
+    package func switchOutput(_ index: Int, _ next: (Bool) -> Bool) -> (was: Bool, now: Bool, anyOn: Bool)? {
         wanted.withLock { wanted in
             guard wanted.indices.contains(index) else { return nil }
             let was = wanted[index]
@@ -82,7 +82,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
     }
 
     /// Hears the set's events, on the audio thread.
-    public func onEvent(_ listener: @escaping @Sendable (Event) -> Void) {
+    package func onEvent(_ listener: @escaping @Sendable (Event) -> Void) {
         self.listener.withLock { $0 = listener }
     }
 
@@ -90,7 +90,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
 
     /// With every output off it opens nothing and writes tell `everyOutputOff`: the owner pauses,
     /// as MPD's `play` with every output disabled leaves the player paused.
-    public func open(format newFormat: AudioFormat) throws {
+    package func open(format newFormat: AudioFormat) throws {
         format = newFormat
         let wish = wanted.withLock { $0 }
         follow(wish)
@@ -100,7 +100,7 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
         }
     }
 
-    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+    package func write(_ pcm: UnsafeRawBufferPointer) throws {
         guard let format else { throw PlaybackError.outputFailed("the outputs are not open") }
         let wish = wanted.withLock { $0 }
         follow(wish)
@@ -127,19 +127,19 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
         // With every output off the audio goes nowhere, paced by the player, until its owner pauses it.
     }
 
-    public func close() {
+    package func close() {
         closeAll()
         format = nil
     }
 
-    public func outputFormat(for source: AudioFormat) -> AudioFormat {
+    package func outputFormat(for source: AudioFormat) -> AudioFormat {
         source.with(sample: source.sample == .s16 ? .s16 : .s32)
     }
 
-    public var needsPacing: Bool { !pacedByDevice }
-    public var isLive: Bool { pacedByDevice }
+    package var needsPacing: Bool { !pacedByDevice }
+    package var isLive: Bool { pacedByDevice }
 
-    public var bufferedFrames: Int {
+    package var bufferedFrames: Int {
         var most = 0
         for index in members.indices where opened[index] != nil {
             most = max(most, members[index].output.bufferedFrames)
@@ -147,22 +147,22 @@ public final class OutputSet: AudioOutput, @unchecked Sendable {
         return most
     }
 
-    public func takeNotices() -> [String] {
+    package func takeNotices() -> [String] {
         var all = notices
         notices = []
         for index in members.indices where opened[index] != nil { all += members[index].output.takeNotices() }
         return all
     }
 
-    public func prepare() {
+    package func prepare() {
         for member in members { member.output.prepare() }
     }
 
-    public func songStarted(title: String?, artist: String?, album: String?) {
+    package func songStarted(title: String?, artist: String?, album: String?) {
         for member in members { member.output.songStarted(title: title, artist: artist, album: album) }
     }
 
-    public func pauseChanged(_ paused: Bool) {
+    package func pauseChanged(_ paused: Bool) {
         for member in members { member.output.pauseChanged(paused) }
     }
 

@@ -11,10 +11,10 @@ import XZPlaybackTerms
 ///
 /// Events arrive in order on `events` (and on `onEvent`, called on the audio thread, if given). What a
 /// command changed goes through the same mailbox as `.changed`, so it comes in order with the rest.
-public final class Player: Sendable {
+package final class Player: Sendable {
     /// Every event, in order, from the first time this is read (read it before `play` to miss nothing;
     /// until then nothing piles up). One stream, for a single consumer; it finishes after `shutdown()`.
-    public var events: AsyncStream<PlayerEvent> { hub.stream() }
+    package var events: AsyncStream<PlayerEvent> { hub.stream() }
 
     private let hub: EventHub
     private let core: Monitor<PlayerCore>
@@ -26,13 +26,13 @@ public final class Player: Sendable {
     /// `seed` fixes the shuffle order (tests); `onEvent` must not block, it runs on the audio thread (and
     /// for a command's `.changed`, on the caller's thread under the player's lock: it must not call the player then).
     /// `streams` gives the bytes of http(s) items; without it they fail with one line each.
-    public convenience init(output spec: OutputSpec = .systemDefault, realtime: Bool = false, seed: UInt64? = nil,
+    package convenience init(output spec: OutputSpec = .systemDefault, realtime: Bool = false, seed: UInt64? = nil,
                             streams: StreamOpener? = nil, onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
         self.init(output: makeAudioOutput(spec, realtime: realtime), seed: seed, streams: streams, onEvent: onEvent)
     }
 
     /// Plays into any output; the player owns it from now on and uses it from the audio thread only.
-    public init(output: AudioOutput, seed: UInt64? = nil, streams: StreamOpener? = nil,
+    package init(output: AudioOutput, seed: UInt64? = nil, streams: StreamOpener? = nil,
                 onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
         let hub = EventHub(handler: onEvent)
         let core = Monitor(PlayerCore(machine: seed.map { PlayerStateMachine(seed: $0) } ?? PlayerStateMachine()))
@@ -51,14 +51,14 @@ public final class Player: Sendable {
     // MARK: Queue
 
     /// Replaces the queue and starts at `index`.
-    public func play(_ items: [QueueItem], startingAt index: Int = 0) {
+    package func play(_ items: [QueueItem], startingAt index: Int = 0) {
         command { $0.play(items, startingAt: index) }
     }
 
     /// Plays the queue item at `index`; false when there is none.
     /// `paused`: the item waits paused at its start.
     @discardableResult
-    public func playItem(at index: Int, paused: Bool = false) -> Bool {
+    package func playItem(at index: Int, paused: Bool = false) -> Bool {
         transact(otherwise: false) { core in
             let effects = core.machine.playItem(at: index, paused: paused)
             return (effects != nil, effects ?? [])
@@ -66,27 +66,27 @@ public final class Player: Sendable {
     }
 
     /// Appends without starting; `togglePause()` starts a stopped queue.
-    public func add(_ items: [QueueItem]) {
+    package func add(_ items: [QueueItem]) {
         command { $0.add(items) }
     }
 
     /// False when there is no item at `index`. Removing the playing item skips to the next one.
     @discardableResult
-    public func removeFromQueue(at index: Int) -> Bool {
+    package func removeFromQueue(at index: Int) -> Bool {
         transact(otherwise: false) { core in
             let effects = core.machine.remove(at: index)
             return (effects != nil, effects ?? [])
         }
     }
 
-    public func clearQueue() {
+    package func clearQueue() {
         command { $0.clear() }
     }
 
     /// Empties the queue and inserts `items` in one step, so no reader sees the queue in between; returns
     /// the new entries' ids, fewer than the items when they pass the queue's length.
     @discardableResult
-    public func replaceQueue(with items: [QueueItem]) -> [Int] {
+    package func replaceQueue(with items: [QueueItem]) -> [Int] {
         transact(otherwise: []) { core in
             let effects = core.machine.clear()
             return (core.machine.insert(items, at: nil), effects)
@@ -94,24 +94,24 @@ public final class Player: Sendable {
     }
 
     /// The most entries the queue holds (MPD's `max_playlist_length`); adds past it add what fits.
-    public var maxQueueLength: Int {
+    package var maxQueueLength: Int {
         get { core.withLock { $0.machine.maxLength } }
         set { core.withLock { $0.machine.maxLength = newValue } }
     }
 
     /// Entries the queue has room for now.
-    public var queueRoom: Int { core.withLock { $0.machine.room } }
+    package var queueRoom: Int { core.withLock { $0.machine.room } }
 
     /// Inserts at `position` (the end when nil) without starting; returns the new entries' ids, fewer
     /// than the items when the queue is full.
     @discardableResult
-    public func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
+    package func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
         edit(otherwise: []) { $0.insert(items, at: position) }
     }
 
     /// False when `range` is empty or reaches past the queue.
     @discardableResult
-    public func removeFromQueue(range: Range<Int>) -> Bool {
+    package func removeFromQueue(range: Range<Int>) -> Bool {
         transact(otherwise: false) { core in
             let effects = core.machine.remove(range: range)
             return (effects != nil, effects ?? [])
@@ -119,98 +119,98 @@ public final class Player: Sendable {
     }
 
     @discardableResult
-    public func move(range: Range<Int>, to position: Int) -> Bool {
+    package func move(range: Range<Int>, to position: Int) -> Bool {
         edit(otherwise: false) { $0.move(range: range, to: position) }
     }
 
     @discardableResult
-    public func shuffleQueue(range: Range<Int>) -> Bool {
+    package func shuffleQueue(range: Range<Int>) -> Bool {
         edit(otherwise: false) { $0.shuffleQueue(range: range) }
     }
 
     @discardableResult
-    public func swap(_ first: Int, _ second: Int) -> Bool {
+    package func swap(_ first: Int, _ second: Int) -> Bool {
         edit(otherwise: false) { $0.swap(first, second) }
     }
 
     @discardableResult
-    public func setPriority(_ priority: Int, at indices: [Int]) -> Bool {
+    package func setPriority(_ priority: Int, at indices: [Int]) -> Bool {
         edit(otherwise: false) { $0.setPriority(priority, at: indices) }
     }
 
     /// Sets the part of the queue entry `id` that plays (nil: all of it).
-    public func setRange(_ range: PlayRange?, id: Int) -> PlayRange.Edit {
+    package func setRange(_ range: PlayRange?, id: Int) -> PlayRange.Edit {
         edit(otherwise: .noSuchEntry) { $0.setRange(range, id: id) }
     }
 
-    public func setRepeats(_ on: Bool) {
+    package func setRepeats(_ on: Bool) {
         edit(otherwise: ()) { $0.setRepeats(on) }
     }
 
-    public func setSingle(_ mode: SingleMode) {
+    package func setSingle(_ mode: SingleMode) {
         edit(otherwise: ()) { $0.setSingle(mode) }
     }
 
-    public func setConsume(_ on: Bool) {
+    package func setConsume(_ on: Bool) {
         edit(otherwise: ()) { $0.setConsume(on) }
     }
 
     /// Sets MPD's `repeat` and `single` at once, as the prompt's word says.
-    public func setRepeat(_ mode: RepeatMode) {
+    package func setRepeat(_ mode: RepeatMode) {
         edit(otherwise: ()) { $0.setRepeat(mode) }
     }
 
-    public func setShuffle(_ on: Bool) {
+    package func setShuffle(_ on: Bool) {
         edit(otherwise: ()) { $0.setShuffle(on) }
     }
 
     /// Forgets the last track error (MPD's `clearerror`).
-    public func clearError() {
+    package func clearError() {
         core.withLock { $0.lastError = nil }
     }
 
     // MARK: Transport
 
-    public func next() {
+    package func next() {
         command { $0.next() }
     }
 
     /// The previous song in play order, wherever the track is (MPD's `previous`).
-    public func previous() {
+    package func previous() {
         command { $0.previous() }
     }
 
     /// playing <-> paused; a stopped queue starts again.
-    public func togglePause() {
+    package func togglePause() {
         command { $0.togglePause() }
     }
 
-    public func pause() {
+    package func pause() {
         command { $0.state == .playing ? $0.togglePause() : [] }
     }
 
-    public func resume() {
+    package func resume() {
         command { $0.state == .paused ? $0.togglePause() : [] }
     }
 
-    public func stop() {
+    package func stop() {
         command { $0.stop() }
     }
 
     /// Ignored when nothing is loaded. The result comes as `.seeked` (or a `.notice` when impossible).
-    public func seek(_ target: SeekTarget) {
+    package func seek(_ target: SeekTarget) {
         requestSeek(target)
     }
 
     /// A seek handed to the audio thread, to wait for (`waitForSeek`).
-    public struct SeekTicket: Sendable {
+    package struct SeekTicket: Sendable {
         fileprivate let number: Int
     }
 
     /// As `seek`; nil when it was ignored. A relative seek counts from where the audio thread is when it
     /// carries the seek out, after every command before it.
     @discardableResult
-    public func requestSeek(_ target: SeekTarget) -> SeekTicket? {
+    package func requestSeek(_ target: SeekTarget) -> SeekTicket? {
         let ticket = core.withLock { core -> SeekTicket? in
             guard !core.shutdownRequested, core.machine.isActive else { return nil }
             core.mailbox.append(.seek(target))
@@ -225,7 +225,7 @@ public final class Player: Sendable {
 
     /// Returns once the audio thread has carried out (or given up) the seek of `ticket` and every one
     /// before it, or has stopped, or after `patience` seconds.
-    public func waitForSeek(_ ticket: SeekTicket, patience: TimeInterval) {
+    package func waitForSeek(_ ticket: SeekTicket, patience: TimeInterval) {
         _ = core.wait(until: .now() + patience) { core in
             core.seeksDone >= ticket.number || core.shutdownRequested || core.engineExited ? true : nil
         }
@@ -233,40 +233,40 @@ public final class Player: Sendable {
 
     /// Shifts the playing track's lyrics (positive = sooner) at once; the line for the current
     /// position is sent again, as after a seek. Later plays take the item's own adjustment.
-    public func setLyricsAdjustment(_ ms: Int) {
+    package func setLyricsAdjustment(_ ms: Int) {
         send(.lyricsAdjustment(ms))
     }
 
     /// Seconds of a stream's audio that must have arrived before it starts, or goes on after buffering.
-    public var prebufferSeconds: Double {
+    package var prebufferSeconds: Double {
         get { core.withLock { $0.prebufferSeconds } }
         set { core.withLock { $0.prebufferSeconds = min(max(newValue, 0), 60) } }
     }
 
     /// 0...100 (clamped), linear software scaling; applies from the next chunk, the output is not reopened.
-    public func setVolume(_ percent: Int) {
+    package func setVolume(_ percent: Int) {
         edit(otherwise: ()) { $0.setVolume(percent) }
     }
 
     /// Moves the volume by `step` points in one step under the player's lock, so steps from many clients all count.
-    public func changeVolume(by step: Int) {
+    package func changeVolume(by step: Int) {
         edit(otherwise: ()) { $0.setVolume($0.volume + step) }
     }
 
     /// Applies from the next track that starts, as in MPD.
-    public var replayGain: ReplayGainSettings {
+    package var replayGain: ReplayGainSettings {
         get { core.withLock { $0.machine.replayGain } }
         set { edit(otherwise: ()) { $0.setReplayGain(newValue) } }
     }
 
     /// Crossfade and MixRamp, from the next song's end on (a fade under way goes on).
-    public var crossfade: CrossfadeSettings {
+    package var crossfade: CrossfadeSettings {
         get { core.withLock { $0.machine.crossfade } }
         set { edit(otherwise: ()) { $0.setCrossfade(newValue) } }
     }
 
     /// Changes some of the crossfade settings in one step, so changes of different ones never undo each other.
-    public func updateCrossfade(_ change: (inout CrossfadeSettings) -> Void) {
+    package func updateCrossfade(_ change: (inout CrossfadeSettings) -> Void) {
         edit(otherwise: ()) { machine in
             var settings = machine.crossfade
             change(&settings)
@@ -277,7 +277,7 @@ public final class Player: Sendable {
     // MARK: State
 
     /// The whole state in one read under the lock; the queue's storage is shared, not copied.
-    public func snapshot() -> PlayerSnapshot {
+    package func snapshot() -> PlayerSnapshot {
         core.withLock { core in
             let live = core.engineFiguresAreCurrent
             return PlayerSnapshot(
@@ -295,20 +295,20 @@ public final class Player: Sendable {
     }
 
     /// Tracks that ended with `.error` so far (a one-shot CLI's exit status).
-    public var failedTrackCount: Int {
+    package var failedTrackCount: Int {
         core.withLock { $0.failedTracks }
     }
 
     /// Blocks until nothing is playing or paused and the audio thread has caught up with every command
     /// (queue finished, stopped, or shut down). Returns false when `timeout` passed first.
     @discardableResult
-    public func waitUntilFinished(timeout: TimeInterval? = nil) -> Bool {
+    package func waitUntilFinished(timeout: TimeInterval? = nil) -> Bool {
         let deadline = timeout.map { DispatchTime.now() + $0 }
         return core.wait(until: deadline) { $0.isFinished ? true : nil } ?? false
     }
 
     /// `waitUntilFinished()` for async callers, waiting on a plain thread so the cooperative pool is not blocked.
-    public func finished() async {
+    package func finished() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waiter = Thread { [self] in
                 waitUntilFinished()
@@ -321,7 +321,7 @@ public final class Player: Sendable {
     /// Stops playback (`.ended(.shutdown)` for a loaded track, unless a stop or skip asked for earlier names
     /// the ending), closes the output, ends the thread and finishes `events`. Further commands are ignored.
     /// Called by deinit.
-    public func shutdown() {
+    package func shutdown() {
         core.change { $0.shutdownRequested = true }
         // From the audio thread itself (an onEvent handler) waiting would never end.
         guard ObjectIdentifier(Thread.current) != audioThread else { return }

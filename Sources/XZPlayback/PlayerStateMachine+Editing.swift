@@ -4,7 +4,7 @@ import XZPlaybackTerms
 /// Every edit goes through `rebuild`, so ids, the play order and versions stay right.
 extension PlayerStateMachine {
     /// Moves the items in `range` so that the first lands at `position`; false when out of range.
-    public mutating func move(range: Range<Int>, to position: Int) -> Bool {
+    package mutating func move(range: Range<Int>, to position: Int) -> Bool {
         guard !range.isEmpty, range.lowerBound >= 0, range.upperBound <= entries.count,
               position >= 0, position + range.count <= entries.count else { return false }
         var updated = entries
@@ -15,7 +15,7 @@ extension PlayerStateMachine {
         return true
     }
 
-    public mutating func swap(_ first: Int, _ second: Int) -> Bool {
+    package mutating func swap(_ first: Int, _ second: Int) -> Bool {
         guard entries.indices.contains(first), entries.indices.contains(second) else { return false }
         var updated = entries
         updated.swapAt(first, second)
@@ -24,7 +24,7 @@ extension PlayerStateMachine {
     }
 
     /// Puts the items in `range` in a random order (MPD's `shuffle`, not random mode).
-    public mutating func shuffleQueue(range: Range<Int>) -> Bool {
+    package mutating func shuffleQueue(range: Range<Int>) -> Bool {
         guard range.lowerBound >= 0, range.upperBound <= entries.count else { return false }
         var updated = entries
         var indices = Array(range)
@@ -37,7 +37,7 @@ extension PlayerStateMachine {
     }
 
     /// Sets the priority (0-255) of the items at `indices`; in random mode higher ones play sooner.
-    public mutating func setPriority(_ priority: Int, at indices: [Int]) -> Bool {
+    package mutating func setPriority(_ priority: Int, at indices: [Int]) -> Bool {
         guard indices.allSatisfy(entries.indices.contains) else { return false }
         version += 1
         for index in indices {
@@ -57,7 +57,7 @@ extension PlayerStateMachine {
 
 extension PlayerStateMachine {
     /// Sets the part of entry `id` that plays; nil, or a part from 0 to the end, is the whole song.
-    public mutating func setRange(_ range: PlayRange?, id: Int) -> PlayRange.Edit {
+    package mutating func setRange(_ range: PlayRange?, id: Int) -> PlayRange.Edit {
         guard let index = index(ofId: id) else { return .noSuchEntry }
         if isActive, index == currentIndex { return .playing }
         let whole = range.map { $0.startMs == 0 && $0.endMs == nil } ?? true

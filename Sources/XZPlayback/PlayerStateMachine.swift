@@ -11,14 +11,14 @@ import XZPlaybackTerms
 ///
 /// Every transition also notes what it changed (`changes`, taken with `takeChanges()`), at the place it
 /// changes it: the player reports that instead of comparing states.
-public struct PlayerStateMachine: Sendable, Equatable {
-    public struct TrackStart: Sendable, Equatable {
-        public var index: Int
-        public var item: QueueItem
-        public var generation: Int
+package struct PlayerStateMachine: Sendable, Equatable {
+    package struct TrackStart: Sendable, Equatable {
+        package var index: Int
+        package var item: QueueItem
+        package var generation: Int
     }
 
-    public enum Effect: Sendable, Equatable {
+    package enum Effect: Sendable, Equatable {
         /// Open the item and play it from its start.
         case start(TrackStart)
         /// Stop the loaded track and report it ended for this reason.
@@ -35,87 +35,87 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     /// Idle and stopped differ only in the queue (which `.queue` reports): between them playback is unchanged.
-    public private(set) var state: PlayerState = .idle {
+    package private(set) var state: PlayerState = .idle {
         didSet { if state != oldValue, state.isLoaded || oldValue.isLoaded { changes.insert(.playback) } }
     }
     /// The queue with each entry's id, priority and the queue version that last moved it.
-    public internal(set) var entries: [QueueEntry] = []
+    package internal(set) var entries: [QueueEntry] = []
     /// A move of the current entry keeps its song; only gaining or losing one is a change here (a new
     /// song comes through `begin`).
-    public private(set) var currentIndex: Int? {
+    package private(set) var currentIndex: Int? {
         didSet { if (currentIndex == nil) != (oldValue == nil) { changes.insert(.playback) } }
     }
     /// Plays the queue again from the top when it runs out (MPD's `repeat`).
-    public private(set) var repeats = false {
+    package private(set) var repeats = false {
         didSet { if repeats != oldValue { changes.insert(.options) } }
     }
     /// Stop after the current track (`on`; with `repeats` it plays again), or do so once (`oneshot`).
-    public private(set) var single: SingleMode = .off {
+    package private(set) var single: SingleMode = .off {
         didSet { if single != oldValue { changes.insert(.options) } }
     }
     /// Each track leaves the queue once it has played or was skipped.
-    public private(set) var consume = false {
+    package private(set) var consume = false {
         didSet { if consume != oldValue { changes.insert(.options) } }
     }
-    public private(set) var shuffle = false {
+    package private(set) var shuffle = false {
         didSet { if shuffle != oldValue { changes.insert(.options) } }
     }
     /// 0...100, linear software scaling.
-    public private(set) var volume = 100 {
+    package private(set) var volume = 100 {
         didSet { if volume != oldValue { changes.insert(.volume) } }
     }
     /// Applies from the next track that starts; only its mode is one of MPD's options.
-    public private(set) var replayGain = ReplayGainSettings() {
+    package private(set) var replayGain = ReplayGainSettings() {
         didSet { if replayGain.mode != oldValue.mode { changes.insert(.options) } }
     }
     /// Crossfade and MixRamp; the engine reads them at each song's end (MPD's `options` too).
-    public private(set) var crossfade = CrossfadeSettings() {
+    package private(set) var crossfade = CrossfadeSettings() {
         didSet { if crossfade != oldValue { changes.insert(.options) } }
     }
     /// Changes with every change of the queue (MPD's playlist version).
-    public internal(set) var version = 1 {
+    package internal(set) var version = 1 {
         didSet { changes.insert(.queue) }
     }
     /// What the transitions since the last `takeChanges()` changed.
-    public private(set) var changes: PlayerChanges = []
+    package private(set) var changes: PlayerChanges = []
     private var nextId = 1
     /// Queue indices in play order: the identity without shuffle, a permutation with it.
-    public internal(set) var order: [Int] = []
-    public private(set) var generation = 0
+    package internal(set) var order: [Int] = []
+    package private(set) var generation = 0
     /// Failures in a row; when every item has failed in a row, playback stops instead of cycling. (A track
     /// of less than half a second fails too: see `PlaybackError.noAudio`.)
     private var consecutiveFailures = 0
     var random: SplitMix64
 
     /// MPD's `max_playlist_length` default: the most entries the queue holds.
-    public static let defaultMaxLength = 16_384
+    package static let defaultMaxLength = 16_384
     /// The most entries the queue holds; what would pass it is not added.
-    public var maxLength = PlayerStateMachine.defaultMaxLength {
+    package var maxLength = PlayerStateMachine.defaultMaxLength {
         didSet { maxLength = max(maxLength, 1) }
     }
     /// Entries the queue has room for.
-    public var room: Int { max(maxLength - entries.count, 0) }
+    package var room: Int { max(maxLength - entries.count, 0) }
 
-    public init(seed: UInt64 = UInt64.random(in: 0 ... .max)) {
+    package init(seed: UInt64 = UInt64.random(in: 0 ... .max)) {
         random = SplitMix64(seed: seed)
     }
 
-    public var isActive: Bool { state.isLoaded }
+    package var isActive: Bool { state.isLoaded }
 
     /// The loaded track waits for bytes that have not arrived (a stream caught up with its download, or its
     /// first second is still coming): playing, but the clock stands still until they come.
-    public var isBuffering: Bool { state == .playing && waitingForBytes }
+    package var isBuffering: Bool { state == .playing && waitingForBytes }
     private var waitingForBytes = false {
         didSet { if waitingForBytes != oldValue { changes.insert(.playback) } }
     }
 
     /// What our own output shows: `buffering` while playing and waiting for bytes, else the state's name.
     /// (MPD's `status` keeps saying `play`.)
-    public var stateText: String { state == .playing && isBuffering ? "buffering" : state.rawValue }
+    package var stateText: String { state == .playing && isBuffering ? "buffering" : state.rawValue }
 
     /// The engine found the track of `generation` waiting for bytes (or able to go on); false when stale or
     /// no change. No effects: the engine itself holds the audio back.
-    public mutating func setBuffering(_ waiting: Bool, generation: Int) -> Bool {
+    package mutating func setBuffering(_ waiting: Bool, generation: Int) -> Bool {
         guard generation == self.generation, isActive, waiting != waitingForBytes else { return false }
         waitingForBytes = waiting
         return true
@@ -124,7 +124,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     /// What the playing stream of `generation` says of itself now goes onto its queue entry, where MPD keeps
     /// it (listed by `currentsong` and `playlistinfo`, and after it stops); a change is a new queue version
     /// and wakes `player` and `playlist`, as MPD's. False when stale or no change.
-    public mutating func setStreamTags(_ tags: StreamTags, generation: Int) -> Bool {
+    package mutating func setStreamTags(_ tags: StreamTags, generation: Int) -> Bool {
         guard generation == self.generation, isActive, let index = currentIndex else { return false }
         var item = entries[index].item
         item.take(tags)
@@ -136,17 +136,17 @@ public struct PlayerStateMachine: Sendable, Equatable {
         return true
     }
 
-    public var current: QueueItem? { currentIndex.map { entries[$0].item } }
-    public var queue: [QueueItem] { entries.map(\.item) }
+    package var current: QueueItem? { currentIndex.map { entries[$0].item } }
+    package var queue: [QueueItem] { entries.map(\.item) }
 
     /// What changed since the last call, and starts noting afresh.
-    public mutating func takeChanges() -> PlayerChanges {
+    package mutating func takeChanges() -> PlayerChanges {
         defer { changes = [] }
         return changes
     }
 
     /// The queue index that plays after the current one, as far as it is known now.
-    public var nextIndex: Int? {
+    package var nextIndex: Int? {
         guard !entries.isEmpty else { return nil }
         // As MPD reckons it: single with repeat plays the same song again.
         if single != .off, repeats { return currentIndex }
@@ -155,12 +155,12 @@ public struct PlayerStateMachine: Sendable, Equatable {
         return repeats && !order.isEmpty ? order[0] : nil
     }
 
-    public func index(ofId id: Int) -> Int? { entries.firstIndex { $0.id == id } }
+    package func index(ofId id: Int) -> Int? { entries.firstIndex { $0.id == id } }
 
     // MARK: Commands
 
     /// Replaces the queue and starts playing at `index` (clamped).
-    public mutating func play(_ items: [QueueItem], startingAt index: Int = 0) -> [Effect] {
+    package mutating func play(_ items: [QueueItem], startingAt index: Int = 0) -> [Effect] {
         let ending = endIfActive(items.isEmpty ? .stopped : .skipped)
         entries = []
         order = []
@@ -178,7 +178,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     /// Starts the queue item at `index`; nil when there is no such item.
-    public mutating func playItem(at index: Int) -> [Effect]? {
+    package mutating func playItem(at index: Int) -> [Effect]? {
         guard entries.indices.contains(index) else { return nil }
         consecutiveFailures = 0
         // As MPD: consume takes a song out when it finishes or is skipped with next, not when another is chosen.
@@ -187,7 +187,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
 
     /// As `playItem(at:)`, the new song paused at its start when `paused` (MPD's seek into another song
     /// while paused).
-    public mutating func playItem(at index: Int, paused: Bool) -> [Effect]? {
+    package mutating func playItem(at index: Int, paused: Bool) -> [Effect]? {
         guard var effects = playItem(at: index) else { return nil }
         if paused {
             state = .paused
@@ -197,14 +197,14 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     /// Appends to the queue without starting playback.
-    public mutating func add(_ items: [QueueItem]) -> [Effect] {
+    package mutating func add(_ items: [QueueItem]) -> [Effect] {
         _ = insert(items, at: nil)
         return []
     }
 
     /// Inserts at `position` (the end when nil) without starting playback; returns the new entries' ids,
     /// fewer than the items when the queue is full (`maxLength`).
-    public mutating func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
+    package mutating func insert(_ items: [QueueItem], at position: Int?) -> [Int] {
         // A full queue is left as it is (its version too), as MPD's.
         guard !items.isEmpty, room > 0 else { return [] }
         let ids = appendEntries(items, at: position)
@@ -236,13 +236,13 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     /// Removes the item at `index`; nil when there is none. Removing the playing item moves on to the next.
-    public mutating func remove(at index: Int) -> [Effect]? {
+    package mutating func remove(at index: Int) -> [Effect]? {
         remove(range: index..<(index + 1))
     }
 
     /// Removes the items in `range`; nil when it is empty or reaches past the queue. Removing the playing
     /// item moves on to the next one in play order that stays.
-    public mutating func remove(range: Range<Int>) -> [Effect]? {
+    package mutating func remove(range: Range<Int>) -> [Effect]? {
         guard !range.isEmpty, range.lowerBound >= 0, range.upperBound <= entries.count else { return nil }
         let removedCurrent = currentIndex.map(range.contains) ?? false
         // The first item after the current one in play order that stays.
@@ -271,7 +271,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     /// Empties the queue and stops.
-    public mutating func clear() -> [Effect] {
+    package mutating func clear() -> [Effect] {
         let ending = endIfActive(.stopped)
         if !entries.isEmpty { version += 1 }
         entries = []
@@ -283,7 +283,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
 
     /// The next item in play order (wrapping with repeat all); at the end of the queue playback finishes.
     /// Repeat one does not hold a manual next back.
-    public mutating func next() -> [Effect] {
+    package mutating func next() -> [Effect] {
         guard !entries.isEmpty else { return [] }
         let position = currentIndex.flatMap { order.firstIndex(of: $0) }
         let hasNext = (position.map { $0 + 1 } ?? 0) < order.count || repeats
@@ -296,7 +296,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
 
     /// The previous item in play order, wherever the track is (MPD's rule; the prompt's `prev` restarts
     /// a track more than 3 s in itself); at the first item it wraps with repeat all, else restarts the first.
-    public mutating func previous() -> [Effect] {
+    package mutating func previous() -> [Effect] {
         guard !entries.isEmpty else { return [] }
         consecutiveFailures = 0
         let position = currentIndex.flatMap { order.firstIndex(of: $0) } ?? 0
@@ -312,7 +312,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     /// playing <-> paused; stopped starts the current item (or the first in order); idle does nothing.
-    public mutating func togglePause() -> [Effect] {
+    package mutating func togglePause() -> [Effect] {
         switch state {
         case .playing:
             state = .paused
@@ -330,7 +330,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     /// Keeps the queue and the current item; togglePause() starts it again from its beginning.
-    public mutating func stop() -> [Effect] {
+    package mutating func stop() -> [Effect] {
         guard isActive else { return [] }
         state = .stopped
         waitingForBytes = false
@@ -338,29 +338,29 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     /// Sets MPD's `repeat` and `single` as the prompt's word says.
-    public mutating func setRepeat(_ mode: RepeatMode) {
+    package mutating func setRepeat(_ mode: RepeatMode) {
         repeats = mode.repeats
         single = mode.single
     }
 
-    public mutating func setRepeats(_ on: Bool) { repeats = on }
-    public mutating func setSingle(_ mode: SingleMode) { single = mode }
-    public mutating func setConsume(_ on: Bool) { consume = on }
+    package mutating func setRepeats(_ on: Bool) { repeats = on }
+    package mutating func setSingle(_ mode: SingleMode) { single = mode }
+    package mutating func setConsume(_ on: Bool) { consume = on }
 
     /// Clamped to 0...100.
-    public mutating func setVolume(_ percent: Int) { volume = min(max(percent, 0), 100) }
-    public mutating func setReplayGain(_ settings: ReplayGainSettings) { replayGain = settings }
-    public mutating func setCrossfade(_ settings: CrossfadeSettings) { crossfade = settings }
+    package mutating func setVolume(_ percent: Int) { volume = min(max(percent, 0), 100) }
+    package mutating func setReplayGain(_ settings: ReplayGainSettings) { replayGain = settings }
+    package mutating func setCrossfade(_ settings: CrossfadeSettings) { crossfade = settings }
 
     /// The track `trackEnded(generation:)` would start now, changing nothing: what a crossfade fades into.
-    public func upcomingStart(afterEndOf generation: Int) -> TrackStart? {
+    package func upcomingStart(afterEndOf generation: Int) -> TrackStart? {
         var copy = self
         for case .start(let start) in copy.trackEnded(generation: generation) { return start }
         return nil
     }
 
     /// Turning shuffle on keeps the current item and shuffles the rest after it; off restores queue order.
-    public mutating func setShuffle(_ on: Bool) {
+    package mutating func setShuffle(_ on: Bool) {
         guard on != shuffle else { return }
         shuffle = on
         order = makeOrder(first: currentIndex)
@@ -369,7 +369,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     // MARK: Track outcomes
 
     /// The track of `generation` played to its end.
-    public mutating func trackEnded(generation: Int) -> [Effect] {
+    package mutating func trackEnded(generation: Int) -> [Effect] {
         guard generation == self.generation, isActive else { return [] }
         consecutiveFailures = 0
         switch single {
@@ -393,7 +393,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     /// The track of `generation` could not be opened or decoded. Repeat one does not retry it.
-    public mutating func trackFailed(generation: Int) -> [Effect] {
+    package mutating func trackFailed(generation: Int) -> [Effect] {
         guard generation == self.generation, isActive else { return [] }
         consecutiveFailures += 1
         if consecutiveFailures >= entries.count { return giveUp() }
@@ -401,7 +401,7 @@ public struct PlayerStateMachine: Sendable, Equatable {
     }
 
     /// The output failed while starting or playing the track of `generation`: stop, as every other track would fail too.
-    public mutating func outputFailed(generation: Int) -> [Effect] {
+    package mutating func outputFailed(generation: Int) -> [Effect] {
         guard generation == self.generation, isActive else { return [] }
         return finish()
     }
@@ -529,12 +529,12 @@ struct SplitMix64: Sendable, Equatable {
 }
 
 /// One queue entry: the item and what MPD clients see of it.
-public struct QueueEntry: Sendable, Equatable {
-    public var item: QueueItem
+package struct QueueEntry: Sendable, Equatable {
+    package var item: QueueItem
     /// Unique in the player's life; stays while the entry moves.
-    public var id: Int
+    package var id: Int
     /// 0-255; in random mode higher priorities play sooner.
-    public var priority: Int
+    package var priority: Int
     /// The queue version when the entry was added or last changed place.
-    public var version: Int
+    package var version: Int
 }

@@ -5,16 +5,16 @@ import XZPlaybackTerms
 
 /// MPD's ReplayGain settings, with its names and defaults (`replaygain_preamp`, `replaygain_missing_preamp`,
 /// `replaygain_limit`).
-public struct ReplayGainSettings: Sendable, Equatable {
-    public var mode: ReplayGainMode
+package struct ReplayGainSettings: Sendable, Equatable {
+    package var mode: ReplayGainMode
     /// Added to every tag's gain, in dB (-15...15).
-    public var preampDB: Double
+    package var preampDB: Double
     /// The gain of a song without ReplayGain tags, in dB (-15...15).
-    public var missingPreampDB: Double
+    package var missingPreampDB: Double
     /// Keeps a gain from pushing the tag's peak past full scale.
-    public var limit: Bool
+    package var limit: Bool
 
-    public init(mode: ReplayGainMode = .off, preampDB: Double = 0, missingPreampDB: Double = 0, limit: Bool = true) {
+    package init(mode: ReplayGainMode = .off, preampDB: Double = 0, missingPreampDB: Double = 0, limit: Bool = true) {
         self.mode = mode
         self.preampDB = preampDB
         self.missingPreampDB = missingPreampDB
@@ -32,7 +32,7 @@ public struct ReplayGainSettings: Sendable, Equatable {
 
     /// The linear factor for a song with `tags` (nil or empty: none), as MPD's ReplayGainTuple computes it:
     /// the mode's gain, else the other one; `shuffle` decides what `auto` means.
-    public func scale(for tags: ReplayGainTags?, shuffle: Bool) -> Double {
+    package func scale(for tags: ReplayGainTags?, shuffle: Bool) -> Double {
         let mode = self.mode == .auto ? (shuffle ? ReplayGainMode.track : .album) : self.mode
         guard mode != .off else { return 1 }
         let tags = tags ?? ReplayGainTags()

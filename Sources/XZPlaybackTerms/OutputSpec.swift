@@ -1,5 +1,5 @@
 /// Where the player sends its audio, as the user writes it: `default`, `null`, `wav:PATH`, `au:PATH`, `raw:PATH`.
-public enum OutputSpec: Equatable, Sendable, CustomStringConvertible {
+package enum OutputSpec: Equatable, Sendable, CustomStringConvertible {
     /// libao's default live driver; falls back to `null` (with one notice) when it cannot open.
     case systemDefault
     /// Discards audio, paced to real time by the player.
@@ -11,9 +11,9 @@ public enum OutputSpec: Equatable, Sendable, CustomStringConvertible {
     /// Signed 16-bit native-endian interleaved PCM at each track's own rate and channels (what `mpg123 -s` writes).
     case raw(String)
 
-    public static let usage = "default, null, wav:PATH, au:PATH or raw:PATH"
+    package static let usage = "default, null, wav:PATH, au:PATH or raw:PATH"
 
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         switch text.lowercased() {
         case "default": self = .systemDefault; return
         case "null": self = .null; return
@@ -38,7 +38,7 @@ public enum OutputSpec: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The spelling `init(parsing:)` reads back.
-    public var description: String {
+    package var description: String {
         switch self {
         case .systemDefault: return "default"
         case .null: return "null"
@@ -49,7 +49,7 @@ public enum OutputSpec: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// A file that gets written as fast as the decoder runs unless realtime pacing is asked for.
-    public var isFile: Bool {
+    package var isFile: Bool {
         switch self {
         case .wav, .au, .raw: return true
         case .systemDefault, .null: return false

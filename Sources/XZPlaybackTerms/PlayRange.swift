@@ -1,35 +1,35 @@
 import XZAudio
 
 /// The part of a queued song that plays (MPD's `rangeid`): from `startMs`, to `endMs` or the song's end.
-public struct PlayRange: Sendable, Equatable {
-    public var startMs: Int
-    public var endMs: Int?
+package struct PlayRange: Sendable, Equatable {
+    package var startMs: Int
+    package var endMs: Int?
     /// A CUE sheet track's bounds in CD frames (75 a second), which the player turns into samples exactly,
     /// so one track ends on the sample the next one starts at; nil: the part is in milliseconds.
-    public var cdFrames: CDFrames?
+    package var cdFrames: CDFrames?
 
-    public struct CDFrames: Sendable, Equatable {
-        public var start: Int
-        public var end: Int?
-        public init(start: Int, end: Int?) {
+    package struct CDFrames: Sendable, Equatable {
+        package var start: Int
+        package var end: Int?
+        package init(start: Int, end: Int?) {
             self.start = start
             self.end = end
         }
     }
 
-    public init(startMs: Int, endMs: Int?) {
+    package init(startMs: Int, endMs: Int?) {
         self.startMs = startMs
         self.endMs = endMs
     }
 
     /// A CUE sheet track's part: its milliseconds rounded down, as MPD's song times are.
-    public init(cdFrames: CDFrames) {
+    package init(cdFrames: CDFrames) {
         self.init(startMs: CueSheet.milliseconds(frames: cdFrames.start), endMs: cdFrames.end.map(CueSheet.milliseconds))
         self.cdFrames = cdFrames
     }
 
     /// How setting an entry's range went.
-    public enum Edit: Sendable, Equatable {
+    package enum Edit: Sendable, Equatable {
         case set
         case noSuchEntry
         /// The entry is the one playing: MPD does not edit it under the decoder.

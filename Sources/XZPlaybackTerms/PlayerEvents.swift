@@ -1,27 +1,27 @@
 /// idle: empty queue. stopped: a queue, nothing playing. playing / paused: a track is loaded.
-public enum PlayerState: String, Sendable, Equatable {
+package enum PlayerState: String, Sendable, Equatable {
     case idle, playing, paused, stopped
 
     /// Playing or paused: a track is loaded.
-    @inlinable public var isLoaded: Bool { self == .playing || self == .paused }
+    @inlinable package var isLoaded: Bool { self == .playing || self == .paused }
 }
 
 /// The prompt's words for MPD's `repeat` and `single`, which are what the player stores: `off` is no
 /// repeat, `one` is repeat with single on (the same song again), `all` is repeat without it. A view only:
 /// `init(repeats:single:)` reads it from MPD's options, `repeats` and `single` give them back.
-public enum RepeatMode: String, Sendable, Equatable, CaseIterable {
+package enum RepeatMode: String, Sendable, Equatable, CaseIterable {
     case off, one, all
 
     /// Single `oneshot` with repeat reads as `all`: it stops after one song only once.
-    @inlinable public init(repeats: Bool, single: SingleMode) {
+    @inlinable package init(repeats: Bool, single: SingleMode) {
         self = !repeats ? .off : single == .on ? .one : .all
     }
 
-    @inlinable public var repeats: Bool { self != .off }
-    @inlinable public var single: SingleMode { self == .one ? .on : .off }
+    @inlinable package var repeats: Bool { self != .off }
+    @inlinable package var single: SingleMode { self == .one ? .on : .off }
 }
 
-public enum EndReason: String, Sendable, Equatable {
+package enum EndReason: String, Sendable, Equatable {
     /// Played to its end.
     case completed
     /// Left for another track (next, previous, play, removal).
@@ -34,7 +34,7 @@ public enum EndReason: String, Sendable, Equatable {
     case error
 }
 
-public enum PlayerEvent: Sendable, Equatable {
+package enum PlayerEvent: Sendable, Equatable {
     /// The track is open and its audio is about to go out. Not sent for a track that cannot be opened.
     case started(QueueItem, durationMs: Int?)
     /// Every 250 ms of audio (at exact multiples of 250 ms) while playing.
@@ -67,19 +67,19 @@ public enum PlayerEvent: Sendable, Equatable {
 }
 
 /// The parts of the player's state an action changed, in MPD's `idle` subsystems.
-public struct PlayerChanges: OptionSet, Sendable, Hashable {
-    public let rawValue: Int
+package struct PlayerChanges: OptionSet, Sendable, Hashable {
+    package let rawValue: Int
 
-    @inlinable public init(rawValue: Int) {
+    @inlinable package init(rawValue: Int) {
         self.rawValue = rawValue
     }
 
     /// The queue's contents, order or priorities (MPD's `playlist`).
-    public static let queue = PlayerChanges(rawValue: 1 << 0)
+    package static let queue = PlayerChanges(rawValue: 1 << 0)
     /// Playing, paused or stopped, the current song, a seek, waiting for a stream's bytes (MPD's `player`).
-    public static let playback = PlayerChanges(rawValue: 1 << 1)
+    package static let playback = PlayerChanges(rawValue: 1 << 1)
     /// The volume (MPD's `mixer`).
-    public static let volume = PlayerChanges(rawValue: 1 << 2)
+    package static let volume = PlayerChanges(rawValue: 1 << 2)
     /// repeat, random, single, consume, the ReplayGain mode, crossfade or MixRamp (MPD's `options`).
-    public static let options = PlayerChanges(rawValue: 1 << 3)
+    package static let options = PlayerChanges(rawValue: 1 << 3)
 }

@@ -1,14 +1,14 @@
 /// Where a seek goes, relative to the current position, absolute, or a share of the track.
-public enum SeekTarget: Sendable, Equatable {
+package enum SeekTarget: Sendable, Equatable {
     case relative(ms: Int)
     case absolute(ms: Int)
     /// 0...100 of the track's length.
     case percent(Double)
 
-    public static let usage = "+SECONDS, -SECONDS, M:SS, H:MM:SS, SECONDS (or =SECONDS) or PERCENT% (e.g. +10, -5, 1:23, 83, 50%)"
+    package static let usage = "+SECONDS, -SECONDS, M:SS, H:MM:SS, SECONDS (or =SECONDS) or PERCENT% (e.g. +10, -5, 1:23, 83, 50%)"
 
     /// "+10" / "-5" seconds from here, "1:23", "1:02:03" or "83" (seconds, fractions allowed: "83.5"), "50%".
-    public init(parsing input: String) throws {
+    package init(parsing input: String) throws {
         let text = String(input.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
         let fail = PlaybackError.invalidSeekTarget("cannot read the seek position \"\(input)\"; use \(SeekTarget.usage)")
         if text.hasSuffix("%") {

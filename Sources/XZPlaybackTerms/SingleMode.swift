@@ -1,4 +1,4 @@
 /// MPD's `single`: stop after the current track, always or once.
-public enum SingleMode: String, Sendable, Equatable, CaseIterable {
+package enum SingleMode: String, Sendable, Equatable, CaseIterable {
     case off = "0", on = "1", oneshot
 }

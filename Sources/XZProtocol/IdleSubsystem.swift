@@ -1,5 +1,5 @@
 /// What changed, in MPD's `idle` words.
-public enum IdleSubsystem: String, Sendable, CaseIterable {
+package enum IdleSubsystem: String, Sendable, CaseIterable {
     case database, update, storedPlaylist = "stored_playlist", playlist, player, mixer, output, options
     case partition, sticker, subscription, message, neighbor, mount
 }

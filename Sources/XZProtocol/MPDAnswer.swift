@@ -1,15 +1,15 @@
 /// An answer as a client reads it: `key: value` lines up to `OK`, or the `ACK` that ends it. The one
 /// reader of answers, for those read off a socket and those made in process alike.
-public struct MPDAnswer: Sendable {
-    public private(set) var pairs: [(key: String, value: String)] = []
+package struct MPDAnswer: Sendable {
+    package private(set) var pairs: [(key: String, value: String)] = []
     /// Bytes of the lines taken so far, for a reader to cap what a host may send.
-    public private(set) var bytes = 0
+    package private(set) var bytes = 0
 
-    public init() {}
+    package init() {}
 
     /// Takes one line (without its newline); true once the answer is complete. An ACK line is thrown;
     /// a line that is no pair (`list_OK`) is passed over.
-    public mutating func take(line: String) throws(MPDError) -> Bool {
+    package mutating func take(line: String) throws(MPDError) -> Bool {
         bytes += line.utf8.count + 1
         if line == "OK" { return true }
         if line.hasPrefix("ACK ") { throw MPDError.parse(ackLine: line) }
@@ -22,7 +22,7 @@ public struct MPDAnswer: Sendable {
 
 extension MPDError {
     /// `ACK [code@index] {command} message` back into an error.
-    public static func parse(ackLine line: String) -> MPDError {
+    package static func parse(ackLine line: String) -> MPDError {
         let scanner = line.dropFirst(4)
         guard scanner.hasPrefix("["), let at = scanner.firstIndex(of: "@"), let open = scanner.firstIndex(of: "{"),
               let end = scanner.firstIndex(of: "}"), at < open, open < end else {

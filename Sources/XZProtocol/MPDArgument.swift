@@ -1,8 +1,8 @@
 /// Arguments read as MPD reads them (its `ArgParser`), each into MPD's domain, with MPD's messages for
 /// what does not parse. Every value returned fits 32 bits, so no arithmetic on it can overflow an Int.
-public enum MPDArgument {
+package enum MPDArgument {
     /// MPD's `ParseCommandArgInt`: a signed 32-bit number, or `bounds` when given.
-    public static func integer(_ text: String, in bounds: ClosedRange<Int> = Int(Int32.min)...Int(Int32.max))
+    package static func integer(_ text: String, in bounds: ClosedRange<Int> = Int(Int32.min)...Int(Int32.max))
         throws(MPDError) -> Int {
         switch parse(text[...]) {
         case .value(let value) where bounds.contains(value): return value
@@ -13,14 +13,14 @@ public enum MPDArgument {
 
     /// MPD's `ParseCommandArgUnsigned`: 0 up to `maximum` (an unsigned 32-bit number unless given). A
     /// negative number wraps in `strtoul`, so it is "too large" there too.
-    public static func unsigned(_ text: String, maximum: Int = Int(UInt32.max)) throws(MPDError) -> Int {
+    package static func unsigned(_ text: String, maximum: Int = Int(UInt32.max)) throws(MPDError) -> Int {
         // `strtoul` takes "-0" as 0.
         try integer(text, in: 0...maximum)
     }
 
     /// A queue version (`plchanges`): MPD's `ParseCommandArgU32`, which never fails on a number; one past
     /// 32 bits or negative is read as the largest, a version newer than any (so everything has changed).
-    public static func version(_ text: String) throws(MPDError) -> Int {
+    package static func version(_ text: String) throws(MPDError) -> Int {
         switch parse(text[...]) {
         case .value(let value) where (0...Int(UInt32.max)).contains(value): return value
         case .value, .tooLarge: return Int(UInt32.max)
@@ -29,12 +29,12 @@ public enum MPDArgument {
     }
 
     /// As `strtof` reads it: `nan` and `inf` included (users clamp what they keep).
-    public static func float(_ text: String) throws(MPDError) -> Double {
+    package static func float(_ text: String) throws(MPDError) -> Double {
         guard let value = Float(text) else { throw MPDError.arg("Float expected: \(text)") }
         return Double(value)
     }
 
-    public static func boolean(_ text: String) throws(MPDError) -> Bool {
+    package static func boolean(_ text: String) throws(MPDError) -> Bool {
         // As `strtol`: "01" and "-0" are numbers too.
         switch parse(text[...]) {
         case .value(0): return false
@@ -44,13 +44,13 @@ public enum MPDArgument {
     }
 
     /// A song priority, 0-255.
-    public static func priorityValue(_ text: String) throws(MPDError) -> Int {
+    package static func priorityValue(_ text: String) throws(MPDError) -> Int {
         try unsigned(text, maximum: 255)
     }
 
     /// MPD's `ParseCommandArgRange`: `N`, `START:END`, `START:` (to the end), or `-1` (everything); each
     /// number 0 up to Int32's largest.
-    public static func range(_ text: String) throws(MPDError) -> MPDRange {
+    package static func range(_ text: String) throws(MPDError) -> MPDRange {
         let junk = MPDError.arg("Integer or range expected: \(text)")
         let colon = text.firstIndex(of: ":")
         let startText = text[..<(colon ?? text.endIndex)]
@@ -103,27 +103,27 @@ public enum MPDArgument {
 
 /// MPD's `RangeArg`: queue or playlist positions from `start`, up to `end` (nil: to the end). Both fit
 /// 31 bits, whatever the client wrote.
-public struct MPDRange: Sendable, Equatable {
-    public var start: Int
-    public var end: Int?
+package struct MPDRange: Sendable, Equatable {
+    package var start: Int
+    package var end: Int?
 
-    public init(start: Int, end: Int?) {
+    package init(start: Int, end: Int?) {
         self.start = start
         self.end = end
     }
 
     /// `-1`: every position.
-    public static let all = MPDRange(start: 0, end: nil)
+    package static let all = MPDRange(start: 0, end: nil)
 
     /// MPD's `CheckClip`: the positions of a list of `count` the range names, its end cut to the list's;
     /// nil when it starts past the list's end (MPD's "Bad song index"). Work on the result is bounded by
     /// `count`, never by what the client wrote.
-    public func clipped(to count: Int) -> Range<Int>? {
+    package func clipped(to count: Int) -> Range<Int>? {
         let upper = Swift.min(end ?? count, count)
         guard start <= upper else { return nil }
         return start..<upper
     }
 
     /// The range as written, when it has an end.
-    public var closed: Range<Int>? { end.map { start..<$0 } }
+    package var closed: Range<Int>? { end.map { start..<$0 } }
 }

@@ -1,9 +1,9 @@
 /// One protocol request: a command name and its arguments, unquoted.
-public struct MPDRequest: Sendable, Equatable {
-    public var name: String
-    public var arguments: [String]
+package struct MPDRequest: Sendable, Equatable {
+    package var name: String
+    package var arguments: [String]
 
-    public init(name: String, arguments: [String] = []) {
+    package init(name: String, arguments: [String] = []) {
         self.name = name
         self.arguments = arguments
     }
@@ -11,12 +11,12 @@ public struct MPDRequest: Sendable, Equatable {
     /// Splits a request line as MPD's tokenizer does: the command is a word of ASCII letters, digits and
     /// `_` starting with a letter; an argument is either unquoted (no whitespace, no quotes) or a
     /// double-quoted string in which a backslash takes the next character literally.
-    public static func parse(_ line: String) throws(MPDError) -> MPDRequest {
+    package static func parse(_ line: String) throws(MPDError) -> MPDRequest {
         try parse(utf8: Array(line.utf8))
     }
 
     /// The same, from the line's bytes as they came off the socket.
-    public static func parse(utf8 line: [UInt8]) throws(MPDError) -> MPDRequest {
+    package static func parse(utf8 line: [UInt8]) throws(MPDError) -> MPDRequest {
         var bytes = line
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         var index = 0
@@ -77,12 +77,12 @@ public struct MPDRequest: Sendable, Equatable {
     }
 
     /// The request as a client writes it, every argument quoted and escaped.
-    public var line: String {
+    package var line: String {
         ([name] + arguments.map(MPDRequest.quote)).joined(separator: " ")
     }
 
     /// `"…"` with `"` and `\` escaped, as the protocol's clients send arguments.
-    public static func quote(_ text: String) -> String {
+    package static func quote(_ text: String) -> String {
         var out = "\""
         for character in text {
             if character == "\"" || character == "\\" { out.append("\\") }

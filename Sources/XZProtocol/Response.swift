@@ -2,18 +2,18 @@
 /// Values come from files and feeds, so line breaks inside them are replaced: a title can never add a line.
 /// It carries its budget (MPD's `max_output_buffer_size`): once past `limit` bytes it takes no more lines,
 /// and listings stop at `isFull`, so an answer never grows far beyond what the client may be sent.
-public struct MPDResponse: Sendable, Equatable {
-    public private(set) var bytes: [UInt8] = []
+package struct MPDResponse: Sendable, Equatable {
+    package private(set) var bytes: [UInt8] = []
     /// Past this many bytes nothing more is written (a line started is finished, so it overshoots by one).
-    public let limit: Int
+    package let limit: Int
 
-    public init(limit: Int = .max) {
+    package init(limit: Int = .max) {
         self.limit = limit
     }
 
     /// Continues the bytes in `storage`, which is left empty so that its storage is reused, not copied;
     /// `capacity` more bytes fit without regrowing it.
-    public init(taking storage: inout [UInt8], capacity: Int, limit: Int = .max) {
+    package init(taking storage: inout [UInt8], capacity: Int, limit: Int = .max) {
         self.limit = limit
         swap(&bytes, &storage)
         bytes.reserveCapacity(bytes.count + capacity)
@@ -21,9 +21,9 @@ public struct MPDResponse: Sendable, Equatable {
 
     /// Over budget: the answer is dropped with its client, so a listing may stop writing records.
     /// One comparison, for loops to check per record.
-    @inline(__always) public var isFull: Bool { bytes.count > limit }
+    @inline(__always) package var isFull: Bool { bytes.count > limit }
 
-    public mutating func add(_ key: String, _ value: String) {
+    package mutating func add(_ key: String, _ value: String) {
         guard !isFull else { return }
         appendKey(key)
         let start = bytes.count
@@ -36,7 +36,7 @@ public struct MPDResponse: Sendable, Equatable {
         bytes.append(0x0A)
     }
 
-    public mutating func add(_ key: String, _ value: Int) {
+    package mutating func add(_ key: String, _ value: Int) {
         guard !isFull else { return }
         appendKey(key)
         appendNumber(value)
@@ -44,7 +44,7 @@ public struct MPDResponse: Sendable, Equatable {
     }
 
     /// `key: A:B:C`, numbers written as `add(_:_:)` writes one (`Format: 44100:16:2`).
-    public mutating func add(_ key: String, numbers: Int...) {
+    package mutating func add(_ key: String, numbers: Int...) {
         guard !isFull else { return }
         appendKey(key)
         for (index, value) in numbers.enumerated() {
@@ -55,19 +55,19 @@ public struct MPDResponse: Sendable, Equatable {
     }
 
     /// `key: ` and what `value` writes, then the line's end.
-    public mutating func add(_ key: String, writing value: (inout MPDResponse) -> Void) {
+    package mutating func add(_ key: String, writing value: (inout MPDResponse) -> Void) {
         guard !isFull else { return }
         appendKey(key)
         value(&self)
         bytes.append(0x0A)
     }
 
-    public mutating func append(ascii character: Unicode.Scalar) {
+    package mutating func append(ascii character: Unicode.Scalar) {
         bytes.append(UInt8(ascii: character))
     }
 
     /// A number's digits, at least `digits` of them (zeros before): no string made per number.
-    public mutating func appendNumber(_ value: Int, digits: Int = 1) {
+    package mutating func appendNumber(_ value: Int, digits: Int = 1) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         let magnitude = value.magnitude
         var divisor: UInt = 1
@@ -96,39 +96,39 @@ public struct MPDResponse: Sendable, Equatable {
     }
 
     /// `binary: N`, the bytes, then a newline, as `albumart` and `readpicture` answer.
-    public mutating func addBinary(_ data: ArraySlice<UInt8>) {
+    package mutating func addBinary(_ data: ArraySlice<UInt8>) {
         guard !isFull else { return }
         add("binary", data.count)
         bytes += data
         bytes.append(0x0A)
     }
 
-    public mutating func append(_ other: MPDResponse) {
+    package mutating func append(_ other: MPDResponse) {
         guard !isFull else { return }
         bytes += other.bytes
     }
 
     /// Lines an `MPDResponse` wrote before, kept as bytes.
-    public mutating func append(rendered: ArraySlice<UInt8>) {
+    package mutating func append(rendered: ArraySlice<UInt8>) {
         guard !isFull else { return }
         bytes += rendered
     }
 
-    public mutating func appendLine(_ line: String) {
+    package mutating func appendLine(_ line: String) {
         guard !isFull else { return }
         appendUTF8(line)
         bytes.append(0x0A)
     }
 
-    public var isEmpty: Bool { bytes.isEmpty }
+    package var isEmpty: Bool { bytes.isEmpty }
 
     /// Drops everything after the first `count` bytes.
-    public mutating func truncate(to count: Int) {
+    package mutating func truncate(to count: Int) {
         bytes.removeSubrange(count...)
     }
 
     /// Text as one protocol line: CR, LF and NUL become spaces.
-    public static func singleLine(_ text: String) -> String {
+    package static func singleLine(_ text: String) -> String {
         func isBreak(_ byte: UInt8) -> Bool { byte == 0x0A || byte == 0x0D || byte == 0 }
         let breaks = text.utf8.withContiguousStorageIfAvailable { $0.contains(where: isBreak) }
         guard breaks ?? text.utf8.contains(where: isBreak) else { return text }

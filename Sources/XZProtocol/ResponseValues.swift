@@ -3,12 +3,12 @@ import Foundation
 /// Seconds and dates as MPD writes them, written in place: a listing writes several per song.
 extension MPDResponse {
     /// Seconds with three decimals, as MPD writes `elapsed` and `duration`.
-    public static func seconds(_ ms: Int) -> String {
+    package static func seconds(_ ms: Int) -> String {
         text { $0.appendSeconds(ms) }
     }
 
     /// `key: S.mmm`, the seconds written in place.
-    public mutating func add(_ key: String, milliseconds ms: Int) {
+    package mutating func add(_ key: String, milliseconds ms: Int) {
         add(key) { $0.appendSeconds(ms) }
     }
 
@@ -20,7 +20,7 @@ extension MPDResponse {
     }
 
     /// `2024-05-01T12:00:00Z`, as MPD writes `Last-Modified`.
-    public static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         text { $0.appendTimestamp(date) }
     }
 
@@ -32,7 +32,7 @@ extension MPDResponse {
     }
 
     /// `key: 2024-05-01T12:00:00Z`, written in place: a listing writes one per song.
-    public mutating func add(_ key: String, timestamp date: Date) {
+    package mutating func add(_ key: String, timestamp date: Date) {
         add(key) { $0.appendTimestamp(date) }
     }
 

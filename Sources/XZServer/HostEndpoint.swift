@@ -7,12 +7,12 @@ import Glibc
 
 /// Where a library's host listens, found from the library alone: a Unix socket under
 /// `$XDG_RUNTIME_DIR/xzmusic/` named after the library folder, else `host.sock` in the library folder.
-public struct HostEndpoint: Sendable, Equatable {
-    public let socketPath: String
+package struct HostEndpoint: Sendable, Equatable {
+    package let socketPath: String
     /// Held by the running host; a socket whose lock is free was left by a host that died.
-    public let lockPath: String
+    package let lockPath: String
 
-    public init(library: LibraryFolder, environment: [String: String] = ProcessEnvironment.variables("XDG_RUNTIME_DIR")) {
+    package init(library: LibraryFolder, environment: [String: String] = ProcessEnvironment.variables("XDG_RUNTIME_DIR")) {
         lockPath = library.url.appendingPathComponent("host.lock").path
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             let name = String(HostEndpoint.fnv1a(library.url.path), radix: 16)
@@ -23,7 +23,7 @@ public struct HostEndpoint: Sendable, Equatable {
     }
 
     /// The running host, or nil when none answers (no socket, or one left by a host that died).
-    public func connect() throws -> MPDClient? {
+    package func connect() throws -> MPDClient? {
         try MPDClient.connect(unixPath: socketPath)
     }
 
@@ -40,12 +40,12 @@ public struct HostEndpoint: Sendable, Equatable {
 
 /// The lock that makes one host per library. Released by the kernel when the host dies, so a socket
 /// left behind by a killed host is known to be stale.
-public final class HostLock: Sendable {
+package final class HostLock: Sendable {
     private let descriptor: Int32
 
     /// Takes the lock and records `description` (pid and addresses) for a second host to name; throws
     /// naming the running host when it is taken.
-    public init(path: String, description: String) throws {
+    package init(path: String, description: String) throws {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ServerError.cannotOpen("cannot open \(path): \(String(cString: strerror(errno)))") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {

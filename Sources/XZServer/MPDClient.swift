@@ -6,20 +6,20 @@ import Glibc
 
 /// A blocking client of a protocol host, for one-shot commands and the prompt attached to a host.
 /// Plain sockets: a one-shot command connects, asks and leaves faster than an event loop starts.
-public final class MPDClient {
+package final class MPDClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
-    public let greeting: String
+    package let greeting: String
 
     /// How long connecting and the greeting may take: a host whose socket accepts but never greets
     /// (its loop stuck, or no host at all) is an error, not a wait for ever. Answers after that wait as
     /// long as the host takes (`idle` waits by design).
-    public static let greetingTimeout = 10
+    package static let greetingTimeout = 10
     /// The largest `binary` chunk taken (hosts send at most their output buffer, MPD's 8 MiB by default).
     static let maxBinaryBytes = 64 << 20
 
     /// Connects to a Unix socket; nil when nothing listens there (no host, or a dead host's socket).
-    public static func connect(unixPath: String) throws -> MPDClient? {
+    package static func connect(unixPath: String) throws -> MPDClient? {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError.cannotConnect("socket: \(String(cString: strerror(errno)))") }
         setTimeout(fd, seconds: greetingTimeout)
@@ -48,7 +48,7 @@ public final class MPDClient {
     }
 
     /// Connects over TCP to `host:port`.
-    public static func connect(host: String, port: Int) throws -> MPDClient {
+    package static func connect(host: String, port: Int) throws -> MPDClient {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
@@ -96,24 +96,24 @@ public final class MPDClient {
     deinit { close(fd) }
 
     /// Ends the connection from any thread; a read waiting in another thread returns with an error.
-    public func disconnect() {
+    package func disconnect() {
         Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Runs one command; the `key: value` pairs of its answer, or the host's ACK thrown as `MPDError`.
     @discardableResult
-    public func run(_ request: MPDRequest) throws -> [(key: String, value: String)] {
+    package func run(_ request: MPDRequest) throws -> [(key: String, value: String)] {
         try sendLine(request.line)
         return try readResponse()
     }
 
     @discardableResult
-    public func run(_ name: String, _ arguments: String...) throws -> [(key: String, value: String)] {
+    package func run(_ name: String, _ arguments: String...) throws -> [(key: String, value: String)] {
         try run(MPDRequest(name: name, arguments: arguments))
     }
 
     /// Writes a raw line (tests and `idle`).
-    public func sendLine(_ line: String) throws {
+    package func sendLine(_ line: String) throws {
         let bytes = Array((line + "\n").utf8)
         var sent = 0
         while sent < bytes.count {
@@ -125,18 +125,18 @@ public final class MPDClient {
     }
 
     /// Reads `key: value` lines up to `OK`; an ACK line is thrown.
-    public func readResponse() throws -> [(key: String, value: String)] {
+    package func readResponse() throws -> [(key: String, value: String)] {
         var answer = MPDAnswer()
         while try !answer.take(line: readLine()) {}
         return answer.pairs
     }
 
-    public func readLine() throws -> String {
+    package func readLine() throws -> String {
         try MPDClient.readLine(fd: fd, buffer: &buffer)
     }
 
     /// Reads an answer that may carry a `binary: N` chunk (albumart, readpicture): its lines and the bytes.
-    public func readBinaryResponse() throws -> (pairs: [(key: String, value: String)], data: [UInt8]) {
+    package func readBinaryResponse() throws -> (pairs: [(key: String, value: String)], data: [UInt8]) {
         var pairs: [(key: String, value: String)] = []
         var data: [UInt8] = []
         while true {

@@ -8,26 +8,26 @@ import XZMPDCommands
 import XZProtocol
 
 /// Limits on what one client can make the host hold, after MPD's defaults.
-public struct ServerLimits: Sendable, Equatable {
-    public var maxConnections = 100
+package struct ServerLimits: Sendable, Equatable {
+    package var maxConnections = 100
     /// Seconds a client may sit silent outside `idle`.
-    public var connectionTimeout: TimeAmount = .seconds(60)
+    package var connectionTimeout: TimeAmount = .seconds(60)
     /// A longer request line drops the client.
-    public var maxLineBytes = 64 * 1024
+    package var maxLineBytes = 64 * 1024
     /// An answer, or unsent response bytes, beyond this drop the client (one that asks for too much, or
     /// asks and never reads): MPD's `max_output_buffer_size`.
-    public var maxOutputBytes = 8 * 1024 * 1024
+    package var maxOutputBytes = 8 * 1024 * 1024
     /// How long one request or command list may run before it is cancelled with an ACK.
-    public var requestBudget = SessionLimits.defaultRequestBudget
+    package var requestBudget = SessionLimits.defaultRequestBudget
     /// MPD's `max_command_list_size`.
-    public var maxCommandListBytes = SessionLimits().maxCommandListBytes
+    package var maxCommandListBytes = SessionLimits().maxCommandListBytes
     /// Input held while a request is answered. The host stops reading from a busy client, so what it
     /// holds is what the reads under way brought (a few 64 KiB reads); more drops the client.
-    public var maxBufferedInputBytes = 1024 * 1024
+    package var maxBufferedInputBytes = 1024 * 1024
 
-    public init() {}
+    package init() {}
 
-    public var session: SessionLimits {
+    package var session: SessionLimits {
         var session = SessionLimits()
         session.maxCommandListBytes = maxCommandListBytes
         session.maxOutputBytes = maxOutputBytes
@@ -39,12 +39,12 @@ public struct ServerLimits: Sendable, Equatable {
 /// The transport: accepts protocol clients on a Unix socket and optionally TCP, splits their input into
 /// lines and hands each to the client's `ClientSession`; one event loop thread per core, each client
 /// staying on one.
-public final class ProtocolServer: Sendable {
+package final class ProtocolServer: Sendable {
     /// The host and what its connections share.
-    public let service: MPDService
-    public var host: PlayerHost { service.host }
-    public var password: String? { service.password }
-    public let limits: ServerLimits
+    package let service: MPDService
+    package var host: PlayerHost { service.host }
+    package var password: String? { service.password }
+    package let limits: ServerLimits
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
     /// Threads for searches, listings, updates and file reads (`ClientSession.Lane.heavy`). Fewer than the
     /// library's readers, so heavy requests stuck in SQLite still leave readers for the lookups.
@@ -54,7 +54,7 @@ public final class ProtocolServer: Sendable {
     let lookupPool = NIOThreadPool(numberOfThreads: 2)
     private let state = Mutex<(channels: [Channel], connections: Int)>(([], 0))
 
-    public init(host: PlayerHost, password: String?, limits: ServerLimits = ServerLimits()) {
+    package init(host: PlayerHost, password: String?, limits: ServerLimits = ServerLimits()) {
         service = MPDService(host: host, password: password, limits: limits.session)
         self.limits = limits
         heavyPool.start()
@@ -62,7 +62,7 @@ public final class ProtocolServer: Sendable {
     }
 
     /// Listens on a Unix socket (mode 0600; an old file there is replaced, so take the `HostLock` first).
-    public func listen(unixPath: String) throws {
+    package func listen(unixPath: String) throws {
         let folder = (unixPath as NSString).deletingLastPathComponent
         // A folder that cannot be made fails the bind below, with the reason.
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
@@ -77,7 +77,7 @@ public final class ProtocolServer: Sendable {
 
     /// Listens on TCP; returns the port (useful with port 0).
     @discardableResult
-    public func listen(host address: String, port: Int) throws -> Int {
+    package func listen(host address: String, port: Int) throws -> Int {
         let channel = try bootstrap(peer: .network).bind(host: address, port: port).wait()
         add(channel)
         return channel.localAddress?.port ?? port
@@ -86,7 +86,7 @@ public final class ProtocolServer: Sendable {
     /// Stops accepting and closes every connection (clients see the connection end), waiting at most
     /// `patience` for the event loops and request threads: a request stuck in a thread, or a loop busy
     /// with a long answer, is left behind rather than holding up the host's exit.
-    public func shutdown(patience: TimeAmount = .seconds(1)) {
+    package func shutdown(patience: TimeAmount = .seconds(1)) {
         let open = state.withLock { state in
             defer { state.channels = [] }
             return state.channels

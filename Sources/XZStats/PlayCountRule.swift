@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a play session ended, as the player saw it.
-public enum PlayEndReason: String, Codable, Sendable, CaseIterable {
+package enum PlayEndReason: String, Codable, Sendable, CaseIterable {
     /// Playback reached the end of the track.
     case completed
     /// The user moved on to another song (next, previous, or picked another).
@@ -15,7 +15,7 @@ public enum PlayEndReason: String, Codable, Sendable, CaseIterable {
 }
 
 /// What the player tells a session. Positions are in the track, in milliseconds.
-public enum PlayerInput: Sendable, Equatable {
+package enum PlayerInput: Sendable, Equatable {
     /// A new pass through a track begins at position 0; nil or 0 when the length is unknown.
     case started(durationMs: Int?)
     /// The playhead is at `ms` (the player's regular tick, at most a few seconds apart).
@@ -29,25 +29,25 @@ public enum PlayerInput: Sendable, Equatable {
 }
 
 /// Last.fm's rule for an honest play count, plus the recorder's checkpoint spacing.
-public struct PlayCountRule: Sendable, Equatable {
+package struct PlayCountRule: Sendable, Equatable {
     /// A track must be longer than this to count at all.
-    public var minimumDurationMs = 30_000
+    package var minimumDurationMs = 30_000
     /// A play counts after half the track or this much, whichever is less.
-    public var capMs = 240_000
+    package var capMs = 240_000
     /// Moving on after less than this much listening is a glance, not a skip.
-    public var skipMinimumMs = 5_000
+    package var skipMinimumMs = 5_000
     /// A running session is written at least this often, in played audio.
-    public var checkpointMs = 10_000
+    package var checkpointMs = 10_000
     /// A forward step larger than this between two ticks is a seek the player did not report.
-    public var maxStepMs = 15_000
+    package var maxStepMs = 15_000
 
-    public init() {}
+    package init() {}
 
-    public static let lastFM = PlayCountRule()
+    package static let lastFM = PlayCountRule()
 
     /// Played milliseconds at which a track of `durationMs` counts, or nil when it never can.
     /// An unknown length counts after the cap: having played that long proves it is long enough.
-    public func thresholdMs(durationMs: Int?) -> Int? {
+    package func thresholdMs(durationMs: Int?) -> Int? {
         guard let duration = durationMs, duration > 0 else { return capMs }
         guard duration > minimumDurationMs else { return nil }
         return min((duration + 1) / 2, capMs) // "at least half": round an odd half up

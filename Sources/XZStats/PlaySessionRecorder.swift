@@ -16,13 +16,13 @@ import XZCatalogue
 /// A database that cannot be written at all (disk full, read-only, an I/O error) is treated the same
 /// way: finished plays wait in memory, at most `maxUnsavedSessions` of them, and are written once a
 /// write goes through again; `waitingReason` says why they wait.
-public final class PlaySessionRecorder: Sendable {
+package final class PlaySessionRecorder: Sendable {
     /// Ended sessions kept in memory while the database cannot be written; past it the oldest go
     /// (a day of back-to-back three-minute songs is 480).
-    public static let maxUnsavedSessions = 10_000
+    package static let maxUnsavedSessions = 10_000
 
-    public let database: LibraryDatabase
-    public let rule: PlayCountRule
+    package let database: LibraryDatabase
+    package let rule: PlayCountRule
     private let clock: @Sendable () -> Date
     private let state = Mutex(State())
 
@@ -51,7 +51,7 @@ public final class PlaySessionRecorder: Sendable {
         var dirty = true
     }
 
-    public init(database: LibraryDatabase, rule: PlayCountRule = .lastFM,
+    package init(database: LibraryDatabase, rule: PlayCountRule = .lastFM,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         self.database = database
         self.rule = rule
@@ -59,32 +59,32 @@ public final class PlaySessionRecorder: Sendable {
     }
 
     /// How long one write may wait for another process's write transaction.
-    public var writeWait: TimeInterval {
+    package var writeWait: TimeInterval {
         get { state.withLock { $0.writeWait } }
         set { state.withLock { $0.writeWait = newValue } }
     }
 
     /// While writes are behind, how often inputs try again.
-    public var retryInterval: TimeInterval {
+    package var retryInterval: TimeInterval {
         get { state.withLock { $0.retryInterval } }
         set { state.withLock { $0.retryInterval = newValue } }
     }
 
     /// The running session's row id; nil when none runs or its first write is still waiting.
-    public var currentSessionId: Int64? { state.withLock { $0.open?.tracker.isEnded == false ? $0.open?.id : nil } }
+    package var currentSessionId: Int64? { state.withLock { $0.open?.tracker.isEnded == false ? $0.open?.id : nil } }
 
     /// The running (or just ended) session's tracker: played time, count state, position.
-    public var currentTracker: SessionTracker? { state.withLock { $0.open?.tracker } }
+    package var currentTracker: SessionTracker? { state.withLock { $0.open?.tracker } }
 
     /// True while some session state is only in memory because the database was busy.
-    public var hasUnsavedChanges: Bool { state.withLock { $0.isDirty } }
+    package var hasUnsavedChanges: Bool { state.withLock { $0.isDirty } }
 
     /// One line saying why plays wait in memory (the disk is full, the database is read-only); nil
     /// while writes go through or the database is only busy.
-    public var waitingReason: String? { state.withLock { $0.isDirty ? $0.waitingReason : nil } }
+    package var waitingReason: String? { state.withLock { $0.isDirty ? $0.waitingReason : nil } }
 
     /// Tries the waiting writes again, at most every `retryInterval`; for a timer while nothing plays.
-    public func retryUnsaved() {
+    package func retryUnsaved() {
         state.withLock { state in
             // What fails here is told by `waitingReason`; the sessions stay for the next try.
             try? save(&state, now: false)
@@ -95,12 +95,12 @@ public final class PlaySessionRecorder: Sendable {
     /// busy and the row will be written later. A session still open is first ended as `stopped`
     /// where it was: the player should end it itself with the true reason.
     @discardableResult
-    public func begin(song: Song) throws -> Int64? {
+    package func begin(song: Song) throws -> Int64? {
         try begin(songKey: song.songKey, title: song.title, singer: song.singer, durationMs: song.durationMs)
     }
 
     @discardableResult
-    public func begin(songKey: String, title: String, singer: String, durationMs: Int?) throws -> Int64? {
+    package func begin(songKey: String, title: String, singer: String, durationMs: Int?) throws -> Int64? {
         try state.withLock { state in
             if var previous = state.open {
                 if !previous.tracker.isEnded {
@@ -121,7 +121,7 @@ public final class PlaySessionRecorder: Sendable {
     }
 
     /// Feeds a player input to the running session; ignored when none runs.
-    public func handle(_ input: PlayerInput) throws {
+    package func handle(_ input: PlayerInput) throws {
         try state.withLock { state in
             guard var session = state.open else { return }
             let changed = apply(input, to: &session)
@@ -130,14 +130,14 @@ public final class PlaySessionRecorder: Sendable {
         }
     }
 
-    public func end(reason: PlayEndReason, positionMs: Int) throws {
+    package func end(reason: PlayEndReason, positionMs: Int) throws {
         try handle(.ended(reason: reason, positionMs: positionMs))
     }
 
     /// Writes whatever is still only in memory, waiting up to `timeout` for the database; for quitting.
     /// Returns false when something is still unsaved.
     @discardableResult
-    public func flush(timeout: TimeInterval = 15) throws -> Bool {
+    package func flush(timeout: TimeInterval = 15) throws -> Bool {
         try state.withLock { state in
             try save(&state, now: true, wait: timeout)
             return !state.isDirty

@@ -21,14 +21,14 @@ enum UTCTime {
 
 /// A liked song. `songId` is its catalogue id now, nil when a rescan removed it; title and singer
 /// are the catalogue's when the song is still there, else the snapshot taken when it was liked.
-public struct LikedSong: Codable, Sendable, Equatable {
-    public var songKey: String
-    public var songId: Int64?
-    public var title: String
-    public var singer: String
-    public var likedAt: Date
+package struct LikedSong: Codable, Sendable, Equatable {
+    package var songKey: String
+    package var songId: Int64?
+    package var title: String
+    package var singer: String
+    package var likedAt: Date
 
-    public init(songKey: String, songId: Int64?, title: String, singer: String, likedAt: Date) {
+    package init(songKey: String, songId: Int64?, title: String, singer: String, likedAt: Date) {
         self.songKey = songKey; self.songId = songId; self.title = title; self.singer = singer
         self.likedAt = likedAt
     }
@@ -37,7 +37,7 @@ public struct LikedSong: Codable, Sendable, Equatable {
         case songKey = "song_key", songId = "song_id", title, singer, likedAt = "liked_at"
     }
 
-    public init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         songKey = try c.decode(String.self, forKey: .songKey)
         songId = try c.decodeIfPresent(Int64.self, forKey: .songId)
@@ -46,7 +46,7 @@ public struct LikedSong: Codable, Sendable, Equatable {
         likedAt = try UTCTime.date(c.decode(String.self, forKey: .likedAt))
     }
 
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(songKey, forKey: .songKey)
         try c.encode(songId, forKey: .songId)
@@ -58,25 +58,25 @@ public struct LikedSong: Codable, Sendable, Equatable {
 
 /// One pass through a track. `endReason` is nil while it plays, or when the program died during it
 /// (the row then holds its last checkpoint).
-public struct PlaySessionRecord: Codable, Sendable, Equatable {
-    public var id: Int64
-    public var songKey: String
+package struct PlaySessionRecord: Codable, Sendable, Equatable {
+    package var id: Int64
+    package var songKey: String
     /// The catalogue id now; nil when the song is no longer in the catalogue.
-    public var songId: Int64?
-    public var title: String
-    public var singer: String
-    public var startedAt: Date
+    package var songId: Int64?
+    package var title: String
+    package var singer: String
+    package var startedAt: Date
     /// Audio actually heard: pauses and seek jumps excluded.
-    public var playedMs: Int
+    package var playedMs: Int
     /// Where playback was when the session ended, or at its last checkpoint.
-    public var positionMs: Int
-    public var durationMs: Int?
-    public var endReason: PlayEndReason?
-    public var counted: Bool
-    public var countedAt: Date?
-    public var skip: Bool
+    package var positionMs: Int
+    package var durationMs: Int?
+    package var endReason: PlayEndReason?
+    package var counted: Bool
+    package var countedAt: Date?
+    package var skip: Bool
 
-    public init(id: Int64, songKey: String, songId: Int64?, title: String, singer: String, startedAt: Date,
+    package init(id: Int64, songKey: String, songId: Int64?, title: String, singer: String, startedAt: Date,
                 playedMs: Int, positionMs: Int, durationMs: Int?, endReason: PlayEndReason?, counted: Bool,
                 countedAt: Date?, skip: Bool) {
         self.id = id; self.songKey = songKey; self.songId = songId; self.title = title; self.singer = singer
@@ -91,7 +91,7 @@ public struct PlaySessionRecord: Codable, Sendable, Equatable {
         case endReason = "end_reason", counted, countedAt = "counted_at", skip
     }
 
-    public init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(Int64.self, forKey: .id)
         songKey = try c.decode(String.self, forKey: .songKey)
@@ -108,7 +108,7 @@ public struct PlaySessionRecord: Codable, Sendable, Equatable {
         skip = try c.decode(Bool.self, forKey: .skip)
     }
 
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
         try c.encode(songKey, forKey: .songKey)

@@ -3,9 +3,9 @@ import Foundation
 /// One pass through a track, fed with player inputs and free of I/O: it adds up the audio actually
 /// heard (forward movement between consecutive ticks while playing; pauses and seek jumps add
 /// nothing) and reports the moment the play counts. Repeat-one is a new tracker for every pass.
-public struct SessionTracker: Sendable, Equatable {
+package struct SessionTracker: Sendable, Equatable {
     /// Something the recorder must write.
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// The play has just counted; `positionMs` is where in the track the threshold was crossed.
         case counted(positionMs: Int)
         /// Another `rule.checkpointMs` of audio has been heard since the last write.
@@ -13,35 +13,35 @@ public struct SessionTracker: Sendable, Equatable {
         case ended(PlayEndReason)
     }
 
-    public let rule: PlayCountRule
-    public private(set) var durationMs: Int?
-    public private(set) var playedMs = 0
-    public private(set) var positionMs = 0
-    public private(set) var isStarted = false
-    public private(set) var isPlaying = false
+    package let rule: PlayCountRule
+    package private(set) var durationMs: Int?
+    package private(set) var playedMs = 0
+    package private(set) var positionMs = 0
+    package private(set) var isStarted = false
+    package private(set) var isPlaying = false
     /// Where in the track the play counted; nil while it has not.
-    public private(set) var countedAtPositionMs: Int?
+    package private(set) var countedAtPositionMs: Int?
     /// Nil while the session runs.
-    public private(set) var endReason: PlayEndReason?
+    package private(set) var endReason: PlayEndReason?
     /// Played milliseconds at the last event, so checkpoints come every `rule.checkpointMs` of audio.
     private var playedAtLastEvent = 0
 
-    public init(rule: PlayCountRule = .lastFM) {
+    package init(rule: PlayCountRule = .lastFM) {
         self.rule = rule
     }
 
-    public var isCounted: Bool { countedAtPositionMs != nil }
-    public var isEnded: Bool { endReason != nil }
-    public var thresholdMs: Int? { rule.thresholdMs(durationMs: durationMs) }
+    package var isCounted: Bool { countedAtPositionMs != nil }
+    package var isEnded: Bool { endReason != nil }
+    package var thresholdMs: Int? { rule.thresholdMs(durationMs: durationMs) }
 
     /// A skip: the user moved on before the play counted, having listened at least `skipMinimumMs`.
     /// Errors, stops and quits are never skips.
-    public var isSkip: Bool {
+    package var isSkip: Bool {
         endReason == .skipped && !isCounted && playedMs >= rule.skipMinimumMs
     }
 
     @discardableResult
-    public mutating func handle(_ input: PlayerInput) -> [Event] {
+    package mutating func handle(_ input: PlayerInput) -> [Event] {
         if isEnded { return [] }
         if case .started(let duration) = input {
             guard !isStarted else { return [] }

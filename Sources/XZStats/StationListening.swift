@@ -4,12 +4,12 @@ import XZCatalogue
 import XZSystem
 
 /// Time heard of one internet radio station (a stream URL outside the catalogue), over the sessions asked for.
-public struct StationListening: Encodable, Sendable, Equatable {
-    public var url: String
+package struct StationListening: Encodable, Sendable, Equatable {
+    package var url: String
     /// The station's own name as last heard; empty when it never said one.
-    public var name: String
-    public var listenedMs: Int
-    public var sessions: Int
+    package var name: String
+    package var listenedMs: Int
+    package var sessions: Int
 
     enum CodingKeys: String, CodingKey {
         case url, name, listenedMs = "listened_ms", sessions
@@ -18,7 +18,7 @@ public struct StationListening: Encodable, Sendable, Equatable {
 
 extension StatsStore {
     /// A new pass through the station at `url`; its row, for `updateStation`.
-    public func beginStation(url: String, name: String, at date: Date = Date()) throws -> Int64 {
+    package func beginStation(url: String, name: String, at date: Date = Date()) throws -> Int64 {
         try database.pool.write { db in
             let now = UTCTime.string(date)
             try db.execute(sql: """
@@ -29,7 +29,7 @@ extension StatsStore {
     }
 
     /// The time heard so far of the pass `id`, and the station's name as last heard (kept when empty).
-    public func updateStation(id: Int64, name: String, listenedMs: Int, at date: Date = Date()) throws {
+    package func updateStation(id: Int64, name: String, listenedMs: Int, at date: Date = Date()) throws {
         try database.pool.write { db in
             try db.execute(sql: """
                 UPDATE station_session SET listened_ms = ?, updated_at = ?, name = CASE WHEN ? = '' THEN name ELSE ? END
@@ -39,7 +39,7 @@ extension StatsStore {
     }
 
     /// The stations listened to since `since` (all when nil), longest heard first, at most `limit`.
-    public func stations(since: Date? = nil, limit: Int = 10) throws -> [StationListening] {
+    package func stations(since: Date? = nil, limit: Int = 10) throws -> [StationListening] {
         try database.pool.read { db in try Self.stations(db, from: since.map(UTCTime.string) ?? "", limit: limit) }
     }
 

@@ -1,20 +1,20 @@
 import Foundation
 
 /// Every play session and like, as `export` writes them. Both formats read back to equal values.
-public struct StatsArchive: Codable, Sendable, Equatable {
-    public enum Format: String, Sendable, CaseIterable {
+package struct StatsArchive: Codable, Sendable, Equatable {
+    package enum Format: String, Sendable, CaseIterable {
         case csv, json
     }
 
-    public var sessions: [PlaySessionRecord]
-    public var likes: [LikedSong]
+    package var sessions: [PlaySessionRecord]
+    package var likes: [LikedSong]
 
-    public init(sessions: [PlaySessionRecord], likes: [LikedSong]) {
+    package init(sessions: [PlaySessionRecord], likes: [LikedSong]) {
         self.sessions = sessions
         self.likes = likes
     }
 
-    public func encoded(as format: Format) throws -> Data {
+    package func encoded(as format: Format) throws -> Data {
         switch format {
         case .json:
             let encoder = JSONEncoder()
@@ -25,7 +25,7 @@ public struct StatsArchive: Codable, Sendable, Equatable {
         }
     }
 
-    public static func decode(_ data: Data, as format: Format) throws -> StatsArchive {
+    package static func decode(_ data: Data, as format: Format) throws -> StatsArchive {
         switch format {
         case .json:
             do {
@@ -46,7 +46,7 @@ public struct StatsArchive: Codable, Sendable, Equatable {
     static let columns = ["record", "id", "song_key", "song_id", "title", "singer", "time", "played_ms",
                           "position_ms", "duration_ms", "end_reason", "counted", "counted_at", "skip"]
 
-    public func csv() -> String {
+    package func csv() -> String {
         var lines = [Self.columns.joined(separator: ",")]
         for s in sessions {
             lines.append(CSV.line([
@@ -65,7 +65,7 @@ public struct StatsArchive: Codable, Sendable, Equatable {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
-    public init(csv text: String) throws {
+    package init(csv text: String) throws {
         let rows = try CSV.parse(text)
         guard let header = rows.first, header == Self.columns else {
             throw StatsError.badArchive("not a stats export: the first line must be \(Self.columns.joined(separator: ","))")

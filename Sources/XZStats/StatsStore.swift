@@ -5,10 +5,10 @@ import XZSystem
 
 /// Likes, play history and statistics over the library database. Everything is keyed by song_key,
 /// so it outlives re-imports and rescans that drop a song. Every write is one short transaction.
-public struct StatsStore: Sendable {
-    public let database: LibraryDatabase
+package struct StatsStore: Sendable {
+    package let database: LibraryDatabase
 
-    public init(database: LibraryDatabase) {
+    package init(database: LibraryDatabase) {
         self.database = database
     }
 
@@ -17,7 +17,7 @@ public struct StatsStore: Sendable {
     /// Likes a catalogue song; liking it again keeps the first time. Returns false when it already was.
     /// `fallbackTitle`/`fallbackSinger` name a song neither the catalogue nor the history knows.
     @discardableResult
-    public func like(songKey: String, at date: Date = Date(), fallbackTitle: String? = nil,
+    package func like(songKey: String, at date: Date = Date(), fallbackTitle: String? = nil,
                      fallbackSinger: String = "") throws -> Bool {
         try database.pool.write { db in
             // A song a rescan removed can still be liked from its history.
@@ -45,26 +45,26 @@ public struct StatsStore: Sendable {
 
     /// Returns false when the song was not liked.
     @discardableResult
-    public func unlike(songKey: String) throws -> Bool {
+    package func unlike(songKey: String) throws -> Bool {
         try database.pool.write { db in
             try db.execute(sql: "DELETE FROM song_like WHERE song_key = ?", arguments: [songKey])
             return db.changesCount > 0
         }
     }
 
-    public func isLiked(songKey: String) throws -> Bool {
+    package func isLiked(songKey: String) throws -> Bool {
         try database.pool.read { db in
             try Bool.fetchOne(db, sql: "SELECT 1 FROM song_like WHERE song_key = ?", arguments: [songKey]) ?? false
         }
     }
 
     /// Liked songs, newest first, named as the catalogue names them now.
-    public func liked() throws -> [LikedSong] {
+    package func liked() throws -> [LikedSong] {
         try database.pool.read { db in try Self.likes(db, current: true) }
     }
 
     /// Liked songs still in the catalogue and not yet offline, newest like first: what `download --all-liked` queues.
-    public func likedSongsNotOffline() throws -> [Song] {
+    package func likedSongsNotOffline() throws -> [Song] {
         try database.songs(ids: liked().compactMap(\.songId)).filter { !$0.isLocal }
     }
 
@@ -84,12 +84,12 @@ public struct StatsStore: Sendable {
     // MARK: Sessions
 
     /// The last `limit` sessions, newest first, with their song as it was played (the snapshot).
-    public func history(limit: Int) throws -> [PlaySessionRecord] {
+    package func history(limit: Int) throws -> [PlaySessionRecord] {
         try database.pool.read { db in try Self.sessions(db, limit: max(0, limit)) }
     }
 
     /// Counted plays of one song, across re-imports.
-    public func plays(songKey: String) throws -> Int {
+    package func plays(songKey: String) throws -> Int {
         try database.pool.read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM play_session WHERE song_key = ? AND counted = 1",
                              arguments: [songKey]) ?? 0
@@ -119,7 +119,7 @@ public struct StatsStore: Sendable {
     // MARK: Export
 
     /// Every session and like as stored, oldest first, as a data file reads best.
-    public func archive() throws -> StatsArchive {
+    package func archive() throws -> StatsArchive {
         try database.pool.read { db in
             StatsArchive(sessions: try Self.sessions(db, limit: nil).reversed(),
                          likes: try Self.likes(db, current: false).reversed())
@@ -128,7 +128,7 @@ public struct StatsStore: Sendable {
 
     /// Writes the archive to `url` through a temporary file beside it, renamed into place, so a
     /// failed export never leaves half a file; errors carry the system's reason.
-    public func export(format: StatsArchive.Format, to url: URL) throws {
+    package func export(format: StatsArchive.Format, to url: URL) throws {
         let data = try exportData(format: format)
         do {
             try AtomicFile.write(data, toPath: url.path)
@@ -138,7 +138,7 @@ public struct StatsStore: Sendable {
     }
 
     /// The archive's bytes, for writing to standard output.
-    public func exportData(format: StatsArchive.Format) throws -> Data {
+    package func exportData(format: StatsArchive.Format) throws -> Data {
         try archive().encoded(as: format)
     }
 
@@ -146,7 +146,7 @@ public struct StatsStore: Sendable {
 
     /// "7d" (the last 7 × 24 hours; any whole number of days) or "2026-11-01" (from the start of that
     /// day in `calendar`'s time zone).
-    public static func parseSince(_ text: String, now: Date = Date(), calendar: Calendar = .current) throws -> Date {
+    package static func parseSince(_ text: String, now: Date = Date(), calendar: Calendar = .current) throws -> Date {
         let text = text.trimmingCharacters(in: .whitespaces)
         let usage = StatsError.badSince("--since takes a number of days (7d, 30d) or a date (2026-11-01), not \"\(text)\"")
         if text.hasSuffix("d"), let days = Int(text.dropLast()), days > 0, days <= 100_000 {

@@ -5,24 +5,24 @@ import XZCatalogue
 /// The `stats` view. Through `stats --json` (which writes an unknown value as null) it encodes exactly as
 /// `{"plays","listened_ms","songs","singers","top_songs","top_singers","per_day","liked","stations"}`;
 /// `mostSkipped` and `skips` are for the terminal view and are not part of that JSON shape.
-public struct StatsSummary: Encodable, Sendable, Equatable {
+package struct StatsSummary: Encodable, Sendable, Equatable {
     /// Counted plays.
-    public var plays: Int
+    package var plays: Int
     /// All audio heard, counted or not.
-    public var listenedMs: Int
+    package var listenedMs: Int
     /// Distinct songs and singers with a counted play.
-    public var songs: Int
-    public var singers: Int
-    public var topSongs: [TopSong]
-    public var topSingers: [TopSinger]
-    public var mostSkipped: [SkippedSong]
-    public var skips: Int
+    package var songs: Int
+    package var singers: Int
+    package var topSongs: [TopSong]
+    package var topSingers: [TopSinger]
+    package var mostSkipped: [SkippedSong]
+    package var skips: Int
     /// The last 14 local days, oldest first, ending today; not limited by `since`.
-    public var perDay: [DayPlays]
+    package var perDay: [DayPlays]
     /// Songs liked now (a state, so not limited by `since`).
-    public var liked: Int
+    package var liked: Int
     /// Internet radio stations heard, longest first: never plays, so in none of the figures above.
-    public var stations: [StationListening] = []
+    package var stations: [StationListening] = []
 
     enum CodingKeys: String, CodingKey {
         case plays, listenedMs = "listened_ms", songs, singers, topSongs = "top_songs"
@@ -31,49 +31,49 @@ public struct StatsSummary: Encodable, Sendable, Equatable {
 }
 
 /// A song in the top list; `id` is its catalogue id, null when a rescan removed it.
-public struct TopSong: Encodable, Sendable, Equatable {
-    public var id: Int64?
-    public var songKey: String
-    public var title: String
-    public var singer: String
-    public var plays: Int
+package struct TopSong: Encodable, Sendable, Equatable {
+    package var id: Int64?
+    package var songKey: String
+    package var title: String
+    package var singer: String
+    package var plays: Int
 
-    public init(id: Int64?, songKey: String, title: String, singer: String, plays: Int) {
+    package init(id: Int64?, songKey: String, title: String, singer: String, plays: Int) {
         self.id = id; self.songKey = songKey; self.title = title; self.singer = singer; self.plays = plays
     }
 
     enum CodingKeys: String, CodingKey { case id, title, singer, plays }
 }
 
-public struct TopSinger: Encodable, Sendable, Equatable {
-    public var name: String
-    public var plays: Int
-    public init(name: String, plays: Int) { self.name = name; self.plays = plays }
+package struct TopSinger: Encodable, Sendable, Equatable {
+    package var name: String
+    package var plays: Int
+    package init(name: String, plays: Int) { self.name = name; self.plays = plays }
 }
 
-public struct SkippedSong: Encodable, Sendable, Equatable {
-    public var id: Int64?
-    public var songKey: String
-    public var title: String
-    public var singer: String
-    public var skips: Int
-    public init(id: Int64?, songKey: String, title: String, singer: String, skips: Int) {
+package struct SkippedSong: Encodable, Sendable, Equatable {
+    package var id: Int64?
+    package var songKey: String
+    package var title: String
+    package var singer: String
+    package var skips: Int
+    package init(id: Int64?, songKey: String, title: String, singer: String, skips: Int) {
         self.id = id; self.songKey = songKey; self.title = title; self.singer = singer; self.skips = skips
     }
 }
 
-public struct DayPlays: Encodable, Sendable, Equatable {
+package struct DayPlays: Encodable, Sendable, Equatable {
     /// The local day, "2026-11-21".
-    public var date: String
-    public var plays: Int
-    public init(date: String, plays: Int) { self.date = date; self.plays = plays }
+    package var date: String
+    package var plays: Int
+    package init(date: String, plays: Int) { self.date = date; self.plays = plays }
 }
 
 extension StatsStore {
     /// Statistics over sessions started at or after `since` (all when nil). Days are those of
     /// `calendar`'s time zone. Songs are named as the catalogue names them now, or as last played
     /// when a rescan removed them; singers likewise.
-    public func summary(since: Date? = nil, now: Date = Date(), calendar: Calendar = .current) throws -> StatsSummary {
+    package func summary(since: Date? = nil, now: Date = Date(), calendar: Calendar = .current) throws -> StatsSummary {
         let from = since.map(UTCTime.string) ?? ""
         let days = Self.lastDays(14, now: now, calendar: calendar)
         return try database.pool.read { db in

@@ -3,9 +3,9 @@ import XZText
 
 /// The terminal text of the stats views: plain lines aligned by display width (CJK takes two
 /// columns), readable without colour. Nothing here prints or emits escape sequences.
-public enum StatsText {
+package enum StatsText {
     /// The whole `stats` view.
-    public static func summary(_ s: StatsSummary, sinceLabel: String? = nil) -> [String] {
+    package static func summary(_ s: StatsSummary, sinceLabel: String? = nil) -> [String] {
         if s.plays == 0 && s.listenedMs == 0 {
             let none = sinceLabel.map { "No plays since \($0)." } ?? "No plays yet."
             return s.stations.isEmpty ? [none] : [none, "", "Radio stations"] + stationsTable(s.stations)
@@ -20,7 +20,7 @@ public enum StatsText {
     }
 
     /// Stations by time heard: their own name (else their URL), the time and how many times tuned in.
-    public static func stationsTable(_ stations: [StationListening]) -> [String] {
+    package static func stationsTable(_ stations: [StationListening]) -> [String] {
         table(header: ["#", "Station", "Listened", "Times"], rightAligned: [0, 2, 3], maxWidths: [3, 40, 10, 6],
               rows: stations.enumerated().map {
                   ["\($0.offset + 1)", $0.element.name.isEmpty ? $0.element.url : $0.element.name,
@@ -29,30 +29,30 @@ public enum StatsText {
     }
 
     /// "42 plays · 3h 05m listened · 17 songs · 9 singers · 4 liked".
-    public static func headline(_ s: StatsSummary, sinceLabel: String? = nil) -> String {
+    package static func headline(_ s: StatsSummary, sinceLabel: String? = nil) -> String {
         let parts = [count(s.plays, "play"), listened(s.listenedMs) + " listened", count(s.songs, "song"),
                      count(s.singers, "singer"), "\(s.liked) liked"]
         return parts.joined(separator: " · ") + (sinceLabel.map { " (since \($0))" } ?? "")
     }
 
-    public static func topSongsTable(_ songs: [TopSong]) -> [String] {
+    package static func topSongsTable(_ songs: [TopSong]) -> [String] {
         table(header: ["#", "Song", "Singer", "Plays"], rightAligned: [0, 3], maxWidths: [3, 32, 20, 6],
               rows: songs.enumerated().map { ["\($0.offset + 1)", $0.element.title, $0.element.singer, "\($0.element.plays)"] })
     }
 
-    public static func topSingersTable(_ singers: [TopSinger]) -> [String] {
+    package static func topSingersTable(_ singers: [TopSinger]) -> [String] {
         table(header: ["#", "Singer", "Plays"], rightAligned: [0, 2], maxWidths: [3, 32, 6],
               rows: singers.enumerated().map { ["\($0.offset + 1)", $0.element.name, "\($0.element.plays)"] })
     }
 
-    public static func skippedTable(_ songs: [SkippedSong]) -> [String] {
+    package static func skippedTable(_ songs: [SkippedSong]) -> [String] {
         table(header: ["#", "Song", "Singer", "Skips"], rightAligned: [0, 3], maxWidths: [3, 32, 20, 6],
               rows: songs.enumerated().map { ["\($0.offset + 1)", $0.element.title, $0.element.singer, "\($0.element.skips)"] })
     }
 
     /// One line a day: "11-21 Sat │██████▌      13". Bars are in eighths of a column, scaled to the
     /// busiest day; a day with any play shows at least a sliver, a day with none only the axis.
-    public static func perDayChart(_ days: [DayPlays], barWidth: Int = 30) -> [String] {
+    package static func perDayChart(_ days: [DayPlays], barWidth: Int = 30) -> [String] {
         let top = days.map(\.plays).max() ?? 0
         let numberWidth = String(top).count
         let eighths = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
@@ -67,7 +67,7 @@ public enum StatsText {
 
     /// The `history` view, newest first as given: local start time, song, singer, time heard, how it
     /// ended, and ✓ for a counted play (a session is counted or skipped, never both). A session with no end is playing now or was cut off by a crash.
-    public static func history(_ sessions: [PlaySessionRecord], timeZone: TimeZone = .current) -> [String] {
+    package static func history(_ sessions: [PlaySessionRecord], timeZone: TimeZone = .current) -> [String] {
         if sessions.isEmpty { return ["No plays yet."] }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
@@ -80,7 +80,7 @@ public enum StatsText {
     }
 
     /// The `liked` view, newest first as given.
-    public static func liked(_ songs: [LikedSong], timeZone: TimeZone = .current) -> [String] {
+    package static func liked(_ songs: [LikedSong], timeZone: TimeZone = .current) -> [String] {
         if songs.isEmpty { return ["No liked songs."] }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
@@ -89,7 +89,7 @@ public enum StatsText {
     }
 
     /// "48s" below a minute, "42m", "3h 05m".
-    public static func listened(_ ms: Int) -> String {
+    package static func listened(_ ms: Int) -> String {
         let seconds = max(0, ms) / 1000
         if seconds < 60 { return "\(seconds)s" }
         let minutes = seconds / 60
@@ -98,7 +98,7 @@ public enum StatsText {
 
     /// How a session ended, in one word that never contradicts the Play column: moving on after the play
     /// counted, or after a mere glance, is no skip.
-    public static func ending(_ session: PlaySessionRecord) -> String {
+    package static func ending(_ session: PlaySessionRecord) -> String {
         guard let reason = session.endReason else { return "unfinished" }
         if reason == .skipped, !session.skip { return "moved on" }
         return reason.rawValue

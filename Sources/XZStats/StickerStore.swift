@@ -6,19 +6,19 @@ import XZCatalogue
 /// statistics read as stickers too, so MPD clients can show and sort by them: `like` (settable: 1 likes,
 /// 0 unlikes), and the read-only `playcount`, `skipcount` and `lastplayed` (Unix seconds of the latest
 /// counted play). `rating` is stored like any sticker but only takes 0 to 10, as MPD clients use it.
-public struct StickerStore: Sendable {
-    public static let like = "like"
-    public static let rating = "rating"
-    public static let readOnly: Set<String> = ["playcount", "skipcount", "lastplayed"]
+package struct StickerStore: Sendable {
+    package static let like = "like"
+    package static let rating = "rating"
+    package static let readOnly: Set<String> = ["playcount", "skipcount", "lastplayed"]
 
-    public let database: LibraryDatabase
+    package let database: LibraryDatabase
 
-    public init(database: LibraryDatabase) {
+    package init(database: LibraryDatabase) {
         self.database = database
     }
 
     /// A song's sticker, as text.
-    public func value(songKey: String, name: String) throws -> String? {
+    package func value(songKey: String, name: String) throws -> String? {
         try database.pool.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM (\(Self.source(name))) WHERE song_key = ?",
                                 arguments: Self.arguments(name) + [songKey])
@@ -26,7 +26,7 @@ public struct StickerStore: Sendable {
     }
 
     /// Every sticker of a song, its statistics among them, by name.
-    public func all(songKey: String) throws -> [(name: String, value: String)] {
+    package func all(songKey: String) throws -> [(name: String, value: String)] {
         try database.pool.read { db in
             var result: [(name: String, value: String)] = []
             for name in [Self.like] + Self.readOnly.sorted() {
@@ -44,7 +44,7 @@ public struct StickerStore: Sendable {
 
     /// Sets a sticker. `title`/`singer` name a song for `like` when neither the catalogue nor the play
     /// history knows it (a file played from a folder that was never imported).
-    public func set(songKey: String, name: String, value: String, title: String, singer: String) throws {
+    package func set(songKey: String, name: String, value: String, title: String, singer: String) throws {
         if Self.readOnly.contains(name) { throw Self.readOnlyError(name) }
         if name == Self.like {
             switch value {
@@ -72,7 +72,7 @@ public struct StickerStore: Sendable {
 
     /// Deletes one sticker (`like` unlikes), or every stored sticker of the song when `name` is nil
     /// (likes and play statistics are XZMusic's own records and stay).
-    public func delete(songKey: String, name: String?) throws {
+    package func delete(songKey: String, name: String?) throws {
         if let name, Self.readOnly.contains(name) { throw Self.readOnlyError(name) }
         let removed: Bool
         if name == Self.like {
@@ -91,19 +91,19 @@ public struct StickerStore: Sendable {
     }
 
     /// How `find` compares values: as text, as MPD 0.23 does.
-    public enum Comparison: String, Sendable {
+    package enum Comparison: String, Sendable {
         case equal = "=", less = "<", greater = ">"
     }
 
     /// A song that has the sticker: its key, its file when it has one, and the value.
-    public struct Match: Sendable, Equatable {
-        public var songKey: String
-        public var path: String?
-        public var value: String
+    package struct Match: Sendable, Equatable {
+        package var songKey: String
+        package var path: String?
+        package var value: String
     }
 
     /// Songs with a sticker `name`, optionally compared with `value`.
-    public func find(name: String, _ comparison: (Comparison, String)? = nil) throws -> [Match] {
+    package func find(name: String, _ comparison: (Comparison, String)? = nil) throws -> [Match] {
         var sql = """
             SELECT v.song_key, song.local_path, v.value FROM (\(Self.source(name))) v
             LEFT JOIN song ON song.song_key = v.song_key

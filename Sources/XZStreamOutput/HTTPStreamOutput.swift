@@ -14,13 +14,13 @@ import XZPlaybackTerms
 /// loses its queue and never slows another or the player. Paused, the loop sends encoded silence at real-time
 /// pace so listeners stay connected (MPD's pause); a stop closes the listeners, or with `always_on` goes on
 /// with silence.
-public final class HTTPStreamOutput: AudioOutput {
-    public let settings: StreamOutputSettings
+package final class HTTPStreamOutput: AudioOutput {
+    package let settings: StreamOutputSettings
     /// The port listened on (the one asked for, or the one given for port 0).
-    public let port: Int
-    public let mimeType: String
-    public var needsPacing: Bool { true }
-    public var bufferedFrames: Int { 0 }
+    package let port: Int
+    package let mimeType: String
+    package var needsPacing: Bool { true }
+    package var bufferedFrames: Int { 0 }
 
     /// The encoder and where its stream is, shared by the audio thread and the silence timer.
     private struct Coder {
@@ -55,12 +55,12 @@ public final class HTTPStreamOutput: AudioOutput {
 
     /// An `audio_output { type "httpd" … }` block; `hostPassword` is the host's `password` (see
     /// `StreamOutputSettings.init(block:hostPassword:)`).
-    public convenience init(block: ConfigFile.Block, hostPassword: String?) throws(StreamOutputError) {
+    package convenience init(block: ConfigFile.Block, hostPassword: String?) throws(StreamOutputError) {
         try self.init(settings: StreamOutputSettings(block: block, hostPassword: hostPassword))
     }
 
     /// Makes the encoder and starts listening.
-    public init(settings: StreamOutputSettings) throws(StreamOutputError) {
+    package init(settings: StreamOutputSettings) throws(StreamOutputError) {
         let label = "audio_output \"\(settings.name)\""
         let encoder: AudioEncoder
         do {
@@ -105,7 +105,7 @@ public final class HTTPStreamOutput: AudioOutput {
     }
 
     /// Stops listening and closes every listener (the output disabled); for good.
-    public func shutdown() {
+    package func shutdown() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         let listeners = self.listeners
         loop.execute { listeners.value.close() }
@@ -119,9 +119,9 @@ public final class HTTPStreamOutput: AudioOutput {
         loop.execute { body(listeners.value) }
     }
 
-    public func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
+    package func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
 
-    public func open(format: AudioFormat) throws {
+    package func open(format: AudioFormat) throws {
         let header = try coder.withLock { coder throws(PlaybackError) -> [UInt8]? in
             coder.silent = false
             // The same stream goes on (a stop with `always_on`, the next song of the same format).
@@ -155,7 +155,7 @@ public final class HTTPStreamOutput: AudioOutput {
         if header == nil { onLoop { $0.silence?.cancel() } }
     }
 
-    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+    package func write(_ pcm: UnsafeRawBufferPointer) throws {
         guard listenerCount.value.load(ordering: .relaxed) > 0 else { return }
         // A copy the lock may take in (a few KiB per period).
         let samples = [UInt8](pcm)
@@ -204,7 +204,7 @@ public final class HTTPStreamOutput: AudioOutput {
         }
     }
 
-    public func close() {
+    package func close() {
         if settings.alwaysOn, coder.withLock({ $0.format != nil }) {
             startSilence()
             return
@@ -212,7 +212,7 @@ public final class HTTPStreamOutput: AudioOutput {
         disable()
     }
 
-    public func disable() {
+    package func disable() {
         coder.withLock { coder in
             coder.silent = false
             if coder.format != nil { coder.encoder.close() }
@@ -222,7 +222,7 @@ public final class HTTPStreamOutput: AudioOutput {
         onLoop { $0.close() }
     }
 
-    public func pauseChanged(_ paused: Bool) {
+    package func pauseChanged(_ paused: Bool) {
         if paused {
             if coder.withLock({ $0.format != nil }) { startSilence() }
         } else {
@@ -231,7 +231,7 @@ public final class HTTPStreamOutput: AudioOutput {
         }
     }
 
-    public func songStarted(title: String?, artist: String?, album: String?) {
+    package func songStarted(title: String?, artist: String?, album: String?) {
         guard settings.sendsTags else { return }
         let tag = StreamTag(title: title, artist: artist, album: album)
         guard carriesTags else {

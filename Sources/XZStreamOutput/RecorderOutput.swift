@@ -14,12 +14,12 @@ import Darwin
 /// As MPD's: the file is created (or truncated) when the output opens and finished when it closes (the
 /// encoder's last pages, then the file closed), so it is whole after a stop or `disableoutput`; a new
 /// song sends its tag (an Ogg file chains a new stream with it); a new format starts the file again.
-public final class RecorderOutput: AudioOutput {
-    public let name: String
-    public let path: String
-    public let encoderKind: EncoderKind
-    public var needsPacing: Bool { true }
-    public var bufferedFrames: Int { 0 }
+package final class RecorderOutput: AudioOutput {
+    package let name: String
+    package let path: String
+    package let encoderKind: EncoderKind
+    package var needsPacing: Bool { true }
+    package var bufferedFrames: Int { 0 }
 
     private struct Recording {
         let encoder: AudioEncoder
@@ -38,14 +38,14 @@ public final class RecorderOutput: AudioOutput {
     ]
 
     /// The keys of a recorder block the encoder takes (`bitrate`, `quality`, …): all but the output's own.
-    public static func encoderSettings(of block: ConfigFile.Block) -> [String: String] {
+    package static func encoderSettings(of block: ConfigFile.Block) -> [String: String] {
         var settings: [String: String] = [:]
         for entry in block.entries where !outputKeys.contains(entry.key) { settings[entry.key] = entry.value }
         return settings
     }
 
     /// Makes the encoder, which checks `settings` (a bad one is `EncoderError.badSetting` naming its key).
-    public init(name: String, path: String, encoder kind: EncoderKind, settings: [String: String]) throws(EncoderError) {
+    package init(name: String, path: String, encoder kind: EncoderKind, settings: [String: String]) throws(EncoderError) {
         self.name = name
         self.path = path
         encoderKind = kind
@@ -54,9 +54,9 @@ public final class RecorderOutput: AudioOutput {
 
     deinit { close() }
 
-    public func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
+    package func outputFormat(for source: AudioFormat) -> AudioFormat { source.with(sample: .s16) }
 
-    public func open(format: AudioFormat) throws {
+    package func open(format: AudioFormat) throws {
         try recording.withLock { recording throws(PlaybackError) in
             // The next song of the same format goes on in the same file.
             if recording.format == format { return }
@@ -83,7 +83,7 @@ public final class RecorderOutput: AudioOutput {
         }
     }
 
-    public func write(_ pcm: UnsafeRawBufferPointer) throws {
+    package func write(_ pcm: UnsafeRawBufferPointer) throws {
         // A copy the lock may take in (a few KiB per period), as the stream output's.
         let samples = [UInt8](pcm)
         try recording.withLock { recording throws(PlaybackError) in
@@ -102,7 +102,7 @@ public final class RecorderOutput: AudioOutput {
         }
     }
 
-    public func songStarted(title: String?, artist: String?, album: String?) {
+    package func songStarted(title: String?, artist: String?, album: String?) {
         recording.withLock { recording in
             guard recording.format != nil else { return }
             // MPD goes on without the tag when the encoder refuses it.
@@ -111,7 +111,7 @@ public final class RecorderOutput: AudioOutput {
         }
     }
 
-    public func close() {
+    package func close() {
         recording.withLock { Self.finish(&$0) }
     }
 

@@ -2,7 +2,7 @@ import XZSystem
 import XZEncoders
 
 /// Why a stream output could not be made or could not listen; each message is one line naming the key.
-public enum StreamOutputError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum StreamOutputError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A key of the `audio_output` block out of its domain.
     case badSetting(String)
     /// A non-loopback `bind_to_address` without the host's password.
@@ -10,7 +10,7 @@ public enum StreamOutputError: Error, Equatable, Sendable, CustomStringConvertib
     /// The port could not be bound (taken, no such address).
     case cannotListen(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .badSetting(let why), .refusedAddress(let why), .cannotListen(let why): return why
         }
@@ -18,35 +18,35 @@ public enum StreamOutputError: Error, Equatable, Sendable, CustomStringConvertib
 }
 
 /// An `audio_output { type "httpd" … }` block as MPD reads it, checked.
-public struct StreamOutputSettings: Sendable, Equatable {
+package struct StreamOutputSettings: Sendable, Equatable {
     /// Listeners at once whatever `max_clients` says (MPD has no cap): each may hold `queueLimit` bytes.
-    public static let listenerHardCap = 64
+    package static let listenerHardCap = 64
     /// A listener's queue past this is dropped (MPD's 256 KiB): it is too slow and starts again further on.
-    public static let queueLimit = 256 * 1024
+    package static let queueLimit = 256 * 1024
     /// The longest request head a listener may send.
-    public static let headLimit = 8 * 1024
+    package static let headLimit = 8 * 1024
     /// Connections still sending their head at once; more are closed at once.
-    public static let pendingHeadCap = 16
+    package static let pendingHeadCap = 16
 
-    public var name: String
-    public var address = "127.0.0.1"
+    package var name: String
+    package var address = "127.0.0.1"
     /// 0 takes any free port (tests); `HTTPStreamOutput.port` says which.
-    public var port = 8000
-    public var encoder = EncoderKind.vorbis
+    package var port = 8000
+    package var encoder = EncoderKind.vorbis
     /// The block's other keys (`bitrate`, `quality`, …), as the encoder takes them.
-    public var encoderSettings: [String: String] = [:]
+    package var encoderSettings: [String: String] = [:]
     /// Listeners at once; MPD's 0 means no limit, here the hard cap.
-    public var maxClients = 0
+    package var maxClients = 0
     /// On stop the stream stays up with silence instead of closing its listeners.
-    public var alwaysOn = false
+    package var alwaysOn = false
     /// Song titles reach the listeners (ICY metadata or the stream's own tags).
-    public var sendsTags = true
+    package var sendsTags = true
     /// Required of listeners (HTTP Basic, any user name) when the address is not loopback.
-    public var password: String?
+    package var password: String?
     /// How long a listener may take to send its request head.
-    public var headTimeoutMs: Int64 = 10_000
+    package var headTimeoutMs: Int64 = 10_000
 
-    public init(name: String) {
+    package init(name: String) {
         self.name = name
     }
 
@@ -58,7 +58,7 @@ public struct StreamOutputSettings: Sendable, Equatable {
 
     /// Reads MPD's keys of an httpd block. A non-loopback `bind_to_address` needs `hostPassword`, as the
     /// protocol port does, and its listeners then give it.
-    public init(block: ConfigFile.Block, hostPassword: String?) throws(StreamOutputError) {
+    package init(block: ConfigFile.Block, hostPassword: String?) throws(StreamOutputError) {
         let label = "audio_output \"\(block.value("name") ?? "httpd")\" (line \(block.line))"
         guard let name = block.value("name"), !name.isEmpty else {
             throw .badSetting("\(label): missing 'name'")
@@ -106,12 +106,12 @@ public struct StreamOutputSettings: Sendable, Equatable {
     }
 
     /// The listeners at once this output takes.
-    public var listenerLimit: Int {
+    package var listenerLimit: Int {
         maxClients == 0 ? Self.listenerHardCap : min(maxClients, Self.listenerHardCap)
     }
 
     /// The protocol port's rule (HostSettings.validate): loopback needs no password.
-    public static func isLoopback(_ address: String) -> Bool {
+    package static func isLoopback(_ address: String) -> Bool {
         ["::1", "localhost"].contains(address) || address.hasPrefix("127.")
     }
 }

@@ -5,9 +5,9 @@ import Glibc
 
 /// Writes a whole file or nothing: the bytes go to a temporary file in the same folder, are flushed to
 /// disk, and are renamed over the target, so a crash or a full disk never leaves half a file there.
-public enum AtomicFile {
+package enum AtomicFile {
     /// Throws `SystemError.fileWrite`, in words that name the file and the system's reason.
-    public static func write(_ data: Data, toPath path: String) throws(SystemError) {
+    package static func write(_ data: Data, toPath path: String) throws(SystemError) {
         func failure(_ what: String, _ code: Int32 = errno) -> SystemError {
             .fileWrite("cannot write \(path): \(what)\(String(cString: strerror(code)))")
         }
@@ -52,14 +52,14 @@ public enum AtomicFile {
 
     /// How old a temporary file must be before it is taken for a dead writer's: a write in progress
     /// takes well under a second.
-    public static let leftoverAge: TimeInterval = 60
+    package static let leftoverAge: TimeInterval = 60
 
     /// Removes from `folder` the temporary files a write left when its process died mid-way (`kill -9`,
     /// a power cut): regular files named as `write` names them (for the file `name` only, when given)
     /// and unchanged for `minimumAge` seconds, so another process's write in progress is never touched.
     /// Returns how many it removed; a folder that cannot be read has none.
     @discardableResult
-    public static func removeLeftovers(in folder: String, of name: String? = nil,
+    package static func removeLeftovers(in folder: String, of name: String? = nil,
                                        olderThan minimumAge: TimeInterval = leftoverAge) -> Int {
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
         let now = Date().timeIntervalSince1970

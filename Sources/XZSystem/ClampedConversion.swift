@@ -3,7 +3,7 @@
 extension Int {
     /// `value` rounded to the nearest whole number and held within `bounds`; NaN becomes `nan`.
     @inlinable
-    public init(clamping value: Double, to bounds: ClosedRange<Int> = Int.min...Int.max, nan: Int = 0) {
+    package init(clamping value: Double, to bounds: ClosedRange<Int> = Int.min...Int.max, nan: Int = 0) {
         guard !value.isNaN else {
             self = Swift.min(Swift.max(nan, bounds.lowerBound), bounds.upperBound)
             return
@@ -23,7 +23,7 @@ extension Int {
 extension Double {
     /// The value held within `bounds`, NaN becoming `nan`: finite whatever it was.
     @inlinable
-    public func clamped(to bounds: ClosedRange<Double>, nan: Double) -> Double {
+    package func clamped(to bounds: ClosedRange<Double>, nan: Double) -> Double {
         guard !isNaN else { return Swift.min(Swift.max(nan, bounds.lowerBound), bounds.upperBound) }
         return Swift.min(Swift.max(self, bounds.lowerBound), bounds.upperBound)
     }

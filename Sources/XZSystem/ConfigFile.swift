@@ -9,35 +9,35 @@ import Glibc
 /// Its keys are the table of
 /// `ConfigKeys.swift`; each reader asks for its own (`config.yesNo(.autoUpdate)`) and gets the value in
 /// the key's domain, or an error naming the file, the line and the key.
-public struct ConfigFile: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable {
-        public var key: String
-        public var value: String
+package struct ConfigFile: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var key: String
+        package var value: String
         /// 1-based, for error messages.
-        public var line: Int
+        package var line: Int
     }
 
     /// A `NAME { … }` block: one `audio_output`, with its own settings.
-    public struct Block: Sendable, Equatable {
-        public var name: String
-        public var entries: [Entry]
+    package struct Block: Sendable, Equatable {
+        package var name: String
+        package var entries: [Entry]
         /// The line of `NAME {`.
-        public var line: Int
+        package var line: Int
 
         /// The setting `key` of the block (the last, when set twice).
-        public func value(_ key: String) -> String? {
+        package func value(_ key: String) -> String? {
             entries.last { $0.key == key }?.value
         }
     }
 
-    public let source: String
-    public let entries: [Entry]
-    public let blocks: [Block]
+    package let source: String
+    package let entries: [Entry]
+    package let blocks: [Block]
 
     /// A config file is a few hundred bytes; a larger one than this is refused rather than read.
-    public static let sizeLimit = 1 << 20
+    package static let sizeLimit = 1 << 20
 
-    public static func location(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    package static func location(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
             return URL(fileURLWithPath: config, isDirectory: true).appendingPathComponent("xzmusic/config", isDirectory: false)
         }
@@ -47,7 +47,7 @@ public struct ConfigFile: Sendable, Equatable {
 
     /// The process's config file, read at the first call and kept: every reader of one process sees the
     /// same file, read once (as MPD reads its own at start). A file that could not be read stays an error.
-    public static func load() throws(SystemError) -> ConfigFile {
+    package static func load() throws(SystemError) -> ConfigFile {
         try processFile.get()
     }
 
@@ -56,7 +56,7 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     /// The config file of `environment`, read now; a missing file has no entries.
-    public static func load(environment: [String: String]) throws(SystemError) -> ConfigFile {
+    package static func load(environment: [String: String]) throws(SystemError) -> ConfigFile {
         let path = location(environment: environment).path
         let bytes: [UInt8]?
         do {
@@ -72,18 +72,18 @@ public struct ConfigFile: Sendable, Equatable {
         return try ConfigFile(parsing: String(decoding: bytes, as: UTF8.self), source: path)
     }
 
-    public init(source: String, entries: [Entry], blocks: [Block] = []) {
+    package init(source: String, entries: [Entry], blocks: [Block] = []) {
         self.source = source
         self.entries = entries
         self.blocks = blocks
     }
 
     /// Blocks the file may hold; any other `NAME {` is an error naming its line.
-    public static let blockNames: Set<String> = ["audio_output"]
+    package static let blockNames: Set<String> = ["audio_output"]
     /// Blocks of one file; more is taken for a mistake rather than read.
-    public static let blockLimit = 64
+    package static let blockLimit = 64
 
-    public init(parsing text: String, source: String = "config") throws(SystemError) {
+    package init(parsing text: String, source: String = "config") throws(SystemError) {
         var entries: [Entry] = []
         var blocks: [Block] = []
         var open: Block?
@@ -134,17 +134,17 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     /// The blocks named `name` (`audio_output`), in the file's order.
-    public func blocks(named name: String) -> [Block] {
+    package func blocks(named name: String) -> [Block] {
         blocks.filter { $0.name == name }
     }
 
     /// An error naming the file and line of a block's setting.
-    public func error(in block: Block, _ entry: Entry?, _ why: String) -> SystemError {
+    package func error(in block: Block, _ entry: Entry?, _ why: String) -> SystemError {
         .config("\(source) line \(entry?.line ?? block.line): \(block.name): \(why)")
     }
 
     /// An error naming the file and line of `entry`.
-    public func error(_ entry: Entry, _ why: String) -> SystemError {
+    package func error(_ entry: Entry, _ why: String) -> SystemError {
         .config("\(source) line \(entry.line): \(why)")
     }
 }
@@ -174,20 +174,20 @@ extension Substring {
 
 extension ConfigFile {
     /// The line that sets `key`: the last, when the file sets it twice.
-    public func entry(_ key: ConfigKey) -> Entry? {
+    package func entry(_ key: ConfigKey) -> Entry? {
         entries.last { $0.key == key.name }
     }
 
     /// `key`'s value, nil when the file does not set it. A value outside the key's domain is an error
     /// naming the file, the line and the key.
-    public func value(_ key: ConfigKey) throws(SystemError) -> ConfigValue? {
+    package func value(_ key: ConfigKey) throws(SystemError) -> ConfigValue? {
         assert(ConfigKey.named(key.name) == key, "\(key.name) is not in ConfigKey.all")
         guard let entry = entry(key) else { return nil }
         guard let value = key.parse(entry.value) else { throw error(entry, key.refusal(of: entry.value)) }
         return value
     }
 
-    public func yesNo(_ key: ConfigKey) throws(SystemError) -> Bool? {
+    package func yesNo(_ key: ConfigKey) throws(SystemError) -> Bool? {
         switch try value(key) {
         case nil: return nil
         case .yesNo(let value): return value
@@ -195,7 +195,7 @@ extension ConfigFile {
         }
     }
 
-    public func wholeNumber(_ key: ConfigKey) throws(SystemError) -> Int? {
+    package func wholeNumber(_ key: ConfigKey) throws(SystemError) -> Int? {
         switch try value(key) {
         case nil: return nil
         case .wholeNumber(let value): return value
@@ -203,7 +203,7 @@ extension ConfigFile {
         }
     }
 
-    public func number(_ key: ConfigKey) throws(SystemError) -> Double? {
+    package func number(_ key: ConfigKey) throws(SystemError) -> Double? {
         switch try value(key) {
         case nil: return nil
         case .number(let value): return value
@@ -212,7 +212,7 @@ extension ConfigFile {
     }
 
     /// A word, URL, text, secret or path key's value (a path with `~` expanded).
-    public func text(_ key: ConfigKey) throws(SystemError) -> String? {
+    package func text(_ key: ConfigKey) throws(SystemError) -> String? {
         switch try value(key) {
         case nil: return nil
         case .text(let value): return value
@@ -227,7 +227,7 @@ extension ConfigFile {
     /// One line for each line of the file that sets nothing: a key the table does not know (with the
     /// closest known key), a key of MPD's that XZMusic does not read, and a key set twice, whose earlier
     /// line is ignored. MPD stops at such lines; these only warn.
-    public var warnings: [String] {
+    package var warnings: [String] {
         var warnings: [String] = []
         var firstLine: [String: Int] = [:]
         for entry in entries {
@@ -286,24 +286,24 @@ extension ConfigFile {
 // MARK: - Effective values
 
 /// A key's effective value and where it came from, as `xzmusic config` shows it.
-public struct ConfigSetting: Sendable, Equatable {
-    public enum Source: Sendable, Equatable {
+package struct ConfigSetting: Sendable, Equatable {
+    package enum Source: Sendable, Equatable {
         case file(line: Int)
         case environment(String)
         case defaultValue
     }
 
-    public let key: ConfigKey
+    package let key: ConfigKey
     /// The value as written (nil: not set); a secret key's is hidden.
-    public let text: String?
-    public let source: Source
+    package let text: String?
+    package let source: Source
     /// Why the file's value is not one the key takes (`port must be …`).
-    public let problem: String?
+    package let problem: String?
 }
 
 extension ConfigFile {
     /// Every key of the table: its value in this file, else from the environment, else its default.
-    public func settings(environment: [String: String] = ProcessInfo.processInfo.environment) -> [ConfigSetting] {
+    package func settings(environment: [String: String] = ProcessInfo.processInfo.environment) -> [ConfigSetting] {
         ConfigKey.all.map { key in
             if let entry = entry(key) {
                 let valid = key.parse(entry.value, environment: environment) != nil

@@ -3,9 +3,9 @@ import Foundation
 /// One key of the config file: its name, the values it takes, its default, what it sets and which
 /// settings type reads it. Every key is declared once, in `ConfigKeys.swift`; readers ask the file for a
 /// key's value (`config.wholeNumber(.port)`) and get it parsed into the key's domain, or an error line.
-public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
+package struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     /// The values a key takes; any other is a one-line error naming the file, the line and the key.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// yes or no (see `ConfigKey.yesNo`).
         case yesNo
         /// A whole number in the range; the unit names what it counts ("KiB", "songs").
@@ -26,7 +26,7 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What a key is when the file does not set it.
-    public enum Default: Sendable, Hashable {
+    package enum Default: Sendable, Hashable {
         /// This value, written as the file would write it.
         case value(String)
         /// The environment variable's value when it is set and one the key takes, else this value.
@@ -36,7 +36,7 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The settings type that reads a key (and, in the comment, its layer).
-    public enum Reader: String, Sendable, Hashable, CaseIterable {
+    package enum Reader: String, Sendable, Hashable, CaseIterable {
         /// The host's listener, music folder, state file and limits: `HostSettings`.
         case host = "HostSettings"
         /// The music folder's watch (XZHost).
@@ -49,14 +49,14 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
         case downloads = "DownloadSettings"
     }
 
-    public let name: String
-    public let kind: Kind
-    public let defaultValue: Default
+    package let name: String
+    package let kind: Kind
+    package let defaultValue: Default
     /// One line: what the key sets.
-    public let summary: String
-    public let reader: Reader
+    package let summary: String
+    package let reader: Reader
 
-    public init(_ name: String, _ kind: Kind, _ defaultValue: Default, _ summary: String, readBy reader: Reader) {
+    package init(_ name: String, _ kind: Kind, _ defaultValue: Default, _ summary: String, readBy reader: Reader) {
         self.name = name
         self.kind = kind
         self.defaultValue = defaultValue
@@ -64,16 +64,16 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
         self.reader = reader
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// The table's key called `name`, nil when there is none.
-    public static func named(_ name: String) -> ConfigKey? { byName[name] }
+    package static func named(_ name: String) -> ConfigKey? { byName[name] }
 
     private static let byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
 
     /// The config's one yes/no parser, for every yes/no key. MPD's words (`yes`/`true`/`1`, `no`/`false`/`0`,
     /// in any case, as its ParseBool) and `on`/`off`, which XZMusic has always taken.
-    public static func yesNo(_ text: String) -> Bool? {
+    package static func yesNo(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "yes", "true", "1", "on": return true
         case "no", "false", "0", "off": return false
@@ -82,7 +82,7 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `text` as this key takes it, nil when the key does not take it. `environment` gives `~` its home.
-    public func parse(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigValue? {
+    package func parse(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigValue? {
         switch kind {
         case .yesNo:
             return Self.yesNo(text).map(ConfigValue.yesNo)
@@ -111,7 +111,7 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What the key takes, to end "KEY must be …".
-    public var expectation: String {
+    package var expectation: String {
         switch kind {
         case .yesNo:
             return "yes or no"
@@ -134,7 +134,7 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The line's complaint about a value the key does not take: `port must be …, not "x"`. The value is
     /// quoted with its control characters escaped, so a hostile file cannot write to the terminal.
-    public func refusal(of text: String) -> String {
+    package func refusal(of text: String) -> String {
         let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
         return "\(name) must be \(expectation), not \(String(reflecting: shown))"
     }
@@ -146,7 +146,7 @@ public struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A config value parsed into its key's domain.
-public enum ConfigValue: Sendable, Equatable {
+package enum ConfigValue: Sendable, Equatable {
     case yesNo(Bool)
     case wholeNumber(Int)
     case number(Double)

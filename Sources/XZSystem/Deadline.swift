@@ -2,18 +2,18 @@ import Dispatch
 
 /// When a piece of work must be done by, on the monotonic clock: long loops and queries ask it as they
 /// go and stop with `DeadlinePassed` once it has passed. Reading it is a clock read (vDSO, no syscall).
-public struct Deadline: Sendable, Equatable {
+package struct Deadline: Sendable, Equatable {
     /// Nanoseconds of `DispatchTime`'s clock; `UInt64.max` never passes.
-    public let uptimeNanoseconds: UInt64
+    package let uptimeNanoseconds: UInt64
 
-    public static let never = Deadline(uptimeNanoseconds: .max)
+    package static let never = Deadline(uptimeNanoseconds: .max)
 
-    public init(uptimeNanoseconds: UInt64) {
+    package init(uptimeNanoseconds: UInt64) {
         self.uptimeNanoseconds = uptimeNanoseconds
     }
 
     /// `budget` from now; a budget too large for the clock never passes.
-    public init(after budget: Duration) {
+    package init(after budget: Duration) {
         let (seconds, attoseconds) = budget.components
         guard seconds >= 0 else {
             self.init(uptimeNanoseconds: 0)
@@ -25,26 +25,26 @@ public struct Deadline: Sendable, Equatable {
         self.init(uptimeNanoseconds: nanoseconds.overflow || total.overflow || now.overflow ? .max : now.partialValue)
     }
 
-    public var hasPassed: Bool {
+    package var hasPassed: Bool {
         uptimeNanoseconds != .max && DispatchTime.now().uptimeNanoseconds >= uptimeNanoseconds
     }
 
     /// Throws once the deadline has passed.
-    public func check() throws(DeadlinePassed) {
+    package func check() throws(DeadlinePassed) {
         if hasPassed { throw DeadlinePassed() }
     }
 
     /// For a loop: checks every `interval`-th time round (`count` its turns so far), so the clock is
     /// read a few times per thousand items.
     @inline(__always)
-    public func check(every interval: Int = 256, _ count: Int) throws(DeadlinePassed) {
+    package func check(every interval: Int = 256, _ count: Int) throws(DeadlinePassed) {
         if count % interval == 0 { try check() }
     }
 }
 
 /// Work stopped because its deadline passed (a request past its time budget).
-public struct DeadlinePassed: Error, Equatable, Sendable, CustomStringConvertible {
-    public init() {}
+package struct DeadlinePassed: Error, Equatable, Sendable, CustomStringConvertible {
+    package init() {}
 
-    public var description: String { "the request took longer than its time budget" }
+    package var description: String { "the request took longer than its time budget" }
 }

@@ -6,18 +6,18 @@ import Glibc
 /// What stat(2) says of a file: its kind, size and modification time. Foundation's `attributesOfItem`
 /// also names the file's owner and group, each a lookup through NSS (/etc/nsswitch.conf, /etc/passwd,
 /// /etc/group) that nothing here needs; this asks the kernel alone.
-public struct FileStatus: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct FileStatus: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case regular, folder, symbolicLink, other
     }
 
-    public let kind: Kind
-    public let size: Int64
-    public let modified: Date
+    package let kind: Kind
+    package let size: Int64
+    package let modified: Date
 
     /// The file at `path`, or nil when it cannot be asked. A symbolic link is itself (as `attributesOfItem`
     /// takes it) unless `followingLinks`.
-    public init?(path: String, followingLinks: Bool = false) {
+    package init?(path: String, followingLinks: Bool = false) {
         var info = stat()
         guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         switch info.st_mode & S_IFMT {

@@ -14,12 +14,12 @@ import Glibc
 /// count. With `inPlaceWrites`, every write to a file counts as it happens (a database's log, which its
 /// writers keep open), not once the file is closed. When inotify cannot watch (too many folders for the system's limit, or no inotify at all)
 /// `failed` hears why, once, and the watch ends.
-public final class FolderWatch: Sendable {
-    public struct Timing: Sendable {
-        public var quiet: Double
-        public var ceiling: Double
+package final class FolderWatch: Sendable {
+    package struct Timing: Sendable {
+        package var quiet: Double
+        package var ceiling: Double
 
-        public init(quiet: Double = 0.5, ceiling: Double = 10) {
+        package init(quiet: Double = 0.5, ceiling: Double = 10) {
             self.quiet = quiet
             self.ceiling = ceiling
         }
@@ -31,7 +31,7 @@ public final class FolderWatch: Sendable {
 
     /// Starts watching `root` at once. `limit`: at most that many folders watched, as if the system's
     /// limit were reached there.
-    public init(root: String, depth: Int? = nil, timing: Timing = Timing(), limit: Int? = nil, inPlaceWrites: Bool = false,
+    package init(root: String, depth: Int? = nil, timing: Timing = Timing(), limit: Int? = nil, inPlaceWrites: Bool = false,
                 relevant: @escaping @Sendable (_ fileName: String) -> Bool,
                 changed: @escaping @Sendable (_ folders: [String]) -> Void,
                 failed: @escaping @Sendable (SystemError) -> Void) {
@@ -62,7 +62,7 @@ public final class FolderWatch: Sendable {
     deinit { stop() }
 
     /// Ends the watch and waits for its thread to leave; a batch being told is told to the end.
-    public func stop() {
+    package func stop() {
         guard let ends = stopPipe.withLock({ ends in
             defer { ends = nil }
             return ends

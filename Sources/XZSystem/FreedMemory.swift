@@ -1,10 +1,10 @@
 /// Memory the program has freed, handed back to the system. glibc keeps freed blocks inside its arenas
 /// for reuse, so after a burst of short-lived allocations (a folder scan's tags and rows for 10,000 songs)
 /// a long-running host would hold some 10 MB it no longer uses for as long as it runs.
-public enum FreedMemory {
+package enum FreedMemory {
     /// Returns the freed pages of every arena (milliseconds on a large heap): call after a burst, not in
     /// a loop.
-    public static func returnToSystem() {
+    package static func returnToSystem() {
         _ = glibcMallocTrim(0)
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Paths a person writes with `~`.
-public enum HomePath {
+package enum HomePath {
     /// `~` and `~/…` name `$HOME` (as in a shell, so a changed HOME counts), `~user/…` that user's home.
-    public static func expand(_ path: String, environment: [String: String] = ProcessEnvironment.variables("HOME")) -> String {
+    package static func expand(_ path: String, environment: [String: String] = ProcessEnvironment.variables("HOME")) -> String {
         // Most paths name no home: they skip NSString's bridging.
         guard path.hasPrefix("~") else { return path }
         guard path == "~" || path.hasPrefix("~/") else { return (path as NSString).expandingTildeInPath }

@@ -6,7 +6,7 @@
 /// - build a kind told in other words: `CatalogueError.io("cannot read \(path)")`;
 /// - match a kind, whatever its words: `catch CatalogueError.io`, `case CatalogueError.io:`,
 ///   `error == .io` (equality and hashing go by kind; the message takes no part).
-public protocol KindedError: Error, Hashable, CustomStringConvertible, Sendable {
+package protocol KindedError: Error, Hashable, CustomStringConvertible, Sendable {
     associatedtype Kind: Hashable, Sendable
     var kind: Kind { get }
     /// The line shown to the user.
@@ -20,14 +20,14 @@ public protocol KindedError: Error, Hashable, CustomStringConvertible, Sendable 
 }
 
 extension KindedError {
-    public static func == (a: Self, b: Self) -> Bool { a.kind == b.kind }
-    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+    package static func == (a: Self, b: Self) -> Bool { a.kind == b.kind }
+    package func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
     /// Whether `error` is of this kind.
-    public func matches(_ error: any Error) -> Bool { (error as? Self)?.kind == kind }
+    package func matches(_ error: any Error) -> Bool { (error as? Self)?.kind == kind }
 
-    public var description: String { message }
+    package var description: String { message }
 
     /// This kind, saying `message`: `CatalogueError.io("cannot read \(path)")`.
-    public func callAsFunction(_ message: String) -> Self { Self(kind: kind, message: message) }
+    package func callAsFunction(_ message: String) -> Self { Self(kind: kind, message: message) }
 }

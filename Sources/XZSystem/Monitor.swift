@@ -10,12 +10,12 @@ import Glibc
 ///
 /// `@unchecked Sendable` as a wrapper of C handles: `state` is only touched with the pthread mutex held,
 /// and the mutex and condition live at fixed addresses for the monitor's life.
-public final class Monitor<State: Sendable>: @unchecked Sendable {
+package final class Monitor<State: Sendable>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var state: State
 
-    public init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
         pthread_mutex_init(mutex, nil)
         // Deadlines are DispatchTime's, which counts on the monotonic clock.
@@ -34,14 +34,14 @@ public final class Monitor<State: Sendable>: @unchecked Sendable {
     }
 
     /// Reads or changes the state; sleeping threads are not woken.
-    public func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
 
     /// Changes the state and wakes every sleeping thread to look at it again.
-    public func change<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    package func change<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer {
             pthread_cond_broadcast(condition)
@@ -51,7 +51,7 @@ public final class Monitor<State: Sendable>: @unchecked Sendable {
     }
 
     /// Wakes every sleeping thread, for a change made earlier through `withLock`.
-    public func wake() {
+    package func wake() {
         pthread_mutex_lock(mutex)
         pthread_cond_broadcast(condition)
         pthread_mutex_unlock(mutex)
@@ -59,7 +59,7 @@ public final class Monitor<State: Sendable>: @unchecked Sendable {
 
     /// Runs `body` until it returns a value, sleeping in between until a `change` or `wake` (or `deadline`).
     /// Nil when the deadline passed with `body` still returning nil.
-    public func wait<Result>(until deadline: DispatchTime? = nil, _ body: (inout State) throws -> Result?) rethrows -> Result? {
+    package func wait<Result>(until deadline: DispatchTime? = nil, _ body: (inout State) throws -> Result?) rethrows -> Result? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         var limit = timespec()

@@ -7,9 +7,9 @@ import Darwin
 /// The one way the program opens a song, a picture or a cover a client can name: regular files only, as
 /// MPD opens them. A FIFO, a device or a socket named `x.mp3` would block a reader forever (or never end),
 /// so it is refused before a byte is read.
-public enum RegularFile {
+package enum RegularFile {
     /// Why a file was not opened.
-    public enum Refusal: Error, Equatable, Sendable {
+    package enum Refusal: Error, Equatable, Sendable {
         /// It could not be opened or asked (the system's errno).
         case cannotOpen(Int32)
         /// It is a folder.
@@ -21,7 +21,7 @@ public enum RegularFile {
     /// A descriptor for reading `path` (symbolic links followed, as MPD follows them), once it is a regular
     /// file. Opened without blocking, so a FIFO cannot hold the caller before it is refused; the descriptor
     /// then blocks again as plain file reads expect. The caller closes it.
-    public static func openForReading(_ path: String) throws(Refusal) -> (descriptor: Int32, size: Int64) {
+    package static func openForReading(_ path: String) throws(Refusal) -> (descriptor: Int32, size: Int64) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw .cannotOpen(errno) }
         var info = stat()
@@ -45,7 +45,7 @@ public enum RegularFile {
 
     /// Checks, without opening it, that `path` is a regular file: for libraries that open files by name
     /// (TagLib), asked just before they do.
-    public static func check(_ path: String) throws(Refusal) {
+    package static func check(_ path: String) throws(Refusal) {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .cannotOpen(errno) }
         switch info.st_mode & S_IFMT {
@@ -57,13 +57,13 @@ public enum RegularFile {
 
     /// The whole of a small regular file (a cover picture), nil when it is not one, cannot be read, or is
     /// larger than `limit` bytes.
-    public static func contents(atPath path: String, limit: Int) -> [UInt8]? {
+    package static func contents(atPath path: String, limit: Int) -> [UInt8]? {
         (try? readWhole(path, limit: limit)) ?? nil
     }
 
     /// The whole of a small regular file, nil when it is larger than `limit` bytes; why it could not be
     /// opened otherwise.
-    public static func readWhole(_ path: String, limit: Int) throws(Refusal) -> [UInt8]? {
+    package static func readWhole(_ path: String, limit: Int) throws(Refusal) -> [UInt8]? {
         let (fd, size) = try openForReading(path)
         defer { close(fd) }
         guard size >= 0, size <= Int64(limit) else { return nil }

@@ -9,16 +9,16 @@ import Darwin
 /// wrapped are short (driver probing, device open). Nothing is flushed: C's stderr is unbuffered, so what
 /// is printed reaches fd 2 at once (and fflush(NULL) would wait for the lock of stdin, which a prompt
 /// reading piped input holds while it waits for a line).
-public enum StderrSilencer {
+package enum StderrSilencer {
     /// Held while fd 2 is silenced.
     private static let silence = Mutex(())
 
     /// Runs `body` (a write to stderr) when fd 2 is not silenced, so that the message is not lost.
-    public static func outsideSilence<T>(_ body: () -> T) -> T {
+    package static func outsideSilence<T>(_ body: () -> T) -> T {
         holding(body)
     }
 
-    public static func run<T>(_ body: () -> T) -> T {
+    package static func run<T>(_ body: () -> T) -> T {
         holding { silenced(body) }
     }
 

@@ -1,24 +1,24 @@
 /// A failure of the operating system's side of the program, told apart by kind (`error == .fileWrite`);
 /// the message is the line shown to the user and takes no part in equality.
-public struct SystemError: KindedError {
-    public enum Kind: Hashable, Sendable {
+package struct SystemError: KindedError {
+    package enum Kind: Hashable, Sendable {
         case fileWrite, config, watch
     }
 
-    public let kind: Kind
-    public let message: String
+    package let kind: Kind
+    package let message: String
 
-    public init(kind: Kind, message: String) {
+    package init(kind: Kind, message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+    package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 
     /// A file could not be written whole.
-    public static let fileWrite = SystemError(kind: .fileWrite, message: "cannot write the file")
+    package static let fileWrite = SystemError(kind: .fileWrite, message: "cannot write the file")
     /// A config line that does not parse, or a value its key does not take.
-    public static let config = SystemError(kind: .config, message: "bad config file")
+    package static let config = SystemError(kind: .config, message: "bad config file")
     /// A folder could not be watched for changes (no inotify, too many folders for its limit).
-    public static let watch = SystemError(kind: .watch, message: "cannot watch the folder")
+    package static let watch = SystemError(kind: .watch, message: "cannot watch the folder")
 }

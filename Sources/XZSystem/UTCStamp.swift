@@ -7,8 +7,8 @@ import Glibc
 /// read here with the C library's UTC calendar: Foundation's formatters (ISO8601DateFormatter and
 /// Date.ISO8601FormatStyle alike) look up the local time zone through ICU, reading megabytes of ICU's
 /// data into every process that stamps a row.
-public enum UTCStamp {
-    public static func string(_ date: Date = Date()) -> String {
+package enum UTCStamp {
+    package static func string(_ date: Date = Date()) -> String {
         // Years 0...9999, the ones four digits write.
         var seconds = time_t(Int(clamping: date.timeIntervalSince1970.rounded(.down),
                                  to: -62_167_219_200...253_402_300_799))
@@ -23,7 +23,7 @@ public enum UTCStamp {
     }
 
     /// The date of a stamp in exactly that form; nil for anything else, an impossible date included.
-    public static func date(_ text: String) -> Date? {
+    package static func date(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),

@@ -1,7 +1,7 @@
 /// Terminal column widths: East Asian wide and fullwidth characters take two columns,
 /// combining marks and zero-width characters none.
-public enum DisplayWidth {
-    public static func of(_ scalar: Unicode.Scalar) -> Int {
+package enum DisplayWidth {
+    package static func of(_ scalar: Unicode.Scalar) -> Int {
         let v = scalar.value
         if v < 0x20 || (v >= 0x7F && v < 0xA0) { return 0 }
         if v < 0x300 { return 1 }
@@ -9,12 +9,12 @@ public enum DisplayWidth {
         return isWide(v) ? 2 : 1
     }
 
-    public static func of(_ text: String) -> Int {
+    package static func of(_ text: String) -> Int {
         text.unicodeScalars.reduce(0) { $0 + of($1) }
     }
 
     /// Cuts `text` to at most `width` columns, ending with "…" when anything was cut.
-    public static func truncate(_ text: String, to width: Int) -> String {
+    package static func truncate(_ text: String, to width: Int) -> String {
         if of(text) <= width { return text }
         guard width > 0 else { return "" }
         var used = 0
@@ -29,7 +29,7 @@ public enum DisplayWidth {
     }
 
     /// Cuts and pads `text` to exactly `width` columns.
-    public static func fit(_ text: String, to width: Int, alignRight: Bool = false) -> String {
+    package static func fit(_ text: String, to width: Int, alignRight: Bool = false) -> String {
         let cut = truncate(text, to: width)
         let pad = String(repeating: " ", count: max(0, width - of(cut)))
         return alignRight ? pad + cut : cut + pad

@@ -1,7 +1,7 @@
 /// How every view writes a length of time.
-public enum DurationText {
+package enum DurationText {
     /// "4:29", or "1:02:03" past an hour; "-" when unknown (nil or negative).
-    public static func clock(ms: Int?) -> String {
+    package static func clock(ms: Int?) -> String {
         guard let ms, ms >= 0 else { return "-" }
         let seconds = ms / 1000
         let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60)

@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// Decoding of the legacy Chinese encodings found in old tags and LRC files.
-public enum LegacyEncoding {
+package enum LegacyEncoding {
     /// Decodes GB18030 (a superset of GBK and GB2312) through iconv; nil when the bytes are not valid.
-    public static func decodeGB18030(_ bytes: [UInt8]) -> String? {
+    package static func decodeGB18030(_ bytes: [UInt8]) -> String? {
         guard !bytes.isEmpty else { return "" }
         let cd = iconv_open("UTF-8", "GB18030")
         guard cd != iconv_t(bitPattern: -1) else { return nil }
@@ -32,7 +32,7 @@ public enum LegacyEncoding {
     /// Recovers GBK text that a tagger stored as Latin-1 (each byte became one U+0000...U+00FF scalar).
     /// Only when every byte above 0x7F pairs into a GBK character whose trail byte is also above 0x7F:
     /// genuine Latin-1 words ("Björk", "Café") have lone accented letters and are left alone.
-    public static func recoverGBKStoredAsLatin1(_ text: String) -> String {
+    package static func recoverGBKStoredAsLatin1(_ text: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {

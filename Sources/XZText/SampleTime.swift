@@ -1,8 +1,8 @@
 /// A count of samples as a time, the one way every layer says it: whole milliseconds, rounded down, as
 /// MPD's `SongTime::FromScale` makes a song's length (so `Time:` and `duration:` agree with MPD's).
-public enum SampleTime {
+package enum SampleTime {
     /// floor(sample * 1000 / sampleRate) without overflow; 0 for a sample rate <= 0.
-    public static func milliseconds(atSample sample: Int, sampleRate: Int) -> Int {
+    package static func milliseconds(atSample sample: Int, sampleRate: Int) -> Int {
         guard sampleRate > 0 else { return 0 }
         var (q, r) = sample.quotientAndRemainder(dividingBy: sampleRate)
         if r < 0 { q -= 1; r += sampleRate } // floor, not truncation, for negative positions

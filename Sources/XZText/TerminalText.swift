@@ -1,7 +1,7 @@
 /// Text from outside (tags, lyrics, server replies) made safe to print: no ESC, no other control
 /// characters, no bidi overrides that could reorder what the terminal shows.
-public enum TerminalText {
-    public static func sanitize(_ text: String) -> String {
+package enum TerminalText {
+    package static func sanitize(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar.value {

@@ -9,12 +9,12 @@ import Glibc
 /// restarts, and one line, no error, when no daemon runs (the services appear once it starts).
 /// All of Avahi's work (its D-Bus calls) happens on Avahi's own poll thread; `announce` only hands the
 /// list over and wakes it, never waiting for it. `stop()` (or the end of the announcer) withdraws everything.
-public final class ZeroconfAnnouncer: Sendable {
+package final class ZeroconfAnnouncer: Sendable {
     private let session: AvahiSession
 
     /// Starts Avahi's thread and its connection to the daemon. `report` hears one line (`zeroconf: …`) for
     /// what people should know: a name announced or renamed, no daemon, a daemon gone or back, a failure.
-    public init(report: @escaping @Sendable (String) -> Void) {
+    package init(report: @escaping @Sendable (String) -> Void) {
         session = AvahiSession(report: report)
         session.start()
     }
@@ -22,23 +22,23 @@ public final class ZeroconfAnnouncer: Sendable {
     deinit { session.stop() }
 
     /// Announces exactly `services` (those announced already stay as they are, with their names).
-    public func announce(_ services: [ZeroconfService]) {
+    package func announce(_ services: [ZeroconfService]) {
         session.want(services)
     }
 
     /// Withdraws every service; the connection to the daemon stays for the next `announce`.
-    public func withdraw() {
+    package func withdraw() {
         session.want([])
     }
 
     /// The services the daemon has established on the network, each with the name it is announced by
     /// (another than its own after a collision).
-    public var announced: [ZeroconfService: String] {
+    package var announced: [ZeroconfService: String] {
         session.established.withLock { $0 }
     }
 
     /// Withdraws everything and ends Avahi's thread; later calls do nothing.
-    public func stop() {
+    package func stop() {
         session.stop()
     }
 }

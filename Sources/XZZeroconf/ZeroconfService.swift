@@ -5,43 +5,43 @@ import Glibc
 
 /// A service phones browse for with DNS-SD: MPD's protocol or an HTTP stream, on a port of this host,
 /// under a name people read in their client's list.
-public struct ZeroconfService: Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable {
+package struct ZeroconfService: Sendable, Hashable, CustomStringConvertible {
+    package enum Kind: String, Sendable, Hashable {
         /// MPD's protocol, what M.A.L.P., MPDroid and Rigelian browse for.
         case mpd = "_mpd._tcp"
         /// An HTTP stream (the httpd output), announced with the path `/`.
         case http = "_http._tcp"
     }
 
-    public var name: String
-    public var kind: Kind
-    public var port: UInt16
+    package var name: String
+    package var kind: Kind
+    package var port: UInt16
 
     /// `name` is cut to the 63 bytes a DNS-SD instance name holds.
-    public init(name: String, kind: Kind, port: UInt16) {
+    package init(name: String, kind: Kind, port: UInt16) {
         self.name = ZeroconfName.fitting(name)
         self.kind = kind
         self.port = port
     }
 
-    public var description: String { "\"\(name)\" (\(kind.rawValue), port \(port))" }
+    package var description: String { "\"\(name)\" (\(kind.rawValue), port \(port))" }
 }
 
 /// The name a host is announced by: MPD's `zeroconf_name`, `%h` being the host name.
-public enum ZeroconfName {
+package enum ZeroconfName {
     /// MPD's default.
-    public static let defaultTemplate = "Music Player @ %h"
+    package static let defaultTemplate = "Music Player @ %h"
     /// The longest instance name DNS-SD takes, in bytes (one DNS label).
-    public static let maxBytes = 63
+    package static let maxBytes = 63
 
     /// `template` with its first `%h` replaced by `hostName` (as MPD replaces it), cut to `maxBytes`.
-    public static func expand(_ template: String, hostName: String = ZeroconfName.hostName()) -> String {
+    package static func expand(_ template: String, hostName: String = ZeroconfName.hostName()) -> String {
         guard let at = template.range(of: "%h") else { return fitting(template) }
         return fitting(template.replacingCharacters(in: at, with: hostName))
     }
 
     /// This machine's host name (`gethostname`), "localhost" when it has none.
-    public static func hostName() -> String {
+    package static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

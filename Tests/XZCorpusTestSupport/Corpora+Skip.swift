@@ -6,7 +6,7 @@ import XZTestSupport
 extension Corpora {
     /// The folder of corpus `name` holding every file of `files`; when no root holds it, the test is
     /// skipped with `Corpora.missing`.
-    public static func require(_ name: String, files: [String] = [],
+    package static func require(_ name: String, files: [String] = [],
                                environment: [String: String] = ProcessInfo.processInfo.environment,
                                repositoryRoot: URL = TestPaths.repositoryRoot) throws -> URL {
         guard let folder = locate(name, files: files, environment: environment, repositoryRoot: repositoryRoot) else {

@@ -3,13 +3,13 @@ import Foundation
 /// The public corpora (other projects' test data) are optional: a corpus test finds its corpus here or is
 /// skipped with `Corpora.missing`. Looked for, in order: `$XZMUSIC_CORPORA` (only there when set;
 /// `none` means no corpora), `Tests/Corpora/` (filled by `make corpora`), `../shared/corpora`.
-public enum Corpora {
-    public static let variable = "XZMUSIC_CORPORA"
+package enum Corpora {
+    package static let variable = "XZMUSIC_CORPORA"
     /// Every skip starts with this, so `make test` can count them.
-    public static let skipPrefix = "corpus not found"
+    package static let skipPrefix = "corpus not found"
 
     /// The folders searched for corpora, in order.
-    public static func roots(environment: [String: String] = ProcessInfo.processInfo.environment,
+    package static func roots(environment: [String: String] = ProcessInfo.processInfo.environment,
                              repositoryRoot: URL = TestPaths.repositoryRoot) -> [URL] {
         if let chosen = environment[variable], !chosen.isEmpty {
             return chosen == "none" ? [] : [URL(fileURLWithPath: chosen)]
@@ -20,7 +20,7 @@ public enum Corpora {
 
     /// The folder of corpus `name` (as `lieff-minimp3`) in the first root that holds it with every file
     /// of `files` (paths inside it), or nil.
-    public static func locate(_ name: String, files: [String] = [],
+    package static func locate(_ name: String, files: [String] = [],
                               environment: [String: String] = ProcessInfo.processInfo.environment,
                               repositoryRoot: URL = TestPaths.repositoryRoot) -> URL? {
         for root in roots(environment: environment, repositoryRoot: repositoryRoot) {
@@ -35,7 +35,7 @@ public enum Corpora {
     }
 
     /// The one line a skipped corpus test gives.
-    public static func missing(_ name: String, files: [String] = []) -> String {
+    package static func missing(_ name: String, files: [String] = []) -> String {
         let what = files.isEmpty ? name : "\(name) (\(files.joined(separator: ", ")))"
         return "\(skipPrefix): \(what); get the public corpora with `make corpora`, or set \(variable)"
     }

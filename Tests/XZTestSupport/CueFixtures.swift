@@ -1,10 +1,10 @@
 import Foundation
 
 /// CD-rip fixtures made at test time: a FLAC image (sox and flac) and the CUE sheet beside it.
-public enum CueFixtures {
+package enum CueFixtures {
     /// The sheet of `makeRip`: three tracks; track 2 has a pregap (INDEX 00) and no performer of its own,
     /// track 3 runs to the image's end.
-    public static let sheet = """
+    package static let sheet = """
         REM GENRE Rock
         REM DATE 1999
         PERFORMER "The Band"
@@ -24,11 +24,11 @@ public enum CueFixtures {
 
         """
     /// The bounds of `sheet`'s tracks in CD frames.
-    public static let trackFrames: [(start: Int, end: Int?)] = [(0, 310), (310, 558), (558, nil)]
+    package static let trackFrames: [(start: Int, end: Int?)] = [(0, 310), (310, 558), (558, nil)]
 
     /// `folder/image.flac` (10 s of 16-bit stereo 44.1 kHz noise, so every sample tells where it is, tagged
     /// ARTIST/COMPOSER/ALBUM/TITLE of its own) and `folder/image.cue` with `sheet`.
-    public static func makeRip(in folder: URL, sheet text: String = sheet) throws {
+    package static func makeRip(in folder: URL, sheet text: String = sheet) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let image = folder.appendingPathComponent("image.flac").path
         try makeFLAC(at: image, seconds: 10)
@@ -39,7 +39,7 @@ public enum CueFixtures {
     }
 
     /// `path`: a 6 s FLAC (tagged TITLE/ARTIST) carrying a two-track CUE sheet in a CUESHEET comment.
-    public static func makeEmbedded(at path: String) throws {
+    package static func makeEmbedded(at path: String) throws {
         try makeFLAC(at: path, seconds: 6)
         let name = (path as NSString).lastPathComponent
         let sheet = "TITLE \"Emb Album\"\nFILE \"\(name)\" WAVE\n  TRACK 01 AUDIO\n    INDEX 01 00:00:00\n"
@@ -53,7 +53,7 @@ public enum CueFixtures {
     }
 
     /// A FLAC of `seconds` of white noise, 16-bit stereo at `rate`.
-    public static func makeFLAC(at path: String, seconds: Double, rate: Int = 44_100) throws {
+    package static func makeFLAC(at path: String, seconds: Double, rate: Int = 44_100) throws {
         let wav = path + ".wav"
         defer { try? FileManager.default.removeItem(atPath: wav) }
         try TestProcess.runChecked("sox", ["-n", "-r", "\(rate)", "-c", "2", "-b", "16", wav,
@@ -62,7 +62,7 @@ public enum CueFixtures {
     }
 
     /// The image's samples as signed 16-bit little-endian PCM, decoded by `flac -d`.
-    public static func pcm(of path: String) throws -> Data {
+    package static func pcm(of path: String) throws -> Data {
         try TestProcess.runChecked("flac", ["-s", "-d", "-c", "--force-raw-format", "--endian=little", "--sign=signed", path])
             .stdoutData
     }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Damage done to a closed SQLite file the ways disks and crashes do it, for the tests of how a damaged
 /// library is told.
-public enum DamagedDatabase {
-    public enum Damage {
+package enum DamagedDatabase {
+    package enum Damage {
         /// Cut to this many bytes (0: an empty file).
         case truncated(Int)
         /// Its first bytes, SQLite's header among them, overwritten.
@@ -13,7 +13,7 @@ public enum DamagedDatabase {
         case garbagePages(containing: String)
     }
 
-    public static func damage(_ path: String, _ damage: Damage) throws {
+    package static func damage(_ path: String, _ damage: Damage) throws {
         let url = URL(fileURLWithPath: path)
         var data = try Data(contentsOf: url)
         switch damage {

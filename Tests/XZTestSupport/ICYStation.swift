@@ -6,20 +6,20 @@ import Glibc
 /// A loopback internet radio station speaking ICY (SHOUTcast and Icecast's HTTP dialect) on 127.0.0.1, port
 /// chosen by the kernel, one thread per listener: it answers with `head` and then sends `audio` over and over,
 /// with a metadata block after every `metaint` audio bytes when the listener asked (`Icy-MetaData: 1`).
-public final class ICYStation: @unchecked Sendable {
-    public struct Broadcast: Sendable {
+package final class ICYStation: @unchecked Sendable {
+    package struct Broadcast: Sendable {
         /// The status line and headers, without the blank line; `icy-metaint` is added when asked and set.
-        public var head: String
-        public var audio: [UInt8]
-        public var metaint: Int?
+        package var head: String
+        package var audio: [UInt8]
+        package var metaint: Int?
         /// The block (its length byte first) sent after audio run `n` (0, 1, …); nil: an empty block.
-        public var block: @Sendable (_ n: Int) -> [UInt8]? = { _ in nil }
+        package var block: @Sendable (_ n: Int) -> [UInt8]? = { _ in nil }
         /// Audio bytes sent before the connection is closed; nil: until the listener goes.
-        public var dropAfter: Int?
+        package var dropAfter: Int?
         /// Bytes a second at most (a real station's pace); nil: as fast as the listener takes them.
-        public var bytesPerSecond: Int?
+        package var bytesPerSecond: Int?
 
-        public init(head: String, audio: [UInt8], metaint: Int? = nil, block: @escaping @Sendable (_ n: Int) -> [UInt8]? = { _ in nil },
+        package init(head: String, audio: [UInt8], metaint: Int? = nil, block: @escaping @Sendable (_ n: Int) -> [UInt8]? = { _ in nil },
                     dropAfter: Int? = nil, bytesPerSecond: Int? = nil) {
             self.head = head
             self.audio = audio
@@ -31,13 +31,13 @@ public final class ICYStation: @unchecked Sendable {
     }
 
     /// A block saying `StreamTitle='title';`, padded with NULs to whole 16-byte units.
-    public static func titleBlock(_ title: String) -> [UInt8] {
+    package static func titleBlock(_ title: String) -> [UInt8] {
         let text = Array("StreamTitle='\(title)';StreamUrl='';".utf8)
         let units = (text.count + 15) / 16
         return [UInt8(units)] + text + [UInt8](repeating: 0, count: units * 16 - text.count)
     }
 
-    public let port: Int
+    package let port: Int
     private let listener: Int32
     private let broadcast: @Sendable (_ connection: Int, _ request: String) -> Broadcast?
     private let lock = NSLock()
@@ -45,7 +45,7 @@ public final class ICYStation: @unchecked Sendable {
     private var stopped = false
 
     /// `broadcast` gets each listener's number (0, 1, …) and request; nil closes at once.
-    public init(_ broadcast: @escaping @Sendable (_ connection: Int, _ request: String) -> Broadcast?) throws {
+    package init(_ broadcast: @escaping @Sendable (_ connection: Int, _ request: String) -> Broadcast?) throws {
         signal(SIGPIPE, SIG_IGN)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
@@ -66,11 +66,11 @@ public final class ICYStation: @unchecked Sendable {
 
     deinit { stop() }
 
-    public func url(_ path: String = "/live") -> String { "http://127.0.0.1:\(port)\(path)" }
+    package func url(_ path: String = "/live") -> String { "http://127.0.0.1:\(port)\(path)" }
 
-    public var requests: [String] { lock.withLock { _requests } }
+    package var requests: [String] { lock.withLock { _requests } }
 
-    public func stop() {
+    package func stop() {
         let first = lock.withLock { () -> Bool in
             defer { stopped = true }
             return !stopped

@@ -1,14 +1,14 @@
 import Foundation
 
 /// A program left running in the background (a host, a prompt), its output collected as it comes.
-public final class RunningProcess: @unchecked Sendable {
-    public let process = Process()
+package final class RunningProcess: @unchecked Sendable {
+    package let process = Process()
     private let lock = NSLock()
     private var out = Data()
     private var err = Data()
     private let input = Pipe()
 
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
+    package init(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment
@@ -35,21 +35,21 @@ public final class RunningProcess: @unchecked Sendable {
         if process.isRunning { process.terminate() }
     }
 
-    public var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
-    public var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
+    package var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
+    package var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
 
     /// Types a line at the program's standard input.
-    public func send(_ line: String) {
+    package func send(_ line: String) {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
-    public func closeInput() {
+    package func closeInput() {
         try? input.fileHandleForWriting.close()
     }
 
     /// True once stdout contains `text`; false after `timeout` seconds.
     @discardableResult
-    public func waitForOutput(_ text: String, timeout: TimeInterval = 20) -> Bool {
+    package func waitForOutput(_ text: String, timeout: TimeInterval = 20) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while Date() < deadline {
             if stdout.contains(text) { return true }
@@ -59,12 +59,12 @@ public final class RunningProcess: @unchecked Sendable {
         return false
     }
 
-    public func signal(_ number: Int32) {
+    package func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
     }
 
     /// The exit status, waiting at most `timeout` seconds (then the program is killed and nil returned).
-    public func finish(timeout: TimeInterval = 20) -> Int32? {
+    package func finish(timeout: TimeInterval = 20) -> Int32? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         guard !process.isRunning else {

@@ -5,60 +5,60 @@ import Glibc
 
 /// A small HTTP/1.1 server on 127.0.0.1 (port chosen by the kernel) with fault injection: one
 /// thread per connection, one response per connection (`Connection: close`).
-public final class TestHTTPServer: @unchecked Sendable {
-    public struct Request: Sendable {
-        public var method: String
-        public var target: String
-        public var path: String
-        public var query: [String: String]
-        public var headers: [String: String]
-        public subscript(header: String) -> String? { headers[header.lowercased()] }
+package final class TestHTTPServer: @unchecked Sendable {
+    package struct Request: Sendable {
+        package var method: String
+        package var target: String
+        package var path: String
+        package var query: [String: String]
+        package var headers: [String: String]
+        package subscript(header: String) -> String? { headers[header.lowercased()] }
     }
 
-    public struct Response: Sendable {
-        public var status: Int
-        public var headers: [(String, String)] = []
-        public var body = Data()
+    package struct Response: Sendable {
+        package var status: Int
+        package var headers: [(String, String)] = []
+        package var body = Data()
         /// Content-Length sent instead of the body's size; nil sends the real size.
-        public var declaredLength: Int?
-        public var omitContentLength = false
+        package var declaredLength: Int?
+        package var omitContentLength = false
         /// Close the connection after this many body bytes.
-        public var dropAfter: Int?
+        package var dropAfter: Int?
         /// Send the body in pieces of `chunk` bytes with `delay` seconds between them.
-        public var chunk = 64 * 1024
-        public var delay: Double = 0
+        package var chunk = 64 * 1024
+        package var delay: Double = 0
         /// After this many body bytes, send nothing for `stallSeconds`.
-        public var stallAfter: Int?
-        public var stallSeconds: Double = 0
+        package var stallAfter: Int?
+        package var stallSeconds: Double = 0
         /// A small socket send buffer keeps few bytes in flight (for the kill test).
-        public var sendBuffer: Int?
+        package var sendBuffer: Int?
         /// Sends the body over and over until the client goes (a radio stream); no Content-Length.
-        public var endless = false
+        package var endless = false
 
-        public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
+        package init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
             self.status = status
             self.headers = headers
             self.body = body
         }
 
-        public static func text(_ status: Int, _ text: String, type: String = "text/plain") -> Response {
+        package static func text(_ status: Int, _ text: String, type: String = "text/plain") -> Response {
             Response(status: status, headers: [("Content-Type", type)], body: Data(text.utf8))
         }
 
-        public static func json(_ status: Int, _ object: Any) -> Response {
+        package static func json(_ status: Int, _ object: Any) -> Response {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             return Response(status: status, headers: [("Content-Type", "application/json")], body: data)
         }
 
-        public static func redirect(_ status: Int = 302, to location: String) -> Response {
+        package static func redirect(_ status: Int = 302, to location: String) -> Response {
             Response(status: status, headers: [("Location", location)])
         }
     }
 
-    public typealias Handler = @Sendable (Request, Int) -> Response
+    package typealias Handler = @Sendable (Request, Int) -> Response
 
     private let listener: Int32
-    public let port: Int
+    package let port: Int
     private let handler: Handler
     private let lock = NSLock()
     private var _requests: [Request] = []
@@ -69,7 +69,7 @@ public final class TestHTTPServer: @unchecked Sendable {
     private var stopped = false
 
     /// `handler` gets each request and how many requests for its path came before it.
-    public init(handler: @escaping Handler) throws {
+    package init(handler: @escaping Handler) throws {
         signal(SIGPIPE, SIG_IGN)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Self.failure("socket") }
@@ -96,16 +96,16 @@ public final class TestHTTPServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    public var base: String { "http://127.0.0.1:\(port)" }
-    public func url(_ path: String) -> String { base + path }
+    package var base: String { "http://127.0.0.1:\(port)" }
+    package func url(_ path: String) -> String { base + path }
 
-    public var requests: [Request] { lock.withLock { _requests } }
-    public func requests(path: String) -> [Request] { requests.filter { $0.path == path } }
-    public func bytesSent(path: String) -> Int { lock.withLock { _bytesSent[path] ?? 0 } }
-    public var maxConcurrentConnections: Int { lock.withLock { _maxActive } }
-    public var isStopped: Bool { lock.withLock { stopped } }
+    package var requests: [Request] { lock.withLock { _requests } }
+    package func requests(path: String) -> [Request] { requests.filter { $0.path == path } }
+    package func bytesSent(path: String) -> Int { lock.withLock { _bytesSent[path] ?? 0 } }
+    package var maxConcurrentConnections: Int { lock.withLock { _maxActive } }
+    package var isStopped: Bool { lock.withLock { stopped } }
 
-    public func stop() {
+    package func stop() {
         let first: Bool = lock.withLock {
             defer { stopped = true }
             return !stopped
@@ -249,7 +249,7 @@ public final class TestHTTPServer: @unchecked Sendable {
         return Request(method: parts[0], target: target, path: pieces[0], query: query, headers: headers)
     }
 
-    public static func reason(_ status: Int) -> String {
+    package static func reason(_ status: Int) -> String {
         switch status {
         case 200: return "OK"
         case 206: return "Partial Content"
@@ -265,7 +265,7 @@ public final class TestHTTPServer: @unchecked Sendable {
     }
 
     /// A file resource with Range and If-Range handled as a correct server does.
-    public static func file(_ data: Data, request: Request, etag: String? = "\"v1\"", lastModified: String? = nil,
+    package static func file(_ data: Data, request: Request, etag: String? = "\"v1\"", lastModified: String? = nil,
                      honourRange: Bool = true) -> Response {
         var validators: [(String, String)] = []
         if let etag { validators.append(("ETag", etag)) }

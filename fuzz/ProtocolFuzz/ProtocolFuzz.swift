@@ -113,7 +113,7 @@ private let libFuzzerMutate: (@convention(c) (UnsafeMutablePointer<UInt8>, Int, 
 /// Half the time libFuzzer's byte-level mutation, half the time one of the grammar's (a line replaced by
 /// or added from the command table's samples, an argument swapped, lines wrapped in a command list, …).
 @_cdecl("LLVMFuzzerCustomMutator")
-public func customMutator(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int, _ seed: UInt32) -> Int {
+package func customMutator(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ maxSize: Int, _ seed: UInt32) -> Int {
     var random = SplitMix(seed: UInt64(seed))
     if let mutate = libFuzzerMutate, random.next() % 2 == 0 {
         return mutate(data, size, maxSize)

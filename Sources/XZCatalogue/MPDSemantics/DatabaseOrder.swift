@@ -2,13 +2,13 @@ import Foundation
 
 extension SongNaming {
     /// The key whose byte order (memcmp, `DatabaseOrder.sortByKey`) is MPD's database order for `song`.
-    public func databaseOrderKey(of song: Song) -> [UInt8] {
+    package func databaseOrderKey(of song: Song) -> [UInt8] {
         DatabaseOrder.key(of: song, uri: uri(of: song))
     }
 }
 
 /// MPD's database order and the orders `sort` asks for, on songs fetched in any order.
-public enum DatabaseOrder {
+package enum DatabaseOrder {
     /// Puts `songs` in `order`; ties, and every order, start from MPD's database order.
     static func sort(_ songs: inout [Song], _ order: SongSelection.Order, naming: SongNaming) {
         sortByKey(&songs, key: naming.databaseOrderKey)
@@ -41,19 +41,19 @@ public enum DatabaseOrder {
     /// (none first), disc, track, then file name (MPD's song_cmp). Built once per song, so a sort compares
     /// bytes rather than names. Songs named by URL (not offline, `onlineByURL`) are in no folder MPD
     /// walks: they come after every file.
-    public static func key(of song: Song, uri: String) -> [UInt8] {
+    package static func key(of song: Song, uri: String) -> [UInt8] {
         var key: [UInt8] = []
         appendKey(of: song, uri: uri, to: &key)
         return key
     }
 
     /// `key(of:uri:)` written at the end of `key`, for callers that keep many keys in one buffer.
-    public static func appendKey(of song: Song, uri: String, to key: inout [UInt8]) {
+    package static func appendKey(of song: Song, uri: String, to key: inout [UInt8]) {
         appendKey(uri: uri, album: song.album, disc: song.disc, track: song.track, to: &key)
     }
 
     /// The key of a song known by its name and the tags that order it (a file outside the catalogue).
-    public static func key(uri: String, album: String?, disc: Int?, track: Int?) -> [UInt8] {
+    package static func key(uri: String, album: String?, disc: Int?, track: Int?) -> [UInt8] {
         var key: [UInt8] = []
         appendKey(uri: uri, album: album, disc: disc, track: track, to: &key)
         return key
@@ -102,7 +102,7 @@ public enum DatabaseOrder {
 
     /// Puts `elements` in the byte order (memcmp) of their keys, moving them rather than copying: a song
     /// holds a dozen strings, and a copy retains each.
-    public static func sortByKey<Element, Key: Sequence<UInt8>>(_ elements: inout [Element], key: (Element) -> Key) {
+    package static func sortByKey<Element, Key: Sequence<UInt8>>(_ elements: inout [Element], key: (Element) -> Key) {
         let keys = elements.map(key)
         let order = keys.indices.sorted { left, right in
             // Arrays and their slices, the keys callers have, are contiguous.

@@ -1,19 +1,19 @@
 import Foundation
 
 /// Parses filters exactly as MPD 0.23's SongFilter does (src/song/Filter.cxx), with its error messages.
-public enum FilterParser {
+package enum FilterParser {
     /// Parentheses an expression may nest. MPD's parser recurses without a bound (50,000 `(` overflow a
     /// thread's stack); clients nest a few levels (`((a) AND (!(b)))` is 3). The SQL a filter becomes is
     /// the tighter bound: SQLite's parser stack (100 entries) takes about 30 levels alternating `AND`
     /// and `!`, so 20 leaves a margin.
-    public static let maxDepth = 20
+    package static let maxDepth = 20
     /// Conditions (expressions, `AND`s and `!`s, old-style pairs) one request may hold: SQLite's
     /// expression depth (1,000) and bound values (32,766) keep far above what this many become.
-    public static let maxConditions = 256
+    package static let maxConditions = 256
 
     /// Arguments of find/search/count/list: expressions in parentheses and old-style `TAG VALUE` pairs,
     /// all of which must hold. `foldCase`: `search` (case-insensitive, and old pairs match substrings).
-    public static func parse(_ arguments: [String], foldCase: Bool) throws(CatalogueError) -> [SongFilter] {
+    package static func parse(_ arguments: [String], foldCase: Bool) throws(CatalogueError) -> [SongFilter] {
         guard !arguments.isEmpty else { throw .badFilter("Incorrect number of filter arguments") }
         var filters: [SongFilter] = []
         var rest = arguments[...]
@@ -38,7 +38,7 @@ public enum FilterParser {
     }
 
     /// One expression, e.g. `(Artist == 'x')`, for the catalogue's own `find`.
-    public static func parseExpression(_ text: String, foldCase: Bool = false) throws(CatalogueError) -> SongFilter {
+    package static func parseExpression(_ text: String, foldCase: Bool = false) throws(CatalogueError) -> SongFilter {
         guard text.hasPrefix("(") else { throw .badFilter("'(' expected") }
         var scanner = Scanner(text)
         let filter = try scanner.expression(foldCase: foldCase)
@@ -79,7 +79,7 @@ public enum FilterParser {
     }
 
     /// MPD's uri_safe_local: relative, no `.`/`..` segments, no empty segment.
-    public static func isSafeLocalURI(_ uri: String) -> Bool {
+    package static func isSafeLocalURI(_ uri: String) -> Bool {
         if uri.isEmpty { return true }
         if uri.hasPrefix("/") { return false }
         return uri.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }

@@ -5,7 +5,7 @@ import XZSystem
 /// newline too, groups capture nothing, no UTF mode, so `.` is one byte and `search` folds ASCII only).
 /// Every match runs under a match and heap limit: a backtracking pattern gives up on a value after a
 /// bounded amount of work instead of holding a thread for good.
-public final class FilterRegex: @unchecked Sendable {
+package final class FilterRegex: @unchecked Sendable {
     // Safe to share between threads: the compiled code is never changed after `init` (PCRE2 documents
     // a compiled pattern as usable by several threads at once), and each match makes its own match data.
     private let code: OpaquePointer
@@ -13,12 +13,12 @@ public final class FilterRegex: @unchecked Sendable {
     /// Backtracking steps one value may cost (PCRE2's default is 10,000,000, MPD's): tag values are
     /// short, so an ordinary pattern needs a few thousand; a runaway one stops after ~0.1 ms a value,
     /// and is no match, as MPD counts a failed match.
-    public static let matchLimit: UInt32 = 100_000
+    package static let matchLimit: UInt32 = 100_000
     /// Heap the interpreter may use for backtracking, in KiB (the JIT keeps to its own 32 KiB stack).
     static let heapLimitKiB: UInt32 = 4096
 
     /// Compiles `pattern`, caseless for `search`; MPD's message when it does not compile.
-    public init(_ pattern: String, caseless: Bool) throws(CatalogueError) {
+    package init(_ pattern: String, caseless: Bool) throws(CatalogueError) {
         // MPD hands PCRE2 a C string: a pattern ends at its first NUL (kept, so the buffer is never empty).
         let bytes = Array(pattern.utf8.prefix { $0 != 0 }) + [0]
         var options = UInt32(PCRE2_DOTALL | PCRE2_NO_AUTO_CAPTURE)
@@ -39,7 +39,7 @@ public final class FilterRegex: @unchecked Sendable {
     deinit { pcre2_code_free_8(code) }
 
     /// Whether the pattern matches somewhere in `text`; a match that passes the limits is no match.
-    public func matches(_ text: String) -> Bool {
+    package func matches(_ text: String) -> Bool {
         // Without its limits (no memory for them) no match is run.
         guard let context = Self.limits.context,
               let data = pcre2_match_data_create_from_pattern_8(code, nil) else { return false }

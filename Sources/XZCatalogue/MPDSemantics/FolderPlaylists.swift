@@ -3,9 +3,9 @@ import GRDB
 
 /// Playlist files beside the music (`Sub/list.m3u`, `.pls`, `.xspf`), as MPD has them: the folder scan
 /// records them, `lsinfo` and `listall` list them as `playlist:` entries, and they load by their path.
-public enum FolderPlaylists {
+package enum FolderPlaylists {
     /// Whether the scan records a file of this name and `lsinfo` lists it as `playlist:`.
-    public static func isPlaylistFileName(_ name: String) -> Bool {
+    package static func isPlaylistFileName(_ name: String) -> Bool {
         PlaylistFormat(fileName: name) != nil
     }
 
@@ -13,7 +13,7 @@ public enum FolderPlaylists {
     /// stays as it is; a file:// URL is its path; an absolute path inside the music folder becomes its
     /// name there, one outside stays absolute; a relative path is read against the playlist's folder,
     /// with `..` stopping at the top of the music folder.
-    public static func resolve(_ location: String, folderURI: String, musicDirectory: String) -> String {
+    package static func resolve(_ location: String, folderURI: String, musicDirectory: String) -> String {
         var text = location
         if text.hasPrefix("file://") {
             text = String(text.dropFirst(7)).removingPercentEncoding ?? String(text.dropFirst(7))
@@ -38,7 +38,7 @@ public enum FolderPlaylists {
 
     /// The first `maxEntries` entries of the playlist file at `path`, which is `uri` in the music folder,
     /// resolved as MPD resolves them; nil when it is no playlist file (by suffix) or cannot be read.
-    public static func read(path: String, uri: String, musicDirectory: String, maxEntries: Int) -> [PlaylistEntry]? {
+    package static func read(path: String, uri: String, musicDirectory: String, maxEntries: Int) -> [PlaylistEntry]? {
         guard let format = PlaylistFormat(fileName: uri),
               let entries = StoredPlaylists.readCapped(atPath: path, maxEntries: maxEntries, format: format) else {
             return nil
@@ -55,17 +55,17 @@ public enum FolderPlaylists {
 /// What the scan found of playlist files, and what listings ask of it.
 extension LibraryDatabase {
     /// A playlist file in the music folder as the last scan saw it.
-    public struct FolderPlaylistFile: Sendable, Hashable {
-        public var path: String
-        public var mtime: Int64
-        public init(path: String, mtime: Int64) {
+    package struct FolderPlaylistFile: Sendable, Hashable {
+        package var path: String
+        package var mtime: Int64
+        package init(path: String, mtime: Int64) {
             self.path = path
             self.mtime = mtime
         }
     }
 
     /// The recorded playlist files whose paths start with `prefix` (a folder ending in "/"), by path.
-    public func folderPlaylists(under prefix: String) throws -> [FolderPlaylistFile] {
+    package func folderPlaylists(under prefix: String) throws -> [FolderPlaylistFile] {
         try pool.read { db in
             // The paths from "folder/" up to (not with) "folder0": one range of the primary key.
             try Row.fetchAll(db, sql: "SELECT path, mtime FROM folder_playlist WHERE path >= ? AND path < ? ORDER BY path",
@@ -81,7 +81,7 @@ extension LibraryDatabase {
 
     /// Makes the recorded playlist files under `prefix` be `files`; true when that changed anything.
     @discardableResult
-    public func replaceFolderPlaylists(under prefix: String, with files: [FolderPlaylistFile]) throws -> Bool {
+    package func replaceFolderPlaylists(under prefix: String, with files: [FolderPlaylistFile]) throws -> Bool {
         // Compared as sets: the database orders paths by bytes, Swift strings by characters.
         if Set(try folderPlaylists(under: prefix)) == Set(files) { return false }
         try pool.write { db in

@@ -5,11 +5,11 @@ import CXMLReader
 /// file in the music folder, a remote list fetched by URL, and `playlist import` of another player's
 /// file all go through. Every parser takes bytes already capped by its caller and reads at most
 /// `limit` entries.
-public enum PlaylistFormat: String, Sendable, CaseIterable {
+package enum PlaylistFormat: String, Sendable, CaseIterable {
     case m3u, pls, xspf
 
     /// The format of a file by its suffix (in any case), as MPD's plugins claim suffixes.
-    public init?(fileName: String) {
+    package init?(fileName: String) {
         guard let dot = fileName.lastIndex(of: "."), !fileName[fileName.index(after: dot)...].contains("/") else {
             return nil
         }
@@ -22,7 +22,7 @@ public enum PlaylistFormat: String, Sendable, CaseIterable {
     }
 
     /// The format a server says it sends, by the MIME types MPD's plugins claim.
-    public init?(contentType: String) {
+    package init?(contentType: String) {
         let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         switch type {
         case "audio/x-mpegurl", "audio/mpegurl", "application/x-mpegurl", "application/vnd.apple.mpegurl":
@@ -35,7 +35,7 @@ public enum PlaylistFormat: String, Sendable, CaseIterable {
 
     /// The entries of `data` in this format; junk gives fewer entries, never a failure. A location with
     /// a NUL in it names nothing any file system or URL has: it is no entry.
-    public func parse(_ data: Data, limit: Int) -> [PlaylistEntry] {
+    package func parse(_ data: Data, limit: Int) -> [PlaylistEntry] {
         let entries: [PlaylistEntry]
         switch self {
         case .m3u: entries = M3U.parse(data, limit: limit)
@@ -48,8 +48,8 @@ public enum PlaylistFormat: String, Sendable, CaseIterable {
 
 /// SHOUTcast's PLS: an INI file whose `[playlist]` section holds `FileN`, `TitleN` and `LengthN` keys
 /// (keys in any case), entries in the order of N, at most `NumberOfEntries` of them when it is given.
-public enum PLS {
-    public static func parse(_ data: Data, limit: Int) -> [PlaylistEntry] {
+package enum PLS {
+    package static func parse(_ data: Data, limit: Int) -> [PlaylistEntry] {
         var text = String(decoding: data, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var files: [Int: (location: String, line: Int)] = [:]
@@ -99,8 +99,8 @@ public enum PLS {
 
 /// XSPF ("spiff"): `<track>` elements of a `<trackList>` with a `<location>`, `<title>` and `<duration>`
 /// (milliseconds). No DTD is read and no entity expanded: a document declaring any is refused whole.
-public enum XSPF {
-    public static func parse(_ data: Data, limit: Int) -> [PlaylistEntry] {
+package enum XSPF {
+    package static func parse(_ data: Data, limit: Int) -> [PlaylistEntry] {
         guard limit > 0, data.range(of: Data("<!DOCTYPE".utf8)) == nil, data.range(of: Data("<!ENTITY".utf8)) == nil else {
             return []
         }

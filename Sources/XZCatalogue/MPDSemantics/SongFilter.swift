@@ -3,7 +3,7 @@ import XZSystem
 
 /// A tag as MPD names it (its `TagType`), in MPD 0.23's order. The catalogue holds all but Comment
 /// (`SongTags.held`), which MPD leaves out unless configured to keep it; on Comment every song is untagged.
-public enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
+package enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
     case artist, artistSort, album, albumSort, albumArtist, albumArtistSort, title, track, name, genre, date
     case originalDate, composer, composerSort, performer, conductor, work, movement, movementNumber, ensemble
     case location, grouping, comment, disc, label, musicBrainzArtistID, musicBrainzAlbumID, musicBrainzAlbumArtistID
@@ -18,14 +18,14 @@ public enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
     ]
 
     /// MPD's name of the tag.
-    public var name: String { Self.names[rawValue] }
+    package var name: String { Self.names[rawValue] }
 
-    public var description: String { name }
+    package var description: String { name }
 
     private static let byLowercasedName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name.lowercased(), $0) })
 
     /// A tag by name in any case, as MPD's tag_name_parse_i reads it.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         guard let tag = Self.byLowercasedName[text.lowercased()] else { return nil }
         self = tag
     }
@@ -45,7 +45,7 @@ public enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
     var isNumeric: Bool { self == .track || self == .disc }
 
     /// The song's values of this tag (empty when it has none).
-    public func values(of song: Song) -> [String] {
+    package func values(of song: Song) -> [String] {
         switch self {
         // A name the scan made up is no tag (`untagged`).
         case .artist: return song.untagged.contains(.artist) ? [] : song.artists.isEmpty ? [song.singer] : song.artists
@@ -64,7 +64,7 @@ public enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
     static let anyTags: [SongTag] = SongTags.listed
 
     /// Values with MPD's fallback applied (AlbumArtist → Artist ...).
-    public func valuesWithFallback(of song: Song) -> [String] {
+    package func valuesWithFallback(of song: Song) -> [String] {
         let own = values(of: song)
         if !own.isEmpty { return own }
         for other in fallback {
@@ -76,45 +76,45 @@ public enum SongTag: Int, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// A set of tags, as MPD's `TagMask`: the tags a client asked to see (`tagtypes`), or a record was made for.
-public struct SongTags: OptionSet, Hashable, Sendable {
-    public let rawValue: UInt32
+package struct SongTags: OptionSet, Hashable, Sendable {
+    package let rawValue: UInt32
 
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    public init(_ tags: some Sequence<SongTag>) {
+    package init(_ tags: some Sequence<SongTag>) {
         self.init(rawValue: tags.reduce(0) { $0 | 1 << UInt32($1.rawValue) })
     }
 
-    public func contains(_ tag: SongTag) -> Bool { rawValue & 1 << UInt32(tag.rawValue) != 0 }
+    package func contains(_ tag: SongTag) -> Bool { rawValue & 1 << UInt32(tag.rawValue) != 0 }
 
-    public mutating func insert(_ tag: SongTag) { formUnion(SongTags([tag])) }
+    package mutating func insert(_ tag: SongTag) { formUnion(SongTags([tag])) }
 
     /// The tags the catalogue holds, in the order MPD lists a song's tags (the order its ID3 scanner
     /// reads them; ComposerSort beside Composer, and the tags it reads from no ID3 frame, after them).
     /// Name is a stream's, never a file's: announced, never in a song's record.
-    public static let listed: [SongTag] = [
+    package static let listed: [SongTag] = [
         .artist, .albumArtist, .artistSort, .albumSort, .albumArtistSort, .title, .album, .track, .date, .originalDate,
         .genre, .composer, .composerSort, .conductor, .performer, .grouping, .disc, .label, .work, .movement,
         .movementNumber, .ensemble, .location, .musicBrainzArtistID, .musicBrainzAlbumID, .musicBrainzAlbumArtistID,
         .musicBrainzTrackID, .musicBrainzReleaseTrackID, .musicBrainzWorkID, .name,
     ]
     /// What MPD announces by default (`tagtypes`): every tag but Comment.
-    public static let held = SongTags(listed)
-    public static let all = SongTags(SongTag.allCases)
+    package static let held = SongTags(listed)
+    package static let all = SongTags(SongTag.allCases)
 
     /// The tags of the set in MPD's order of tag types (`tagtypes`).
-    public var inTagTypeOrder: [SongTag] { SongTag.allCases.filter(contains) }
+    package var inTagTypeOrder: [SongTag] { SongTag.allCases.filter(contains) }
 }
 
 /// How one string is compared, as MPD's StringFilter does.
-public struct StringMatch: Equatable, Sendable {
-    public enum Operator: Equatable, Sendable { case equal, contains, startsWith, regex }
-    public var op: Operator
-    public var value: String
-    public var foldCase: Bool
-    public var negated: Bool
+package struct StringMatch: Equatable, Sendable {
+    package enum Operator: Equatable, Sendable { case equal, contains, startsWith, regex }
+    package var op: Operator
+    package var value: String
+    package var foldCase: Bool
+    package var negated: Bool
 
-    public init(_ op: Operator, _ value: String, foldCase: Bool, negated: Bool = false) {
+    package init(_ op: Operator, _ value: String, foldCase: Bool, negated: Bool = false) {
         self.op = op
         self.value = value
         self.foldCase = foldCase
@@ -122,7 +122,7 @@ public struct StringMatch: Equatable, Sendable {
     }
 
     /// The comparison itself, negation left out.
-    public func matchesWithoutNegation(_ text: String) -> Bool {
+    package func matchesWithoutNegation(_ text: String) -> Bool {
         switch op {
         case .regex:
             // The parser compiled it already: a pattern that does not compile never gets here.
@@ -167,7 +167,7 @@ public struct StringMatch: Equatable, Sendable {
 }
 
 /// One condition of a filter: MPD's filter expression language, plus `starts_with` and `added-since`.
-public indirect enum SongFilter: Equatable, Sendable {
+package indirect enum SongFilter: Equatable, Sendable {
     /// A tag's values (nil: any tag).
     case tag(SongTag?, StringMatch)
     case uri(StringMatch)
@@ -183,29 +183,29 @@ public indirect enum SongFilter: Equatable, Sendable {
     case liked(Bool)
 }
 
-public enum NumberField: String, Sendable { case year, plays }
+package enum NumberField: String, Sendable { case year, plays }
 
 /// `SAMPLERATE:BITS:CHANNELS`, where `*` (with `=~`) matches anything.
-public struct AudioFormatMask: Equatable, Sendable {
-    public var sampleRate: Int?
-    public var bits: String?
-    public var channels: Int?
+package struct AudioFormatMask: Equatable, Sendable {
+    package var sampleRate: Int?
+    package var bits: String?
+    package var channels: Int?
 }
 
 /// The catalogue's own search terms: `title:`, `singer:`, `album:`, `albumartist:`, `genre:` (text, quoted
 /// when it holds spaces), `year:` and `plays:` (N, N..M, N.., ..M), `liked:` (yes/no); other words are
 /// searched everywhere. Each becomes a filter of the one engine; the words fold as XZMusic's search does.
-public enum FieldTerms {
-    public static let textFields: [String: SongTag] = [
+package enum FieldTerms {
+    package static let textFields: [String: SongTag] = [
         "title": .title, "singer": .artist, "album": .album, "albumartist": .albumArtist, "genre": .genre,
     ]
 
     /// Whether `text` uses any field term (otherwise it is a plain search).
-    public static func hasFields(_ text: String) -> Bool {
+    package static func hasFields(_ text: String) -> Bool {
         words(text).contains { field(of: $0) != nil }
     }
 
-    public static func parse(_ text: String) throws(CatalogueError) -> [SongFilter] {
+    package static func parse(_ text: String) throws(CatalogueError) -> [SongFilter] {
         var filters: [SongFilter] = []
         for word in words(text) {
             guard let (name, value) = field(of: word) else {
@@ -278,7 +278,7 @@ public enum FieldTerms {
 extension SongFilter {
     /// The filter on one song in memory (the queue's entries), as the SQL engine (SongFilterQuery)
     /// reads it; `uri` is the song's name. Plays and likes need the database: no song here holds them.
-    public func matches(_ song: Song, uri: String) -> Bool {
+    package func matches(_ song: Song, uri: String) -> Bool {
         switch self {
         case .tag(let tag, let match):
             let positive: Bool

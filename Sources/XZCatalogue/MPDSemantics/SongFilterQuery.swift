@@ -3,23 +3,23 @@ import GRDB
 import XZSystem
 
 /// What find/search select: the filters (all must hold), an order and a window.
-public struct SongSelection: Sendable {
-    public enum Order: Sendable, Equatable {
+package struct SongSelection: Sendable {
+    package enum Order: Sendable, Equatable {
         /// MPD's database order: by folder, a folder's files before its subfolders.
         case path
         case tag(SongTag, descending: Bool)
         case lastModified(descending: Bool)
     }
 
-    public var filters: [SongFilter]
-    public var order: Order = .path
-    public var window: Range<Int>?
+    package var filters: [SongFilter]
+    package var order: Order = .path
+    package var window: Range<Int>?
     /// `search`: after MPD's matches, the songs only XZMusic's folding finds (diacritics, width,
     /// traditional/simplified, pinyin, initials).
-    public var foldedExtras = false
+    package var foldedExtras = false
 
     /// How MPD orders folder names (by ICU collation; here case-insensitively first, then by bytes).
-    public static func folderNamesInOrder(_ names: [String]) -> [String] {
+    package static func folderNamesInOrder(_ names: [String]) -> [String] {
         var names = names
         DatabaseOrder.sortByKey(&names) { name in
             var key: [UInt8] = []
@@ -29,7 +29,7 @@ public struct SongSelection: Sendable {
         return names
     }
 
-    public init(filters: [SongFilter], order: Order = .path, window: Range<Int>? = nil, foldedExtras: Bool = false) {
+    package init(filters: [SongFilter], order: Order = .path, window: Range<Int>? = nil, foldedExtras: Bool = false) {
         self.filters = filters
         self.order = order
         self.window = window
@@ -43,7 +43,7 @@ extension LibraryDatabase {
     /// whose note says why the two differ. Filters become SQL with bound values only; substring matches
     /// of three characters or more find their candidates through the trigram index `song_text`.
     /// `deadline`: the query and the ordering stop with `DeadlinePassed` once it passes.
-    public func songs(_ selection: SongSelection, naming: SongNaming, deadline: Deadline = .never) throws -> [Song] {
+    package func songs(_ selection: SongSelection, naming: SongNaming, deadline: Deadline = .never) throws -> [Song] {
         try read(by: deadline) { db in
             let (condition, arguments) = FilterSQL.whereClause(selection.filters, naming: naming)
             var songs = try Song.fetchAll(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins)\(condition)",
@@ -67,7 +67,7 @@ extension LibraryDatabase {
     /// extras, by id, with the whole song where `wanted` asks for it (every one when nil: one pass reads
     /// them all). For callers that keep songs of their own and order them by `databaseOrderKey`: when
     /// they have most, only ids are read, then the songs they lack.
-    public func songIDs(_ selection: SongSelection, naming: SongNaming, deadline: Deadline = .never,
+    package func songIDs(_ selection: SongSelection, naming: SongNaming, deadline: Deadline = .never,
                         wanted: ((Int64) -> Bool)?) throws
         -> (matches: [(id: Int64, song: Song?)], extras: [(id: Int64, song: Song?)]) {
         try read(by: deadline) { db in
@@ -90,7 +90,7 @@ extension LibraryDatabase {
     }
 
     /// The URIs of the songs `filters` select, unordered: folder listings need names, not whole songs.
-    public func songURIs(_ filters: [SongFilter], naming: SongNaming, deadline: Deadline = .never) throws
+    package func songURIs(_ filters: [SongFilter], naming: SongNaming, deadline: Deadline = .never) throws
         -> [(id: Int64, uri: String)] {
         // Folders hold files: songs named by URL are in none.
         var naming = naming
@@ -111,7 +111,7 @@ extension LibraryDatabase {
     /// For each selected song, the values of `tags` as MPD groups by them (the tag, else its fallback,
     /// else the empty string) and its duration: what `list` and `count` read, without whole songs.
     /// `groupedMs` is what MPD's `count … group` adds up: a CUE track's whole image (its tag's length).
-    public func tagValues(_ filters: [SongFilter], tags: [SongTag], naming: SongNaming, deadline: Deadline = .never) throws
+    package func tagValues(_ filters: [SongFilter], tags: [SongTag], naming: SongNaming, deadline: Deadline = .never) throws
         -> [(values: [[String]], durationMs: Int, groupedMs: Int)] {
         try read(by: deadline) { db in
             let (condition, arguments) = FilterSQL.whereClause(filters, naming: naming)
@@ -140,7 +140,7 @@ extension LibraryDatabase {
     }
 
     /// Songs by id, in MPD's database order.
-    public func songs(ids: [Int64], naming: SongNaming, deadline: Deadline = .never) throws -> [Song] {
+    package func songs(ids: [Int64], naming: SongNaming, deadline: Deadline = .never) throws -> [Song] {
         var songs = try read(by: deadline) { db in try Self.songs(db, ids: ids) }
         try deadline.check()
         DatabaseOrder.sort(&songs, .path, naming: naming)

@@ -3,8 +3,8 @@ import Foundation
 /// A file or folder a client named, confined: inside the music folder, a file the library owns, a song
 /// the catalogue holds, or (for local clients only) an absolute path. The only way to get one is
 /// `SongNaming.locate`, so no command can touch a path it did not check.
-public struct SongLocation: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct SongLocation: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// In the music folder (its root included), symbolic links followed as MPD follows them.
         case musicFolder
         /// Under the library folder (`xzmusic/…`), its real path inside it.
@@ -15,9 +15,9 @@ public struct SongLocation: Sendable, Equatable {
         case absolute
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// The absolute path, without `.` or `..` components.
-    public let path: String
+    package let path: String
 
     fileprivate init(_ kind: Kind, _ path: String) {
         self.kind = kind
@@ -30,7 +30,7 @@ extension SongNaming {
     /// absolute paths and `file://` URLs only when `allowAbsolute` (local clients); a `xzmusic-catalogue/`
     /// name only when `catalogue` holds a song with that file; a `xzmusic/` name only when its real path
     /// stays in the library folder. No name climbs out with `..`.
-    public func locate(_ uri: String, allowAbsolute: Bool, catalogue: LibraryDatabase) throws(CatalogueError) -> SongLocation {
+    package func locate(_ uri: String, allowAbsolute: Bool, catalogue: LibraryDatabase) throws(CatalogueError) -> SongLocation {
         guard !uri.utf8.contains(0) else { throw .malformedURI }
         if uri.isEmpty { return SongLocation(.musicFolder, musicDirectory) }
         var text = Substring(uri)

@@ -4,39 +4,39 @@ import GRDB
 /// How songs are named by URI, the one rule for protocol clients, filters and ordering (`uriSQL` is the
 /// same rule in SQL): a file under one of `roots` by its path inside it after the root's prefix,
 /// anything else by `otherPrefix` and its absolute path.
-public struct SongNaming: Sendable {
-    public static let libraryPrefix = "xzmusic/"
-    public static let cataloguePrefix = "xzmusic-catalogue/"
+package struct SongNaming: Sendable {
+    package static let libraryPrefix = "xzmusic/"
+    package static let cataloguePrefix = "xzmusic-catalogue/"
 
-    public struct Root: Sendable, Equatable {
-        public var folder: String
-        public var uriPrefix: String
-        public init(folder: String, uriPrefix: String) {
+    package struct Root: Sendable, Equatable {
+        package var folder: String
+        package var uriPrefix: String
+        package init(folder: String, uriPrefix: String) {
             self.folder = folder.hasSuffix("/") ? folder : folder + "/"
             self.uriPrefix = uriPrefix
         }
     }
 
-    public var roots: [Root]
-    public var otherPrefix: String
+    package var roots: [Root]
+    package var otherPrefix: String
     /// The music folder (no trailing "/"), which names without a prefix are relative to.
-    public private(set) var musicDirectory = "/"
+    package private(set) var musicDirectory = "/"
     /// The library folder, which `xzmusic/` names are relative to.
-    public private(set) var libraryDirectory = "/"
+    package private(set) var libraryDirectory = "/"
     /// Only songs with a local file (what a player can add).
-    public var localOnly: Bool
+    package var localOnly: Bool
     /// With `localOnly`: catalogue songs that are not offline are listed too, named by their audio URL
     /// (a host that plays them as they download). Folder listings never hold them.
-    public var onlineByURL = false
+    package var onlineByURL = false
 
-    public init(roots: [Root], otherPrefix: String, localOnly: Bool) {
+    package init(roots: [Root], otherPrefix: String, localOnly: Bool) {
         self.roots = roots
         self.otherPrefix = otherPrefix
         self.localOnly = localOnly
     }
 
     /// Absolute paths as they are: the catalogue's own command line.
-    public static let paths = SongNaming(roots: [], otherPrefix: "/", localOnly: false)
+    package static let paths = SongNaming(roots: [], otherPrefix: "/", localOnly: false)
 
     /// How a host names songs to protocol clients, as MPD names them: a file in the music folder by its
     /// path relative to it; a file in the library folder (demo songs, downloads) under the fixed folder
@@ -44,7 +44,7 @@ public struct SongNaming: Sendable {
     /// network client can add every song the library holds); any other file by its absolute path, which
     /// only local clients may use. Only songs with a local file are listed, and with `onlineByURL` the
     /// catalogue songs that are not offline, by their audio URL.
-    public init(musicDirectory: URL, library: LibraryFolder, onlineByURL: Bool = false) {
+    package init(musicDirectory: URL, library: LibraryFolder, onlineByURL: Bool = false) {
         let music = musicDirectory.standardizedFileURL.path
         self.init(roots: [Root(folder: library.url.path, uriPrefix: Self.libraryPrefix), Root(folder: music, uriPrefix: "")],
                   otherPrefix: Self.cataloguePrefix, localOnly: true)
@@ -54,14 +54,14 @@ public struct SongNaming: Sendable {
     }
 
     /// The same names without the songs that are not offline: what folder listings hold.
-    public var offlineOnly: SongNaming {
+    package var offlineOnly: SongNaming {
         var naming = self
         naming.onlineByURL = false
         return naming
     }
 
     /// The music folder: config `music_directory`, else `$XDG_MUSIC_DIR`, else `~/Music`.
-    public static func defaultMusicDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    package static func defaultMusicDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let dir = environment["XDG_MUSIC_DIR"], dir.hasPrefix("/") { return URL(fileURLWithPath: dir) }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return URL(fileURLWithPath: home).appendingPathComponent("Music")
@@ -69,13 +69,13 @@ public struct SongNaming: Sendable {
 
     /// The name of any file or stream: a stream URL as it is; `inCatalogue`, the file is a catalogue
     /// song's (it then has a name any client may use), else outside the roots it is named by its path.
-    public func uri(ofFile path: String, inCatalogue: Bool) -> String {
+    package func uri(ofFile path: String, inCatalogue: Bool) -> String {
         if path.hasPrefix("http://") || path.hasPrefix("https://") { return path }
         return inCatalogue || roots.contains(where: { Self.relative(path, insideFolder: $0.folder) != nil }) ? uri(ofPath: path) : path
     }
 
     /// The name of a catalogue song: its file's, else its audio URL (`onlineByURL`), else its key's.
-    public func uri(of song: Song) -> String {
+    package func uri(of song: Song) -> String {
         if !song.isLocal, onlineByURL, !song.audioURL.isEmpty { return song.audioURL }
         return uri(ofPath: song.isLocal ? song.localPath : song.songKey)
     }
@@ -86,7 +86,7 @@ public struct SongNaming: Sendable {
         return onlineByURL ? "(song.local_path <> '' OR song.audio_url <> '')" : "song.local_path <> ''"
     }
 
-    public func uri(ofPath path: String) -> String {
+    package func uri(ofPath path: String) -> String {
         for root in roots {
             if let relative = Self.relative(path, insideFolder: root.folder) { return root.uriPrefix + relative }
         }
@@ -95,7 +95,7 @@ public struct SongNaming: Sendable {
 
     /// What follows `folder` (which ends in "/") in `path`, compared byte by byte as the file system
     /// compares names; nil when the path is not inside it.
-    public static func relative(_ path: String, insideFolder folder: String) -> Substring? {
+    package static func relative(_ path: String, insideFolder folder: String) -> Substring? {
         let (bytes, prefix) = (path.utf8, folder.utf8)
         guard bytes.count > prefix.count else { return nil }
         let compared: Bool?? = bytes.withContiguousStorageIfAvailable { whole in

@@ -6,16 +6,16 @@ import Glibc
 
 /// One line of a playlist: where the song is, as written in the file (a path relative to the music
 /// folder, as MPD writes it, or an absolute path), and what `#EXTINF` said of it.
-public struct PlaylistEntry: Sendable, Equatable {
-    public var location: String
-    public var title: String?
-    public var durationMs: Int?
+package struct PlaylistEntry: Sendable, Equatable {
+    package var location: String
+    package var title: String?
+    package var durationMs: Int?
     /// 1-based line in the file it was read from (0 for entries not read from a file).
-    public var line: Int
+    package var line: Int
     /// What the file says of the song in MPD's terms, as its playlist plugin reads the format.
-    public var tags = PlaylistTags()
+    package var tags = PlaylistTags()
 
-    public init(location: String, title: String? = nil, durationMs: Int? = nil, line: Int = 0) {
+    package init(location: String, title: String? = nil, durationMs: Int? = nil, line: Int = 0) {
         self.location = location
         self.title = title
         self.durationMs = durationMs
@@ -27,16 +27,16 @@ public struct PlaylistEntry: Sendable, Equatable {
 /// M3U's `#EXTINF` title is `Name`, a PLS `TitleN` is `Title`, an XSPF track's title, creator, album and
 /// trackNum are `Title`, `Artist`, `Album`, `Track`). MPD lists them before the song's own tags, which
 /// they replace kind by kind, and the length replaces the song's.
-public struct PlaylistTags: Sendable, Equatable {
-    public var items: [TagEntry] = []
-    public var durationMs: Int?
+package struct PlaylistTags: Sendable, Equatable {
+    package var items: [TagEntry] = []
+    package var durationMs: Int?
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { items.isEmpty && durationMs == nil }
+    package var isEmpty: Bool { items.isEmpty && durationMs == nil }
 
     /// Adds a value as MPD's tag builder does: an empty one is none; control characters become spaces.
-    public mutating func add(_ tag: SongTag, _ value: some StringProtocol) {
+    package mutating func add(_ tag: SongTag, _ value: some StringProtocol) {
         guard !value.isEmpty else { return }
         let clean = String(value).unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
             ? String(String.UnicodeScalarView(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
@@ -46,11 +46,11 @@ public struct PlaylistTags: Sendable, Equatable {
 }
 
 /// The extended M3U format every player reads: `#EXTM3U`, then `#EXTINF:SECONDS,TITLE` before each location.
-public enum M3U {
+package enum M3U {
     /// Entries of an .m3u/.m3u8 file from any player: UTF-8 (a byte-order mark skipped), LF or CRLF line ends,
     /// comments and blank lines ignored; `#EXTINF` describes the next location.
     /// At most `limit` entries are read; the lines after them are left unread.
-    public static func parse(_ data: Data, limit: Int = .max) -> [PlaylistEntry] {
+    package static func parse(_ data: Data, limit: Int = .max) -> [PlaylistEntry] {
         var text = String(decoding: data, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var entries: [PlaylistEntry] = []
@@ -105,7 +105,7 @@ public enum M3U {
     }
 
     /// The file's text. Titles are one line each: a line break in a tag cannot start a new entry.
-    public static func render(_ entries: [PlaylistEntry]) -> String {
+    package static func render(_ entries: [PlaylistEntry]) -> String {
         var text = "#EXTM3U\n"
         for entry in entries {
             let title = (entry.title ?? "").map { $0.isNewline || $0 == "\0" ? " " : $0 }
@@ -122,31 +122,31 @@ public enum M3U {
 /// of the library (the CLI) happen one after another and none is lost. Each playlist holds at most
 /// `maxLength` songs (MPD's `max_playlist_length`). Names are data: nothing a client sends can name a
 /// file outside the folder.
-public struct StoredPlaylists: Sendable, Equatable {
-    public static let suffix = ".m3u"
+package struct StoredPlaylists: Sendable, Equatable {
+    package static let suffix = ".m3u"
     /// MPD's default `max_playlist_length`.
-    public static let defaultMaxLength = 16_384
+    package static let defaultMaxLength = 16_384
     /// Bytes of a playlist file read per song of the cap: MPD's longest path and an `#EXTINF` line fit.
     static let bytesPerEntry = 8_192
 
-    public let folder: URL
+    package let folder: URL
     /// The most songs a playlist holds: longer files are read up to it, and a change past it is refused.
-    public let maxLength: Int
+    package let maxLength: Int
 
-    public init(library: LibraryFolder, maxLength: Int = defaultMaxLength) {
+    package init(library: LibraryFolder, maxLength: Int = defaultMaxLength) {
         folder = library.url.appendingPathComponent("playlists")
         self.maxLength = max(0, maxLength)
     }
 
     /// How `save` treats a playlist of the name: `create` refuses an existing one, `append` keeps its
     /// songs before the new ones, `replace` drops them.
-    public enum SaveMode: String, Sendable, CaseIterable {
+    package enum SaveMode: String, Sendable, CaseIterable {
         case create, append, replace
     }
 
     /// A name that stays a plain file name in the folder: not empty, no `/`, no NUL or other control
     /// character, no leading dot (hidden files and `..`), short enough for the file system.
-    public static func validate(_ name: String) throws -> String {
+    package static func validate(_ name: String) throws -> String {
         let valid = !name.isEmpty && !name.hasPrefix(".") && !name.contains("/")
             && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
             && name.utf8.count + suffix.utf8.count <= 255
@@ -154,16 +154,16 @@ public struct StoredPlaylists: Sendable, Equatable {
         return name
     }
 
-    public func path(of name: String) throws -> String {
+    package func path(of name: String) throws -> String {
         folder.appendingPathComponent(try Self.validate(name) + Self.suffix).path
     }
 
-    public func exists(_ name: String) throws -> Bool {
+    package func exists(_ name: String) throws -> Bool {
         FileManager.default.fileExists(atPath: try path(of: name))
     }
 
     /// Every playlist with its file's modification time, by name.
-    public func list() throws -> [(name: String, modified: Date)] {
+    package func list() throws -> [(name: String, modified: Date)] {
         let manager = FileManager.default
         // No folder means none saved yet; an unreadable one lists as empty rather than failing every client.
         guard let files = try? manager.contentsOfDirectory(atPath: folder.path) else { return [] }
@@ -178,7 +178,7 @@ public struct StoredPlaylists: Sendable, Equatable {
     }
 
     /// The playlist's first `maxLength` songs (MPD reads no more of a longer file).
-    public func read(_ name: String) throws -> [PlaylistEntry] {
+    package func read(_ name: String) throws -> [PlaylistEntry] {
         guard let entries = Self.readCapped(atPath: try path(of: name), maxEntries: maxLength) else {
             throw CatalogueError.noSuchPlaylist
         }
@@ -188,7 +188,7 @@ public struct StoredPlaylists: Sendable, Equatable {
     /// The first `maxEntries` entries of the playlist file at `path` (M3U unless `format` says another),
     /// reading no more of it than they can take; nil when it is no regular file that can be read (a FIFO
     /// is never waited on).
-    public static func readCapped(atPath path: String, maxEntries: Int, format: PlaylistFormat = .m3u) -> [PlaylistEntry]? {
+    package static func readCapped(atPath path: String, maxEntries: Int, format: PlaylistFormat = .m3u) -> [PlaylistEntry]? {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
@@ -205,14 +205,14 @@ public struct StoredPlaylists: Sendable, Equatable {
     }
 
     /// Writes the whole playlist, creating the folder when needed.
-    public func write(_ name: String, _ entries: [PlaylistEntry]) throws {
+    package func write(_ name: String, _ entries: [PlaylistEntry]) throws {
         let path = try path(of: name)
         try exclusively { try store(entries, at: path) }
     }
 
     /// Keeps `entries` as playlist `name` by `mode`; a playlist that `append` or `replace` does not find
     /// is made when `creatingMissing` (as the CLI does), else it is `noSuchPlaylist` (as MPD answers).
-    public func save(_ name: String, _ entries: [PlaylistEntry], mode: SaveMode, creatingMissing: Bool = false) throws {
+    package func save(_ name: String, _ entries: [PlaylistEntry], mode: SaveMode, creatingMissing: Bool = false) throws {
         let path = try path(of: name)
         try exclusively {
             let exists = FileManager.default.fileExists(atPath: path)
@@ -225,7 +225,7 @@ public struct StoredPlaylists: Sendable, Equatable {
 
     /// Reads, changes and writes back an existing playlist (or a new one when `create`), holding the
     /// lock throughout: an edit made meanwhile by another client or program is never overwritten.
-    public func edit(_ name: String, create: Bool = false, _ change: (inout [PlaylistEntry]) throws -> Void) throws {
+    package func edit(_ name: String, create: Bool = false, _ change: (inout [PlaylistEntry]) throws -> Void) throws {
         let path = try path(of: name)
         try exclusively {
             var entries: [PlaylistEntry] = []
@@ -237,7 +237,7 @@ public struct StoredPlaylists: Sendable, Equatable {
         }
     }
 
-    public func remove(_ name: String) throws {
+    package func remove(_ name: String) throws {
         let path = try path(of: name)
         try exclusively {
             guard unlink(path) == 0 else {
@@ -247,7 +247,7 @@ public struct StoredPlaylists: Sendable, Equatable {
         }
     }
 
-    public func rename(_ name: String, to newName: String) throws {
+    package func rename(_ name: String, to newName: String) throws {
         let from = try path(of: name)
         let to = try path(of: newName)
         try exclusively {
@@ -295,7 +295,7 @@ public struct StoredPlaylists: Sendable, Equatable {
 
     /// How a file is written in a playlist: relative to the music folder when inside it (as MPD writes
     /// it), else its absolute path (which MPD and other players read as it is).
-    public static func location(forPath path: String, musicDirectory: String) -> String {
+    package static func location(forPath path: String, musicDirectory: String) -> String {
         let prefix = musicDirectory.hasSuffix("/") ? musicDirectory : musicDirectory + "/"
         if path.hasPrefix(prefix), path.count > prefix.count { return String(path.dropFirst(prefix.count)) }
         return path
@@ -305,7 +305,7 @@ public struct StoredPlaylists: Sendable, Equatable {
     /// path that climbs out of its folder when `climbing` is not allowed). Relative locations are read
     /// against `base`: the music folder for stored playlists, the playlist's own folder for an imported
     /// file (whose `../Music/x.mp3` lines are usual).
-    public static func path(forLocation location: String, base: String, climbing: Bool = false) -> String? {
+    package static func path(forLocation location: String, base: String, climbing: Bool = false) -> String? {
         var text = location
         if text.hasPrefix("file://") {
             text = String(text.dropFirst(7)).removingPercentEncoding ?? String(text.dropFirst(7))

@@ -4,17 +4,17 @@ import XZCatalogue
 import XZSystem
 
 /// An open catalogue reachable without an account: turns a search into catalogue songs. One file per source.
-public protocol CatalogueSource: Sendable {
+package protocol CatalogueSource: Sendable {
     /// The name commands take ("archive").
     var name: String { get }
     func search(_ query: String, limit: Int, http: SourceHTTP) async throws -> [CatalogueSong]
 }
 
-public enum CatalogueSources {
-    public static let names = ["archive", "jamendo", "ccmixter"]
+package enum CatalogueSources {
+    package static let names = ["archive", "jamendo", "ccmixter"]
 
     /// The source called `name`, its address from the settings; an unknown name is an error listing the known ones.
-    public static func named(_ name: String, settings: DownloadSettings) throws -> any CatalogueSource {
+    package static func named(_ name: String, settings: DownloadSettings) throws -> any CatalogueSource {
         switch name.lowercased() {
         case "archive": return InternetArchiveSource(base: settings.archiveURL)
         case "jamendo": return JamendoSource(base: settings.jamendoURL, clientID: settings.jamendoClientID)
@@ -26,12 +26,12 @@ public enum CatalogueSources {
 }
 
 /// Searches open catalogues over an HTTP client of its own; call `shutdown()` when done.
-public final class CatalogueSearcher: Sendable {
+package final class CatalogueSearcher: Sendable {
     private let client: HTTPClient
     private let http: SourceHTTP
     private let settings: DownloadSettings
 
-    public init(settings: DownloadSettings) {
+    package init(settings: DownloadSettings) {
         let connect = Int64(min(10_000, max(1, settings.idleTimeout * 1000)))
         let timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(connect),
                                                        read: .milliseconds(Int64(settings.idleTimeout * 1000)))
@@ -43,19 +43,19 @@ public final class CatalogueSearcher: Sendable {
     }
 
     /// At most `limit` songs from `source`; a source that is down or answers junk is one error, nothing else.
-    public func search(source name: String, query: String, limit: Int) async throws -> [CatalogueSong] {
+    package func search(source name: String, query: String, limit: Int) async throws -> [CatalogueSong] {
         let source = try CatalogueSources.named(name, settings: settings)
         return Array(try await source.search(query, limit: limit, http: http).prefix(limit))
     }
 
-    public func shutdown() async {
+    package func shutdown() async {
         try? await client.shutdown()
     }
 }
 
 /// One GET of a JSON answer, no retries: a search is asked again by its user, and a source that is down
 /// should say so at once.
-public struct SourceHTTP: Sendable {
+package struct SourceHTTP: Sendable {
     let fetcher: Fetcher
 
     /// The answer as JSON values (numbers with leading zeros read as numbers), or an error naming the source.
