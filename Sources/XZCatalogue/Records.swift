@@ -1,49 +1,36 @@
 import Foundation
 import GRDB
 
-/// A song as the commands see it, with its singer's name and album title joined in.
-package struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable {
+/// A song as the catalogue keeps it: an importer's `SongInput` (`song.title` reads `song.fields.title`) with
+/// its row ids and the time it was added, its singer's name and album title joined in.
+@dynamicMemberLookup
+package struct Song: Encodable, FetchableRecord, Sendable, Equatable, Identifiable {
     package var id: Int64
-    package var songKey: String
-    package var title: String
     package var singerId: Int64
-    package var singer: String
-    package var album: String?
-    package var track: Int?
-    package var year: Int?
-    package var durationMs: Int?
-    package var audioURL: String
-    package var lyricsURL: String
-    package var localPath: String
-    package var lyricsPath: String
-    package var size: Int64?
-    package var sha256: String
     package var addedAt: String
-    /// Tags MPD clients browse by (not in the JSON form, which keeps its keys).
-    package var artists: [String] = []
-    package var albumArtist: String?
-    package var genres: [String] = []
-    package var disc: Int?
-    /// The full date as tagged, else the year.
-    package var date: String?
-    package var sampleRate: Int?
-    package var channels: Int?
-    /// The sample field of MPD's Format line: "16", "24", "32", "f" (float); nil where unknown.
-    package var sampleFormat: String?
-    package var fileMtime: Int64?
-    /// The tags without a field of their own (Composer, Performer, the sort tags, MusicBrainz ids ...).
-    package var moreTags: [SongTag: [String]] = [:]
-    /// Which of `title` and `singer` are names the scan made up for want of a tag: the prompt shows them,
-    /// MPD's records leave them out.
-    package var untagged: UntaggedFields = []
-    /// A CUE sheet's track: the part of its image it is; nil for a whole file.
-    package var cuePart: CuePart?
-    /// The file carries a CUE sheet in its tags: MPD lists it as a playlist too.
-    package var hasCueSheet = false
-    /// A CUE track's tags as its sheet gives them, in order: its record lists them first, as MPD's.
-    package var cueTags: [TagEntry] = []
-    /// A CUE track's image's length, which MPD's `stats` and `count … group` count for the track.
-    package var cueImageMs: Int?
+    /// Its tags and files. Read from the catalogue, `artists` is never empty (the singer alone), `date`
+    /// falls back to the year and a file's `sampleFormat` to "16"; both paths are set ('' where none).
+    package var fields: SongInput
+
+    package subscript<Value>(dynamicMember field: WritableKeyPath<SongInput, Value>) -> Value {
+        get { fields[keyPath: field] }
+        set { fields[keyPath: field] = newValue }
+    }
+
+    package var songKey: String {
+        get { fields.key }
+        set { fields.key = newValue }
+    }
+
+    package var localPath: String {
+        get { fields.localPath ?? "" }
+        set { fields.localPath = newValue }
+    }
+
+    package var lyricsPath: String {
+        get { fields.lyricsPath ?? "" }
+        set { fields.lyricsPath = newValue }
+    }
 
     /// Playable without the network.
     package var isLocal: Bool { !localPath.isEmpty }
@@ -63,100 +50,64 @@ package struct Song: Codable, FetchableRecord, Sendable, Equatable, Identifiable
         }
         try container.encode(id, forKey: .id)
         try container.encode(songKey, forKey: .songKey)
-        try container.encode(title, forKey: .title)
+        try container.encode(fields.title, forKey: .title)
         try container.encode(singerId, forKey: .singerId)
-        try container.encode(singer, forKey: .singer)
-        try container.encode(album, forKey: .album)
-        try container.encode(track, forKey: .track)
-        try container.encode(year, forKey: .year)
-        try container.encode(durationMs, forKey: .durationMs)
-        try text(audioURL, .audioURL)
-        try text(lyricsURL, .lyricsURL)
+        try container.encode(fields.singer, forKey: .singer)
+        try container.encode(fields.album, forKey: .album)
+        try container.encode(fields.track, forKey: .track)
+        try container.encode(fields.year, forKey: .year)
+        try container.encode(fields.durationMs, forKey: .durationMs)
+        try text(fields.audioURL, .audioURL)
+        try text(fields.lyricsURL, .lyricsURL)
         try text(localPath, .localPath)
         try text(lyricsPath, .lyricsPath)
-        try container.encode(size, forKey: .size)
-        try text(sha256, .sha256)
+        try container.encode(fields.size, forKey: .size)
+        try text(fields.sha256, .sha256)
         try container.encode(addedAt, forKey: .addedAt)
+    }
+
+    init(id: Int64, singerId: Int64, addedAt: String, fields: SongInput) {
+        self.id = id
+        self.singerId = singerId
+        self.addedAt = addedAt
+        self.fields = fields
     }
 
     /// A song known only by its tags (a stream, a file outside the catalogue), for filters.
     package init(title: String, singer: String, album: String?, track: Int?, year: Int?, durationMs: Int?,
                 localPath: String) {
-        id = 0
-        songKey = ""
-        self.title = title
-        singerId = 0
-        self.singer = singer
-        self.album = album
-        self.track = track
-        self.year = year
-        self.durationMs = durationMs
-        audioURL = ""
-        lyricsURL = ""
-        self.localPath = localPath
-        lyricsPath = ""
-        sha256 = ""
-        addedAt = ""
-        artists = singer.isEmpty ? [] : [singer]
-        date = year.map(String.init)
+        var fields = SongInput(key: "", title: title, singer: singer)
+        fields.album = album
+        fields.track = track
+        fields.year = year
+        fields.durationMs = durationMs
+        fields.localPath = localPath
+        fields.artists = singer.isEmpty ? [] : [singer]
+        fields.date = year.map(String.init)
+        self.init(id: 0, singerId: 0, addedAt: "", fields: fields)
     }
 
-    /// Reads the columns of `selection` by position, in that order; faster than the Decodable path.
+    /// Reads the columns of `selection`, each at its place there.
     package init(row: Row) {
-        id = row[0]
-        songKey = row[1]
-        title = row[2]
-        singerId = row[3]
-        singer = row[4]
-        album = row[5]
-        track = row[6]
-        year = row[7]
-        durationMs = row[8]
-        audioURL = row[9]
-        lyricsURL = row[10]
-        localPath = row[11]
-        lyricsPath = row[12]
-        size = row[13]
-        sha256 = row[14]
-        addedAt = row[15]
-        let artistsText: String = row[16]
-        artists = artistsText.isEmpty ? [singer] : Self.values(artistsText)
-        let albumArtistText: String = row[17]
-        albumArtist = albumArtistText.isEmpty ? nil : albumArtistText
-        let genreText: String = row[18]
-        genres = genreText.isEmpty ? [] : Self.values(genreText)
-        disc = row[19]
-        let dateText: String = row[20]
-        date = dateText.isEmpty ? year.map(String.init) : dateText
-        sampleRate = row[21]
-        channels = row[22]
-        fileMtime = row[23]
-        let sampleFormatText: String = row[24]
-        sampleFormat = sampleFormatText.isEmpty ? (sampleRate == nil ? nil : "16") : sampleFormatText
-        moreTags = MoreTagsColumn.decode(row[25])
-        untagged = UntaggedFields(rawValue: row[26])
-        let cueFile: String = row[27]
-        if !cueFile.isEmpty, let start: Int = row[28] { cuePart = CuePart(file: cueFile, startFrame: start, endFrame: row[29]) }
-        hasCueSheet = (row[30] as Int) != 0
-        cueTags = MoreTagsColumn.decode(ordered: row[31])
-        cueImageMs = row[32]
+        self.init(id: 0, singerId: 0, addedAt: "", fields: SongInput(key: "", title: "", singer: ""))
+        for (index, read) in Self.reads.enumerated() { read(&self, row, index) }
+        if fields.artists.isEmpty { fields.artists = [fields.singer] }
+        if fields.date == nil { fields.date = fields.year.map(String.init) }
+        if fields.sampleFormat == nil, fields.sampleRate != nil { fields.sampleFormat = "16" }
     }
 
-    /// A column holding several values, separated by U+001F.
-    private static func values(_ text: String) -> [String] {
-        text.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map { String(Substring($0)) }
-    }
+    /// What `Song` reads besides the fields of `song`: its row id, and the names the joins give.
+    private static let joined: [(sql: String, read: SongField.Read)] = [
+        ("song.id", { $0.id = $1[$2] }),
+        ("singer.name AS singer", { $0.fields.singer = $1[$2] }),
+        ("album.title AS album", { $0.fields.album = $1[$2] }),
+    ]
+    private static let readFields = SongField.all.filter { $0.read != nil }
+    private static let reads = joined.map { $0.read } + readFields.compactMap(\.read)
 
-    /// Columns for `Song`, in the order `init(row:)` reads them; join `singer` and `album` in the
+    /// The columns `init(row:)` reads, first in a statement's result; join `singer` and `album` in the
     /// FROM clause.
-    static let selection = """
-        song.id, song.song_key, song.title, song.singer_id, singer.name AS singer, album.title AS album,
-        song.track, song.year, song.duration_ms, song.audio_url, song.lyrics_url, song.local_path,
-        song.lyrics_path, song.size, song.sha256, song.added_at, song.artists, song.album_artist, song.genre,
-        song.disc, song.date, song.sample_rate, song.channels, song.file_mtime,
-        song.sample_format, song.more_tags, song.untagged, song.cue_file, song.cue_start, song.cue_end, song.has_cue_sheet,
-        song.cue_tags, song.cue_image_ms
-        """
+    static let selection = (joined.map { $0.sql } + readFields.map { "song.\($0.column)" }).joined(separator: ", ")
     static let joins = "JOIN singer ON singer.id = song.singer_id LEFT JOIN album ON album.id = song.album_id"
 }
 

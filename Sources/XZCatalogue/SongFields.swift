@@ -1,9 +1,9 @@
 import GRDB
 
-/// The columns of `song` the writer fills, each once: its name, the value a song gives it and whether an
-/// update rewrites it. The writer's insert, its change check and its update are built from this list, so a
-/// column-backed tag is one line here (plus its migration in schema.sql; `SongFieldsTests` checks the two
-/// agree).
+/// The columns of `song`, each once: its name, the value a song gives it, whether an update rewrites it,
+/// and how `Song` reads it back. The writer's insert, change check and update and `Song`'s selection and
+/// decoding are all built from this list, so a column-backed tag is one line here (plus its migration in
+/// schema.sql; `SongFieldsTests` checks the two agree).
 struct SongField: Sendable {
     /// How an update treats the column.
     enum Update {
@@ -31,53 +31,94 @@ struct SongField: Sendable {
         let now: String
     }
 
+    /// Sets the song's part from the row's column at the index (the column's place in `Song.selection`).
+    typealias Read = @Sendable (inout Song, Row, Int) -> Void
+
     let column: String
     let update: Update
     let value: @Sendable (PreparedSong, Context) -> Value
+    /// nil: `Song` does not read the column (search keys, the album's id: it reads the album's title).
+    let read: Read?
 
-    init(_ column: String, _ update: Update = .compared, _ value: @escaping @Sendable (PreparedSong, Context) -> Value) {
+    init(_ column: String, _ update: Update = .compared, read: Read?,
+         _ value: @escaping @Sendable (PreparedSong, Context) -> Value) {
         self.column = column
         self.update = update
+        self.read = read
         self.value = value
     }
 
     private static func integer(_ value: Int?) -> Value { .integer(value.map(Int64.init)) }
 
+    /// Text that holds nothing reads as nil.
+    private static func text(_ row: Row, _ index: Int) -> String? {
+        let text: String = row[index]
+        return text.isEmpty ? nil : text
+    }
+
+    /// A column holding several values, separated by U+001F; '' holds none.
+    private static func values(_ row: Row, _ index: Int) -> [String] {
+        let text: String = row[index]
+        if text.isEmpty { return [] }
+        return text.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map { String(Substring($0)) }
+    }
+
     static let all: [SongField] = [
-        SongField("song_key", .never) { song, _ in .bytes(song.key) },
-        SongField("title") { song, _ in .bytes(song.title) },
-        SongField("singer_id") { _, context in .integer(context.singerId) },
-        SongField("album_id") { _, context in .integer(context.albumId) },
-        SongField("track") { song, _ in integer(song.input.track) },
-        SongField("year") { song, _ in integer(song.input.year) },
-        SongField("duration_ms") { song, _ in integer(song.input.durationMs) },
-        SongField("audio_url") { song, _ in .bytes(song.audioURL) },
-        SongField("lyrics_url") { song, _ in .bytes(song.lyricsURL) },
-        SongField("local_path") { song, _ in song.input.localPath == nil ? .kept : .bytes(song.localPath) },
-        SongField("lyrics_path") { song, _ in song.input.lyricsPath == nil ? .kept : .bytes(song.lyricsPath) },
-        SongField("size") { song, _ in .integer(song.input.size) },
-        SongField("sha256") { song, _ in .bytes(song.sha256) },
-        SongField("file_mtime") { song, _ in .integer(song.input.fileMtime) },
-        SongField("added_at", .never) { _, context in .text(context.now) },
-        SongField("title_key", .derived) { song, _ in .bytes(song.titleKey) },
-        SongField("title_pinyin", .derived) { song, _ in .bytes(song.titlePinyin) },
-        SongField("title_initials", .derived) { song, _ in .bytes(song.titleInitials) },
-        SongField("artists") { song, _ in .text(song.input.artistsColumn) },
-        SongField("album_artist") { song, _ in .text(song.input.albumArtist ?? "") },
-        SongField("genre") { song, _ in .text(song.input.genreColumn) },
-        SongField("disc") { song, _ in integer(song.input.disc) },
-        SongField("date") { song, _ in .text(song.input.date ?? "") },
-        SongField("sample_rate") { song, _ in integer(song.input.sampleRate) },
-        SongField("channels") { song, _ in integer(song.input.channels) },
-        SongField("sample_format") { song, _ in .text(song.input.sampleFormat ?? "") },
-        SongField("more_tags") { song, _ in .text(song.input.moreTagsColumn) },
-        SongField("untagged") { song, _ in .integer(Int64(song.input.untagged.rawValue)) },
-        SongField("cue_file") { song, _ in .text(song.input.cuePart?.file ?? "") },
-        SongField("cue_start") { song, _ in integer(song.input.cuePart?.startFrame) },
-        SongField("cue_end") { song, _ in integer(song.input.cuePart?.endFrame) },
-        SongField("has_cue_sheet") { song, _ in .integer(song.input.hasCueSheet ? 1 : 0) },
-        SongField("cue_tags") { song, _ in .text(MoreTagsColumn.encode(ordered: song.input.cueTags)) },
-        SongField("cue_image_ms") { song, _ in integer(song.input.cueImageMs) },
+        SongField("song_key", .never, read: { $0.fields.key = $1[$2] }) { song, _ in .bytes(song.key) },
+        SongField("title", read: { $0.fields.title = $1[$2] }) { song, _ in .bytes(song.title) },
+        SongField("singer_id", read: { $0.singerId = $1[$2] }) { _, context in .integer(context.singerId) },
+        SongField("album_id", read: nil) { _, context in .integer(context.albumId) },
+        SongField("track", read: { $0.fields.track = $1[$2] }) { song, _ in integer(song.input.track) },
+        SongField("year", read: { $0.fields.year = $1[$2] }) { song, _ in integer(song.input.year) },
+        SongField("duration_ms", read: { $0.fields.durationMs = $1[$2] }) { song, _ in integer(song.input.durationMs) },
+        SongField("audio_url", read: { $0.fields.audioURL = $1[$2] }) { song, _ in .bytes(song.audioURL) },
+        SongField("lyrics_url", read: { $0.fields.lyricsURL = $1[$2] }) { song, _ in .bytes(song.lyricsURL) },
+        SongField("local_path", read: { $0.fields.localPath = $1[$2] }) { song, _ in
+            song.input.localPath == nil ? .kept : .bytes(song.localPath)
+        },
+        SongField("lyrics_path", read: { $0.fields.lyricsPath = $1[$2] }) { song, _ in
+            song.input.lyricsPath == nil ? .kept : .bytes(song.lyricsPath)
+        },
+        SongField("size", read: { $0.fields.size = $1[$2] }) { song, _ in .integer(song.input.size) },
+        SongField("sha256", read: { $0.fields.sha256 = $1[$2] }) { song, _ in .bytes(song.sha256) },
+        SongField("file_mtime", read: { $0.fields.fileMtime = $1[$2] }) { song, _ in .integer(song.input.fileMtime) },
+        SongField("added_at", .never, read: { $0.addedAt = $1[$2] }) { _, context in .text(context.now) },
+        SongField("title_key", .derived, read: nil) { song, _ in .bytes(song.titleKey) },
+        SongField("title_pinyin", .derived, read: nil) { song, _ in .bytes(song.titlePinyin) },
+        SongField("title_initials", .derived, read: nil) { song, _ in .bytes(song.titleInitials) },
+        SongField("artists", read: { $0.fields.artists = values($1, $2) }) { song, _ in .text(song.input.artistsColumn) },
+        SongField("album_artist", read: { $0.fields.albumArtist = text($1, $2) }) { song, _ in
+            .text(song.input.albumArtist ?? "")
+        },
+        SongField("genre", read: { $0.fields.genres = values($1, $2) }) { song, _ in .text(song.input.genreColumn) },
+        SongField("disc", read: { $0.fields.disc = $1[$2] }) { song, _ in integer(song.input.disc) },
+        SongField("date", read: { $0.fields.date = text($1, $2) }) { song, _ in .text(song.input.date ?? "") },
+        SongField("sample_rate", read: { $0.fields.sampleRate = $1[$2] }) { song, _ in integer(song.input.sampleRate) },
+        SongField("channels", read: { $0.fields.channels = $1[$2] }) { song, _ in integer(song.input.channels) },
+        SongField("sample_format", read: { $0.fields.sampleFormat = text($1, $2) }) { song, _ in
+            .text(song.input.sampleFormat ?? "")
+        },
+        SongField("more_tags", read: { $0.fields.moreTags = MoreTagsColumn.decode($1[$2]) }) { song, _ in
+            .text(song.input.moreTagsColumn)
+        },
+        SongField("untagged", read: { $0.fields.untagged = UntaggedFields(rawValue: $1[$2]) }) { song, _ in
+            .integer(Int64(song.input.untagged.rawValue))
+        },
+        // A CUE part is read from its three columns in this order: a file, then its bounds.
+        SongField("cue_file", read: { $0.fields.cuePart = text($1, $2).map { CuePart(file: $0, startFrame: 0, endFrame: nil) } }) {
+            song, _ in .text(song.input.cuePart?.file ?? "")
+        },
+        SongField("cue_start", read: { song, row, index in
+            if let start: Int = row[index] { song.fields.cuePart?.startFrame = start } else { song.fields.cuePart = nil }
+        }) { song, _ in integer(song.input.cuePart?.startFrame) },
+        SongField("cue_end", read: { $0.fields.cuePart?.endFrame = $1[$2] }) { song, _ in integer(song.input.cuePart?.endFrame) },
+        SongField("has_cue_sheet", read: { $0.fields.hasCueSheet = ($1[$2] as Int) != 0 }) { song, _ in
+            .integer(song.input.hasCueSheet ? 1 : 0)
+        },
+        SongField("cue_tags", read: { $0.fields.cueTags = MoreTagsColumn.decode(ordered: $1[$2]) }) { song, _ in
+            .text(MoreTagsColumn.encode(ordered: song.input.cueTags))
+        },
+        SongField("cue_image_ms", read: { $0.fields.cueImageMs = $1[$2] }) { song, _ in integer(song.input.cueImageMs) },
     ]
 
     static let compared = all.filter { $0.update == .compared }

@@ -1,8 +1,8 @@
 import Foundation
 
 
-/// One song as an importer describes it. Nil local paths keep what the library already has, so a
-/// feed re-import never forgets a finished download.
+/// One song's tags and files: what an importer gives the catalogue, and a `Song`'s fields read back. Nil
+/// local paths keep what the library already has, so a feed re-import never forgets a finished download.
 package struct SongInput: Sendable, Equatable {
     package var key: String
     package var title: String

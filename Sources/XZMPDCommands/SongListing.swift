@@ -50,10 +50,10 @@ extension Song {
     /// Takes a file's own tags (a file the catalogue does not hold) for those it was made with: a name the
     /// queue made up for the prompt is no tag.
     mutating func take(fileTags tags: TrackTags) {
-        untagged = [.title, .artist]
-        title = ""
-        album = nil
-        track = nil
+        fields.untagged = [.title, .artist]
+        fields.title = ""
+        fields.album = nil
+        fields.track = nil
         take(QueueItem.ListedTags(tags: SongTags.listed.flatMap { tag in tag.values(of: tags).map { (tag.name, $0) } },
                                   durationMs: nil))
     }
@@ -64,15 +64,15 @@ extension Song {
         for named in listed.tags { if let tag = SongTag(named.name) { given[tag, default: []].append(named.value) } }
         for (tag, values) in given {
             switch tag {
-            case .title: title = values[0]; untagged.remove(.title)
-            case .artist: artists = values; singer = values[0]; untagged.remove(.artist)
-            case .album: album = values[0]
-            case .albumArtist: albumArtist = values[0]
-            case .track: track = Int(values[0])
-            case .date: date = values[0]
-            case .genre: genres = values
-            case .disc: disc = Int(values[0])
-            default: moreTags[tag] = values
+            case .title: fields.title = values[0]; fields.untagged.remove(.title)
+            case .artist: fields.artists = values; fields.singer = values[0]; fields.untagged.remove(.artist)
+            case .album: fields.album = values[0]
+            case .albumArtist: fields.albumArtist = values[0]
+            case .track: fields.track = Int(values[0])
+            case .date: fields.date = values[0]
+            case .genre: fields.genres = values
+            case .disc: fields.disc = Int(values[0])
+            default: fields.moreTags[tag] = values
             }
         }
     }

@@ -137,6 +137,7 @@ final class SongFieldsTests: XCTestCase {
         XCTAssertEqual(song.cuePart, CuePart(file: "/music/image2.flac", startFrame: 150, endFrame: 300))
         XCTAssertEqual(song.cueTags, [TagEntry(.album, "Sheet 2"), TagEntry(.track, "02")])
         XCTAssertEqual(song.cueImageMs, 20_000)
+        XCTAssertEqual(song.fields, second, "every field the writer writes, the reader reads back")
 
         // The same song again changes nothing; one without local paths keeps the stored ones.
         summary = try library.database.applyFolderScan([second], removing: [], into: ImportSummary())

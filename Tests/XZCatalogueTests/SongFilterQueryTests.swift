@@ -169,13 +169,9 @@ final class SongFilterQueryTests: XCTestCase {
 
     func testDatabaseOrderIsMPDsWalk() throws {
         func song(_ album: String?, _ disc: Int?, _ track: Int?) -> Song {
-            Song(row: ["id": 1, "song_key": "k", "title": "t", "singer_id": 1, "singer": "s", "album": album,
-                       "track": track, "year": nil, "duration_ms": nil, "audio_url": "", "lyrics_url": "",
-                       "local_path": "", "lyrics_path": "", "size": nil, "sha256": "", "added_at": "", "artists": "",
-                       "album_artist": "", "genre": "", "disc": disc, "date": "", "sample_rate": nil,
-                       "channels": nil, "file_mtime": nil, "sample_format": "", "more_tags": "", "untagged": 0,
-                       "cue_file": "", "cue_start": nil, "cue_end": nil, "has_cue_sheet": 0,
-                       "cue_tags": "", "cue_image_ms": nil])
+            var song = Song(title: "t", singer: "s", album: album, track: track, year: nil, durationMs: nil, localPath: "")
+            song.disc = disc
+            return song
         }
         let songs: [(String, Song)] = [
             ("b/z.mp3", song("A", nil, 1)), ("a.mp3", song(nil, nil, nil)), ("b/c/a.mp3", song(nil, nil, nil)),
