@@ -78,7 +78,7 @@ let package = Package(
         // LRC parsing and the lyric timeline.
         .target(name: "XZLyrics", dependencies: ["XZText"]),
         // PCM to a stream's bytes (MPD's encoders): Opus, Vorbis, LAME, FLAC, WAVE.
-        .target(name: "XZEncoders", dependencies: ["XZAudio", "COpusEnc", "CVorbisEnc", "CLame", "CFLAC"]),
+        .target(name: "XZEncoders", dependencies: ["XZSystem", "XZAudio", "COpusEnc", "CVorbisEnc", "CLame", "CFLAC"]),
         // The player's words, without the player: queue items, outputs, seek targets, modes, events, errors.
         .target(name: "XZPlaybackTerms", dependencies: ["XZSystem", "XZAudio"]),
         // libao output and the player.

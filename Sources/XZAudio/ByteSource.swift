@@ -118,9 +118,9 @@ extension RegularFile {
 
 extension AudioError {
     static func unreadable(_ refusal: RegularFile.Refusal, path: String) -> AudioError {
-        switch refusal {
-        case .cannotOpen(let code):
-            return .unreadable("cannot open the file: " + String(cString: strerror(code)), file: path)
+        switch refusal.kind {
+        case .cannotOpen:
+            return .unreadable("cannot open the file: " + String(cString: strerror(refusal.code)), file: path)
         case .folder:
             return .unreadable("is a folder, not an audio file", file: path)
         case .notRegular:

@@ -57,18 +57,20 @@ package struct CueSheet: Sendable, Equatable {
     package init() {}
 
     /// Why a file is no CUE sheet at all.
-    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        case tooLarge
-        case binary
-        case unreadable(String)
-
-        package var description: String {
-            switch self {
-            case .tooLarge: return "a CUE sheet larger than \(CueSheet.maxBytes / 1024) KiB"
-            case .binary: return "not a CUE sheet (binary data)"
-            case .unreadable(let reason): return "cannot be read: \(reason)"
-            }
+    package struct Failure: KindedError {
+        package enum Kind: Hashable, Sendable {
+            case tooLarge, binary, unreadable
         }
+
+        package let kind: Kind
+        package var message: String
+
+        package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+
+        package static let tooLarge = Failure(kind: .tooLarge, message: "a CUE sheet larger than \(CueSheet.maxBytes / 1024) KiB")
+        package static let binary = Failure(kind: .binary, message: "not a CUE sheet (binary data)")
+        package static let unreadable = Failure(kind: .unreadable, message: "cannot be read")
+        package static func unreadable(because reason: String) -> Failure { unreadable("cannot be read: \(reason)") }
     }
 
     /// Reads and parses the sheet at `path`: one bounded read of a regular file.
@@ -77,7 +79,7 @@ package struct CueSheet: Sendable, Equatable {
         do {
             bytes = try RegularFile.readWhole(path, limit: maxBytes)
         } catch {
-            throw .unreadable(error == .folder ? "a folder" : error == .notRegular ? "not a regular file" : "cannot open")
+            throw .unreadable(because: error == .folder ? "a folder" : error == .notRegular ? "not a regular file" : "cannot open")
         }
         guard let bytes else { throw .tooLarge }
         return try parse(bytes)

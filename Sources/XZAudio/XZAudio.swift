@@ -69,7 +69,7 @@ package struct AudioError: KindedError {
     /// The file (or a stream's URL) the error is about; empty in a bare kind.
     package let file: String
     /// What went wrong, without the file's name.
-    package let message: String
+    package var message: String
 
     package init(kind: Kind, message: String) {
         self.init(kind: kind, file: "", message: message)

@@ -8,12 +8,7 @@ package struct CatalogueError: KindedError {
     }
 
     package let kind: Kind
-    package let message: String
-
-    package init(kind: Kind, message: String) {
-        self.kind = kind
-        self.message = message
-    }
+    package var message: String
 
     package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 

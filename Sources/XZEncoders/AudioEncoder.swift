@@ -1,4 +1,5 @@
 import XZAudio
+import XZSystem
 
 /// What an encoder is told when the song changes: a stream's listeners show it as the title.
 package struct StreamTag: Sendable, Equatable {
@@ -23,16 +24,25 @@ package enum EncoderKind: String, Sendable, CaseIterable {
     case opus, vorbis, lame, flac, wave
 }
 
-/// Why an encoder refused: a setting out of its domain (the message names it), or the library failed.
-package enum EncoderError: Error, Equatable, Sendable, CustomStringConvertible {
-    case badSetting(String)
-    case failed(String)
-
-    package var description: String {
-        switch self {
-        case .badSetting(let why), .failed(let why): return why
-        }
+/// Why an encoder refused: a setting out of its domain (`setting` names its key), or the library failed.
+package struct EncoderError: KindedError {
+    package enum Kind: Hashable, Sendable {
+        case badSetting, failed
     }
+
+    package let kind: Kind
+    package var message: String
+    /// The key a `.badSetting` refuses, so that a config error can name its line; nil when no one key is.
+    package var setting: String? = nil
+
+    package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+
+    package static let badSetting = EncoderError(kind: .badSetting, message: "bad encoder setting")
+    /// The setting `key` refused, in `message`'s words.
+    package static func badSetting(_ key: String, _ message: String) -> EncoderError {
+        EncoderError(kind: .badSetting, message: message, setting: key)
+    }
+    package static let failed = EncoderError(kind: .failed, message: "the encoder failed")
 }
 
 /// PCM in, a byte stream out (MPD's `Encoder`). Used from one thread at a time.

@@ -11,7 +11,7 @@ struct EncoderSettings {
     func integer(_ key: String, in range: ClosedRange<Int>, why: String? = nil) throws(EncoderError) -> Int? {
         guard let text = values[key] else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw .badSetting(why ?? "\(key) \(quoted(text)) is not a number in the range \(range.lowerBound) to \(range.upperBound)")
+            throw .badSetting(key, why ?? "\(key) \(quoted(text)) is not a number in the range \(range.lowerBound) to \(range.upperBound)")
         }
         return value
     }
@@ -20,7 +20,7 @@ struct EncoderSettings {
     func number(_ key: String, in range: ClosedRange<Double>, shown: String) throws(EncoderError) -> Double? {
         guard let text = values[key] else { return nil }
         guard let value = Double(text), value.isFinite, range.contains(value) else {
-            throw .badSetting("\(key) \(quoted(text)) is not a number in the range \(shown)")
+            throw .badSetting(key, "\(key) \(quoted(text)) is not a number in the range \(shown)")
         }
         return value
     }
@@ -31,7 +31,7 @@ struct EncoderSettings {
         if let hit = words.first(where: { $0.key == text }) { return hit.value }
         let names = words.map { "\"\($0.key)\"" }
         let list = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
-        throw .badSetting("\(key) \(quoted(text)) is not \(list)")
+        throw .badSetting(key, "\(key) \(quoted(text)) is not \(list)")
     }
 
     /// A value as a message shows it: quoted, its control characters escaped, cut at 64 characters.
@@ -53,7 +53,7 @@ enum QualityOrBitrate: Equatable {
     static func read(_ settings: EncoderSettings, quality: ClosedRange<Double>, qualityShown: String,
                      maxBitrate: Int) throws(EncoderError) -> QualityOrBitrate? {
         if let q = try settings.number("quality", in: quality, shown: qualityShown) {
-            if settings["bitrate"] != nil { throw .badSetting("quality and bitrate are both defined") }
+            if settings["bitrate"] != nil { throw .badSetting("quality", "quality and bitrate are both defined") }
             return .quality(q)
         }
         guard let text = settings["bitrate"] else { return nil }

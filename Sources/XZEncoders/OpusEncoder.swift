@@ -42,7 +42,7 @@ package final class OpusEncoder: AudioEncoder {
         case "max": bitrate = OPUS_BITRATE_MAX
         case let text?:
             guard let value = Int32(text), (500...512_000).contains(value) else {
-                throw .badSetting("bitrate \(settings.quoted(text)) is not \"auto\", \"max\" or a number of bits per second from 500 to 512000")
+                throw .badSetting("bitrate", "bitrate \(settings.quoted(text)) is not \"auto\", \"max\" or a number of bits per second from 500 to 512000")
             }
             bitrate = value
         }

@@ -1,6 +1,7 @@
 import Foundation
 import XZCatalogue
 import XZPlaybackTerms
+import XZSystem
 
 /// A remote playlist's body as its server sent it.
 package struct FetchedPlaylist: Sendable {
@@ -19,20 +20,26 @@ package struct FetchedPlaylist: Sendable {
 package typealias PlaylistFetcher = @Sendable (_ url: String, _ maxBytes: Int, _ seconds: Double) throws -> FetchedPlaylist
 
 /// Why a remote playlist gives no songs.
-package enum RemotePlaylistError: Error, Equatable, CustomStringConvertible {
-    /// The host fetches no URLs (it has no downloader).
-    case notFetched
-    /// The server could not be asked, or its answer was too large, too slow or an HTTP error.
-    case unreachable(String)
-    /// The answer is in no playlist format, by its Content-Type or the URL's suffix.
-    case notAPlaylist(String)
+package struct RemotePlaylistError: KindedError {
+    package enum Kind: Hashable, Sendable {
+        /// The host fetches no URLs (it has no downloader).
+        case notFetched
+        /// The server could not be asked, or its answer was too large, too slow or an HTTP error.
+        case unreachable
+        /// The answer is in no playlist format, by its Content-Type or the URL's suffix.
+        case notAPlaylist
+    }
 
-    package var description: String {
-        switch self {
-        case .notFetched: return "this host fetches no URLs"
-        case .unreachable(let why): return why
-        case .notAPlaylist(let url): return "\(url) is no .m3u, .pls or .xspf playlist"
-        }
+    package let kind: Kind
+    package var message: String
+
+    package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+
+    package static let notFetched = RemotePlaylistError(kind: .notFetched, message: "this host fetches no URLs")
+    package static let unreachable = RemotePlaylistError(kind: .unreachable, message: "the playlist's server cannot be reached")
+    package static let notAPlaylist = RemotePlaylistError(kind: .notAPlaylist, message: "no .m3u, .pls or .xspf playlist")
+    package static func notAPlaylist(url: String) -> RemotePlaylistError {
+        notAPlaylist("\(url) is no .m3u, .pls or .xspf playlist")
     }
 }
 
@@ -54,7 +61,7 @@ package enum RemotePlaylist {
     package static func entries(of fetched: FetchedPlaylist, url: String, maxEntries: Int) throws(RemotePlaylistError)
         -> [PlaylistEntry] {
         guard let format = fetched.contentType.flatMap(PlaylistFormat.init(contentType:)) ?? format(ofURL: url) else {
-            throw .notAPlaylist(url)
+            throw .notAPlaylist(url: url)
         }
         let base = URL(string: url)
         // A line no URL parser takes ("a song.mp3") is put after the list's folder, as MPD builds it:

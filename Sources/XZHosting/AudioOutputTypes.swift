@@ -42,8 +42,8 @@ package enum AudioOutputTypes {
                 do {
                     return try RecorderOutput(name: try required("name", block, config), path: path, encoder: kind, settings: settings)
                 } catch {
-                    // The encoder's message starts with the key it refuses: the error names that key's line.
-                    let key = settings.keys.sorted().first { "\(error)".hasPrefix($0 + " ") }
+                    // A refused setting names its own line.
+                    let key = (error as? EncoderError)?.setting.flatMap { settings[$0] == nil ? nil : $0 }
                     throw config.error(in: block, key.flatMap { entry($0, block) } ?? entry("encoder", block), "\(kind.rawValue) encoder: \(error)")
                 }
             }

@@ -15,7 +15,7 @@ package final class HostDoor: Sendable {
         }
 
         package let kind: Kind
-        package let message: String
+        package var message: String
         /// A refusal's ACK: its code and the command it names.
         package let ack: MPDError?
 

@@ -23,8 +23,8 @@ extension MPDCommands {
         guard AudioDecoders.hasAudioSuffix(path) else { throw decodingFailed }
         do {
             try RegularFile.check(path)
-        } catch .cannotOpen(let code) {
-            throw MPDError(.system, "Failed to open '\(path)': \(String(cString: strerror(code)))", command: "")
+        } catch where error == .cannotOpen {
+            throw MPDError(.system, "Failed to open '\(path)': \(String(cString: strerror(error.code)))", command: "")
         } catch {
             throw MPDError(.unknown, "Not a regular file: \(path)", command: "")
         }

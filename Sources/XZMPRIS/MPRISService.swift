@@ -86,19 +86,19 @@ package final class MPRISService: @unchecked Sendable {
             let environment = ProcessEnvironment.variables("DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
             if environment["DBUS_SESSION_BUS_ADDRESS", default: ""].isEmpty,
                let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, access(runtime + "/bus", F_OK) != 0 {
-                throw .noSessionBus("no bus at \(runtime)/bus")
+                throw .noSessionBus(because: "no bus at \(runtime)/bus")
             }
             r = sd_bus_open_user(&opened)
         }
         guard r >= 0, let bus = opened else {
             sd_bus_unref(opened)
             // sd-bus's ENOMEDIUM: no address in the environment to look for one at.
-            throw .noSessionBus(r == -ENOMEDIUM ? "neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set" : errorText(r))
+            throw .noSessionBus(because: r == -ENOMEDIUM ? "neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set" : errorText(r))
         }
         let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wake >= 0 else {
             sd_bus_flush_close_unref(bus)
-            throw .cannotRegister(String(cString: strerror(errno)))
+            throw .cannotRegister(because: String(cString: strerror(errno)))
         }
         // The name is taken last, so no client finds it before its objects are there.
         let service = MPRISService(bus: bus, wake: wake, host: host,
@@ -123,7 +123,7 @@ package final class MPRISService: @unchecked Sendable {
             vtables.append(stored)
             var slot: OpaquePointer?
             let r = sd_bus_add_object_vtable(bus, &slot, Self.objectPath, interface, stored, me)
-            guard r >= 0 else { throw .cannotRegister("\(interface): \(Self.errorText(r))") }
+            guard r >= 0 else { throw .cannotRegister(because: "\(interface): \(Self.errorText(r))") }
             slots.append(slot)
         }
     }
@@ -132,7 +132,7 @@ package final class MPRISService: @unchecked Sendable {
     private func askForName(_ wanted: String) throws(MPRISError) {
         naming.withLock { $0.asked = wanted }
         let r = sd_bus_request_name_async(bus, nil, wanted, 0, requestNameAnswered, Unmanaged.passUnretained(self).toOpaque())
-        guard r >= 0 else { throw .cannotRegister("\(wanted): \(Self.errorText(r))") }
+        guard r >= 0 else { throw .cannotRegister(because: "\(wanted): \(Self.errorText(r))") }
     }
 
     /// The bus's answer to RequestName: held, or taken by another host (then the spec's instance name is
@@ -141,7 +141,7 @@ package final class MPRISService: @unchecked Sendable {
         let asked = naming.withLock { $0.asked }
         if sd_bus_message_is_method_error(reply, nil) != 0 {
             let message = sd_bus_message_get_error(reply)?.pointee.message.map { String(cString: $0) } ?? "refused"
-            report(MPRISError.cannotRegister("\(asked): \(message)").description)
+            report(MPRISError.cannotRegister(because: "\(asked): \(message)").description)
             named.signal()
             return
         }
@@ -160,7 +160,7 @@ package final class MPRISService: @unchecked Sendable {
                 named.signal()
             }
         default:
-            report(MPRISError.cannotRegister("\(asked) is taken").description)
+            report(MPRISError.cannotRegister(because: "\(asked) is taken").description)
             named.signal()
         }
     }

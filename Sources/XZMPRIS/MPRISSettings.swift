@@ -17,16 +17,25 @@ package struct MPRISSettings: Sendable, Equatable {
 }
 
 /// Why MPRIS could not start; the host runs on without it.
-package enum MPRISError: Error, Equatable, CustomStringConvertible {
-    /// No session bus to join (none running, or none reachable).
-    case noSessionBus(String)
-    /// The bus refused the objects or every name.
-    case cannotRegister(String)
+package struct MPRISError: KindedError {
+    package enum Kind: Hashable, Sendable {
+        /// No session bus to join (none running, or none reachable).
+        case noSessionBus
+        /// The bus refused the objects or every name.
+        case cannotRegister
+    }
 
-    package var description: String {
-        switch self {
-        case .noSessionBus(let reason): return "no session bus (\(reason)): MPRIS is off"
-        case .cannotRegister(let reason): return "MPRIS could not register on the session bus (\(reason)): it is off"
-        }
+    package let kind: Kind
+    package var message: String
+
+    package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+
+    package static let noSessionBus = MPRISError(kind: .noSessionBus, message: "no session bus: MPRIS is off")
+    package static func noSessionBus(because reason: String) -> MPRISError {
+        noSessionBus("no session bus (\(reason)): MPRIS is off")
+    }
+    package static let cannotRegister = MPRISError(kind: .cannotRegister, message: "MPRIS could not register on the session bus: it is off")
+    package static func cannotRegister(because reason: String) -> MPRISError {
+        cannotRegister("MPRIS could not register on the session bus (\(reason)): it is off")
     }
 }

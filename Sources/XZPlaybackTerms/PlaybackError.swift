@@ -9,12 +9,7 @@ package struct PlaybackError: KindedError {
 
     package let kind: Kind
     /// What went wrong, in one line.
-    package let message: String
-
-    package init(kind: Kind, message: String) {
-        self.kind = kind
-        self.message = message
-    }
+    package var message: String
 
     package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 

@@ -31,8 +31,6 @@ package struct MPDError: KindedError {
         self.command = command
     }
 
-    package init(kind: ACKCode, message: String) { self.init(kind, message) }
-
     package var kind: ACKCode { code }
 
     package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }

@@ -82,11 +82,11 @@ package struct StatsArchive: Codable, Sendable, Equatable {
             func int(_ name: String) throws -> Int? {
                 let value = text(name)
                 if value.isEmpty { return nil }
-                guard let number = Int(value) else { throw StatsError.badArchive("line \(line): \(name) is not a number") }
+                guard let number = Int(value) else { throw StatsError.badArchive("\(name) is not a number") }
                 return number
             }
             func required(_ name: String) throws -> Int {
-                guard let value = try int(name) else { throw StatsError.badArchive("line \(line): \(name) is missing") }
+                guard let value = try int(name) else { throw StatsError.badArchive("\(name) is missing") }
                 return value
             }
             do {
@@ -94,7 +94,7 @@ package struct StatsArchive: Codable, Sendable, Equatable {
                 case "session":
                     let reason = text("end_reason")
                     guard reason.isEmpty || PlayEndReason(rawValue: reason) != nil else {
-                        throw StatsError.badArchive("line \(line): unknown end_reason \(reason)")
+                        throw StatsError.badArchive("unknown end_reason \(reason)")
                     }
                     sessions.append(PlaySessionRecord(
                         id: Int64(try required("id")), songKey: text("song_key"),
@@ -109,10 +109,11 @@ package struct StatsArchive: Codable, Sendable, Equatable {
                                            title: text("title"), singer: text("singer"),
                                            likedAt: try UTCTime.date(text("time"))))
                 default:
-                    throw StatsError.badArchive("line \(line): record must be session or like")
+                    throw StatsError.badArchive("record must be session or like")
                 }
-            } catch let error as StatsError where !error.description.hasPrefix("line ") {
-                throw StatsError.badArchive("line \(line): \(error.description)")
+            } catch let error as StatsError {
+                // What the line's fields are refused for, told with the line.
+                throw StatsError.badArchive("line \(line): \(error.message)")
             }
         }
     }

@@ -7,12 +7,7 @@ package struct StatsError: KindedError {
     }
 
     package let kind: Kind
-    package let message: String
-
-    package init(kind: Kind, message: String) {
-        self.kind = kind
-        self.message = message
-    }
+    package var message: String
 
     package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
 

@@ -2,19 +2,24 @@ import XZSystem
 import XZEncoders
 
 /// Why a stream output could not be made or could not listen; each message is one line naming the key.
-package enum StreamOutputError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// A key of the `audio_output` block out of its domain.
-    case badSetting(String)
-    /// A non-loopback `bind_to_address` without the host's password.
-    case refusedAddress(String)
-    /// The port could not be bound (taken, no such address).
-    case cannotListen(String)
-
-    package var description: String {
-        switch self {
-        case .badSetting(let why), .refusedAddress(let why), .cannotListen(let why): return why
-        }
+package struct StreamOutputError: KindedError {
+    package enum Kind: Hashable, Sendable {
+        /// A key of the `audio_output` block out of its domain.
+        case badSetting
+        /// A non-loopback `bind_to_address` without the host's password.
+        case refusedAddress
+        /// The port could not be bound (taken, no such address).
+        case cannotListen
     }
+
+    package let kind: Kind
+    package var message: String
+
+    package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+
+    package static let badSetting = StreamOutputError(kind: .badSetting, message: "bad stream output setting")
+    package static let refusedAddress = StreamOutputError(kind: .refusedAddress, message: "refusing to listen without a password")
+    package static let cannotListen = StreamOutputError(kind: .cannotListen, message: "cannot listen")
 }
 
 /// An `audio_output { type "httpd" … }` block as MPD reads it, checked.

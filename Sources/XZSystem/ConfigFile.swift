@@ -61,10 +61,10 @@ package struct ConfigFile: Sendable, Equatable {
         let bytes: [UInt8]?
         do {
             bytes = try RegularFile.readWhole(path, limit: sizeLimit)
-        } catch .cannotOpen(ENOENT) {
+        } catch where error.code == ENOENT {
             return ConfigFile(source: path, entries: [])
-        } catch .cannotOpen(let code) {
-            throw .config("cannot read the config file \(path): \(String(cString: strerror(code)))")
+        } catch where error == .cannotOpen {
+            throw .config("cannot read the config file \(path): \(String(cString: strerror(error.code)))")
         } catch {
             throw .config("the config file \(path) is not a regular file")
         }

@@ -43,8 +43,17 @@ package struct Deadline: Sendable, Equatable {
 }
 
 /// Work stopped because its deadline passed (a request past its time budget).
-package struct DeadlinePassed: Error, Equatable, Sendable, CustomStringConvertible {
+package struct DeadlinePassed: KindedError {
+    package enum Kind: Hashable, Sendable {
+        case passed
+    }
+
+    package let kind = Kind.passed
+    package var message = "the request took longer than its time budget"
+
     package init() {}
 
-    package var description: String { "the request took longer than its time budget" }
+    package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+
+    package static let passed = DeadlinePassed()
 }

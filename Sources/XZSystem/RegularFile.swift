@@ -8,14 +8,30 @@ import Darwin
 /// MPD opens them. A FIFO, a device or a socket named `x.mp3` would block a reader forever (or never end),
 /// so it is refused before a byte is read.
 package enum RegularFile {
-    /// Why a file was not opened.
-    package enum Refusal: Error, Equatable, Sendable {
-        /// It could not be opened or asked (the system's errno).
-        case cannotOpen(Int32)
-        /// It is a folder.
-        case folder
-        /// It is a FIFO, a device, a socket: nothing a song or picture is read from.
-        case notRegular
+    /// Why a file was not opened: `catch .folder`, `error == .cannotOpen` (then `code` says why).
+    package struct Refusal: KindedError {
+        package enum Kind: Hashable, Sendable {
+            /// It could not be opened or asked.
+            case cannotOpen
+            /// It is a folder.
+            case folder
+            /// It is a FIFO, a device, a socket: nothing a song or picture is read from.
+            case notRegular
+        }
+
+        package let kind: Kind
+        package var message: String
+        /// The system's errno of `.cannotOpen`; 0 otherwise.
+        package var code: Int32 = 0
+
+        package static func ~= (kind: Self, error: any Error) -> Bool { kind.matches(error) }
+
+        package static let cannotOpen = Refusal(kind: .cannotOpen, message: "cannot open the file")
+        package static func cannotOpen(_ code: Int32) -> Refusal {
+            Refusal(kind: .cannotOpen, message: "cannot open the file: " + String(cString: strerror(code)), code: code)
+        }
+        package static let folder = Refusal(kind: .folder, message: "is a folder")
+        package static let notRegular = Refusal(kind: .notRegular, message: "is not a regular file (a FIFO, device or socket)")
     }
 
     /// A descriptor for reading `path` (symbolic links followed, as MPD follows them), once it is a regular

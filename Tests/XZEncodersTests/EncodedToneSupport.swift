@@ -127,7 +127,8 @@ enum EncodedTone {
                 _ = try make(settings)
                 XCTFail("accepted \(settings)", file: file, line: line)
             } catch {
-                XCTAssertEqual(error, .badSetting(message), "\(settings)", file: file, line: line)
+                XCTAssertEqual(error, .badSetting, "\(settings)", file: file, line: line)
+                XCTAssertEqual(error.message, message, "\(settings)", file: file, line: line)
                 XCTAssertFalse(error.description.contains("\n"), file: file, line: line)
             }
         }

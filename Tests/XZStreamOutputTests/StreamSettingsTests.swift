@@ -81,7 +81,8 @@ final class StreamSettingsTests: XCTestCase {
         defer { first.shutdown() }
         settings.port = first.port
         XCTAssertThrowsError(try HTTPStreamOutput(settings: settings)) { error in
-            guard case StreamOutputError.cannotListen(let why) = error else { return XCTFail("\(error)") }
+            guard let refusal = error as? StreamOutputError, refusal == .cannotListen else { return XCTFail("\(error)") }
+            let why = refusal.message
             XCTAssertTrue(why.hasPrefix("audio_output \"first\": cannot listen on 127.0.0.1 port \(first.port)"), why)
             XCTAssertFalse(why.contains("\n"))
         }
