@@ -225,17 +225,31 @@ package struct ClientSession: Sendable {
         return unknownLines >= service.limits.unknownLinesBeforeCommand
     }
 
-    /// `METHOD target HTTP/1.x` (or HTTP/2's preface): an HTTP request line, which no MPD command can be
-    /// since command names are lowercase. The common line is turned away by its last byte alone.
+    /// `METHOD target HTTP/1.x` (or HTTP/2's preface), in any case, with spaces or tabs between: an HTTP
+    /// request line. No MPD command is one: none has a request target (`/…`, `*`, or `host:port` and
+    /// `http://…` with their colon) as its second word followed by `HTTP/`. The common line is turned away
+    /// by its last byte alone.
     package static func isHTTPRequestLine(_ line: [UInt8]) -> Bool {
+        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
         var end = line.count
         if end > 0, line[end - 1] == 0x0D { end -= 1 }
-        // " HTTP/" then "d.d" at the end.
-        guard end >= 10, line[end - 1] &- 0x30 < 10, line[end - 2] == UInt8(ascii: "."), line[end - 3] &- 0x30 < 10,
-              line[(end - 9)..<(end - 3)].elementsEqual(" HTTP/".utf8) else { return false }
-        // The method: uppercase letters, then one space before the target.
-        let method = line.prefix { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
-        return !method.isEmpty && method.count < end - 9 && line[method.count] == 0x20
+        // The version: "HTTP/" in any case, then digits and dots.
+        guard end > 0, isDigit(line[end - 1]), let lastBlank = line[..<end].lastIndex(where: isBlank) else { return false }
+        let version = line[(lastBlank + 1)..<end]
+        guard version.count > 5, zip(version, "http/".utf8).allSatisfy({ $0 | 0x20 == $1 }),
+              version.dropFirst(5).allSatisfy({ isDigit($0) || $0 == UInt8(ascii: ".") }) else { return false }
+        // The target, between blanks.
+        var targetEnd = lastBlank
+        while targetEnd > 0, isBlank(line[targetEnd - 1]) { targetEnd -= 1 }
+        guard let targetBlank = line[..<targetEnd].lastIndex(where: isBlank) else { return false }
+        let target = line[(targetBlank + 1)..<targetEnd]
+        guard target.first == UInt8(ascii: "/") || target.elementsEqual("*".utf8) || target.contains(UInt8(ascii: ":")),
+              !target.contains(UInt8(ascii: "\"")) else { return false }
+        // The method: letters.
+        var methodEnd = targetBlank
+        while methodEnd > 0, isBlank(line[methodEnd - 1]) { methodEnd -= 1 }
+        return methodEnd > 0 && line[..<methodEnd].allSatisfy { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }
     }
 
     private func ack(_ error: MPDError) -> Output {

@@ -49,6 +49,19 @@ final class CrossProtocolTests: MusicFolderHostTestCase {
         XCTAssertEqual(try queueAndVolume().1, "30", "the line after the request line did not run")
     }
 
+    /// Any case of method and version, tabs or several spaces between the words: still a request line.
+    func testARequestLineInAnyCaseOrWithTabsClosesTooAndRunsNothingAfterIt() throws {
+        try client().run("setvol", "40")
+        for line in ["get / http/1.1", "POST\t/\tHTTP/1.1", "Get  /x?y=1  Http/1.0"] {
+            let fd = try rawConnection()
+            defer { close(fd) }
+            write("\(line)\r\nsetvol 7\n", to: fd)
+            XCTAssertEqual(readUntilClosed(fd), ClientSession.greeting, "\(line.debugDescription): closed with nothing run")
+            XCTAssertTrue(ClientSession.isHTTPRequestLine(Array(line.utf8)), line.debugDescription)
+        }
+        XCTAssertEqual(try queueAndVolume().1, "40", "the volume is unchanged")
+    }
+
     func testALineThatOnlyEndsLikeHTTPIsAnOrdinaryCommand() throws {
         let client = try client()
         // A quoted argument that happens to end in " HTTP/1.1": the method would be lowercase.
@@ -58,6 +71,9 @@ final class CrossProtocolTests: MusicFolderHostTestCase {
         XCTAssertTrue(ClientSession.isHTTPRequestLine(Array("GET / HTTP/1.1\r".utf8)))
         XCTAssertTrue(ClientSession.isHTTPRequestLine(Array("PRI * HTTP/2.0".utf8)))
         XCTAssertFalse(ClientSession.isHTTPRequestLine(Array(" HTTP/1.1".utf8)))
+        // An old-style find of the text "http/1.1": its second word is no request target.
+        XCTAssertFalse(ClientSession.isHTTPRequestLine(Array("find any http/1.1".utf8)))
+        XCTAssertFalse(ClientSession.isHTTPRequestLine(Array("find title \"/x\" HTTP/1.1".utf8)))
     }
 
     func testARunOfUnknownLinesBeforeAnyCommandCloses() throws {
