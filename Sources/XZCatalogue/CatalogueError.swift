@@ -4,7 +4,7 @@ import XZSystem
 package struct CatalogueError: KindedError {
     package enum Kind: Hashable, Sendable {
         case database, io, badFeedLine, badFilter, badPlaylistName, noSuchPlaylist, playlistExists, badPosition
-        case malformedURI, climbsOut, accessDenied, unsupportedScheme, noSuchSong, playlistTooLarge, damaged
+        case malformedURI, climbsOut, accessDenied, unsupportedScheme, noSuchSong, notInLibrary, playlistTooLarge, damaged
     }
 
     package let kind: Kind
@@ -39,5 +39,8 @@ package struct CatalogueError: KindedError {
     package static let accessDenied = CatalogueError(kind: .accessDenied, message: "Access denied")
     /// A catalogue name (`xzmusic-catalogue/…`) of a file the catalogue holds no song for.
     package static let noSuchSong = CatalogueError(kind: .noSuchSong, message: "No such song")
+    /// A name the library holds no song or folder of, whether or not a file is there (MPD's words for a
+    /// name its database does not hold).
+    package static let notInLibrary = CatalogueError(kind: .notInLibrary, message: "No such directory")
     package static let unsupportedScheme = CatalogueError(kind: .unsupportedScheme, message: "Unsupported URI scheme: only files play on this host")
 }

@@ -104,7 +104,13 @@ extension Play {
     /// other lines are another machine's files, never read here). One that cannot be read stops the play.
     private func queueItems(_ playables: [Playable], host: PlayerHost) throws -> [QueueItem] {
         var items: [QueueItem] = []
+        // The user's own files by path, through the host's one resolver, as a local client's `add`.
+        let resolver = SongResolver(host: host, allowsAbsolute: true)
         for playable in playables {
+            if case .file(let path) = playable {
+                do { items += try resolver.items(path) } catch { throw CommandError.noSuchFile("no audio file at \(path.safe)") }
+                continue
+            }
             guard case .stream(let url) = playable, RemotePlaylist.format(ofURL: url) != nil else {
                 items.append(QueueItem(playable, database: host.database))
                 continue

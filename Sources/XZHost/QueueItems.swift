@@ -23,10 +23,35 @@ extension Playable {
     }
 }
 
+extension Playable {
+    /// What tells two names of the same thing apart from others.
+    fileprivate var identity: String {
+        switch self {
+        case .song(let song): "song \(song.id)"
+        case .file(let path): "file " + path
+        case .stream(let url): "stream " + url
+        }
+    }
+}
+
 extension QueueItem {
     /// The one place queue items are made from what was named: the catalogue's lyric shifts and
     /// loudness of all the songs are read at once.
     package static func items(_ playables: [Playable], database: LibraryDatabase) -> [QueueItem] {
+        // A list that names one song many times (a command list's adds) makes its item once.
+        var slots: [String: Int] = [:]
+        var unique: [Playable] = []
+        let picks = playables.map { playable in
+            let key = playable.identity
+            if let slot = slots[key] { return slot }
+            slots[key] = unique.count
+            unique.append(playable)
+            return unique.count - 1
+        }
+        if unique.count < playables.count {
+            let made = items(unique, database: database)
+            return picks.map { made[$0] }
+        }
         // A file of the catalogue is its song; all are looked up at once. Unreadable, the files' own
         // tags name them.
         let files = playables.compactMap { playable -> String? in

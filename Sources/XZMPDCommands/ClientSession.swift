@@ -300,28 +300,9 @@ package struct ClientSession: Sendable {
         // One budget for the whole list: it holds one thread from its first command to its last. A single
         // request's is taken by `execute`, for the commands that need one.
         let deadline: Deadline? = single ? nil : Deadline(after: service.limits.requestBudget)
-        // A list's run of plain `add URI`s is queued in one insert when the run ends: each insert is a
-        // pass over the queue and the catalogue is read once for all, so a long list stays linear.
-        var appending: [Playable] = []
-        // A list's `clear` waits for the adds after it: the queue is emptied and filled in one step, so no
-        // other client sees it empty or half built.
-        var clearing = false
-        // The queue's room when the run began: an add that passes it is the one refused.
-        var room = 0
-        // The files of the list's adds that the database holds, read at its first add.
-        var prepared: MPDCommands.ListAdds??
-
-        func queueAppending() {
-            let player = service.host.player
-            if clearing {
-                clearing = false
-                player.replaceQueue(with: QueueItem.items(appending, database: service.host.database))
-            } else if !appending.isEmpty {
-                player.insert(QueueItem.items(appending, database: service.host.database), at: nil)
-            }
-            appending = []
-        }
-        defer { queueAppending() }
+        // A list's adds and clear are held back and land in one step (see `ListQueue`).
+        let list = single ? nil : MPDCommands.ListQueue(requests, session: self, service: service, deadline: deadline ?? .never)
+        defer { list?.land() }
         for (index, request) in requests.enumerated() {
             if !single, ["idle", "noidle", "close", "command_list_begin", "command_list_ok_begin"].contains(request.name) {
                 var error = MPDError.arg("\(request.name) is not allowed in a command list")
@@ -330,29 +311,8 @@ package struct ClientSession: Sendable {
                 return
             }
             do throws(MPDError) {
-                if !single, authenticated, request.name == "add", request.arguments.count == 1 {
-                    if prepared == nil {
-                        let uris = requests.lazy.filter { $0.name == "add" && $0.arguments.count == 1 }.map { $0.arguments[0] }
-                        prepared = MPDCommands.listAdds(Array(uris), session: self, service: service)
-                    }
-                    let adding = try MPDCommands.playablesToAdd(request.arguments[0], session: self, service: service,
-                                                                  deadline: deadline ?? .never, prepared: prepared ?? nil)
-                    if appending.isEmpty { room = clearing ? service.host.player.maxQueueLength : service.host.player.queueRoom }
-                    guard appending.count + adding.count <= room else {
-                        // As MPD: what fits is added, then the add is refused.
-                        appending += adding.prefix(max(room - appending.count, 0))
-                        queueAppending()
-                        throw MPDError.queueFull
-                    }
-                    appending += adding
-                } else if !single, authenticated, request.name == "clear", request.arguments.isEmpty {
-                    queueAppending()
-                    clearing = true
-                } else {
-                    queueAppending()
-                    try MPDCommands.execute(request, session: &self, service: service, deadline: deadline,
-                                            holdingStateChanges: holdingStateChanges, into: &response)
-                }
+                try MPDCommands.execute(request, session: &self, service: service, deadline: deadline,
+                                        holdingStateChanges: holdingStateChanges, list: list, into: &response)
             } catch {
                 var error = error
                 if error.command == nil { error.command = request.name }

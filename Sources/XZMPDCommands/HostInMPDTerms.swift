@@ -31,7 +31,7 @@ extension MPDError {
         switch error {
         case .malformedURI: self.init(.arg, error.description)
         case .accessDenied: self.init(.permission, error.description)
-        case .climbsOut, .unsupportedScheme, .noSuchSong: self.init(.noExist, error.description)
+        case .climbsOut, .unsupportedScheme, .noSuchSong, .notInLibrary: self.init(.noExist, error.description)
         default: self.init(.system, error.description)
         }
     }

@@ -136,113 +136,17 @@ extension MPDCommands {
     /// How long a seek's answer waits for the player at most (a stream's place may be slow to come).
     static let seekPatience: TimeInterval = 5
 
-    /// Refuses a file the database does not hold, as MPD's add (which then looks for a folder of that name).
-    /// `held`: the files the database holds among those a command list adds, read for all at once.
-    private static func requireCatalogued(_ file: String, _ call: Invocation, held: Set<String>?) throws(MPDError) {
-        // A location's path has no `.` or `..` components: the catalogue's key as it is.
-        if let held {
-            if held.contains(file) { return }
-        } else {
-            let songs: [String: Song]
-            let images: Set<String>
-            do {
-                songs = try call.host.database.songs(localPaths: [file])
-                // MPD's database holds a CUE sheet's image too, though no listing shows it.
-                images = songs[file] == nil ? try call.host.database.cueImages(among: [file]) : []
-            } catch { throw MPDError(failure: error) }
-            if songs[file] != nil || images.contains(file) { return }
-        }
-        // MPD's database holds what links in the music folder lead to; the scan here does not follow links
-        // yet, so a file reached through one is taken as it is.
-        let music = call.host.naming.musicDirectory
-        if file.hasPrefix(music) {
-            let real = { (path: String) in URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
-            if real(file) != real(music) + file.dropFirst(music.count) { return }
-        }
-        throw MPDError.noExist(uncataloguedAdd)
-    }
-
     /// add's answer for a name its database does not hold (MPD's, which looked for a folder last).
-    static let uncataloguedAdd = "No such directory"
+    static let uncataloguedAdd = CatalogueError.notInLibrary.message
+
+    /// What `uri` queues, through the host's one resolver (a command list's own in a list), its refusal
+    /// as MPD's.
+    static func playables(forURI uri: String, call: Invocation) throws(MPDError) -> [Playable] {
+        do { return try call.resolver.playables(uri) } catch { throw MPDError(failure: error) }
+    }
 
     static func items(forURI uri: String, call: Invocation) throws(MPDError) -> [QueueItem] {
         QueueItem.items(try playables(forURI: uri, call: call), database: call.host.database)
-    }
-
-    /// What a URI names to queue: a stream, a regular file, or a folder's audio files.
-    static func playables(forURI uri: String, call: Invocation, prepared: ListAdds? = nil) throws(MPDError) -> [Playable] {
-        if QueueItem.isStreamURL(uri) {
-            guard call.host.canStream else { throw MPDError.noExist("Unsupported URI scheme: only files play on this host") }
-            // A catalogue song that is not offline is named by its URL: it plays as it downloads.
-            return [.stream(uri)]
-        }
-        let location: SongLocation
-        if let known = prepared?.locations[uri] { location = known } else { location = try call.location(uri == "/" ? "" : uri) }
-        let held = prepared?.held
-        let path = location.path
-        // One stat tells a song from a folder. A FIFO or device named like a song would block whoever
-        // reads it: regular files only, as MPD.
-        // Only an absolute name (a local client's) plays a file the database does not hold, as in MPD.
-        let catalogued = location.kind != .absolute
-        let refusal: RegularFile.Refusal?
-        do { try RegularFile.check(path); refusal = nil } catch { refusal = error }
-        switch refusal {
-        case nil:
-            // A CUE sheet with tracks in the catalogue is their folder, as MPD lists it.
-            if CueSheet.isSheetName(path), let tracks = try? call.host.database.cueTrackPaths(ofSheets: [path]), !tracks.isEmpty {
-                return tracks.map(Playable.file)
-            }
-            if catalogued { try requireCatalogued(path, call, held: held) }
-            return [.file(path)]
-        case .folder?: break
-        case .cannotOpen?:
-            // A song of the database whose file has gone is added still, as MPD adds it (playing it fails);
-            // so is a CUE sheet's track (`album.cue/track0001`), a song of the catalogue and no file.
-            guard catalogued else { throw MPDError.noExist(uncataloguedAdd) }
-            try requireCatalogued(path, call, held: held)
-            return [.file(path)]
-        default: throw MPDError.noExist("No such song")
-        }
-        guard location.kind != .catalogueSong else { throw MPDError.noExist("No such song") }
-        // A folder adds its audio files in MPD's database order (its walk of the folder).
-        let base = URL(fileURLWithPath: path)
-        let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
-        var files: [String] = []
-        var visited = 0
-        while let url = enumerator?.nextObject() as? URL {
-            try call.checkDeadline(visited)
-            visited += 1
-            guard AudioDecoders.hasAudioSuffix(url.path) || CueSheet.isSheetName(url.path),
-                  (try? RegularFile.check(url.path)) != nil else { continue }
-            files.append(url.standardizedFileURL.path)
-        }
-        files = cueTracksInPlace(files, database: call.host.database)
-        // The library's files are its own only where their real paths stay in it: each is resolved again.
-        if location.kind == .library {
-            files = files.filter { (try? call.location(call.host.naming.uri(ofPath: $0)))?.kind == .library }
-        }
-        // Unreadable, the files are ordered by their paths alone.
-        let songs: [String: Song]
-        do { songs = try call.host.database.songs(localPaths: files) } catch { throw MPDError(failure: error) }
-        // As MPD: what its database does not hold is not added.
-        if catalogued { files = files.filter { songs[$0] != nil } }
-        DatabaseOrder.sortByKey(&files) { file in
-            let song = songs[file]
-            return DatabaseOrder.key(uri: file, album: song?.album, disc: song?.disc, track: song?.track)
-        }
-        return files.map(Playable.file)
-    }
-
-    /// A folder's files with its CUE sheets' tracks in place of the sheets and their images, as MPD's
-    /// database holds them; unreadable, the files as they are (less the sheets).
-    static func cueTracksInPlace(_ files: [String], database: LibraryDatabase) -> [String] {
-        let sheets = files.filter(CueSheet.isSheetName)
-        guard !sheets.isEmpty else { return files }
-        let audio = files.filter { !CueSheet.isSheetName($0) }
-        guard let tracks = try? database.cueTrackPaths(ofSheets: sheets), let images = try? database.cueImages(among: audio) else {
-            return audio
-        }
-        return audio.filter { !images.contains($0) } + tracks
     }
 
     /// Queues `items` at `position` (the end when nil); past the queue's cap what fits is added and the

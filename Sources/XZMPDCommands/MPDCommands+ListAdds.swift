@@ -1,39 +1,65 @@
 import XZCatalogue
 import XZHost
+import XZPlayback
+import XZPlaybackTerms
 import XZProtocol
 import XZSystem
 
 extension MPDCommands {
-    /// What `add URI` would queue, without queueing it: a command list queues its run of adds at once.
-    /// `prepared`: `listAdds(_:)` of the list.
-    static func playablesToAdd(_ uri: String, session: ClientSession, service: MPDService,
-                               deadline: Deadline = .never, prepared: ListAdds? = nil) throws(MPDError) -> [Playable] {
-        let call = Invocation(arguments: [uri], service: service, deadline: deadline, holdsStateChanges: false, session: session,
-                              response: MPDResponse())
-        return try playables(forURI: uri, call: call, prepared: prepared)
-    }
+    /// A command list's resolver and its queue changes still to land: the rows `add URI` and `clear` run
+    /// as rows, but what they change lands in one step when a row of another kind comes or the list ends.
+    /// Each insert is a pass over the queue, and the catalogue is read once for all the songs, so a list
+    /// of 10,000 adds stays linear; a `clear` and the adds after it land as one change, so no other client
+    /// sees the queue empty or half built.
+    final class ListQueue {
+        let resolver: SongResolver
+        private let player: Player
+        private let database: LibraryDatabase
+        private var appending: [Playable] = []
+        private var clearing = false
+        /// The queue's room when the run of adds began: an add that passes it is the one refused.
+        private var room = 0
 
-    /// What a command list's `add URI`s name, found once for the whole list: each name's place, and the
-    /// files among them the database holds, read in one query rather than one per add.
-    struct ListAdds: Sendable {
-        let locations: [String: SongLocation]
-        let held: Set<String>
-    }
-
-    /// Nil when the database cannot be read now (each add then asks for itself).
-    static func listAdds(_ uris: [String], session: ClientSession, service: MPDService) -> ListAdds? {
-        let host = service.host
-        var locations: [String: SongLocation] = [:]
-        for uri in uris where locations[uri] == nil {
-            // A name that cannot be placed is refused by its own add.
-            let location = try? host.naming.locate(uri == "/" ? "" : uri, allowAbsolute: session.peer == .local,
-                                                   catalogue: host.database)
-            if let location { locations[uri] = location }
+        init(_ requests: some Collection<MPDRequest>, session: ClientSession, service: MPDService, deadline: Deadline) {
+            // The list's names are read together on its first add.
+            let names = requests.lazy.filter { ["add", "addid"].contains($0.name) && !$0.arguments.isEmpty }.map { $0.arguments[0] }
+            resolver = SongResolver(host: service.host, allowsAbsolute: session.peer == .local, deadline: deadline, ahead: Array(names))
+            player = service.host.player
+            database = service.host.database
         }
-        let files = locations.values.filter { $0.kind != .absolute }.map(\.path)
-        guard let songs = try? host.database.songs(localPaths: files),
-              let images = try? host.database.cueImages(among: files.filter { songs[$0] == nil }) else { return nil }
-        // A CUE sheet's image is held too, unlisted, as in MPD's database.
-        return ListAdds(locations: locations, held: Set(songs.keys).union(images))
+
+        /// Whether `request` is a change this list holds back: `add URI` (at the end) or `clear`.
+        static func holdsBack(_ request: MPDRequest) -> Bool {
+            request.name == "add" && request.arguments.count == 1 || request.name == "clear" && request.arguments.isEmpty
+        }
+
+        /// Appends `playables` when the queue has room for them all; else what fits lands and the add is refused.
+        func append(_ playables: [Playable]) throws(MPDError) {
+            if appending.isEmpty { room = clearing ? player.maxQueueLength : player.queueRoom }
+            guard appending.count + playables.count <= room else {
+                // As MPD: what fits is added, then the add is refused.
+                appending += playables.prefix(max(room - appending.count, 0))
+                land()
+                throw MPDError.queueFull
+            }
+            appending += playables
+        }
+
+        /// Empties the queue when the adds after it land.
+        func clear() {
+            appending = []
+            clearing = true
+        }
+
+        /// Makes the held-back changes, in one step.
+        func land() {
+            if clearing {
+                clearing = false
+                player.replaceQueue(with: QueueItem.items(appending, database: database))
+            } else if !appending.isEmpty {
+                player.insert(QueueItem.items(appending, database: database), at: nil)
+            }
+            appending = []
+        }
     }
 }

@@ -208,11 +208,9 @@ extension PlayerHost {
         return naming.uri(ofFile: path, inCatalogue: (try? database.song(localPath: path)) != nil)
     }
 
-    /// The entry as a queue item, or nil when it is skipped: a file that is gone, or one outside the music
-    /// and library folders that is no catalogue song (`/etc/passwd` in a list), as MPD skips a song its
-    /// database does not hold; with `catalogueOnly` (a list in the music folder, which MPD reads against
-    /// its database) every file that is no catalogue song. A stream URL is queued where the host
-    /// streams, as MPD loads one.
+    /// The entry as a queue item, or nil when it is skipped: a file that is no song of the library
+    /// (`/etc/passwd` in a list, a file behind a link), as MPD skips a song its database does not hold.
+    /// A stream URL is queued where the host streams, as MPD loads one.
     /// With `catalogueOnly` the item carries what the list says of it (`listed`), as MPD's queue does.
     /// `listing`: the item is only listed, so a stream is one even where the host cannot play it.
     package func playableItem(_ entry: PlaylistEntry, catalogueOnly: Bool = false, listing: Bool = false) -> QueueItem? {
@@ -221,15 +219,11 @@ extension PlayerHost {
             guard canStream || listing else { return nil }
             item = QueueItem(.stream(entry.location), database: database)
         } else {
-            guard let path = playlistPath(entry) else { return nil }
-            if FileManager.default.isReadableFile(atPath: path) {
-                item = QueueItem(.file(path), database: database)
-                guard item.songKey != nil || !catalogueOnly && naming.uri(ofFile: path, inCatalogue: false) != path else { return nil }
-            } else {
-                // A CUE sheet's track (`album.cue/track0002`) is a catalogue song and no file.
-                guard let song = (try? database.song(localPath: path)) ?? nil, song.cuePart != nil else { return nil }
-                item = QueueItem(.song(song), database: database)
-            }
+            // Only a song the library holds (a CUE sheet's track too), as MPD loads what its database holds:
+            // never a file behind a link out of the music folder.
+            guard let path = playlistPath(entry),
+                  let song = SongResolver(host: self, allowsAbsolute: false).libraryItem(path: path) else { return nil }
+            item = song
         }
         // Stored playlists are ours: their `#EXTINF` lines only repeat the song's tags, which MPD never writes.
         if catalogueOnly, !entry.tags.isEmpty {

@@ -19,7 +19,13 @@ package enum MPDCommands {
         let holdsStateChanges: Bool
         var session: ClientSession
         var response: MPDResponse
+        /// The command list this runs in, which holds back its adds and clear and resolves its names.
+        var list: ListQueue? = nil
         var host: PlayerHost { service.host }
+        /// The one resolver of names to queue: the list's, else one for this request.
+        var resolver: SongResolver {
+            list?.resolver ?? SongResolver(host: host, allowsAbsolute: session.peer == .local, deadline: deadline)
+        }
         var player: Player { service.host.player }
     }
 
@@ -28,7 +34,7 @@ package enum MPDCommands {
     /// where it checks it, with an ACK (`MPDError(failure:)`). `holdingStateChanges`: the caller (a command
     /// list) holds `MPDService.stateChanges` for all its commands.
     static func execute(_ request: MPDRequest, session: inout ClientSession, service: MPDService,
-                        deadline: Deadline? = nil, holdingStateChanges: Bool = false,
+                        deadline: Deadline? = nil, holdingStateChanges: Bool = false, list: ListQueue? = nil,
                         into response: inout MPDResponse) throws(MPDError) {
         guard let command = table[request.name] else {
             throw MPDError(.unknown, "unknown command \"\(request.name)\"", command: "")
@@ -42,6 +48,8 @@ package enum MPDCommands {
                 : request.arguments.count < command.arguments.lowerBound
                 ? "too few arguments for \"\(request.name)\"" : "too many arguments for \"\(request.name)\"")
         }
+        // A list's held-back changes land before a row of another kind sees the queue.
+        if let list, !ListQueue.holdsBack(request) { list.land() }
         // The response moves into the invocation and back, so answers are written once, not copied.
         let start = response.bytes.count
         // Quick commands do no long work: the clock is not read for them.
@@ -49,7 +57,7 @@ package enum MPDCommands {
         let exclusive = command.runsExclusively && !holdingStateChanges
         var invocation = Invocation(arguments: request.arguments, service: service, deadline: deadline,
                                     holdsStateChanges: holdingStateChanges || exclusive, session: session,
-                                    response: response)
+                                    response: response, list: list)
         response = MPDResponse()
         defer { response = invocation.response }
         do {
@@ -270,6 +278,7 @@ package enum MPDCommands {
             let position = call.arguments.count > 1 ? call.arguments[1] : nil
             // As MPD: the position is refused before the song is looked for.
             if let position { _ = try insertPosition(position, call.player.snapshot()) }
+            if position == nil, let list = call.list { return try list.append(try playables(forURI: call.arguments[0], call: call)) }
             let items = try items(forURI: call.arguments[0], call: call)
             try enqueue(items, at: position, call)
         },
@@ -287,7 +296,9 @@ package enum MPDCommands {
             guard let id = try enqueue(found, at: position, call).first else { throw MPDError.noExist("No such song") }
             call.response.add("Id", id)
         },
-        MPDCommand("clear", 0...0, .changesState) { call in call.player.clearQueue() },
+        MPDCommand("clear", 0...0, .changesState) { call in
+            if let list = call.list { list.clear() } else { call.player.clearQueue() }
+        },
         MPDCommand("delete", 1...1, .changesState) { call throws(MPDError) in
             // As MPD: a start past the queue is refused, an end past it cut, nothing to delete no error.
             let removed = try queueRange(call.arguments[0], count: call.player.snapshot().entries.count)

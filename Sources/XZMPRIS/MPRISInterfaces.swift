@@ -230,47 +230,35 @@ extension MPRISService {
     }
 
     /// Adds the song a `file://` URI names in the music folder, or an http(s) stream, and plays it; nil
-    /// when it plays, else the D-Bus error that says why not. Nothing outside the music folder is opened.
+    /// when it plays, else the D-Bus error that says why not. Only songs the library holds open, through
+    /// the host's one resolver: nothing behind a link out of the music folder is opened.
     private func open(_ uri: String) -> (name: String, text: String)? {
         guard uri.utf8.count <= Self.longestURI, !uri.utf8.contains(0) else { return (BusErrorName.invalidArgs, "the URI is too long") }
         let lowered = uri.lowercased()
-        let playable: Playable
+        let resolver = SongResolver(host: host, allowsAbsolute: false)
+        let name: String
         if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
             guard host.canStream else { return (BusErrorName.notSupported, "this host does not stream URLs") }
             guard URL(string: uri)?.host?.isEmpty == false else { return (BusErrorName.invalidArgs, "not a URL: \(uri)") }
-            playable = .stream(uri)
+            name = uri
         } else if lowered.hasPrefix("file://") {
             guard let url = URL(string: uri), url.isFileURL, url.host == nil || url.host == "" || url.host == "localhost",
-                  let name = musicFolderName(url.path) else {
+                  let inside = resolver.musicFolderName(ofFile: url.path) else {
                 return (BusErrorName.invalidArgs, "only songs in the music folder open: \(uri)")
             }
-            guard let location = try? host.naming.locate(name, allowAbsolute: false, catalogue: host.database),
-                  location.kind == .musicFolder, (try? RegularFile.check(location.path)) != nil else {
-                return (BusErrorName.invalidArgs, "no song file: \(uri)")
-            }
-            playable = .file(location.path)
+            name = inside
         } else {
             return (BusErrorName.notSupported, "only file, http and https URIs open")
         }
-        let item = QueueItem(playable, database: host.database)
-        guard let id = host.player.insert([item], at: nil).first else {
+        // A name the library holds no song of is refused alike whether or not a file is there.
+        guard let items = try? resolver.items(name), !items.isEmpty else {
+            return (BusErrorName.invalidArgs, "no song of the library: \(uri)")
+        }
+        guard let id = host.player.insert(items, at: nil).first else {
             return (BusErrorName.failed, "the queue is full")
         }
         guard let index = host.player.snapshot().entries.firstIndex(where: { $0.id == id }) else { return nil }
         host.player.playItem(at: index)
         return nil
-    }
-
-    /// The name in the music folder of `path`, links resolved; nil for a path outside it.
-    private func musicFolderName(_ path: String) -> String? {
-        guard let real = realpath(path, nil) else { return nil }
-        defer { free(real) }
-        guard let root = realpath(host.naming.musicDirectory, nil) else { return nil }
-        defer { free(root) }
-        let file = String(cString: real)
-        let folder = String(cString: root)
-        let prefix = folder == "/" ? "/" : folder + "/"
-        guard file.hasPrefix(prefix), file.count > prefix.count else { return nil }
-        return String(file.dropFirst(prefix.count))
     }
 }

@@ -74,6 +74,9 @@ case "cli":
 case "server":
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary,
                                          library1M: folder.appendingPathComponent("library-1m")).run() }
+case "server-lists":
+    // Only the command list rows of `server` (100,000 pings, every song's add, 10,000 adds of one song).
+    benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary).commandListsOnly() }
 case "server-throughput":
     // Only the `status` throughput row, against XZMUSIC_BENCH_BINARY (builds compared one after another).
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary).statusThroughputOnly() }
@@ -95,6 +98,6 @@ case "transport-floor":
     }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] [encode] | json | download | oneshot-search | rescan | server | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] [encode] | json | download | oneshot-search | rescan | server | server-lists | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }

@@ -295,7 +295,16 @@ final class MPRISTests: XCTestCase {
         let outside = temp.url.appendingPathComponent("outside.mp3")
         try FileManager.default.copyItem(at: music.appendingPathComponent("album/3.mp3"), to: outside)
         try FileManager.default.createSymbolicLink(at: music.appendingPathComponent("escape.mp3"), withDestinationURL: outside)
+        let outsideFolder = temp.url.appendingPathComponent("outside-folder")
+        try FileManager.default.createDirectory(at: outsideFolder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: outside, to: outsideFolder.appendingPathComponent("outside.mp3"))
+        try FileManager.default.createSymbolicLink(at: music.appendingPathComponent("escapes"), withDestinationURL: outsideFolder)
+        // A file of the music folder the library has not scanned is no song of it, as for MPD's clients.
+        try FileManager.default.copyItem(at: music.appendingPathComponent("album/3.mp3"), to: music.appendingPathComponent("album/unscanned.mp3"))
         for refused in ["file:///etc/passwd", outside.absoluteString, music.appendingPathComponent("escape.mp3").absoluteString,
+                        music.appendingPathComponent("escapes/outside.mp3").absoluteString,
+                        music.appendingPathComponent("escapes/nonexistent.mp3").absoluteString,
+                        music.appendingPathComponent("album/unscanned.mp3").absoluteString,
                         music.appendingPathComponent("album/../../outside.mp3").absoluteString, "ftp://example.com/a.mp3",
                         "/etc/passwd", "file://otherhost" + music.appendingPathComponent("album/3.mp3").path,
                         String(repeating: "x", count: 100_000)] {
