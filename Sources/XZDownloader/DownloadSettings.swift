@@ -24,7 +24,12 @@ package struct DownloadSettings: Sendable, Equatable {
     package var lyricsMissDays: Double = 30
     /// Whether fetched lyrics are also written as `.lrc` beside the song's file.
     package var lyricsSidecar = false
-    package var userAgent = "xzmusic/\(XZMusicVersion.string) (\(XZMusicVersion.homepage))"
+    /// How a server's operator may reach the user (an email or URL), sent in the User-Agent when set.
+    package var userAgentContact: String?
+    /// The program and its version, and the contact when there is one.
+    package var userAgent: String {
+        "xzmusic/\(XZMusicVersion.string)" + (userAgentContact.map { " (\($0))" } ?? "")
+    }
     /// First backoff step in seconds; each retry doubles it, up to `maxBackoff`, with jitter.
     package var initialBackoff: Double = 0.5
     package var maxBackoff: Double = 30
@@ -85,6 +90,12 @@ package struct DownloadSettings: Sendable, Equatable {
         if let url = try config.text(.jamendoURL) { settings.jamendoURL = url }
         if let id = try config.text(.jamendoClientID) { settings.jamendoClientID = id }
         if let url = try config.text(.ccmixterURL) { settings.ccmixterURL = url }
+        if let contact = try config.text(.userAgentContact), let entry = config.entry(.userAgentContact) {
+            guard contact.utf8.count <= 200, contact.utf8.allSatisfy({ (0x20...0x7E).contains($0) && !"()\\".utf8.contains($0) }) else {
+                throw config.error(entry, "user_agent_contact must be at most 200 printable ASCII characters without ( ) or \\, not \(String(reflecting: String(contact.prefix(60))))")
+            }
+            settings.userAgentContact = contact.isEmpty ? nil : contact
+        }
         self = settings
     }
 }

@@ -47,6 +47,7 @@ extension ConfigKey {
     package static let jamendoURL = ConfigKey("jamendo_url", .httpURL, .value("https://api.jamendo.com"), "Jamendo's API", readBy: .downloads)
     package static let jamendoClientID = ConfigKey("jamendo_client_id", .text(allowsEmpty: true), .unset("none"), "the client id Jamendo's API wants", readBy: .downloads)
     package static let ccmixterURL = ConfigKey("ccmixter_url", .httpURL, .value("https://ccmixter.org"), "ccMixter's API", readBy: .downloads)
+    package static let userAgentContact = ConfigKey("user_agent_contact", .text(allowsEmpty: true), .unset("none"), "how servers' operators may reach you (an email or URL), sent in the User-Agent", readBy: .downloads)
 
     /// The table, in the order `xzmusic config` and the README list it.
     package static let all: [ConfigKey] = [
@@ -56,7 +57,7 @@ extension ConfigKey {
         .replayGainMode, .replayGainPreamp, .replayGainMissingPreamp, .replayGainLimit, .crossfadeSkipAlbums, .crossfadeOnSkip,
         .concurrency, .retries, .timeout, .minRate, .minRateWindow, .maxDownloadSize, .onlineCache, .prebuffer, .streamBuffer,
         .lyricsServer, .lyricsConcurrency, .lyricsMissDays, .lyricsSidecar,
-        .archiveURL, .jamendoURL, .jamendoClientID, .ccmixterURL,
+        .archiveURL, .jamendoURL, .jamendoClientID, .ccmixterURL, .userAgentContact,
     ]
 
     /// Settings of MPD 0.23's `mpd.conf` that XZMusic does not read: a line setting one is told as MPD's

@@ -36,13 +36,34 @@ final class DownloadTests: XCTestCase {
         XCTAssertEqual(fixture.task(.audio, of: "a", in: tasks)?.bytesDone, Int64(body.count))
         XCTAssertEqual(fixture.task(.lyrics, of: "a", in: tasks)?.note, "no lyrics found")
         XCTAssertTrue(events.contains { if case .finished(let info) = $0 { return info.kind == .audio } else { return false } })
-        XCTAssertEqual(fixture.server.requests(path: "/a.mp3").first?["user-agent"], "xzmusic/0.1.0 (https://github.com/xzmusic/xzmusic)")
+        XCTAssertEqual(fixture.server.requests(path: "/a.mp3").first?["user-agent"], "xzmusic/0.1.0")
 
         // Already offline: only the lyrics are asked for again (the remembered miss answers them).
         let again = fixture.manager()
         let second = try await again.enqueue(songs: [song])
         await again.shutdown()
         XCTAssertEqual(second.queued, [try XCTUnwrap(fixture.task(.lyrics, of: "a", in: tasks)?.id)])
+    }
+
+    /// The User-Agent names the program and its version, and a contact only when the config gives one.
+    func testTheUserAgentIsTheProgramItsVersionAndTheConfiguredContact() async throws {
+        let body = try MP3Bodies.small()
+        for (config, expected) in [("", "xzmusic/0.1.0"),
+                                   ("user_agent_contact = mailto:radio@example.org\n", "xzmusic/0.1.0 (mailto:radio@example.org)")] {
+            let fixture = try DownloadFixture { request, _ in lyricsNotFound(request) ?? TestHTTPServer.file(body, request: request) }
+            fixture.settings = try DownloadSettings.parse(config, base: fixture.settings)
+            try fixture.addSongs([songFields("a", title: "Tone", singer: "Sine", url: fixture.server.url("/a.mp3"))])
+            try await fixture.download(["a"])
+            XCTAssertEqual(fixture.server.requests(path: "/a.mp3").first?["user-agent"], expected, config)
+        }
+        // A contact that would break the header's comment is refused with one line naming it.
+        for bad in ["me (home)", "a\u{7}b", String(repeating: "x", count: 300)] {
+            XCTAssertThrowsError(try DownloadSettings.parse("user_agent_contact = \(bad)\n")) { error in
+                let text = "\(error)"
+                XCTAssertTrue(text.contains("line 1") && text.contains("user_agent_contact"), text)
+                XCTAssertFalse(text.contains("\n"), text)
+            }
+        }
     }
 
     /// A FLAC behind a URL that says nothing of its format is checked by the seam and named by its content.

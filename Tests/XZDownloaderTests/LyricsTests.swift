@@ -42,7 +42,7 @@ final class LyricsTests: XCTestCase {
         let get = try XCTUnwrap(lyricsRequests(fixture).first)
         XCTAssertEqual(get.path, "/api/get")
         XCTAssertEqual(get.query, ["artist_name": "A+B", "track_name": "Song & Dance", "album_name": "Album", "duration": "215"])
-        XCTAssertEqual(get["user-agent"], "xzmusic/0.1.0 (https://github.com/xzmusic/xzmusic)")
+        XCTAssertEqual(get["user-agent"], "xzmusic/0.1.0")
         XCTAssertEqual(lyricsRequests(fixture).count, 1)
         XCTAssertEqual(fixture.partFiles(), [])
     }

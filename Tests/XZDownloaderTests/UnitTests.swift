@@ -87,7 +87,7 @@ final class DownloadSettingsTests: XCTestCase {
         let settings = DownloadSettings()
         XCTAssertEqual(settings.concurrency, 3)
         XCTAssertEqual(settings.lyricsServer, "https://lrclib.net")
-        XCTAssertEqual(settings.userAgent, "xzmusic/0.1.0 (https://github.com/xzmusic/xzmusic)")
+        XCTAssertEqual(settings.userAgent, "xzmusic/0.1.0")
     }
 
     func testParse() throws {
