@@ -177,6 +177,8 @@ extension Fetcher {
         // A failed connection reaches `Fetcher.classify` at once: a name that does not resolve fails
         // there, other failures are retried by the download's own policy rather than the pool's.
         configuration.connectionPool.retryConnectionEstablishment = false
+        // Internet radio: SHOUTcast v1 stations answer `ICY 200 OK`.
+        configuration.http1_1ConnectionDebugInitializer = { ICYStatusLine.install(on: $0) }
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 }

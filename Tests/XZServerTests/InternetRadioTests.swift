@@ -303,6 +303,39 @@ final class InternetRadioTests: XCTestCase {
         station.stop()
     }
 
+    /// A SHOUTcast v1 server's `ICY 200 OK` status line is taken as `HTTP/1.0 200 OK` (as libcurl, and so MPD, take
+    /// it): the station plays with its name and title, as real MPD 0.23 shows them.
+    func testAStationAnsweringICY200OKPlaysWithItsNameAndTitleAsMPDs() async throws {
+        let audio = try mp3(seconds: 3)
+        let station = try ICYStation { _, _ in
+            ICYStation.Broadcast(head: ICYStation.shoutcastV1Head(name: "Loopback FM"), audio: audio, metaint: 4096, block: { n in
+                n == 0 ? ICYStation.titleBlock("Artist One - Song A") : nil
+            }, bytesPerSecond: 32000)
+        }
+        let ours = try await serve()
+        try ours.run("add", station.url())
+        try ours.run("play")
+        let playing = waitFor(ours, "currentsong") { $0["Title"] != nil }
+        XCTAssertEqual(playing["Title"], "Artist One - Song A")
+        XCTAssertEqual(playing["Name"], "Loopback FM")
+        func elapsed(_ status: [String: String]) -> Double { Double(status["elapsed"] ?? "") ?? 0 }
+        let first = waitFor(ours, "status") { elapsed($0) > 0 }
+        let later = waitFor(ours, "status") { elapsed($0) >= elapsed(first) + 1 }
+        XCTAssertEqual(later["state"], "play")
+        XCTAssertGreaterThanOrEqual(elapsed(later), elapsed(first) + 1, "elapsed advances: \(first) then \(later)")
+        XCTAssertNil(later["error"])
+
+        let real = try RealMPD(folder: temp, music: music, playlists: temp.path("mpd-playlists"))
+        mpd = real
+        let theirs = try real.connect()
+        try theirs.run("add", station.url())
+        try theirs.run("play")
+        _ = waitFor(theirs, "currentsong") { $0["Title"] != nil }
+        XCTAssertEqual(answer(theirs, "status")["state"], "play")
+        XCTAssertEqual(RealMPD.answer(ours, "currentsong"), RealMPD.answer(theirs, "currentsong"))
+        station.stop()
+    }
+
     /// Real MPD 0.23 and our host list the same `currentsong` for one station.
     func testCurrentSongOfAStationIsMPDs() async throws {
         let audio = try mp3(seconds: 3)

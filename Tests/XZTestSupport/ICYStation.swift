@@ -37,6 +37,12 @@ package final class ICYStation: @unchecked Sendable {
         return [UInt8(units)] + text + [UInt8](repeating: 0, count: units * 16 - text.count)
     }
 
+    /// The head a SHOUTcast v1 server answers with: the status line `ICY 200 OK` where HTTP has `HTTP/1.0 200 OK`.
+    package static func shoutcastV1Head(name: String, contentType: String = "audio/mpeg", bitrate: Int = 128) -> String {
+        "ICY 200 OK\r\nicy-notice1:<BR>This stream requires <a href=\"http://www.winamp.com/\">Winamp</a><BR>\r\n"
+            + "icy-name:\(name)\r\nicy-genre:Test\r\ncontent-type:\(contentType)\r\nicy-pub:0\r\nicy-br:\(bitrate)"
+    }
+
     package let port: Int
     private let listener: Int32
     private let broadcast: @Sendable (_ connection: Int, _ request: String) -> Broadcast?
