@@ -84,102 +84,222 @@ package struct HostState: Sendable, Equatable {
     /// More outputs than a config file can have blocks are not kept.
     static let outputLimit = 64
 
-    /// Reads a file this host or MPD wrote. A file cut short (no `playlist_end`) or with a value that
-    /// is not one is damaged as a whole: nothing of it is trusted. Lines of other MPD parts (storage
-    /// mounts) are skipped, as MPD skips what it does not know.
-    init(parsing text: String) throws(StateFileDamage) {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+    /// The state a file's text holds, its dropped lines aside (`Parser` says which they were).
+    package init(parsing text: String) {
+        var parser = Parser()
+        Self.lines(of: text).forEach { parser.read($0) }
+        self = parser.finish().state
+    }
+
+    /// A text's lines, as a file's are read: the newline ending the last starts no line of its own.
+    static func lines(of text: String) -> [Substring] {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         if lines.last == "" { lines.removeLast() }
-        guard lines.last == "playlist_end" else { throw StateFileDamage("it ends before its queue does") }
-        var index = 0
-        while index < lines.count {
-            let line = lines[index]
-            index += 1
+        return lines
+    }
+
+    /// Reads a file this host or MPD wrote, a line at a time, as MPD reads it: a line whose value is not
+    /// one (`random: 2`, `current: -5`) or that is no line of a state file (binary garbage) is dropped and
+    /// named, and every other line is kept. Keys of other MPD parts (storage mounts) are skipped.
+    package struct Parser {
+        /// A line left out: its number (from 1), its key and what it held.
+        package struct DroppedLine: Sendable, Equatable, CustomStringConvertible {
+            package var line: Int
+            package var key: String
+            package var value: String
+
+            package var description: String { "line \(line): bad \(key)\(value.isEmpty ? "" : " (\(value))")" }
+        }
+
+        /// What was read, and what was left out.
+        package struct Result: Sendable {
+            package var state: HostState
+            /// The first `droppedLimit` lines left out; `droppedCount` counts them all.
+            package var dropped: [DroppedLine]
+            package var droppedCount: Int
+            /// Queue entries past `maxQueueLength` were left out.
+            package var queueCut: Bool
+        }
+
+        /// Dropped lines named one by one; a file of garbage is said in one more line, not line by line.
+        package static let droppedLimit = 10
+
+        private enum Section {
+            case settings, queue
+            /// A `song_begin:` block, whose tag lines are skipped until `song_end`.
+            case song(uri: String, line: Int)
+        }
+
+        private var state = HostState()
+        private var dropped: [DroppedLine] = []
+        private var droppedCount = 0
+        private var queueCut = false
+        private var section = Section.settings
+        /// A `Prio:` line's value, for the entry that follows it.
+        private var priority = 0
+        private(set) var lineNumber = 0
+        private let maxQueueLength: Int
+
+        /// `maxQueueLength`: MPD's `max_playlist_length`; entries past it are left out.
+        package init(maxQueueLength: Int = Int.max) {
+            self.maxQueueLength = maxQueueLength
+        }
+
+        package mutating func read(_ rawLine: Substring) {
+            lineNumber += 1
+            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            switch section {
+            case .song(let uri, _):
+                if line == "song_end" {
+                    section = .queue
+                    append(uri)
+                }
+            case .queue: readQueueLine(line)
+            case .settings: readSetting(line)
+            }
+        }
+
+        /// A line too long to be one of the file's is dropped unread.
+        package mutating func skipLongLine() {
+            lineNumber += 1
+            drop("line", "longer than \(HostState.maxLineBytes) bytes")
+        }
+
+        /// What the lines held: a queue or song block the file left open is named, its entries kept, unless
+        /// the file was `cut` (which says why).
+        package mutating func finish(cut: Bool = false) -> Result {
+            switch section {
+            case .song(_, let line) where !cut: dropAt(line, "song_begin", "no song_end")
+            case .queue where !cut: drop("playlist_begin", "no playlist_end")
+            default: break
+            }
+            section = .settings
+            if let position = state.current, position >= state.queue.count { state.current = nil }
+            return Result(state: state, dropped: dropped, droppedCount: droppedCount, queueCut: queueCut)
+        }
+
+        private mutating func dropAt(_ line: Int, _ key: String, _ value: Substring) {
+            droppedCount += 1
+            guard dropped.count < Self.droppedLimit else { return }
+            // Text from the file, fit for one line of the log: no control characters, and not a whole line of garbage.
+            let printable = String(String.UnicodeScalarView(value.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+                .trimmingCharacters(in: .whitespaces)
+            dropped.append(DroppedLine(line: line, key: String(key.prefix(40)),
+                                       value: printable.count > 60 ? String(printable.prefix(60)) + "…" : printable))
+        }
+
+        private mutating func drop(_ key: String, _ value: Substring) { dropAt(lineNumber, key, value) }
+
+        private mutating func readSetting(_ line: Substring) {
             if line == "playlist_begin" {
-                index = try readQueue(lines, from: index)
-                continue
+                section = .queue
+                priority = 0
+                return
             }
-            if line.hasPrefix("audio_device_state:") {
-                let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-                guard fields.count == 3, fields[1] == "0" || fields[1] == "1" else { throw StateFileDamage("bad line: \(line)") }
-                // MPD's cap on outputs is its config's; a file is held to the config file's block limit.
-                if outputs.count < Self.outputLimit { outputs.append(OutputState(name: String(fields[2]), enabled: fields[1] == "1")) }
-                continue
+            guard let colon = line.firstIndex(of: ":") else {
+                // MPD's other parts mark their blocks with lowercase words (`mount_begin`); anything else is no line of a state file.
+                if !line.allSatisfy({ ("a"..."z").contains($0) || $0 == "_" }) { drop("line", line) }
+                return
             }
-            guard let colon = line.firstIndex(of: ":") else { continue }
             let key = String(line[..<colon])
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            func number<Value: LosslessStringConvertible & Comparable>(_ range: ClosedRange<Value>? = nil) throws(StateFileDamage) -> Value {
-                guard let parsed = Value(value), range.map({ $0.contains(parsed) }) ?? true else {
-                    throw StateFileDamage("bad \(key): \(value)")
+            let rest = line[line.index(after: colon)...]
+            let value = rest.trimmingCharacters(in: .whitespaces)
+            /// The value when it is one of `Value` in `range`; nil (the line dropped) when not.
+            func number<Value: LosslessStringConvertible & Comparable>(_ range: ClosedRange<Value>) -> Value? {
+                guard let parsed = Value(value), range.contains(parsed) else {
+                    drop(key, rest)
+                    return nil
                 }
                 return parsed
             }
-            func flag() throws(StateFileDamage) -> Bool { try number(0...1) == 1 }
+            func flag() -> Bool? { number(0...1).map { $0 == 1 } }
+            func option<Value: RawRepresentable>(_: Value.Type) -> Value? where Value.RawValue == String {
+                guard let parsed = Value(rawValue: value) else {
+                    drop(key, rest)
+                    return nil
+                }
+                return parsed
+            }
             switch key {
-            case "sw_volume": volume = try number(0...100)
-            case "state":
-                guard let state = PlayState(rawValue: value) else { throw StateFileDamage("bad state: \(value)") }
-                playState = state
-            case "current": current = try number(0...Int.max)
+            case "audio_device_state":
+                let fields = rest.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                guard fields.count == 2, fields[0] == "0" || fields[0] == "1" else { return drop(key, rest) }
+                // MPD's cap on outputs is its config's; a file is held to the config file's block limit.
+                if state.outputs.count < HostState.outputLimit {
+                    state.outputs.append(OutputState(name: String(fields[1]), enabled: fields[0] == "1"))
+                }
+            case "sw_volume": if let volume = number(0...100) { state.volume = volume }
+            case "state": if let playState = option(PlayState.self) { state.playState = playState }
+            case "current": if let current = number(0...Int.max) { state.current = current }
             case "time":
-                let seconds: Double = try number()
-                guard seconds.isFinite, seconds >= 0 else { throw StateFileDamage("bad time: \(value)") }
-                elapsedSeconds = seconds
-            case "random": shuffle = try flag()
-            case "repeat": repeats = try flag()
-            case "single":
-                guard let mode = SingleMode(rawValue: value) else { throw StateFileDamage("bad single: \(value)") }
-                single = mode
-            case "consume": consume = try flag()
-            case "crossfade": crossfadeSeconds = try number(0...Int.max)
-            case "mixrampdb": mixRampDb = try number()
-            case "mixrampdelay": mixRampDelaySeconds = try number()
-            case Self.replayGainKey:
-                guard let mode = ReplayGainMode(rawValue: value) else { throw StateFileDamage("bad \(key): \(value)") }
-                replayGainMode = mode
-            default:
-                continue
+                // Finite and not negative; held to a day past any song's end when restored.
+                if let seconds = number(0...Double.greatestFiniteMagnitude) { state.elapsedSeconds = seconds }
+            case "random": if let shuffle = flag() { state.shuffle = shuffle }
+            case "repeat": if let repeats = flag() { state.repeats = repeats }
+            case "single": if let single = option(SingleMode.self) { state.single = single }
+            case "consume": if let consume = flag() { state.consume = consume }
+            // Seconds, held to the longest fade when set.
+            case "crossfade": if let seconds = number(0...Int.max) { state.crossfadeSeconds = seconds }
+            case "mixrampdb":
+                if let decibels = number(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude) { state.mixRampDb = decibels }
+            case "mixrampdelay":
+                // NaN is MixRamp off, as MPD writes it after `mixrampdelay nan`.
+                if value.lowercased() == "nan" {
+                    state.mixRampDelaySeconds = -1
+                } else if let seconds = number(-Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude) {
+                    state.mixRampDelaySeconds = seconds
+                }
+            case HostState.replayGainKey: if let mode = option(ReplayGainMode.self) { state.replayGainMode = mode }
+            default: return
             }
         }
-        if let position = current, position >= queue.count { current = nil }
-    }
 
-    /// The entries up to `playlist_end`: `N:uri` or a `song_begin: uri` … `song_end` block (its tags
-    /// skipped), each after an optional `Prio: N`. Returns the index after `playlist_end`.
-    private mutating func readQueue(_ lines: [Substring], from start: Int) throws(StateFileDamage) -> Int {
-        var index = start
-        var priority = 0
-        while index < lines.count {
-            let line = lines[index]
-            index += 1
-            if line == "playlist_end" { return index }
+        /// An entry: `N:uri` or a `song_begin: uri` … `song_end` block (its tags skipped), each after an
+        /// optional `Prio: N`; `playlist_end` ends the queue.
+        private mutating func readQueueLine(_ line: Substring) {
+            if line == "playlist_end" {
+                section = .settings
+                return
+            }
             if let value = line.stripping(prefix: "Prio: ") {
-                guard let parsed = Int(value), (0...255).contains(parsed) else { throw StateFileDamage("bad priority: \(line)") }
+                guard let parsed = Int(value), (0...255).contains(parsed) else { return drop("Prio", value) }
                 priority = parsed
-                continue
+                return
             }
-            let uri: Substring
             if let name = line.stripping(prefix: "song_begin: ") {
-                guard let end = lines[index...].firstIndex(of: "song_end") else { throw StateFileDamage("a song block has no end") }
-                index = end + 1
-                uri = name
-            } else {
-                guard let colon = line.firstIndex(of: ":"), let _ = Int(line[..<colon]),
-                      line.index(after: colon) < line.endIndex else { throw StateFileDamage("bad queue line: \(line)") }
-                uri = line[line.index(after: colon)...]
+                guard !name.isEmpty else {
+                    priority = 0
+                    return drop("song_begin", name)
+                }
+                section = .song(uri: String(name), line: lineNumber)
+                return
             }
-            queue.append(Entry(uri: String(uri), priority: priority))
-            priority = 0
+            guard let colon = line.firstIndex(of: ":"), let number = Int(line[..<colon]), number >= 0,
+                  line.index(after: colon) < line.endIndex else {
+                // A `Prio:` belongs to the line after it, dropped with it.
+                priority = 0
+                return drop("playlist", line)
+            }
+            append(String(line[line.index(after: colon)...]))
         }
-        throw StateFileDamage("its queue has no end")
-    }
-}
 
-/// Why a state file could not be read.
-struct StateFileDamage: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+        private mutating func append(_ uri: String) {
+            defer { priority = 0 }
+            guard state.queue.count < maxQueueLength else {
+                queueCut = true
+                return
+            }
+            state.queue.append(Entry(uri: uri, priority: priority))
+        }
+    }
+
+    /// The longest line a state file holds: a path (at most 4 KiB) and its key, with room to spare.
+    package static let maxLineBytes = 8192
+    /// The most a state file of `maxQueueLength` songs is read to: its settings and outputs, and a few KiB
+    /// a song (MPD's `max_playlist_length` bounds the file as it bounds the queue).
+    package static func maxFileBytes(maxQueueLength: Int) -> Int {
+        64 * 1024 &+ min(maxQueueLength, Int(Int32.max)) &* 4096
+    }
 }
 
 extension Substring {

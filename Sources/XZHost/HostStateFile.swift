@@ -5,14 +5,107 @@ import XZSystem
 
 extension PlayerHost {
     /// Restores what `path` holds (MPD's `state_file`); `paused` (MPD's `restore_paused`) brings back
-    /// playing music paused. A damaged file is said in one line and the host starts afresh; a missing
-    /// one says nothing.
+    /// playing music paused. As MPD, a line with a bad value is dropped and every other line kept: each
+    /// dropped line is said in one line, and the file as it was is kept beside it (`NAME.damaged`, the first
+    /// time only) before the next save replaces it. The file is read to a cap its queue's cap sets; a
+    /// missing file says nothing.
     package func restoreState(from path: String, paused: Bool) {
-        guard let data = FileManager.default.contents(atPath: path) else { return }
+        let name = Self.printable(path)
+        let descriptor: Int32
         do {
-            restore(try HostState(parsing: String(decoding: data, as: UTF8.self)), paused: paused)
+            descriptor = try RegularFile.openForReading(path).descriptor
         } catch {
-            report("state file \(Self.printable(path)) is damaged (\(Self.printable(error.description))); starting with an empty queue")
+            switch error.kind {
+            case .cannotOpen where error.code == ENOENT: return
+            case .cannotOpen: report("state file \(name) cannot be read (\(String(cString: strerror(error.code)))); starting with an empty queue")
+            case .folder, .notRegular: report("state file \(name) is not a regular file; starting with an empty queue")
+            }
+            return
+        }
+        defer { close(descriptor) }
+        let maxQueueLength = player.maxQueueLength
+        let limit = HostState.maxFileBytes(maxQueueLength: maxQueueLength)
+        var parser = HostState.Parser(maxQueueLength: maxQueueLength)
+        let end = Self.readLines(descriptor, limit: limit, into: &parser)
+        let reading = parser.finish(cut: end != .whole)
+        for line in reading.dropped { report("state file \(name) \(line): dropped, the rest kept") }
+        if reading.droppedCount > reading.dropped.count {
+            report("state file \(name): \(reading.droppedCount - reading.dropped.count) more bad lines dropped")
+        }
+        switch end {
+        case .whole:
+            if reading.queueCut { report("state file \(name) holds more than max_playlist_length (\(maxQueueLength)) songs: the first kept") }
+        case .cut:
+            report("state file \(name) is longer than \(limit) bytes, the most max_playlist_length (\(maxQueueLength)) needs: read to there")
+        case .failed(let code):
+            report("state file \(name) cannot be read past line \(parser.lineNumber) (\(String(cString: strerror(code)))): read to there")
+        }
+        if reading.droppedCount > 0 || reading.queueCut || end != .whole, let copy = Self.keepDamaged(path) {
+            report("state file \(name) kept as it was in \(Self.printable(copy))")
+        }
+        restore(reading.state, paused: paused)
+    }
+
+    private enum ReadEnd: Equatable {
+        case whole, cut, failed(Int32)
+    }
+
+    /// Hands `parser` the lines of the first `limit` bytes of `descriptor`, a chunk at a time, so only what
+    /// is kept stays in memory. A line longer than `HostState.maxLineBytes` is skipped unkept; the line a cut
+    /// ends inside is not read.
+    private static func readLines(_ descriptor: Int32, limit: Int, into parser: inout HostState.Parser) -> ReadEnd {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var line: [UInt8] = []
+        var overlong = false
+        var total = 0
+        while true {
+            // One byte past the cap tells a file that goes on from one that ends there.
+            let wanted = min(chunk.count, limit - total + 1)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failed(errno)
+            }
+            if count == 0 { break }
+            let usable = min(count, limit - total)
+            total += count
+            for byte in chunk[..<usable] {
+                if byte == 0x0A {
+                    if overlong { parser.skipLongLine() } else { parser.read(String(decoding: line, as: UTF8.self)[...]) }
+                    line.removeAll(keepingCapacity: true)
+                    overlong = false
+                } else if !overlong {
+                    line.append(byte)
+                    if line.count > HostState.maxLineBytes {
+                        overlong = true
+                        line.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+            if total > limit { return .cut }
+        }
+        // A last line without its newline.
+        if overlong { parser.skipLongLine() } else if !line.isEmpty { parser.read(String(decoding: line, as: UTF8.self)[...]) }
+        return .whole
+    }
+
+    /// Keeps a damaged state file as it is at `path` + `.damaged`, unless one is kept already (the first
+    /// damage is the one worth a look). Returns the copy's path when it made one.
+    private static func keepDamaged(_ path: String) -> String? {
+        let copy = path + ".damaged"
+        // A second name for the same bytes, never replacing one: the next save renames a new file over `path`.
+        if linkat(AT_FDCWD, path, AT_FDCWD, copy, AT_SYMLINK_FOLLOW) == 0 { return copy }
+        guard errno != EEXIST, !FileManager.default.fileExists(atPath: copy) else { return nil }
+        // A file system without hard links: a copy, whole under its name or not there.
+        let partial = copy + ".partial"
+        try? FileManager.default.removeItem(atPath: partial)
+        do {
+            try FileManager.default.copyItem(atPath: path, toPath: partial)
+            guard rename(partial, copy) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            return copy
+        } catch {
+            try? FileManager.default.removeItem(atPath: partial)
+            return nil
         }
     }
 

@@ -117,29 +117,35 @@ final class StateFileTests: LibraryProcessTestCase {
         XCTAssertEqual(host.finish(), 0)
     }
 
-    func testACorruptStateFileGivesOneLineAndAnEmptyQueue() throws {
-        try Data([0x7F, 0x45, 0x4C, 0x46, 0x00, 0xFF, 0x0A, 0x73, 0x77]).write(to: URL(fileURLWithPath: stateFile))
+    func testACorruptStateFileIsNamedKeptAsItWasAndWrittenAfresh() throws {
+        let garbage = Data([0x7F, 0x45, 0x4C, 0x46, 0x00, 0xFF, 0x0A, 0x73, 0x77])
+        try garbage.write(to: URL(fileURLWithPath: stateFile))
         let (host, port) = try serveOnFreePort()
         XCTAssertEqual(try mpc(port, "playlist"), "")
-        XCTAssertEqual(host.stdout.split(separator: "\n").filter { $0.contains("damaged") }.count, 1, host.stdout)
+        let lines = host.stdout.split(separator: "\n").filter { $0.contains(stateFile) }
+        XCTAssertEqual(lines.filter { $0.contains("line 1: bad line") }.count, 1, host.stdout)
+        XCTAssertEqual(lines.filter { $0.contains("kept as it was") }.count, 1, host.stdout)
         try mpc(port, "add", "song1.mp3")
         host.signal(SIGTERM)
         XCTAssertEqual(host.finish(), 0)
         XCTAssertTrue(try String(contentsOfFile: stateFile, encoding: .utf8).contains("0:song1.mp3"), "written afresh")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: stateFile + ".damaged")), garbage)
     }
 
-    func testATruncatedStateFileGivesOneLineAndAnEmptyQueue() throws {
+    func testATruncatedStateFileKeepsWhatItHolds() throws {
         var (host, port) = try serveOnFreePort()
         try mpc(port, "add", "song1.mp3", "song2.mp3", "song3.mp3")
         try mpc(port, "volume", "20")
         host.signal(SIGTERM)
         XCTAssertEqual(host.finish(), 0)
         let whole = try Data(contentsOf: URL(fileURLWithPath: stateFile))
+        // Cut inside the last song's line: "2:son".
         try whole.prefix(whole.count - 20).write(to: URL(fileURLWithPath: stateFile))
 
         (host, port) = try serveOnFreePort()
-        XCTAssertEqual(try mpc(port, "playlist"), "")
-        XCTAssertEqual(host.stdout.split(separator: "\n").filter { $0.contains("damaged") }.count, 1, host.stdout)
+        XCTAssertEqual(try mpc(port, "-f", "%file%", "playlist"), "song1.mp3\nsong2.mp3\n")
+        XCTAssertTrue(try mpc(port, "status").contains("volume: 20%"))
+        XCTAssertEqual(host.stdout.split(separator: "\n").filter { $0.contains("no playlist_end") }.count, 1, host.stdout)
         host.signal(SIGTERM)
         XCTAssertEqual(host.finish(), 0)
     }
