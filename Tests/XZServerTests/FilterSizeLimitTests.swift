@@ -57,7 +57,10 @@ final class FilterSizeLimitTests: MusicFolderHostTestCase {
         let pairs = Array(repeating: "Artist Artist", count: many).joined(separator: " ")
         let justPast = Array(repeating: "\"(Artist == 'Artist')\"", count: FilterParser.maxConditions + 1)
             .joined(separator: " ")
-        for filter in ["\"\(chain)\"", expressions, pairs, justPast] {
+        // One past the cap in one expression, each test in a `!` or an extra pair of parentheses (which are no conditions).
+        let justPastInOne = "\"(" + Array(repeating: "(!(Artist == 'x'))", count: FilterParser.maxConditions)
+            .joined(separator: " AND ") + " AND ((Artist == 'Artist')))\""
+        for filter in ["\"\(chain)\"", expressions, pairs, justPast, justPastInOne] {
             for line in filterCommands(filter) {
                 XCTAssertEqual(RealMPD.answer(ours, line),
                                ["ACK 2 {\(command(line))} Too many filter conditions (at most \(FilterParser.maxConditions))"],
@@ -90,10 +93,11 @@ final class FilterSizeLimitTests: MusicFolderHostTestCase {
             for line in ["find \"\(filter)\"", "search \"\(filter)\"", "list Album \"\(filter)\""] {
                 XCTAssertFalse(RealMPD.answer(ours, line).contains { $0.hasPrefix("ACK") }, line)
             }
-            // The AND is a condition of its own.
-            let flat = Array(repeating: leaf, count: FilterParser.maxConditions - 1).joined(separator: " AND ")
+            // As many tests as the cap in one `AND`, and in separate expressions: `AND` itself is no condition.
+            let flat = Array(repeating: leaf, count: FilterParser.maxConditions).joined(separator: " AND ")
             let spread = Array(repeating: "\"\(leaf)\"", count: FilterParser.maxConditions).joined(separator: " ")
-            for line in ["find \"(\(flat))\"", "search \"(\(flat))\"", "count \(spread)", "search \(spread)"] {
+            let negated = "(" + Array(repeating: "(!\(leaf))", count: FilterParser.maxConditions).joined(separator: " AND ") + ")"
+            for line in ["find \"(\(flat))\"", "search \"(\(flat))\"", "count \(spread)", "search \(spread)", "count \"\(negated)\""] {
                 let answer = RealMPD.answer(ours, line)
                 XCTAssertFalse(answer.contains { $0.hasPrefix("ACK") }, "\(line.prefix(60)): \(answer.last ?? "")")
             }

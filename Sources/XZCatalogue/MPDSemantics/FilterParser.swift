@@ -7,7 +7,7 @@ package enum FilterParser {
     /// the tighter bound: SQLite's parser stack (100 entries) takes about 30 levels alternating `AND`
     /// and `!`, so 20 leaves a margin.
     package static let maxDepth = 20
-    /// Conditions (expressions, `AND`s and `!`s, old-style pairs) one request may hold: SQLite's
+    /// Conditions (tests of a song in expressions, and old-style pairs) one request may hold: SQLite's
     /// expression depth (1,000) and bound values (32,766) keep far above what this many become.
     package static let maxConditions = 256
 
@@ -227,8 +227,6 @@ package enum FilterParser {
             guard current == 0x28 else { throw .badFilter("'(' expected") }
             // Checked before recursing: the nesting a client sends never reaches the thread's stack.
             guard depth < FilterParser.maxDepth else { throw Self.tooDeep }
-            conditions += 1
-            guard conditions <= FilterParser.maxConditions else { throw Self.tooManyConditions }
             depth += 1
             defer { depth -= 1 }
             position += 1
@@ -258,6 +256,9 @@ package enum FilterParser {
                 try closing()
                 return .not(inner)
             }
+            // A test of a song is a condition; `AND` and `!` around tests are not (the depth bounds them).
+            conditions += 1
+            guard conditions <= FilterParser.maxConditions else { throw Self.tooManyConditions }
             let name = try word()
             guard let type = FilterParser.filterType(name) else { throw .badFilter("Unknown filter type: \(name)") }
             switch type {
