@@ -34,6 +34,15 @@ package struct CueSheet: Sendable, Equatable {
         /// ("Track", number as written), then the track's own (TITLE → Title, PERFORMER → Artist, REM NAME).
         package var tags: [(name: String, value: String)] = []
 
+        /// The end this track plays to in an image of `imageMs` (nil: unknown), as both a sheet beside its
+        /// image and one inside it are read: an end past the image's end is the image's end (nil). nil when the
+        /// track starts at or after the image's end: it has no audio, and is no track.
+        package func endFrame(inImageOf imageMs: Int?) -> Int?? {
+            guard let imageMs else { return .some(endFrame) }
+            guard CueSheet.milliseconds(frames: startFrame) < imageMs else { return nil }
+            return .some(endFrame.flatMap { CueSheet.milliseconds(frames: $0) < imageMs ? $0 : nil })
+        }
+
         package static func == (a: Track, b: Track) -> Bool {
             a.number == b.number && a.file == b.file && a.title == b.title && a.performer == b.performer
                 && a.songwriter == b.songwriter && a.startFrame == b.startFrame && a.endFrame == b.endFrame

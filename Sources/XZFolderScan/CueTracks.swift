@@ -97,9 +97,7 @@ struct CueTracks {
         var input = LibraryDatabase.songInput(for: image, key: "file:" + path, info: info)
         let startMs = CueSheet.milliseconds(frames: track.startFrame)
         let imageMs = info.durationMs
-        if let imageMs, startMs >= imageMs { return nil }
-        // An end past the image's end is the image's end.
-        let endFrame = track.endFrame.flatMap { end in imageMs.map { CueSheet.milliseconds(frames: end) < $0 } ?? true ? end : nil }
+        guard let endFrame = track.endFrame(inImageOf: imageMs) else { return nil }
         let endMs = endFrame.map(CueSheet.milliseconds) ?? imageMs
         input.durationMs = endMs.map { $0 - startMs }
         input.cuePart = CuePart(file: image.path, startFrame: track.startFrame, endFrame: endFrame)

@@ -66,7 +66,8 @@ extension MPDCommands {
 
     /// A music-folder file carrying a CUE sheet in its tags, as MPD's embedded-cue plugin reads it: each track
     /// a part of the file, with the sheet's tags over the file's own. The tracks are not catalogue songs: the
-    /// sheet is read from the file as it is asked for. nil: no such file, or no sheet in it.
+    /// sheet is read from the file as it is asked for. Tracks are held to the file's length by the rule of a
+    /// sheet beside its image (`CueSheet.Track.endFrame(inImageOf:)`). nil: no such file, or no track in it.
     private static func embeddedSheetPlaylist(_ name: String, _ call: Invocation) -> [(item: QueueItem, song: Song?)]? {
         guard AudioDecoders.hasAudioSuffix(name), let location = try? call.location(name), location.kind == .musicFolder,
               let text = (try? AudioTags.cueSheet(path: location.path)) ?? nil else { return nil }
@@ -74,9 +75,13 @@ extension MPDCommands {
         guard !sheet.tracks.isEmpty else { return nil }
         let file = QueueItem(.file(location.path), database: call.host.database)
         let song = file.songId.flatMap { id in (try? call.host.database.songs(ids: [id]))?.first }
-        return sheet.tracks.map { track in
+        // A file the catalogue has not read yet is probed; one that cannot be has no known length, and its tracks stand.
+        let fileMs = song?.durationMs ?? (try? AudioDecoders.probe(path: location.path))?.durationMs
+        let tracks = sheet.tracks.compactMap { track in track.endFrame(inImageOf: fileMs).map { (track, $0) } }
+        guard !tracks.isEmpty else { return nil }
+        return tracks.map { track, endFrame in
             var item = file
-            item.range = PlayRange(cdFrames: PlayRange.CDFrames(start: track.startFrame, end: track.endFrame))
+            item.range = PlayRange(cdFrames: PlayRange.CDFrames(start: track.startFrame, end: endFrame))
             item.listed = QueueItem.ListedTags(tags: track.tags, durationMs: nil)
             return (item, song)
         }

@@ -196,4 +196,40 @@ final class CueSheetComparisonTests: MusicFolderHostTestCase {
                            ["pause", "2", "0.500", "2.560", "1:3"])
         }
     }
+
+    /// A sheet whose tracks lie past its image's end is held to the image by one rule, beside the image or in
+    /// it: a track starting after the end is no track, one ending after it ends with the image.
+    func testTracksPastTheEndAreLeftOutOfASheetBesideOrInsideTheFile() throws {
+        let sheet = """
+            FILE "image.flac" WAVE
+              TRACK 01 AUDIO
+                TITLE "In"
+                INDEX 01 00:00:00
+              TRACK 02 AUDIO
+                TITLE "Over"
+                INDEX 01 00:02:30
+              TRACK 03 AUDIO
+                TITLE "Past"
+                INDEX 01 07:00:00
+              TRACK 04 AUDIO
+                TITLE "Far Past"
+                INDEX 01 14:00:00
+
+            """
+        try CueFixtures.makeRip(in: music.appendingPathComponent("Beside"), sheet: sheet)
+        let inside = music.appendingPathComponent("Inside")
+        try FileManager.default.createDirectory(at: inside, withIntermediateDirectories: true)
+        try CueFixtures.makeFLAC(at: inside.appendingPathComponent("image.flac").path, seconds: 10)
+        let sheetFile = folder.path("sheet.cue")
+        try sheet.write(toFile: sheetFile, atomically: true, encoding: .utf8)
+        try TestProcess.runChecked("metaflac", ["--set-tag-from-file=CUESHEET=\(sheetFile)", inside.appendingPathComponent("image.flac").path])
+        let ours = try client()
+        _ = try ours.run("update")
+        host.updates.wait()
+        func parts(_ playlist: String) -> [String] {
+            answer(ours, "listplaylistinfo \"\(playlist)\"").filter { $0.hasPrefix("Range: ") || $0.hasPrefix("Title: ") }
+        }
+        XCTAssertEqual(parts("Beside/image.cue"), ["Range: 0.000-2.400", "Title: In", "Range: 2.400-", "Title: Over"])
+        XCTAssertEqual(parts("Inside/image.flac"), parts("Beside/image.cue"))
+    }
 }
