@@ -155,6 +155,26 @@ final class PlayerRulesComparisonTests: MusicFolderHostTestCase {
         ], ours, theirs)
     }
 
+    /// MPD edits tags of remote songs only: every file, the music folder's or one a local client names by its
+    /// path or `file://` URI, answers `Cannot edit tags of local file` (permission, ACK 4), never "No such song".
+    func testTagEditsOfLocalFilesAnswerAsMPDOverTheLocalSocket() throws {
+        let elsewhere = folder.path("elsewhere.mp3")
+        try FileManager.default.copyItem(atPath: music.appendingPathComponent("album/2.mp3").path, toPath: elsewhere)
+        let theirSocket = folder.path("mpd.sock"), ourSocket = folder.path("host.sock")
+        let real = try RealMPD(folder: folder, music: music, playlists: folder.path("mpd-playlists"),
+                               extraConfig: "bind_to_address \"\(theirSocket)\"")
+        mpd = real
+        try server.listen(unixPath: ourSocket)
+        let ours = try XCTUnwrap(MPDClient.connect(unixPath: ourSocket))
+        let theirs = try XCTUnwrap(MPDClient.connect(unixPath: theirSocket))
+        compare([
+            "addid album/1.mp3", "addid \"\(elsewhere)\"", "addid \"file://\(elsewhere)\"",
+            "addtagid $0 artist Foo", "addtagid $1 artist Foo", "addtagid $2 title Foo",
+            "cleartagid $0", "cleartagid $1", "cleartagid $2 artist", "play 1", "addtagid $1 artist Foo", "cleartagid $1",
+            "playlistid $1",
+        ], ours, theirs)
+    }
+
     func testSongRangesAgreeWithMPD() throws {
         let (ours, theirs) = try startBoth()
         compare([
