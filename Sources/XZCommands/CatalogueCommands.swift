@@ -105,7 +105,9 @@ struct Search: LibraryCommand {
                                    in: context)
             return
         }
-        let result = try context.database.search(text, limit: limit)
+        var result = try context.database.search(text, limit: limit)
+        // Songs that play here first, then those only online, each group in order of relevance.
+        result.songs = result.songs.filter(\.isLocal) + result.songs.filter { !$0.isLocal }
         context.lastListing = result.songs.map(\.id)
         if json {
             struct Output: Encodable { let songs: [SongJSON]; let singers: [SingerHit]; let suggestions: [SearchSuggestion] }

@@ -186,7 +186,7 @@ final class HostWatcher: LyricLinesSwitch {
                 return (text, tooFar ? nil : DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds)), false)
             }
             if stopped { return }
-            if let text { console.announce("♪ \(text.safe)") }
+            if let line = text.flatMap(PlaybackSession.lyricLine) { console.announce(line) }
             if let due { _ = wake.wait(timeout: due) } else { wake.wait() }
         }
     }

@@ -47,7 +47,7 @@ final class PlaybackSession: LyricLinesSwitch {
         case .notice(let text):
             return "note: \(text.safe)"
         case .lyric(_, _, _, let text):
-            return lyrics ? "♪ \(text.safe)" : nil
+            return lyrics ? lyricLine(text) : nil
         case .queueFinished:
             return "■ queue finished"
         case .queueUnplayable:
@@ -57,6 +57,12 @@ final class PlaybackSession: LyricLinesSwitch {
         case .position, .paused, .resumed, .seeked, .ended, .buffered, .changed:
             return nil
         }
+    }
+
+    /// A lyric line as the prompt shows it; none for a blank one, which only ends the line before (an
+    /// instrumental break): a lone ♪ says nothing.
+    static func lyricLine(_ text: String) -> String? {
+        text.allSatisfy(\.isWhitespace) ? nil : "♪ \(text.safe)"
     }
 
     static func json(_ event: PlayerEvent) -> String? {
@@ -118,7 +124,18 @@ extension CommandContext {
             guard song.isLocal || !song.audioURL.isEmpty else {
                 throw CommandError.notOffline("\(song.title.safe) — \(song.singer.safe) is not offline and has no audio URL to play from")
             }
+            guard song.isLocal || !Self.leadsNowhere(song.audioURL) else {
+                throw CommandError.notOffline("\(song.title.safe) — \(song.singer.safe) is a demo entry with no audio; "
+                    + "'search xzmusic demo' lists the songs that play")
+            }
             return .song(song)
         }
+    }
+
+    /// A URL on a host under `.invalid`, which never resolves (RFC 6761): the demo catalogue's made-up entries.
+    private static func leadsNowhere(_ url: String) -> Bool {
+        guard let host = URLComponents(string: url)?.host?.lowercased() else { return false }
+        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        return name == "invalid" || name.hasSuffix(".invalid")
     }
 }

@@ -50,6 +50,7 @@ struct Serve: AsyncLibraryCommand {
         if let bind { configuration.settings.bindAddress = bind }
         // Its work is answering clients.
         configuration.makesRecordsAhead = true
+        configuration.notesMissingSessionBus = true
         let hosting = try await context.startHost(configuration, listening: noTcp ? .socket : .socketAndTCP,
                                                   showing: PlaybackSession(console: context.console, presentation: .text))
         var addresses = hosting.socketPath.map { [$0] } ?? []

@@ -27,6 +27,9 @@ package struct HostConfiguration: Sendable {
     /// A headless host, whose work is answering clients, makes every song's record before the first
     /// listing (`MPDService.watchCatalogue`); a prompt keeps its memory.
     package var makesRecordsAhead = false
+    /// Says that MPRIS is off for want of a session bus: in `serve`'s log, once; a prompt on a machine
+    /// without a desktop session would say it at every start.
+    package var notesMissingSessionBus = false
     /// Keys that could not be read and were left at their defaults, one line each, told when the host starts.
     package private(set) var notes: [String] = []
 

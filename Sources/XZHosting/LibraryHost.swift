@@ -138,9 +138,11 @@ package final class LibraryHost: Sendable {
         let service = server?.service ?? MPDService(host: host, password: settings.password, limits: settings.limits.session)
         var mpris: MPRISService?
         if endpoint != nil, settings.mpris {
-            // Without a session bus the host runs on: one line says so.
+            // Without a session bus the host runs on: one line says so where asked (`serve`), not at every prompt.
             do {
                 mpris = try MPRISService.start(host: host, settings: configuration.mpris, report: notes)
+            } catch where error.kind == .noSessionBus && !configuration.notesMissingSessionBus {
+                // A prompt on a machine without a desktop session: nothing worth a line at every start.
             } catch {
                 notes("\(error)")
             }
