@@ -11,8 +11,10 @@ import XZTestSupport
 /// the demo catalogue (CJK songs), updated once.
 final class FuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread only; `changes` is locked
     let root: URL
-    /// The folder beside the music folder, which no client may reach.
-    var outside: URL { root.appendingPathComponent(Grammar.outsideMarker) }
+    /// A word chosen at random when the process starts, never in a seed or an input: the name of the folder
+    /// beside the music folder, and of what it holds. An answer holding it shows what the host read outside
+    /// the music folder, never a client's own words echoed back.
+    let canary = "k" + String(UInt64.random(in: 1 << 60...UInt64.max), radix: 36)
     let host: PlayerHost
     let service: MPDService
     /// What the host announced since the session last heard of it, as the transport would collect it.
@@ -28,7 +30,7 @@ final class FuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread 
         try? FileManager.default.removeItem(at: root)
         let music = root.appendingPathComponent("music")
         try Self.makeMusic(in: music)
-        try Self.makeOutside(in: root.appendingPathComponent(Grammar.outsideMarker), music: music)
+        try Self.makeOutside(in: root, canary: canary, music: music)
         let library = LibraryFolder(url: root.appendingPathComponent("library"))
         let demo = ProcessInfo.processInfo.environment["XZ_FUZZ_DEMO"].map { URL(fileURLWithPath: $0) }
         host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: demo), output: .null,
@@ -83,30 +85,28 @@ final class FuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread 
         names["playlist"] = ["mix", "列表", "a b"]
     }
 
-    /// An answer line (not an ACK, which may repeat the client's words) naming the folder beside the music
-    /// folder or showing its song's tags: the host read outside the music folder.
+    /// An answer line (not an ACK, which may repeat the client's words) holding the canary: a listing of the
+    /// folder beside the music folder or of its parent, its song's tags, its cover's bytes.
     func leak(in answer: [UInt8]) -> String? {
-        guard answer.count >= Self.outsideTitle.utf8.count else { return nil }
+        guard answer.count >= canary.utf8.count else { return nil }
         let text = String(decoding: answer, as: UTF8.self)
-        guard text.contains(Grammar.outsideMarker) || text.contains(Self.outsideTitle) else { return nil }
-        return text.split(separator: "\n").first { line in
-            !line.hasPrefix("ACK ") && (line.contains(Grammar.outsideMarker) || line.contains(Self.outsideTitle))
-        }.map(String.init)
+        guard text.contains(canary) else { return nil }
+        return text.split(separator: "\n").first { !$0.hasPrefix("ACK ") && $0.contains(canary) }.map(String.init)
     }
 
-    /// The title of the song outside the music folder, which no client can name.
-    static let outsideTitle = "Kanarienvogel"
-
-    /// A folder beside the music folder, with a song and a cover no client may reach.
-    private static func makeOutside(in folder: URL, music: URL) throws {
+    /// The folder beside the music folder, named by the canary and reached by inputs through the link
+    /// `Grammar.outsideAlias`: a song tagged with the canary, a cover and a file carrying it, none a client may reach.
+    private static func makeOutside(in root: URL, canary: String, music: URL) throws {
+        let folder = root.appendingPathComponent(canary)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try AudioFixtures.makeMP3(at: folder.appendingPathComponent("song.mp3").path, seconds: 1,
-                                  tags: .init(title: outsideTitle, artist: outsideTitle))
-        // Its cover's bytes and a file's name carry the marks too, for the picture and listing commands.
+                                  tags: .init(title: canary, artist: canary))
         var cover = try Data(contentsOf: music.appendingPathComponent("album/cover.jpg"))
-        cover.insert(contentsOf: Data(outsideTitle.utf8), at: 20)
+        cover.insert(contentsOf: Data(canary.utf8), at: 20)
         try cover.write(to: folder.appendingPathComponent("cover.jpg"))
-        try Data(outsideTitle.utf8).write(to: folder.appendingPathComponent("\(Grammar.outsideMarker).txt"))
+        try Data(canary.utf8).write(to: folder.appendingPathComponent("\(canary).txt"))
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent(Grammar.outsideAlias).path,
+                                                   withDestinationPath: canary)
     }
 
     private static func makeMusic(in music: URL) throws {

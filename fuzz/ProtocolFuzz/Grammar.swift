@@ -8,21 +8,23 @@ struct Grammar {
     let names: [String]
     let samples: [String: [[String]]]
     let library: [String: [String]]
-    /// Names that must stay out of every answer: the fuzz library's folder outside the music folder.
-    static let outsideMarker = "canary-outside"
+    /// The name inputs reach the fuzz library's folder outside the music folder by: a link to it. The folder's
+    /// own name and everything in it carry the canary (`FuzzLibrary.canary`), which no input holds.
+    static let outsideAlias = "outside"
 
     /// Names that try to leave the music folder, and strings parsers choke on.
     let hostileArguments: [String]
 
-    /// `outside`: the absolute path of the folder beside the music folder.
-    init(names: [String], samples: [String: [[String]]], library: [String: [String]], outside: String) {
+    /// `root`: the absolute path of the folder holding the music folder and the one beside it.
+    init(names: [String], samples: [String: [[String]]], library: [String: [String]], root: String) {
         self.names = names
         self.library = library
+        let outside = root + "/" + Self.outsideAlias
         hostileArguments = [
-            "../\(Self.outsideMarker)", "../\(Self.outsideMarker)/song.mp3", "../\(Self.outsideMarker)/cover.jpg", "album/../../\(Self.outsideMarker)",
-            "%2e%2e/\(Self.outsideMarker)", "xzmusic-catalogue/../\(Self.outsideMarker)", "xzmusic-catalogue/",
-            "xzmusic-catalogue/etc", "xzmusic-catalogue\(outside)", "xzmusic-catalogue\(outside)/song.mp3",
-            "\(outside)/song.mp3", "file://\(outside)/song.mp3", "/etc/passwd", "file:///etc/passwd",
+            "..", "../", "../\(Self.outsideAlias)", "../\(Self.outsideAlias)/song.mp3", "../\(Self.outsideAlias)/cover.jpg",
+            "album/../../\(Self.outsideAlias)", "%2e%2e/\(Self.outsideAlias)", "xzmusic-catalogue/../\(Self.outsideAlias)",
+            "xzmusic-catalogue/", "xzmusic-catalogue/etc", "xzmusic-catalogue\(outside)", "xzmusic-catalogue\(outside)/song.mp3",
+            root, "file://\(root)/", "\(outside)/song.mp3", "file://\(outside)/song.mp3", "/etc/passwd", "file:///etc/passwd",
             "", " ", "\"", "'", "\\",
             String(repeating: "(", count: 300), String(repeating: "(", count: 7000),
             "(Artist == '" + String(repeating: "x", count: 2000) + "')",

@@ -144,7 +144,7 @@ final class Fuzzing: @unchecked Sendable {  // driven from libFuzzer's one threa
     private init() throws {
         library = try FuzzLibrary()
         grammar = Grammar(names: MPDCommands.commandNames, samples: MPDCommands.sampleArguments,
-                          library: library.names, outside: library.outside.path)
+                          library: library.names, root: library.root.path)
         watchdog = FuzzWatchdog()
         let environment = ProcessInfo.processInfo.environment
         skips = environment["XZ_FUZZ_SKIP"].flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
@@ -196,7 +196,7 @@ final class Fuzzing: @unchecked Sendable {  // driven from libFuzzer's one threa
         }
         // An update the input started may have imported the folder beside the music folder.
         library.host.updates.wait()
-        if let leak = library.leak(in: Array(library.answers(["find \"(Title == '\(FuzzLibrary.outsideTitle)')\""]).utf8)) {
+        if let leak = library.leak(in: Array(library.answers(["find \"(Title == '\(library.canary)')\""]).utf8)) {
             let updates = body.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
                 .filter { $0.contains("update") || $0.contains("rescan") }
             let blamed = updates.last { $0.contains("xzmusic-catalogue") || $0.contains("..") || $0.contains("/") } ?? updates.last
