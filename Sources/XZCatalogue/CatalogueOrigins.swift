@@ -57,16 +57,6 @@ package struct CatalogueSong: Codable, Sendable, Equatable {
     }
 }
 
-/// Where a catalogue song came from, as `info` shows it and downloads check it.
-package struct SongOrigin: Sendable, Equatable {
-    package var source: String
-    package var licence: String
-    package var page: String
-    package var md5: String
-    package var sha1: String
-    package var downloadAllowed: Bool
-}
-
 extension LibraryDatabase {
     /// Adds (or updates) catalogue songs and their origins in one transaction.
     package func addCatalogueSongs(_ songs: [CatalogueSong]) throws -> ImportSummary {
@@ -86,14 +76,32 @@ extension LibraryDatabase {
         }
     }
 
-    /// The origin of a song added from an open catalogue; nil for any other song.
-    package func songOrigin(songKey: String) throws -> SongOrigin? {
+    /// The open-catalogue song a library song was added as: where it came from, its licence and checksums,
+    /// as `info` shows them and downloads check them; nil for any other song.
+    package func songOrigin(songKey: String) throws -> CatalogueSong? {
         try pool.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT source, licence, page, md5, sha1, download_allowed FROM song_origin WHERE song_key = ?
-                """, arguments: [songKey]).map {
-                SongOrigin(source: $0[0], licence: $0[1], page: $0[2], md5: $0[3], sha1: $0[4], downloadAllowed: $0[5])
-            }
+            guard let song = try Song.fetchOne(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.song_key = ?",
+                                               arguments: [songKey]),
+                  let origin = try Row.fetchOne(db, sql: """
+                      SELECT source, licence, page, md5, sha1, download_allowed FROM song_origin WHERE song_key = ?
+                      """, arguments: [songKey])
+            else { return nil }
+            let source: String = origin["source"]
+            var offered = CatalogueSong(source: source, id: String(songKey.dropFirst("src:\(source):".count)),
+                                        title: song.title, singer: song.singer, audioURL: song.audioURL)
+            offered.album = song.album
+            offered.track = song.track
+            offered.year = song.year
+            offered.durationMs = song.durationMs
+            offered.genre = song.genres.first
+            offered.size = song.size
+            offered.sha256 = song.sha256
+            offered.md5 = origin["md5"]
+            offered.sha1 = origin["sha1"]
+            offered.licence = origin["licence"]
+            offered.page = origin["page"]
+            offered.downloadAllowed = origin["download_allowed"]
+            return offered
         }
     }
 

@@ -12,21 +12,26 @@ package struct Song: Encodable, FetchableRecord, Sendable, Equatable, Identifiab
     /// falls back to the year and a file's `sampleFormat` to "16"; both paths are set ('' where none).
     package var fields: SongInput
 
+    /// Inlinable, so that a caller's `song.title` compiles to the field itself.
+    @inlinable
     package subscript<Value>(dynamicMember field: WritableKeyPath<SongInput, Value>) -> Value {
         get { fields[keyPath: field] }
         set { fields[keyPath: field] = newValue }
     }
 
+    @inlinable
     package var songKey: String {
         get { fields.key }
         set { fields.key = newValue }
     }
 
+    @inlinable
     package var localPath: String {
         get { fields.localPath ?? "" }
         set { fields.localPath = newValue }
     }
 
+    @inlinable
     package var lyricsPath: String {
         get { fields.lyricsPath ?? "" }
         set { fields.lyricsPath = newValue }

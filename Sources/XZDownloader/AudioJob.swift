@@ -126,7 +126,7 @@ enum AudioJob {
     /// Size against the announced length and the catalogue, the catalogue's checksum, and a decode
     /// of the first frames: nothing reaches `songs/` that would not play. Returns the suffix the content
     /// calls for.
-    static func verify(_ path: String, total: Int64, song: Song, origin: SongOrigin? = nil) throws -> String {
+    static func verify(_ path: String, total: Int64, song: Song, origin: CatalogueSong? = nil) throws -> String {
         let size = PartFile.size(ofFile: path)
         guard size == total else {
             throw DownloadError.verification("downloaded \(size) bytes, expected \(total)")

@@ -67,6 +67,9 @@ final class CatalogueSourceTests: XCTestCase {
         let origin = try fixture.database.songOrigin(songKey: "src:archive:tones_ep/01 A Tone.mp3")
         XCTAssertEqual(origin?.licence, "https://creativecommons.org/licenses/by-nc-sa/3.0/")
         XCTAssertEqual(origin?.md5, sums.md5)
+        XCTAssertEqual(origin?.id, songs[0].id, "the song as the catalogue offered it")
+        XCTAssertEqual(origin?.title, songs[0].title)
+        XCTAssertEqual(origin?.audioURL, songs[0].audioURL)
         // Adding again updates the same songs.
         XCTAssertEqual(try fixture.database.addCatalogueSongs(songs).added, 0)
 
