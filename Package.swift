@@ -190,7 +190,8 @@ let package = Package(
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHosting", "XZPlayback", "XZPlaybackTerms",
-            "XZCatalogue", "XZProtocol", "XZServer", "XZAudio", product("ArgumentParser", "swift-argument-parser"),
+            "XZCatalogue", "XZProtocol", "XZServer", "XZAudio", "XZEncoders", "XZHost", "XZMPRIS", "XZStreamOutput",
+            product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],
     swiftLanguageModes: [.v6],

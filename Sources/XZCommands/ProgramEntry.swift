@@ -35,8 +35,7 @@ package enum Main {
             if code == .success {
                 if !message.isEmpty { Console.shared.line(message) }
             } else if !message.isEmpty {
-                let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-                Console.shared.error("xzmusic: \(text)")
+                Console.shared.error("xzmusic: \(message)")
             }
             return code.rawValue
         }

@@ -134,8 +134,7 @@ enum Repl {
                 context.console.line(PromptHelp.adapt(message))
             } else if code != .failure || !message.isEmpty {
                 let firstLine = message.split(separator: "\n").first.map(String.init) ?? "\(error)"
-                let text = firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst(7)) : firstLine
-                context.console.error("error: \(text.safe)")
+                context.console.error("error: \(firstLine.safe)")
             }
         }
         return .continue

@@ -4,11 +4,15 @@ import XZAudio
 import XZCatalogue
 import XZCommands
 import XZDownloader
+import XZEncoders
+import XZHost
 import XZHosting
+import XZMPRIS
 import XZPlaybackTerms
 import XZProtocol
 import XZServer
 import XZStats
+import XZStreamOutput
 import XZSystem
 
 /// Every layer's error follows one idiom (`KindedError`): built as `XError.kind("message")`, matched by kind
@@ -49,6 +53,23 @@ final class KindedErrorTests: XCTestCase {
         assertIdiom(HostingError.cannotListen, HostingError.refusedAddress)
         assertIdiom(HostDoor.Failure.lost, HostDoor.Failure.refused)
         assertIdiom(CommandError.emptyQueue, CommandError.noHost)
+        assertIdiom(EncoderError.badSetting, EncoderError.failed)
+        assertIdiom(StreamOutputError.badSetting, StreamOutputError.cannotListen)
+        assertIdiom(MPRISError.noSessionBus, MPRISError.cannotRegister)
+        assertIdiom(RemotePlaylistError.unreachable, RemotePlaylistError.notAPlaylist)
+        assertIdiom(CueSheet.Failure.binary, CueSheet.Failure.tooLarge)
+        assertIdiom(RegularFile.Refusal.folder, RegularFile.Refusal.notRegular)
+        XCTAssertTrue(DeadlinePassed.passed ~= DeadlinePassed(), "the one kind of a passed deadline")
+    }
+
+    /// A kind told in other words keeps what else the error carries: the setting a refusal names, the errno.
+    func testOtherWordsKeepTheRestOfTheError() {
+        let refused = EncoderError.badSetting("quality", "quality \"11\" is not a number in the range -1 to 10")
+        XCTAssertEqual(refused.setting, "quality")
+        XCTAssertEqual(refused("in other words").setting, "quality")
+        let missing = RegularFile.Refusal.cannotOpen(ENOENT)
+        XCTAssertEqual(missing, .cannotOpen)
+        XCTAssertEqual(missing("gone").code, ENOENT)
     }
 
     /// Concrete patterns, as callers write them (a pattern needs the type's own module only).
