@@ -63,8 +63,7 @@ final class AlbumForms: Sendable {
     init(title: String) { self.title = title }
 }
 
-/// A song ready for the writer: its input, its singer and album, and its text columns, folded keys
-/// and search document as byte ranges of the batch's arena, so the writer only binds and steps.
+/// A song ready for the writer: its text, folded keys and search document in the batch's arena, to bind.
 struct PreparedSong {
     typealias Bytes = Range<Int>
     var input: SongInput

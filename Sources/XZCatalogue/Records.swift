@@ -1,8 +1,7 @@
 import Foundation
 import GRDB
 
-/// A song as the catalogue keeps it: an importer's `SongInput` (`song.title` reads `song.fields.title`) with
-/// its row ids and the time it was added, its singer's name and album title joined in.
+/// A song as the catalogue keeps it: its `SongInput` fields (`song.title`) with its row ids and added time.
 @dynamicMemberLookup
 package struct Song: Encodable, FetchableRecord, Sendable, Equatable, Identifiable {
     package var id: Int64
@@ -126,6 +125,7 @@ package struct UntaggedFields: OptionSet, Sendable, Hashable {
     package static let artist = UntaggedFields(rawValue: 2)
 }
 
+/// A singer with the first letter it is filed under and its number of songs, as the singer lookups read it.
 package struct Singer: Codable, FetchableRecord, Sendable, Equatable, Identifiable {
     package var id: Int64
     package var name: String

@@ -1,9 +1,6 @@
 import GRDB
 
-/// The columns of `song`, each once: its name, the value a song gives it, whether an update rewrites it,
-/// and how `Song` reads it back. The writer's insert, change check and update and `Song`'s selection and
-/// decoding are all built from this list, so a column-backed tag is one line here (plus its migration in
-/// schema.sql; `SongFieldsTests` checks the two agree).
+/// One column of `song`: how the writer fills it and how `Song` reads it, so both come from `all`.
 struct SongField: Sendable {
     /// How an update treats the column.
     enum Update {
@@ -63,6 +60,9 @@ struct SongField: Sendable {
         return text.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 
+    /// Every column, each once. The writer's insert, change check and update and `Song`'s selection and
+    /// decoding are built from this list, so a column-backed tag is one line here (plus its migration in
+    /// schema.sql; `SongFieldsTests` checks the two agree).
     static let all: [SongField] = [
         SongField("song_key", .never, read: { $0.fields.key = $1[$2] }) { song, _ in .bytes(song.key) },
         SongField("title", read: { $0.fields.title = $1[$2] }) { song, _ in .bytes(song.title) },

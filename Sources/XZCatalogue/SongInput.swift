@@ -1,8 +1,7 @@
 import Foundation
 
 
-/// One song's tags and files: what an importer gives the catalogue, and a `Song`'s fields read back. Nil
-/// local paths keep what the library already has, so a feed re-import never forgets a finished download.
+/// One song's tags and files: what an importer gives the catalogue, and a `Song`'s fields read back.
 package struct SongInput: Sendable, Equatable {
     package var key: String
     package var title: String
@@ -13,7 +12,9 @@ package struct SongInput: Sendable, Equatable {
     package var durationMs: Int?
     package var audioURL: String = ""
     package var lyricsURL: String = ""
+    /// nil keeps what the library already has, so a feed re-import never forgets a finished download.
     package var localPath: String?
+    /// nil: as `localPath`.
     package var lyricsPath: String?
     package var size: Int64?
     package var sha256: String = ""
