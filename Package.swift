@@ -88,7 +88,7 @@ let package = Package(
         // MPD's httpd output: what plays, encoded, to HTTP listeners (SwiftNIO), with ICY titles.
         .target(name: "XZStreamOutput", dependencies: [
             "XZSystem", "XZAudio", "XZEncoders", "XZPlayback", "XZPlaybackTerms",
-            product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
+            product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"), product("NIOHTTP1", "swift-nio"),
         ]),
         // Song and lyric downloads.
         .target(name: "XZDownloader", dependencies: [

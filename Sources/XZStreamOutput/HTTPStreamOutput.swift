@@ -87,7 +87,7 @@ package final class HTTPStreamOutput: AudioOutput {
                 .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 64 * 1024))
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(StreamListener(listeners: bound.value))
+                        try StreamListener.install(on: channel, listeners: bound.value)
                     }
                 }
                 .bind(host: settings.address, port: settings.port).wait()

@@ -1,18 +1,33 @@
 import Foundation
 import NIOCore
+import NIOHTTP1
 
-/// One HTTP connection to the stream: its request head (capped, timed out), then the audio through a
-/// capped queue of its own, with ICY blocks in it when it asked for them. On the output's loop only.
+/// One HTTP connection to the stream: its request head (parsed by NIOHTTP1's decoder in front of it, capped
+/// and timed out), then the audio through a capped queue of its own, with ICY blocks in it when it asked for
+/// them. On the output's loop only.
 final class StreamListener: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = ByteBuffer
 
     private enum Phase { case head, streaming, done }
 
+    /// Adds a new connection's decoder and listener; the answers are written as bytes past the decoder.
+    static func install(on channel: Channel, listeners: StreamListeners) throws {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderFieldSize = StreamOutputSettings.headLimit
+        limits.maxHeaderListSize = StreamOutputSettings.headLimit
+        limits.maxHeaderFieldCount = StreamOutputSettings.headFieldLimit
+        let decoder = HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes, limitConfiguration: limits)
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(ByteToMessageHandler(decoder, maximumBufferSize: StreamOutputSettings.headLimit))
+        try pipeline.addHandler(StreamListener(listeners: listeners))
+    }
+
     private let listeners: StreamListeners
+    /// The client's address: heads still coming are capped per address.
+    private(set) var peer = ""
     private var context: ChannelHandlerContext?
     private var phase = Phase.head
-    private var head = ByteBuffer()
     private var headTimeout: Scheduled<Void>?
     private var queue = CircularBuffer<ByteBuffer>()
     private var queuedBytes = 0
@@ -22,18 +37,14 @@ final class StreamListener: ChannelInboundHandler {
     private var pendingMetadata: ByteBuffer?
     private static let noMetadata: ByteBuffer = ByteBuffer(bytes: [0])
 
-    init(listeners: StreamListeners) {
+    private init(listeners: StreamListeners) {
         self.listeners = listeners
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        guard listeners.pendingHeads < StreamOutputSettings.pendingHeadCap else {
-            phase = .done
-            context.close(promise: nil)
-            return
-        }
-        listeners.pendingHeads += 1
+        peer = context.channel.remoteAddress?.ipAddress ?? ""
+        listeners.admit(self)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         headTimeout = context.eventLoop.scheduleTask(in: .milliseconds(listeners.settings.headTimeoutMs)) {
             loopBound.value.refuse("408 Request Timeout", "the request took too long")
@@ -55,7 +66,18 @@ final class StreamListener: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        close()
+        let parserError = error as? HTTPParserError
+        let tooLong = parserError == .headerOverflow || error is ByteToMessageDecoderError.PayloadTooLargeError
+        let undecodable = tooLong || parserError != nil || error is ByteToMessageDecoderError
+        // What a listener sends after its head, or after its answer, is ignored, and so is the decoder's word on it.
+        if undecodable, phase != .head { return }
+        if tooLong {
+            refuse("431 Request Header Fields Too Large", "the request head is too long")
+        } else if undecodable, parserError != .invalidEOFState {
+            refuse("400 Bad Request", "not an HTTP request")
+        } else {
+            close()
+        }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -63,65 +85,33 @@ final class StreamListener: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // What a listener sends after its head is ignored.
-        guard phase == .head else { return }
-        var bytes = unwrapInboundIn(data)
-        head.writeBuffer(&bytes)
-        let view = head.readableBytesView
-        if let end = Self.headEnd(view) {
-            answer(String(decoding: view[view.startIndex..<end], as: UTF8.self))
-        } else if head.readableBytes > StreamOutputSettings.headLimit {
-            refuse("431 Request Header Fields Too Large", "the request head is too long")
-        }
-    }
-
-    /// Where the head's blank line starts, if it came (CRLF or bare LF lines).
-    private static func headEnd(_ view: ByteBufferView) -> ByteBufferView.Index? {
-        var previous: UInt8 = 0, beforePrevious: UInt8 = 0
-        for index in view.indices {
-            let byte = view[index]
-            if byte == 0x0A, previous == 0x0A || (previous == 0x0D && beforePrevious == 0x0A) { return index }
-            beforePrevious = previous
-            previous = byte
-        }
-        return nil
+        // What a listener sends after its head (a body, another request) is ignored.
+        guard phase == .head, case .head(let head) = unwrapInboundIn(data) else { return }
+        answer(head)
     }
 
     private func endHead() {
         headTimeout?.cancel()
         headTimeout = nil
         if phase == .head {
-            listeners.pendingHeads -= 1
+            listeners.headEnded(self)
             phase = .done
         }
     }
 
-    /// The request head (without its blank line) decides: one HTTP error, or the stream.
-    private func answer(_ text: String) {
-        // CRLF is one Character in Swift: lines end at it, at a bare LF, or at a bare CR.
-        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }
-        let words = (lines.first ?? "").split(separator: " ", omittingEmptySubsequences: false)
-        guard words.count == 3, words[2].hasPrefix("HTTP/1."), words[1].hasPrefix("/") else {
-            return refuse("400 Bad Request", "not an HTTP request")
-        }
-        let method = words[0]
-        guard method == "GET" || method == "HEAD" else {
+    /// The request head decides: one HTTP error, or the stream.
+    private func answer(_ head: HTTPRequestHead) {
+        guard head.uri.hasPrefix("/") else { return refuse("400 Bad Request", "not an HTTP request") }
+        guard head.method == .GET || head.method == .HEAD else {
             return refuse("405 Method Not Allowed", "only GET and HEAD", extra: "Allow: GET, HEAD\r\n")
         }
         // MPD's list of paths that are no stream (browsers and crawlers ask for them).
-        let path = words[1].dropFirst()
+        let path = head.uri.dropFirst()
         if ["favicon.ico", "robots.txt", "sitemap.xml"].contains(path) || path.hasPrefix(".well-known/") {
             return refuse("404 Not Found", "not found")
         }
-        var wantsICY = false, authorization: Substring?
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            if name == "icy-metadata" { wantsICY = value == "1" }
-            if name == "authorization" { authorization = Substring(value) }
-        }
-        if let password = listeners.settings.password, !Self.grants(authorization, password: password) {
+        let wantsICY = head.headers["icy-metadata"].last?.trimmingCharacters(in: .whitespaces) == "1"
+        if let password = listeners.settings.password, !Self.grants(head.headers["authorization"].last, password: password) {
             return refuse("401 Unauthorized", "the stream needs the host's password",
                           extra: "WWW-Authenticate: Basic realm=\"\(Self.headerText(listeners.settings.name))\"\r\n")
         }
@@ -134,7 +124,7 @@ final class StreamListener: ChannelInboundHandler {
         if let metaint { response += "icy-metaint: \(metaint)\r\n" }
         response += "Connection: close\r\nPragma: no-cache\r\nCache-Control: no-cache, no-store\r\n"
         response += "Access-Control-Allow-Origin: *\r\n\r\n"
-        if method == "HEAD" {
+        if head.method == .HEAD {
             context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: response))).whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
             return
         }
@@ -144,7 +134,7 @@ final class StreamListener: ChannelInboundHandler {
     }
 
     /// HTTP Basic with the password, any user name (`http://user:PASSWORD@host:port/`).
-    private static func grants(_ authorization: Substring?, password: String) -> Bool {
+    private static func grants(_ authorization: String?, password: String) -> Bool {
         guard let authorization, authorization.lowercased().hasPrefix("basic "),
               let decoded = Data(base64Encoded: String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
               let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return false }
@@ -162,12 +152,17 @@ final class StreamListener: ChannelInboundHandler {
         String(String.UnicodeScalarView(text.unicodeScalars.prefix(200).map { $0.value < 0x20 || $0.value == 0x7F || $0 == "\"" ? " " : $0 }))
     }
 
-    /// One clear HTTP error, then the connection closes.
+    /// One clear HTTP error, then the connection closes: this side at once, the whole when the client closes
+    /// or after a second. A close with the client's bytes still unread would reset the connection, and the
+    /// client could lose the answer.
     func refuse(_ status: String, _ reason: String, extra: String = "") {
         endHead()
         guard let context else { return }
         let response = "HTTP/1.1 \(status)\r\nContent-Type: text/plain\r\nConnection: close\r\n\(extra)\r\n\(reason)\n"
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: response))).whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: response))).whenComplete { [channel = context.channel] _ in
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        }
     }
 
     func close() {

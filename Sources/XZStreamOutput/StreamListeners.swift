@@ -16,7 +16,8 @@ final class StreamListeners {
     /// The current title's ICY block.
     private(set) var metadata: ByteBuffer?
     private var listeners: [ObjectIdentifier: StreamListener] = [:]
-    var pendingHeads = 0
+    /// Connections whose request head has yet to come, oldest first.
+    private var pendingHeads: [StreamListener] = []
     /// Silence while paused (or stopped with `always_on`).
     var silence: RepeatedTask?
 
@@ -32,6 +33,24 @@ final class StreamListeners {
         if !isOpen { return ("503 Service Unavailable", "nothing is playing") }
         if listeners.count >= settings.listenerLimit { return ("503 Service Unavailable", "too many listeners") }
         return nil
+    }
+
+    /// Takes a new connection in while its head comes. Past the caps (on heads from its address, then on all)
+    /// the oldest pending head goes instead: a slow or silent connection never keeps a new one out, and a
+    /// real listener, whose head comes at once, is through before its turn to go comes.
+    func admit(_ listener: StreamListener) {
+        let sameAddress = pendingHeads.lazy.filter { $0.peer == listener.peer }
+        if sameAddress.count >= StreamOutputSettings.pendingHeadsPerAddress, let oldest = sameAddress.first {
+            oldest.close()
+        } else if pendingHeads.count >= StreamOutputSettings.pendingHeadCap, let oldest = pendingHeads.first {
+            oldest.close()
+        }
+        pendingHeads.append(listener)
+    }
+
+    /// The connection's head came, or it went.
+    func headEnded(_ listener: StreamListener) {
+        if let index = pendingHeads.firstIndex(where: { $0 === listener }) { pendingHeads.remove(at: index) }
     }
 
     func add(_ listener: StreamListener) {

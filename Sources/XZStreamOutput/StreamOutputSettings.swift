@@ -28,10 +28,13 @@ package struct StreamOutputSettings: Sendable, Equatable {
     package static let listenerHardCap = 64
     /// A listener's queue past this is dropped (MPD's 256 KiB): it is too slow and starts again further on.
     package static let queueLimit = 256 * 1024
-    /// The longest request head a listener may send.
+    /// The longest request head a listener may send (its target and fields), and the most fields in it.
     package static let headLimit = 8 * 1024
-    /// Connections still sending their head at once; more are closed at once.
-    package static let pendingHeadCap = 16
+    package static let headFieldLimit = 100
+    /// Connections still sending their head at once, from all addresses and from one; past either cap the
+    /// oldest of them is dropped for the new connection.
+    package static let pendingHeadCap = 64
+    package static let pendingHeadsPerAddress = 8
 
     package var name: String
     package var address = "127.0.0.1"
@@ -48,8 +51,9 @@ package struct StreamOutputSettings: Sendable, Equatable {
     package var sendsTags = true
     /// Required of listeners (HTTP Basic, any user name) when the address is not loopback.
     package var password: String?
-    /// How long a listener may take to send its request head.
-    package var headTimeoutMs: Int64 = 10_000
+    /// How long a listener may take to send its request head (MPD waits without end): a player sends it at
+    /// once, so a few seconds spare a slow link and let a slow head go soon.
+    package var headTimeoutMs: Int64 = 3_000
 
     package init(name: String) {
         self.name = name
