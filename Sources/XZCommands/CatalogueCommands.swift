@@ -91,6 +91,11 @@ struct Search: LibraryCommand {
         if limit < 1 || limit > 10_000 { throw ValidationError("--limit must be between 1 and 10000") }
     }
 
+    /// Songs that play here first, then those only online, each group in the order it came.
+    static func playableFirst(_ songs: [Song]) -> [Song] {
+        songs.filter(\.isLocal) + songs.filter { !$0.isLocal }
+    }
+
     func run(in context: CommandContext) throws {
         let text = query.joined(separator: " ")
         if FieldTerms.hasFields(text) {
@@ -101,13 +106,12 @@ struct Search: LibraryCommand {
                 throw CommandError.usage(error.description.safe)
             }
             let selection = SongSelection(filters: filters, window: 0..<limit, foldedExtras: true)
-            try FilterListing.show(try context.database.songs(selection, naming: .paths), limit: limit, json: json,
-                                   in: context)
+            try FilterListing.show(Self.playableFirst(try context.database.songs(selection, naming: .paths)), limit: limit,
+                                   json: json, in: context)
             return
         }
         var result = try context.database.search(text, limit: limit)
-        // Songs that play here first, then those only online, each group in order of relevance.
-        result.songs = result.songs.filter(\.isLocal) + result.songs.filter { !$0.isLocal }
+        result.songs = Self.playableFirst(result.songs)
         context.lastListing = result.songs.map(\.id)
         if json {
             struct Output: Encodable { let songs: [SongJSON]; let singers: [SingerHit]; let suggestions: [SearchSuggestion] }
