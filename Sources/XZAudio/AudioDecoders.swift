@@ -53,7 +53,8 @@ struct ContentHead {
 package enum AudioDecoders {
     /// In the order they are asked; FFmpeg, which knows most containers, comes last.
     package static let plugins: [DecoderPlugin] = [
-        MP3Decoder.plugin, FLACDecoder.plugin, VorbisDecoder.plugin, OpusDecoder.plugin, FFmpegDecoder.plugin,
+        MP3Decoder.plugin, FLACDecoder.plugin, VorbisDecoder.plugin, OpusDecoder.plugin, PCMFileDecoder.plugin,
+        FFmpegDecoder.plugin,
     ]
 
     /// Every suffix some plug-in reads, lower-case without the dot: what a folder scan looks at.

@@ -302,15 +302,16 @@ final class FFmpegDecoderTests: XCTestCase {
         let aiff = folder.path("registry.aiff")
         try TestProcess.runChecked("sox", [wav, aiff])
         let m4a = try ffmpeg(wav, "registry.m4a", ["-c:a", "aac"])
-        for path in [wav, aiff, m4a] {
-            XCTAssertEqual(try AudioDecoders.pluginName(forFile: path), "ffmpeg", path)
+        // PCM in WAV and AIFF needs no FFmpeg.
+        for (path, plugin) in [(wav, "pcm"), (aiff, "pcm"), (m4a, "ffmpeg")] {
+            XCTAssertEqual(try AudioDecoders.pluginName(forFile: path), plugin, path)
         }
         // Named as something else: content decides.
         let misnamed = folder.path("really-a-wav.mp3")
         try FileManager.default.copyItem(atPath: wav, toPath: misnamed)
-        XCTAssertEqual(try AudioDecoders.pluginName(forFile: misnamed), "ffmpeg")
+        XCTAssertEqual(try AudioDecoders.pluginName(forFile: misnamed), "pcm")
         let decoder = try AudioDecoders.open(path: misnamed)
-        XCTAssertTrue(decoder is FFmpegDecoder)
+        XCTAssertTrue(decoder is PCMFileDecoder)
         PCM.assertSame(try PCM.decodeAll(decoder), try soxRaw(wav, bits: 16), "misnamed WAV")
         XCTAssertTrue(AudioDecoders.hasAudioSuffix("x.m4a") && AudioDecoders.hasAudioSuffix("x.AIFF"))
     }
