@@ -119,7 +119,7 @@ let package = Package(
         // client of the command table the prompt and the CLI drive a host by.
         .target(name: "XZHosting", dependencies: [
             "XZSystem", "XZCatalogue", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
-            "XZMPRIS", "XZZeroconf", "XZStreamOutput", "XZEncoders",
+            "XZMPRIS", "XZZeroconf", "XZStreamOutput",
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import XZCatalogue
+import XZHosting
 import XZSystem
 import XZText
 
@@ -11,7 +12,8 @@ package enum Main {
     @MainActor package static func run(_ arguments: [String]) async -> Int32 {
         // Lines of the config file that set nothing are told once, as the program starts (as MPD does);
         // a file that cannot be read is the error of the first command that needs it.
-        for warning in (try? ConfigFile.load())?.warnings ?? [] {
+        let config = try? ConfigFile.load()
+        for warning in (config?.warnings ?? []) + (config.map(AudioOutputTypes.warnings(of:)) ?? []) {
             Console.shared.error("xzmusic: warning: \(warning)")
         }
         do {

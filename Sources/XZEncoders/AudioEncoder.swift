@@ -22,6 +22,22 @@ package struct StreamTag: Sendable, Equatable {
 /// The encoders of MPD's `encoder` setting, by MPD's names.
 package enum EncoderKind: String, Sendable, CaseIterable {
     case opus, vorbis, lame, flac, wave
+
+    /// The keys of an output's block this encoder reads; it checks their values itself.
+    package var settingNames: [String] {
+        switch self {
+        case .opus: return ["bitrate", "complexity", "signal", "vbr", "packet_loss"]
+        case .vorbis, .lame: return ["quality", "bitrate"]
+        case .flac: return ["compression"]
+        case .wave: return []
+        }
+    }
+
+    /// The keys some encoder reads, once each.
+    package static var allSettingNames: [String] {
+        var seen = Set<String>()
+        return allCases.flatMap(\.settingNames).filter { seen.insert($0).inserted }
+    }
 }
 
 /// Why an encoder refused: a setting out of its domain (`setting` names its key), or the library failed.

@@ -125,8 +125,8 @@ extension PlayerHost {
         let snapshot = player.snapshot()
         var state = HostState()
         state.volume = snapshot.volume
-        // The config's outputs by the names MPD keeps them by; the one chosen by `--output` by its spelling.
-        state.outputs = outputSet == nil ? [HostState.OutputState(name: output.description, enabled: isOutputEnabled)]
+        // Every output by the name MPD keeps it by, the one chosen by `--output` as the config's.
+        state.outputs = outputSet == nil ? [HostState.OutputState(name: output.name, enabled: isOutputEnabled)]
             : outputStatuses.map { HostState.OutputState(name: $0.name, enabled: $0.enabled) }
         switch snapshot.state {
         case .playing: state.playState = .play

@@ -15,8 +15,8 @@ package final class PlayerHost: Sendable {
     /// songs that are not offline by their audio URL.
     package let naming: SongNaming
     package let startedAt = Date()
-    /// Audio output as configured, for `outputs`, when the config has no `audio_output` blocks.
-    package let output: OutputSpec
+    /// The one output played to when the config has no `audio_output` blocks (`--output`, or the null output).
+    package let output: NamedOutput
     /// The config's `audio_output` blocks, each switched on and off by clients; nil for the one `output`.
     package let outputSet: OutputSet?
     /// `update` / `rescan` jobs of the music folder.
@@ -48,8 +48,8 @@ package final class PlayerHost: Sendable {
 
     /// `report` hears problems that are no command's failure (statistics that could not be saved).
     /// `outputs`: the config's outputs, played to instead of `output` when there are any.
-    package init(folder: LibraryFolder, database: LibraryDatabase, output: OutputSpec, outputs: [NamedOutput] = [],
-                realtime: Bool = false, musicDirectory: URL = SongNaming.defaultMusicDirectory(), seed: UInt64? = nil,
+    package init(folder: LibraryFolder, database: LibraryDatabase, output: NamedOutput, outputs: [NamedOutput] = [],
+                musicDirectory: URL = SongNaming.defaultMusicDirectory(), seed: UInt64? = nil,
                 streams: StreamOpener? = nil, fetchPlaylist: PlaylistFetcher? = nil,
                 report: @escaping @Sendable (String) -> Void) {
         self.folder = folder
@@ -69,7 +69,7 @@ package final class PlayerHost: Sendable {
         if let outputSet {
             player = Player(output: outputSet, seed: seed, streams: streams, onEvent: onEvent)
         } else {
-            player = Player(output: output, realtime: realtime, seed: seed, streams: streams, onEvent: onEvent)
+            player = Player(output: output.output, seed: seed, streams: streams, onEvent: onEvent)
         }
         canStream = streams != nil
         self.fetchPlaylist = fetchPlaylist
@@ -143,7 +143,7 @@ package final class PlayerHost: Sendable {
                 OutputStatus(id: id, name: member.0.name, plugin: member.0.plugin, enabled: member.1)
             }
         }
-        return [OutputStatus(id: 0, name: output.mpdName, plugin: output.mpdPlugin, enabled: state.withLock { $0.outputEnabled })]
+        return [OutputStatus(id: 0, name: output.name, plugin: output.plugin, enabled: state.withLock { $0.outputEnabled })]
     }
 
     /// Whether some output takes audio; with none, playback pauses, as MPD's does.

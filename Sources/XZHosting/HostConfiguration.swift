@@ -63,13 +63,15 @@ package struct HostConfiguration: Sendable {
         }
     }
 
-    /// The outputs of the config's `audio_output` blocks (none without blocks: the host plays to `output`),
-    /// and a line for each block left out. With blocks that all failed, the host plays to `output` and says so.
-    package func makeOutputs() -> (outputs: [NamedOutput], notes: [String]) {
-        guard let outputBlocks else { return ([], []) }
-        var made = AudioOutputTypes.outputs(of: outputBlocks)
-        if made.outputs.isEmpty { made.notes.append("no audio_output block could be used; playing to the \(output) output") }
-        return made
+    /// The one output `output` stands for, the outputs of the config's `audio_output` blocks (none without
+    /// blocks: the host plays to `output`), and a line for each block left out. With blocks that all failed,
+    /// the host plays to `output` and says so.
+    package func makeOutputs() throws -> (output: NamedOutput, outputs: [NamedOutput], notes: [String]) {
+        let single = try AudioOutputTypes.output(for: output, realtime: realtime)
+        guard let outputBlocks else { return (single, [], []) }
+        let made = AudioOutputTypes.outputs(of: outputBlocks)
+        let fallback = made.outputs.isEmpty ? ["no audio_output block could be used; playing to the \(output) output"] : []
+        return (single, made.outputs, made.notes + fallback)
     }
 
     /// The config file's configuration (`ConfigFile.load`); a file that cannot be read is an error.

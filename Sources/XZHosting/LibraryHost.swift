@@ -88,9 +88,9 @@ package final class LibraryHost: Sendable {
             return try HostLock(path: endpoint.lockPath, description: description)
         }
         let downloads = shared ?? DownloadManager(database: database, library: library, settings: configuration.downloads)
-        let outputs = configuration.makeOutputs()
-        let host = PlayerHost(folder: library, database: database, output: configuration.output, outputs: outputs.outputs,
-                              realtime: configuration.realtime, musicDirectory: settings.musicDirectory,
+        let outputs = try configuration.makeOutputs()
+        let host = PlayerHost(folder: library, database: database, output: outputs.output, outputs: outputs.outputs,
+                              musicDirectory: settings.musicDirectory,
                               streams: streamOpener(downloads, database: database, cache: configuration.downloads.onlineCache,
                                                     keepURLs: configuration.keepsURLs),
                               fetchPlaylist: playlistFetcher(downloads), report: notes)

@@ -56,14 +56,6 @@ extension AudioOutput {
     package func pauseChanged(_ paused: Bool) {}
 }
 
-/// Builds the output for a spec. `realtime` paces file outputs like a sound card.
-package func makeAudioOutput(_ spec: OutputSpec, realtime: Bool = false) -> AudioOutput {
-    switch spec {
-    case .raw(let path): return RawFileOutput(path: path, realtime: realtime)
-    default: return LibaoOutput(spec: spec, realtime: realtime)
-    }
-}
-
 /// Raw PCM written straight to a file, always signed 16-bit (the bytes `mpg123 -s` writes). The file is truncated by the first open of this instance and
 /// appended to after that, so stop/play in one session keeps everything. A format change is written
 /// as is (the file then mixes formats); there is no header to disagree with.
@@ -90,11 +82,11 @@ package final class RawFileOutput: AudioOutput {
     package func open(format: AudioFormat) throws {
         try file.withLock { file throws(PlaybackError) in
             guard file.fd < 0 else { return }
-            let flags = O_WRONLY | O_CREAT | (file.openedBefore ? O_APPEND : O_TRUNC)
+            // Non-blocking, so a FIFO nobody reads fails here (ENXIO) and a full one fails its write,
+            // rather than holding the audio thread and every other output with it.
+            let flags = O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | (file.openedBefore ? O_APPEND : O_TRUNC)
             let opened = posixOpen(path, flags, 0o644)
-            guard opened >= 0 else {
-                throw PlaybackError.outputFailed("cannot open \(path) for writing: " + String(cString: strerror(errno)))
-            }
+            guard opened >= 0 else { throw PlaybackError.outputFailed("cannot open \(path) for writing: " + unwritableReason(errno)) }
             file.fd = opened
             file.openedBefore = true
         }
@@ -106,7 +98,7 @@ package final class RawFileOutput: AudioOutput {
         do {
             try FileDescriptor(rawValue: fd).writeAll(pcm)
         } catch let error as Errno {
-            throw PlaybackError.outputFailed("cannot write to \(path): " + String(cString: strerror(error.rawValue)))
+            throw PlaybackError.outputFailed("cannot write to \(path): " + unwritableReason(error.rawValue))
         }
     }
 
@@ -121,3 +113,13 @@ package final class RawFileOutput: AudioOutput {
 // File-scope wrappers: inside the output classes `open`, `write` and `close` name the methods.
 func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { open(path, flags, mode) }
 @discardableResult func posixClose(_ fd: Int32) -> Int32 { close(fd) }
+
+/// Why a file opened non-blocking cannot be written, in the words of what happened: a FIFO without a
+/// reader, or one whose reader does not keep up, rather than errno's.
+package func unwritableReason(_ code: Int32) -> String {
+    switch code {
+    case ENXIO: return "it is a FIFO nobody reads"
+    case EAGAIN: return "nobody reads it fast enough"
+    default: return String(cString: strerror(code))
+    }
+}

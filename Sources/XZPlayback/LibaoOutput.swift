@@ -17,45 +17,59 @@ import Darwin
 /// player calls when playback stops; playing again afterwards starts the file over.
 // Sendable by hand: the libao device is used from one thread only, the player's audio thread once given to it.
 package final class LibaoOutput: AudioOutput, @unchecked Sendable {
-    package let spec: OutputSpec
-    /// A live driver by name (`ao`, `alsa`, `pulse` blocks) with libao's options for it; nil for `spec`.
-    package let driver: (name: String, options: [(key: String, value: String)])?
+    /// What libao opens.
+    package enum Device: Sendable, CustomStringConvertible {
+        /// libao's default live driver; falls back to null (with one notice) when it cannot open.
+        case systemDefault
+        /// Discards audio, paced to real time by the player.
+        case null
+        /// A live driver by name (`ao`, `alsa`, `pulse` blocks) with libao's options for it; one that cannot
+        /// open fails rather than falling back, as one of several outputs should.
+        case driver(String, options: [(key: String, value: String)])
+        /// A RIFF WAVE (`wav`) or Sun AU (`au`) file through libao's file driver.
+        case file(driver: String, path: String)
+
+        package var description: String {
+            switch self {
+            case .systemDefault: return "default"
+            case .null: return "null"
+            case .driver(let name, _): return name
+            case .file(let driver, let path): return driver + ":" + path
+            }
+        }
+    }
+
+    package let device: Device
     private let realtime: Bool
-    private var device: OpaquePointer?
+    private var handle: OpaquePointer?
     private var format: AudioFormat?
     /// Set once the default driver failed; later opens go straight to null without a second notice.
     private var usingNullFallback = false
     private var notices: [String] = []
 
-    package init(spec: OutputSpec, realtime: Bool = false) {
-        self.spec = spec
+    /// `realtime` paces a file to real time as a sound card would.
+    package init(_ device: Device, realtime: Bool = false) {
+        self.device = device
         self.realtime = realtime
-        driver = nil
-    }
-
-    /// libao's live driver `name` (`pulse`, `alsa`, `null`, …) with its options (`dev`, `server`, …); an
-    /// output that cannot open fails rather than falling back, as one of several outputs should.
-    package init(driver name: String, options: [(key: String, value: String)] = []) {
-        spec = .systemDefault
-        realtime = false
-        driver = (name, options)
     }
 
     deinit { close() }
 
     package var needsPacing: Bool {
-        if let driver { return driver.name == "null" }
-        switch spec {
+        switch device {
         case .systemDefault: return usingNullFallback
         case .null: return true
-        case .wav, .au, .raw: return realtime
+        case .driver(let name, _): return name == "null"
+        case .file: return realtime
         }
     }
 
     package var isLive: Bool {
-        if let driver { return driver.name != "null" }
-        if case .systemDefault = spec { return !usingNullFallback }
-        return false
+        switch device {
+        case .systemDefault: return !usingNullFallback
+        case .driver(let name, _): return name != "null"
+        case .null, .file: return false
+        }
     }
 
     /// libao does not report device latency; live drivers block in ao_play instead.
@@ -74,49 +88,41 @@ package final class LibaoOutput: AudioOutput, @unchecked Sendable {
     }
 
     package func open(format newFormat: AudioFormat) throws {
-        if device != nil {
+        if handle != nil {
             if format == newFormat { return }
-            if case .wav(let path) = spec { throw mismatch(path, newFormat) }
-            if case .au(let path) = spec { throw mismatch(path, newFormat) }
+            if case .file(_, let path) = device { throw mismatch(path, newFormat) }
             close()
         }
         guard LibaoOutput.initialized else { throw PlaybackError.outputFailed("libao could not be initialised") }
         var sample = ao_sample_format(bits: Int32(newFormat.sample.bytes * 8), rate: Int32(newFormat.sampleRate), channels: Int32(newFormat.channels),
                                       byte_format: Int32(AO_FMT_NATIVE), matrix: nil)
-        if let driver {
-            device = try openDriver(driver.name, driver.options, &sample)
-            format = newFormat
-            return
-        }
-        switch spec {
+        switch device {
         case .systemDefault:
-            device = usingNullFallback ? nil : openDefault(&sample)
-            if device == nil { device = try openNull(&sample) }
+            handle = usingNullFallback ? nil : openDefault(&sample)
+            if handle == nil { handle = try openNull(&sample) }
         case .null:
-            device = try openNull(&sample)
-        case .wav(let path):
-            device = try openFile("wav", path, &sample)
-        case .au(let path):
-            device = try openFile("au", path, &sample)
-        case .raw(let path):
-            device = try openFile("raw", path, &sample)
+            handle = try openNull(&sample)
+        case .driver(let name, let options):
+            handle = try openDriver(name, options, &sample)
+        case .file(let driver, let path):
+            handle = try openFile(driver, path, &sample)
         }
         format = newFormat
     }
 
     package func write(_ pcm: UnsafeRawBufferPointer) throws {
-        guard let device else { throw PlaybackError.outputFailed("output \(spec) is not open") }
+        guard let handle else { throw PlaybackError.outputFailed("output \(device) is not open") }
         guard let base = pcm.baseAddress, pcm.count > 0 else { return }
         // ao_play takes char* but does not write through it.
         let bytes = UnsafeMutableRawPointer(mutating: base).assumingMemoryBound(to: CChar.self)
-        if ao_play(device, bytes, UInt32(pcm.count)) == 0 {
-            throw PlaybackError.outputFailed("output \(spec) stopped accepting audio")
+        if ao_play(handle, bytes, UInt32(pcm.count)) == 0 {
+            throw PlaybackError.outputFailed("output \(device) stopped accepting audio")
         }
     }
 
     package func close() {
-        if let device { ao_close(device) }
-        device = nil
+        if let handle { ao_close(handle) }
+        handle = nil
         format = nil
     }
 
@@ -183,6 +189,12 @@ package final class LibaoOutput: AudioOutput, @unchecked Sendable {
     private func openFile(_ driver: String, _ path: String, _ sample: inout ao_sample_format) throws -> OpaquePointer {
         let id = ao_driver_id(driver)
         guard id >= 0 else { throw PlaybackError.outputFailed("libao has no \(driver) driver") }
+        // libao opens the file blocking and seeks back to write its sizes at the end: a FIFO would hold the
+        // audio thread until someone reads it, and a socket cannot be opened at all.
+        var info = stat()
+        if stat(path, &info) == 0, [S_IFIFO, S_IFSOCK].contains(info.st_mode & S_IFMT) {
+            throw PlaybackError.outputFailed("cannot write a \(driver) file into \(path): it is a FIFO or socket (the fifo output, or the recorder's encoder \"null\", writes a FIFO)")
+        }
         guard let device = ao_open_file(id, path, 1, &sample, nil) else {
             throw PlaybackError.outputFailed("cannot open \(path) for writing (\(Self.errorText(errno)))")
         }
@@ -218,4 +230,40 @@ package final class LibaoOutput: AudioOutput, @unchecked Sendable {
         default: return "libao error \(code)"
         }
     }
+}
+
+extension OutputType {
+    /// MPD's `null` output: nothing heard, paced to real time.
+    package static let null = OutputType("null") { _ in LibaoOutput(.null) }
+
+    /// MPD's `ao` output: libao's `driver` (its default when unset) with MPD's `options "key=value;…"`. The one
+    /// output chosen for a run (`--output default`) falls back to the null output when no sound card opens.
+    package static let ao = OutputType("ao", keys: [Key("driver", .text(allowsEmpty: false)), Key("options", .text(allowsEmpty: true))]) { block in
+        if block.chosenForRun, block.text("driver") == nil { return LibaoOutput(.systemDefault) }
+        var options: [(key: String, value: String)] = []
+        for pair in (block.text("options") ?? "").split(separator: ";", omittingEmptySubsequences: true) {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw block.error("options", "options are key=value;key=value, not \"\(pair.prefix(40))\"")
+            }
+            options.append((key: pair[..<equals].trimmingCharacters(in: .whitespaces),
+                            value: pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)))
+        }
+        return LibaoOutput(.driver(block.text("driver") ?? "default", options: options))
+    }
+
+    /// MPD's `alsa` output through libao's driver, its `device` libao's `dev`.
+    package static let alsa = OutputType("alsa", keys: [Key("device", .text(allowsEmpty: false))]) { block in
+        LibaoOutput(.driver("alsa", options: block.text("device").map { [(key: "dev", value: $0)] } ?? []))
+    }
+
+    /// MPD's `pulse` output through libao's driver, with its `server` and `sink`.
+    package static let pulse = OutputType("pulse", keys: [Key("server", .text(allowsEmpty: false)), Key("sink", .text(allowsEmpty: false))]) { block in
+        LibaoOutput(.driver("pulse", options: [("server", block.text("server")), ("sink", block.text("sink"))]
+            .compactMap { key, value in value.map { (key: key, value: $0) } }))
+    }
+}
+
+extension NamedOutput {
+    /// The null output as `outputs` names it when no other is chosen (tests, hosts without a sound card).
+    package static var null: NamedOutput { NamedOutput(name: "Null Output", plugin: "null", output: LibaoOutput(.null)) }
 }

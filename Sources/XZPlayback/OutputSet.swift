@@ -43,6 +43,7 @@ package final class OutputSet: AudioOutput, @unchecked Sendable {
     private var opened: [AudioFormat?]
     private var scratch: UnsafeMutableRawBufferPointer?
     private var notices: [String] = []
+    private var lastFailure: String?
 
     package init(_ members: [NamedOutput]) {
         self.members = members
@@ -96,7 +97,7 @@ package final class OutputSet: AudioOutput, @unchecked Sendable {
         follow(wish)
         // Every enabled output failed: the set cannot play either.
         guard !wish.contains(true) || opened.contains(where: { $0 != nil }) else {
-            throw PlaybackError.outputFailed("no audio output could be opened" + (notices.last.map { ": " + $0 } ?? ""))
+            throw PlaybackError.outputFailed("no audio output could be opened" + (lastFailure.map { ": " + $0 } ?? ""))
         }
     }
 
@@ -201,8 +202,13 @@ package final class OutputSet: AudioOutput, @unchecked Sendable {
         opened[index] = nil
         setEnabled(index, false)
         let message = "audio output \"\(members[index].name)\" (\(members[index].plugin)) disabled: \(error)"
-        notices.append(message)
-        listener.withLock { $0 }?(.failed(index: index, message: message))
+        lastFailure = message
+        // One line: told by the owner that listens, else among the player's notices.
+        if let listener = listener.withLock({ $0 }) {
+            listener(.failed(index: index, message: message))
+        } else {
+            notices.append(message)
+        }
     }
 
     private func closeAll() {

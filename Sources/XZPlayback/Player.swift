@@ -22,16 +22,10 @@ package final class Player: Sendable {
     /// long as it runs, so no other thread can have this identity meanwhile.
     private let audioThread: ObjectIdentifier
 
-    /// `realtime` paces file outputs to real time as a sound card would (null is always paced).
+    /// Plays into any output; the player owns it from now on and uses it from the audio thread only.
     /// `seed` fixes the shuffle order (tests); `onEvent` must not block, it runs on the audio thread (and
     /// for a command's `.changed`, on the caller's thread under the player's lock: it must not call the player then).
     /// `streams` gives the bytes of http(s) items; without it they fail with one line each.
-    package convenience init(output spec: OutputSpec = .systemDefault, realtime: Bool = false, seed: UInt64? = nil,
-                            streams: StreamOpener? = nil, onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
-        self.init(output: makeAudioOutput(spec, realtime: realtime), seed: seed, streams: streams, onEvent: onEvent)
-    }
-
-    /// Plays into any output; the player owns it from now on and uses it from the audio thread only.
     package init(output: AudioOutput, seed: UInt64? = nil, streams: StreamOpener? = nil,
                 onEvent: (@Sendable (PlayerEvent) -> Void)? = nil) {
         let hub = EventHub(handler: onEvent)

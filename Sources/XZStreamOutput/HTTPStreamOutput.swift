@@ -53,12 +53,6 @@ package final class HTTPStreamOutput: AudioOutput {
     private let carriesTags: Bool
     private let stopped = Atomic<Bool>(false)
 
-    /// An `audio_output { type "httpd" … }` block; `hostPassword` is the host's `password` (see
-    /// `StreamOutputSettings.init(block:hostPassword:)`).
-    package convenience init(block: ConfigFile.Block, hostPassword: String?) throws(StreamOutputError) {
-        try self.init(settings: StreamOutputSettings(block: block, hostPassword: hostPassword))
-    }
-
     /// Makes the encoder and starts listening.
     package init(settings: StreamOutputSettings) throws(StreamOutputError) {
         let label = "audio_output \"\(settings.name)\""
@@ -288,5 +282,16 @@ package final class HTTPStreamOutput: AudioOutput {
             // Queued behind any bytes the audio thread handed over before (not sent ahead of them).
             publish((try? Self.encode(zeros, &coder)) ?? [], &coder)
         }
+    }
+}
+
+extension OutputType {
+    /// MPD's `httpd` output: what plays, encoded, to HTTP listeners; beyond loopback they need the host's password.
+    package static let httpd = OutputType("httpd", keys: [
+        Key("port", .wholeNumber(0...65_535, unit: nil)), Key("bind_to_address", .text(allowsEmpty: false)),
+        Key("encoder", .choice(EncoderKind.allCases.map(\.rawValue))), Key("max_clients", .wholeNumber(0...Int(UInt32.max), unit: nil)),
+        Key("always_on", .yesNo), Key("tags", .yesNo),
+    ] + EncoderKind.allSettingNames.map { Key($0, .text(allowsEmpty: false)) }) { block in
+        try HTTPStreamOutput(settings: StreamOutputSettings(block: block))
     }
 }

@@ -32,18 +32,6 @@ package final class RecorderOutput: AudioOutput {
 
     private let recording: Mutex<Recording>
 
-    /// The keys of the output itself; every other key of the block goes to the encoder.
-    static let outputKeys: Set<String> = [
-        "type", "name", "enabled", "path", "encoder", "mixer_type", "format", "replay_gain_handler",
-    ]
-
-    /// The keys of a recorder block the encoder takes (`bitrate`, `quality`, …): all but the output's own.
-    package static func encoderSettings(of block: ConfigFile.Block) -> [String: String] {
-        var settings: [String: String] = [:]
-        for entry in block.entries where !outputKeys.contains(entry.key) { settings[entry.key] = entry.value }
-        return settings
-    }
-
     /// Makes the encoder, which checks `settings` (a bad one is `EncoderError.badSetting` naming its key).
     package init(name: String, path: String, encoder kind: EncoderKind, settings: [String: String]) throws(EncoderError) {
         self.name = name
@@ -61,9 +49,11 @@ package final class RecorderOutput: AudioOutput {
             // The next song of the same format goes on in the same file.
             if recording.format == format { return }
             Self.finish(&recording)
-            let fd = recorderOpen(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            // Non-blocking: a FIFO nobody reads fails here (ENXIO), one that fills fails its write (EAGAIN),
+            // and the audio thread, with every other output, goes on.
+            let fd = recorderOpen(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0o644)
             guard fd >= 0 else {
-                throw PlaybackError.outputFailed("recorder \"\(name)\": cannot open \(path) for writing: " + String(cString: strerror(errno)))
+                throw PlaybackError.outputFailed("recorder \"\(name)\": cannot open \(path) for writing: " + unwritableReason(errno))
             }
             recording.fd = fd
             let layout: AudioFormat
@@ -145,7 +135,7 @@ package final class RecorderOutput: AudioOutput {
             let written = bytes.withUnsafeBytes { recorderWrite(fd, $0.baseAddress! + done, bytes.count - done) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw WriteFailed(description: String(cString: strerror(errno)))
+                throw WriteFailed(description: unwritableReason(errno))
             }
             done += written
         }
@@ -156,3 +146,30 @@ package final class RecorderOutput: AudioOutput {
 private func recorderOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
 private func recorderWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }
 @discardableResult private func recorderClose(_ fd: Int32) -> Int32 { close(fd) }
+
+extension OutputType {
+    /// Encoders of a recorder beside MPD's: `wave` is libao's WAV file (its header has the real sizes),
+    /// `au` libao's Sun AU file, `null` raw PCM.
+    static let recorderEncoders = (EncoderKind.allCases.map(\.rawValue) + ["null", "au"]).sorted()
+
+    /// MPD's `recorder` output: what plays, encoded by `encoder` (MPD's default vorbis), into `path`.
+    package static let recorder = OutputType("recorder", keys: [Key("path", .path(orNone: false)), Key("encoder", .choice(recorderEncoders))]
+                                             + EncoderKind.allSettingNames.map { Key($0, .text(allowsEmpty: false)) }) { block in
+        let path = try block.required("path")
+        switch block.text("encoder") ?? EncoderKind.vorbis.rawValue {
+        case "wave": return LibaoOutput(.file(driver: "wav", path: path), realtime: block.realtime)
+        case "au": return LibaoOutput(.file(driver: "au", path: path), realtime: block.realtime)
+        case "null": return RawFileOutput(path: path, realtime: block.realtime)
+        case let text:
+            let kind = EncoderKind(rawValue: text)!  // the key's domain
+            let settings = block.settings(of: kind.settingNames)
+            do {
+                return try RecorderOutput(name: try block.required("name"), path: path, encoder: kind, settings: settings)
+            } catch let error as EncoderError {
+                // A refused setting names its own line.
+                let key = error.setting.flatMap { settings[$0] == nil ? nil : $0 }
+                throw block.error(key ?? "encoder", "\(kind.rawValue) encoder: \(error)")
+            }
+        }
+    }
+}

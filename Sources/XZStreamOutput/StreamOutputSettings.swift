@@ -1,5 +1,6 @@
 import XZSystem
 import XZEncoders
+import XZPlayback
 
 /// Why a stream output could not be made or could not listen; each message is one line naming the key.
 package struct StreamOutputError: KindedError {
@@ -59,59 +60,29 @@ package struct StreamOutputSettings: Sendable, Equatable {
         self.name = name
     }
 
-    /// The keys of the output itself; every other key goes to the encoder.
-    static let outputKeys: Set<String> = [
-        "type", "name", "enabled", "port", "bind_to_address", "encoder", "max_clients", "always_on", "tags",
-        "genre", "website", "dscp_class", "mixer_type", "format", "replay_gain_handler",
-    ]
-
-    /// Reads MPD's keys of an httpd block. A non-loopback `bind_to_address` needs `hostPassword`, as the
-    /// protocol port does, and its listeners then give it.
-    package init(block: ConfigFile.Block, hostPassword: String?) throws(StreamOutputError) {
-        let label = "audio_output \"\(block.value("name") ?? "httpd")\" (line \(block.line))"
-        guard let name = block.value("name"), !name.isEmpty else {
-            throw .badSetting("\(label): missing 'name'")
-        }
-        self.init(name: name)
-        func number(_ key: String, _ range: ClosedRange<Int>) throws(StreamOutputError) -> Int? {
-            guard let text = block.value(key) else { return nil }
-            guard let value = Int(text), range.contains(value) else {
-                throw .badSetting("\(label): '\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
-            }
-            return value
-        }
-        func yesNo(_ key: String) throws(StreamOutputError) -> Bool? {
-            guard let text = block.value(key) else { return nil }
-            guard let value = ConfigKey.yesNo(text) else { throw .badSetting("\(label): '\(key)' must be yes or no, not \"\(text)\"") }
-            return value
-        }
-        port = try number("port", 0...65_535) ?? port
-        maxClients = try number("max_clients", 0...Int(UInt32.max)) ?? 0
-        alwaysOn = try yesNo("always_on") ?? false
-        sendsTags = try yesNo("tags") ?? true
-        if let text = block.value("encoder") {
-            guard let kind = EncoderKind(rawValue: text) else {
-                let known = EncoderKind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw .badSetting("\(label): 'encoder' must be one of \(known), not \"\(text)\"")
-            }
-            encoder = kind
-        }
-        if let text = block.value("bind_to_address") {
-            guard !text.isEmpty, text.utf8.count <= 255, !text.contains(where: { $0.isWhitespace || $0 == "/" }) else {
-                throw .badSetting("\(label): 'bind_to_address' must be an address, not \"\(text)\"")
+    /// Reads an httpd block (its values already in their domains, `OutputType.httpd`). A non-loopback
+    /// `bind_to_address` needs the host's password, as the protocol port does, and its listeners then give it.
+    package init(block: OutputBlock) throws {
+        self.init(name: try block.required("name"))
+        port = block.wholeNumber("port") ?? port
+        maxClients = block.wholeNumber("max_clients") ?? 0
+        alwaysOn = block.yesNo("always_on") ?? false
+        sendsTags = block.yesNo("tags") ?? true
+        encoder = block.text("encoder").flatMap(EncoderKind.init(rawValue:)) ?? encoder
+        if let text = block.text("bind_to_address") {
+            guard text.utf8.count <= 255, !text.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+                throw block.error("bind_to_address", "bind_to_address must be an address, not \"\(text.prefix(60))\"")
             }
             // MPD's word for every address.
             address = text == "any" ? "::" : text
         }
         if !Self.isLoopback(address) {
-            guard let hostPassword, !hostPassword.isEmpty else {
-                throw .refusedAddress("\(label): refusing 'bind_to_address' \(address) without a password: set 'password = …' in the config")
+            guard let hostPassword = block.hostPassword, !hostPassword.isEmpty else {
+                throw StreamOutputError.refusedAddress("audio_output \"\(name)\" (line \(block.block.line)): refusing 'bind_to_address' \(address) without a password: set 'password = …' in the config")
             }
             password = hostPassword
         }
-        for entry in block.entries where !Self.outputKeys.contains(entry.key) {
-            encoderSettings[entry.key] = entry.value
-        }
+        encoderSettings = block.settings(of: encoder.settingNames)
     }
 
     /// The listeners at once this output takes.

@@ -15,6 +15,12 @@ package struct ConfigFile: Sendable, Equatable {
         package var value: String
         /// 1-based, for error messages.
         package var line: Int
+
+        package init(key: String, value: String, line: Int) {
+            self.key = key
+            self.value = value
+            self.line = line
+        }
     }
 
     /// A `NAME { … }` block: one `audio_output`, with its own settings.
@@ -23,6 +29,12 @@ package struct ConfigFile: Sendable, Equatable {
         package var entries: [Entry]
         /// The line of `NAME {`.
         package var line: Int
+
+        package init(name: String, entries: [Entry], line: Int) {
+            self.name = name
+            self.entries = entries
+            self.line = line
+        }
 
         /// The setting `key` of the block (the last, when set twice).
         package func value(_ key: String) -> String? {
@@ -243,8 +255,8 @@ extension ConfigFile {
             } else if let known = ConfigKey.mpdOnly[entry.key] {
                 warnings.append(known.map { "\(at): \(quoted) is MPD's name; XZMusic's key is \"\($0)\"" }
                     ?? "\(at): \(quoted) is an MPD setting XZMusic does not use; ignored")
-            } else if let suggestion = Self.closestKey(to: entry.key) {
-                warnings.append("\(at): unknown key \(quoted); did you mean \"\(suggestion.name)\"?")
+            } else if let suggestion = Self.closest(to: entry.key, among: ConfigKey.all.map(\.name)) {
+                warnings.append("\(at): unknown key \(quoted); did you mean \"\(suggestion)\"?")
             } else {
                 warnings.append("\(at): unknown key \(quoted); ignored ('xzmusic config' lists the keys)")
             }
@@ -252,21 +264,36 @@ extension ConfigFile {
         return warnings
     }
 
-    /// The known key nearest to a misspelt `name` (edit distance), when near enough to be what was meant:
-    /// at most half the longer name's letters differ.
-    static func closestKey(to name: String) -> ConfigKey? {
+    /// One line for each key of `block` that sets nothing: one of MPD's that XZMusic does not read
+    /// (`mpdOnly`), or one not in `known` (with the closest known key), as the file's own keys are told.
+    package func warnings(in block: Block, known: [String], mpdOnly: Set<String>) -> [String] {
+        block.entries.compactMap { entry in
+            guard !known.contains(entry.key) else { return nil }
+            let at = "\(source) line \(entry.line): \(block.name)"
+            let quoted = String(reflecting: entry.key.count > 60 ? String(entry.key.prefix(60)) + "…" : entry.key)
+            if mpdOnly.contains(entry.key) { return "\(at): \(quoted) is an MPD setting XZMusic does not use; ignored" }
+            if let suggestion = Self.closest(to: entry.key, among: known) {
+                return "\(at): unknown key \(quoted); did you mean \"\(suggestion)\"?"
+            }
+            return "\(at): unknown key \(quoted); ignored (keys: \(known.joined(separator: ", ")))"
+        }
+    }
+
+    /// The name of `names` nearest to a misspelt `name` (edit distance), when near enough to be what was
+    /// meant: at most half the longer name's letters differ.
+    static func closest(to name: String, among names: [String]) -> String? {
         let typed = Array(name.unicodeScalars)
         // Nothing longer than twice the longest key is a misspelling of one, and costs no comparison.
         guard typed.count <= 60 else { return nil }
-        var best: (key: ConfigKey, distance: Int)?
-        for key in ConfigKey.all {
-            let known = Array(key.name.unicodeScalars)
+        var best: (name: String, distance: Int)?
+        for candidate in names {
+            let known = Array(candidate.unicodeScalars)
             let distance = editDistance(typed, known)
             if distance * 2 <= max(typed.count, known.count), distance < best?.distance ?? .max {
-                best = (key, distance)
+                best = (candidate, distance)
             }
         }
-        return best?.key
+        return best?.name
     }
 
     /// Levenshtein distance: insertions, deletions and substitutions.

@@ -83,9 +83,35 @@ package struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
 
     /// `text` as this key takes it, nil when the key does not take it. `environment` gives `~` its home.
     package func parse(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigValue? {
-        switch kind {
+        kind.parse(text, environment: environment)
+    }
+
+    /// What the key takes, to end "KEY must be …".
+    package var expectation: String { kind.expectation }
+
+    /// The line's complaint about a value the key does not take: `port must be …, not "x"`. The value is
+    /// quoted with its control characters escaped, so a hostile file cannot write to the terminal.
+    package func refusal(of text: String) -> String { Self.refusal(name, kind, text) }
+
+    /// The complaint about `text` for a key `name` of the domain `kind`, a block's key as the file's.
+    package static func refusal(_ name: String, _ kind: Kind, _ text: String) -> String {
+        let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
+        return "\(name) must be \(kind.expectation), not \(String(reflecting: shown))"
+    }
+
+    /// A number as a person writes it: `30`, not `30.0`.
+    static func plain(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+}
+
+/// The one parser of config values, for the file's keys and for the keys of its blocks alike.
+extension ConfigKey.Kind {
+    /// `text` in this domain, nil when it is outside. `environment` gives `~` its home.
+    package func parse(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigValue? {
+        switch self {
         case .yesNo:
-            return Self.yesNo(text).map(ConfigValue.yesNo)
+            return ConfigKey.yesNo(text).map(ConfigValue.yesNo)
         case .wholeNumber(let range, _):
             guard let number = Int(text), range.contains(number) else { return nil }
             return .wholeNumber(number)
@@ -110,15 +136,15 @@ package struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// What the key takes, to end "KEY must be …".
+    /// What the domain takes, to end "KEY must be …".
     package var expectation: String {
-        switch kind {
+        switch self {
         case .yesNo:
             return "yes or no"
         case .wholeNumber(let range, let unit):
             return "a whole number\(unit.map { " of \($0)" } ?? "") from \(range.lowerBound) to \(range.upperBound)"
         case .number(let range, let unit):
-            return "a number of \(unit) from \(Self.plain(range.lowerBound)) to \(Self.plain(range.upperBound))"
+            return "a number of \(unit) from \(ConfigKey.plain(range.lowerBound)) to \(ConfigKey.plain(range.upperBound))"
         case .choice(let words):
             return words.dropLast().joined(separator: ", ") + (words.count > 1 ? " or " : "") + (words.last ?? "")
         case .httpURL:
@@ -130,18 +156,6 @@ package struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
         case .path(let orNone):
             return orNone ? "an absolute path, or none" : "an absolute path"
         }
-    }
-
-    /// The line's complaint about a value the key does not take: `port must be …, not "x"`. The value is
-    /// quoted with its control characters escaped, so a hostile file cannot write to the terminal.
-    package func refusal(of text: String) -> String {
-        let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
-        return "\(name) must be \(expectation), not \(String(reflecting: shown))"
-    }
-
-    /// A number as a person writes it: `30`, not `30.0`.
-    static func plain(_ number: Double) -> String {
-        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 }
 

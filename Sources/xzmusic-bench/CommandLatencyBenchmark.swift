@@ -14,7 +14,7 @@ struct CommandLatencyBenchmark {
 
     func run() throws {
         let events = EventTimes()
-        let player = Player(output: .null, onEvent: { events.note($0) })
+        let player = Player(output: LibaoOutput(.null), onEvent: { events.note($0) })
         defer { player.shutdown() }
         player.play(Array(repeating: QueueItem(path: file), count: rounds + 2))
         guard events.wait(for: .started, after: 0, timeout: 10) != nil else { throw benchFailure("no audio within 10 s") }

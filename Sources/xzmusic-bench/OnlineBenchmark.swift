@@ -94,7 +94,7 @@ struct OnlineBenchmark {
         let manager = DownloadManager(database: database, library: library)
         let events = EventTimes()
         // The first sample is the first one written to the output, as mpg123's is its first write to the pipe.
-        let output = FirstWriteOutput(forwardingTo: makeAudioOutput(.null))
+        let output = FirstWriteOutput(forwardingTo: LibaoOutput(.null))
         let player = Player(output: output, streams: { _ in try manager.openStream(song: song) }, onEvent: { events.note($0) })
         let start = DispatchTime.now().uptimeNanoseconds
         player.play([QueueItem(songId: song.id, songKey: song.songKey, path: song.audioURL, title: song.title)])

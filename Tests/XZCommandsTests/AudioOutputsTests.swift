@@ -189,6 +189,139 @@ final class AudioOutputsTests: LibraryProcessTestCase {
         XCTAssertTrue(try mpc(port, "status").contains("[playing]"))
     }
 
+    func testAMisspeltBlockKeyIsToldWhenTheProgramStarts() throws {
+        try writeConfig(block("recorder", "Tape", ["encodr": "wave", "path": temp.path("tape.wav")]))
+        let run = try xzmusic(["config"])
+        let config = temp.path("config/xzmusic/config")
+        XCTAssertTrue(run.stderr.contains(#"xzmusic: warning: \#(config) line 5: audio_output: unknown key "encodr"; did you mean "encoder"?"#),
+                      run.stderr)
+    }
+
+    /// Recorders on FIFOs: two nobody reads (WAV through libao, Vorbis) and one whose reader never reads
+    /// (raw PCM, which fills the pipe). None may hold the player: each is switched off with one line, the
+    /// music goes on in the null output, enabling and disabling one takes effect at once, and the host stops quickly.
+    func testRecordersOnFIFOsThatNobodyReadsNeverHoldThePlayer() throws {
+        for name in ["tape.fifo", "ogg.fifo", "held.fifo"] { XCTAssertEqual(mkfifo(temp.path(name), 0o600), 0) }
+        // Opened before the host, never read: the raw recorder's pipe fills after its first 64 KiB.
+        let held = open(temp.path("held.fifo"), O_RDONLY | O_NONBLOCK)
+        XCTAssertGreaterThanOrEqual(held, 0)
+        defer { close(held) }
+        try writeConfig(null + block("recorder", "Tape", ["encoder": "wave", "path": temp.path("tape.fifo")])
+            + block("recorder", "Ogg", ["encoder": "vorbis", "path": temp.path("ogg.fifo")])
+            + block("recorder", "Held", ["encoder": "null", "path": temp.path("held.fifo")]))
+        let (host, port) = try serveOnFreePort()
+        var stopped = false
+        defer { if !stopped { stop(host) } }
+        try mpc(port, "add", "tone.wav")
+        try mpc(port, "play")
+        XCTAssertTrue(try eventually(timeout: 10) { try elapsed(port) >= 2 }, "the music goes on: \((try? mpc(port, "status")) ?? "")")
+        XCTAssertEqual(try mpc(port, "outputs"),
+                       "Output 1 (Null Output) is enabled\nOutput 2 (Tape) is disabled\nOutput 3 (Ogg) is disabled\nOutput 4 (Held) is disabled\n")
+        let told = (host.stdout + host.stderr).split(separator: "\n").filter { $0.contains(") disabled: ") }
+        XCTAssertEqual(told.count, 3, "\(told)")
+        XCTAssertTrue(told.contains { $0.contains("\"Held\" (recorder) disabled: cannot write to \(temp.path("held.fifo")): nobody reads it fast enough") }, "\(told)")
+        XCTAssertTrue(told.contains { $0.contains("\"Ogg\" (recorder) disabled: recorder \"Ogg\": cannot open \(temp.path("ogg.fifo")) for writing: it is a FIFO nobody reads") }, "\(told)")
+
+        // Enabled again it fails again at once, and disabled it stays off; the music never waits.
+        try mpc(port, "enable", "Ogg")
+        let before = try elapsed(port)
+        XCTAssertTrue(try eventually(timeout: 5) { try elapsed(port) >= before + 1 }, (try? mpc(port, "status")) ?? "")
+        try mpc(port, "disable", "Ogg")
+        XCTAssertTrue(try mpc(port, "outputs").contains("Output 3 (Ogg) is disabled"))
+        XCTAssertTrue(try mpc(port, "status").contains("[playing]"))
+
+        let start = Date()
+        stop(host)
+        stopped = true
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2, "the host stops without waiting on an output")
+    }
+
+    /// True when something accepts TCP connections on 127.0.0.1 `port`.
+    private func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// Seconds played of the song, from `mpc status`.
+    private func elapsed(_ port: String) throws -> Int {
+        let status = try mpc(port, "status")
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("[playing]") }),
+              let time = line.split(separator: " ").first(where: { $0.contains("/") && $0.contains(":") }),
+              let played = time.split(separator: "/").first else { return -1 }
+        let parts = played.split(separator: ":").compactMap { Int($0) }
+        return parts.count == 2 ? parts[0] * 60 + parts[1] : -1
+    }
+
+    /// Every room through Snapcast: our fifo output feeds snapserver's pipe source (on loopback, its own
+    /// config and state folder), and a snapclient writing to a file receives the song's 440 Hz tone.
+    func testSnapcastPlaysTheFifoOutputToItsClients() throws {
+        guard let server = try? TestProcess.which("snapserver"), let client = try? TestProcess.which("snapclient") else {
+            throw XCTSkip("snapserver and snapclient are not installed (Debian's snapserver, snapclient)")
+        }
+        let fifo = temp.path("snapfifo")
+        let state = temp.path("snapserver")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let streamPort = try freePort(), controlPort = try freePort(), httpPort = try freePort()
+        try """
+            [server]
+            datadir = \(state)
+            [http]
+            enabled = false
+            bind_to_address = 127.0.0.1
+            port = \(httpPort)
+            [tcp]
+            enabled = true
+            bind_to_address = 127.0.0.1
+            port = \(controlPort)
+            [stream]
+            bind_to_address = 127.0.0.1
+            port = \(streamPort)
+            source = pipe://\(fifo)?name=default&sampleformat=44100:16:2
+            [logging]
+            sink = stderr
+            """.write(toFile: temp.path("snapserver.conf"), atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = state
+        let snapserver = try RunningProcess(server, ["-c", temp.path("snapserver.conf")], environment: environment)
+        defer {
+            snapserver.signal(SIGTERM)
+            if snapserver.finish(timeout: 5) == nil { XCTFail("snapserver did not stop on SIGTERM") }
+        }
+        XCTAssertTrue(eventually(timeout: 10) { accepts(streamPort) }, snapserver.stderr)
+
+        try writeConfig(block("fifo", "Snapcast", ["path": fifo, "format": "44100:16:2"]))
+        let (host, port) = try serveOnFreePort()
+        defer { stop(host) }
+        let received = temp.path("received.pcm")
+        let snapclient = try RunningProcess(client, ["-h", "127.0.0.1", "-p", "\(streamPort)", "--hostID", "xzmusic-test",
+                                                     "--player", "file:filename=\(received)", "--logsink", "stderr"], environment: environment)
+        defer {
+            snapclient.signal(SIGTERM)
+            if snapclient.finish(timeout: 5) == nil { XCTFail("snapclient did not stop on SIGTERM") }
+        }
+        try mpc(port, "add", "tone.wav")
+        try mpc(port, "play")
+        // Three seconds of the tone past the first (the server's buffer, the client's start).
+        XCTAssertTrue(eventually(timeout: 20) { size("received.pcm") > 44100 * 4 * 4 },
+                      "\(size("received.pcm")) bytes; \(snapclient.stderr.suffix(600)) \(snapserver.stderr.suffix(600))")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: received))
+        let tail = bytes.suffix(44100 * 4 * 2)
+        try tail.write(to: URL(fileURLWithPath: temp.path("tail.pcm")))
+        let samples = tail.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        // The tone at half scale, not silence.
+        XCTAssertEqual(Double(samples.max() ?? 0), 16384, accuracy: 1200)
+        XCTAssertEqual(try roughFrequency(raw: temp.path("tail.pcm"), channels: 2), 440, accuracy: 10)
+        XCTAssertTrue(try mpc(port, "status").contains("[playing]"))
+    }
+
     func testAnIdleClientHearsEachSwitch() throws {
         try writeConfig(null + raw)
         let (host, port) = try serveOnFreePort()
@@ -289,7 +422,7 @@ final class AudioOutputsTests: LibraryProcessTestCase {
             "\(config) line 11: audio_output: no output type \"shout\"; types: alsa, ao, fifo, httpd, null, pulse, recorder; the host starts without this output",
             "\(config) line 19: audio_output: vorbis encoder: quality \"11\" is not a number in the range -1 to 10; the host starts without this output",
             "\(config) line 23: audio_output: another output is named \"Null Output\"; the host starts without this output",
-            "\(config) line 28: audio_output: enabled takes yes or no, not \"maybe\"; the host starts without this output",
+            "\(config) line 28: audio_output: enabled must be yes or no, not \"maybe\"; the host starts without this output",
         ].map { Substring($0) }, told)
     }
 

@@ -102,7 +102,7 @@ final class EndlessStreamWindowTests: XCTestCase {
         let log = StreamEventLog()
         let opened = Mutex<GrowingFile?>(nil)
         let output = try TemporaryFolder("endless-out")
-        let player = Player(output: .raw(output.path("out.raw")), streams: { item in
+        let player = Player(output: RawFileOutput(path: output.path("out.raw")), streams: { item in
             let stream = try manager.openStream(url: item.path)
             opened.withLock { $0 = stream }
             return stream

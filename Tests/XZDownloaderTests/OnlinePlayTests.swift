@@ -13,7 +13,7 @@ final class OnlinePlayTests: XCTestCase {
     private func player(_ fixture: DownloadFixture, _ manager: DownloadManager, out: String, log: StreamEventLog,
                         prebuffer: Double = 1) -> Player {
         let database = fixture.database
-        let player = Player(output: .raw(out), streams: { item in
+        let player = Player(output: RawFileOutput(path: out), streams: { item in
             if let song = try? database.song(audioURL: item.path) { return try manager.openStream(song: song) }
             return try manager.openStream(url: item.path)
         }, onEvent: { log.append($0) })
@@ -96,7 +96,7 @@ final class OnlinePlayTests: XCTestCase {
         XCTAssertEqual(fixture.server.bytesSent(path: "/s.mp3"), body.count, "fetched once")
         XCTAssertEqual(fixture.partFiles(), [])
         // Played again, it is the offline file: nothing more is fetched.
-        let again = Player(output: .raw(folder.path("again.raw")), streams: { _ in try manager.openStream(song: song) })
+        let again = Player(output: RawFileOutput(path: folder.path("again.raw")), streams: { _ in try manager.openStream(song: song) })
         again.play([item(song)])
         let doneagain = await finished(again)
         XCTAssertTrue(doneagain)
@@ -335,7 +335,7 @@ final class KeptStreamTests: XCTestCase {
         let manager = fixture.manager()
         let log = StreamEventLog()
         let url = fixture.server.url("/radio/kept.mp3")
-        let player = Player(output: .raw(folder.path("out.raw")), streams: { item in try manager.openStream(url: item.path, keep: true) },
+        let player = Player(output: RawFileOutput(path: folder.path("out.raw")), streams: { item in try manager.openStream(url: item.path, keep: true) },
                             onEvent: { log.append($0) })
         player.play([QueueItem(path: url)])
         let done = await finished(player)

@@ -100,7 +100,7 @@ final class BrokenFileTests: XCTestCase {
     func testAllBrokenWithRepeatAllStops() throws {
         let broken = try brokenFiles().map(\.path).prefix(3)
         let log = EventLog()
-        let player = Player(output: .null, onEvent: { log.append($0) })
+        let player = Player(output: LibaoOutput(.null), onEvent: { log.append($0) })
         player.setRepeat(.all)
         player.play(broken.map { item($0) })
         XCTAssertTrue(player.waitUntilFinished(timeout: 30), "gave up instead of cycling forever")
@@ -114,7 +114,7 @@ final class BrokenFileTests: XCTestCase {
     func testAFileCutToAFractionOfASecondFailsAndRepeatAllStops() throws {
         let path = try fixtures.write("cut-short.mp3", Array(try fixtures.bytes("cbr44").prefix(5000)))
         let log = EventLog()
-        let player = Player(output: .null, onEvent: { log.append($0) })
+        let player = Player(output: LibaoOutput(.null), onEvent: { log.append($0) })
         player.setRepeat(.all)
         player.play([item(path)])
         XCTAssertTrue(player.waitUntilFinished(timeout: 30), "stopped instead of cycling")

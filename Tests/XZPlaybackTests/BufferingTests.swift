@@ -59,7 +59,7 @@ final class StreamPlaybackTests: XCTestCase {
         let log = EventLog()
         let released = Locked(false)
         source.onRelease { released.update { $0 = true } }
-        let player = Player(output: .raw(out), streams: { _ in source }, onEvent: { log.append($0) })
+        let player = Player(output: RawFileOutput(path: out), streams: { _ in source }, onEvent: { log.append($0) })
         player.prebufferSeconds = 0.5
         feeder.start()
         player.play([QueueItem(path: "http://127.0.0.1/song.mp3", title: "Streamed")])
@@ -96,7 +96,7 @@ final class StreamPlaybackTests: XCTestCase {
         let fixtures = try PlaybackFixtures.shared()
         let folder = try TemporaryFolder("stream-fail")
         let log = EventLog()
-        let player = Player(output: .raw(folder.path("out.raw")), streams: { item in
+        let player = Player(output: RawFileOutput(path: folder.path("out.raw")), streams: { item in
             let source = GrowingFile(path: folder.path("x.part"))
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
                 source.fail("HTTP 404 Not Found from \(item.path)")
@@ -116,7 +116,7 @@ final class StreamPlaybackTests: XCTestCase {
     func testAPlayerWithoutDownloaderRefusesURLs() throws {
         let folder = try TemporaryFolder("stream-none")
         let log = EventLog()
-        let player = Player(output: .raw(folder.path("out.raw")), onEvent: { log.append($0) })
+        let player = Player(output: RawFileOutput(path: folder.path("out.raw")), onEvent: { log.append($0) })
         player.play([QueueItem(path: "https://example.org/a.mp3")])
         XCTAssertTrue(player.waitUntilFinished(timeout: 10))
         player.shutdown()

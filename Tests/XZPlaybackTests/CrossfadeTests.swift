@@ -101,7 +101,7 @@ final class CrossfadeTests: XCTestCase {
         // Paced to real time, so `next` comes while the first song plays.
         let out = folder.path("skip.raw")
         let log = EventLog()
-        let player = Player(output: makeAudioOutput(.raw(out), realtime: true), onEvent: { log.append($0) })
+        let player = Player(output: RawFileOutput(path: out, realtime: true), onEvent: { log.append($0) })
         player.crossfade = settings
         player.play([item(first.path), item(second.path)])
         XCTAssertTrue(log.wait { $0.contains(.position(ms: 750)) })

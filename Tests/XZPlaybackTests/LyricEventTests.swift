@@ -44,7 +44,7 @@ final class LyricEventTests: XCTestCase {
         let out = folder.path("lyrics.raw")
         let log = EventLog()
         let sizes = Locked<[Int]>([])
-        let player = Player(output: .raw(out), onEvent: { event in
+        let player = Player(output: RawFileOutput(path: out), onEvent: { event in
             log.append(event)
             if case .lyric = event {
                 // Emitted on the audio thread right after the write that crossed the stamp.
@@ -101,7 +101,7 @@ final class LyricEventTests: XCTestCase {
 
     func testSeekWhilePlayingGivesTheLineAtOnce() throws {
         let log = EventLog()
-        let player = Player(output: .null, onEvent: { log.append($0) })
+        let player = Player(output: LibaoOutput(.null), onEvent: { log.append($0) })
         player.play([item(try fixtures.path("long6"), lyrics: try lyricFile())])
         XCTAssertTrue(log.wait { $0.contains(.position(ms: 250)) })
         player.seek(.absolute(ms: 4_100))
@@ -123,7 +123,7 @@ final class LyricEventTests: XCTestCase {
     func testSnapshotShowsTheCurrentLine() throws {
         let log = EventLog()
         let out = folder.path("snap.raw")
-        let player = Player(output: .raw(out), onEvent: { log.append($0) })
+        let player = Player(output: RawFileOutput(path: out), onEvent: { log.append($0) })
         player.play([item(try fixtures.path("long6"), lyrics: try lyricFile())])
         player.pause()
         XCTAssertTrue(log.wait { $0.contains { if case .paused = $0 { return true } else { return false } } })

@@ -62,7 +62,13 @@ final class OutputSetTests: XCTestCase {
         XCTAssertEqual(set.enabled, [false, true])
         let notice = "audio output \"Kitchen\" (alsa) disabled: the device is gone"
         XCTAssertEqual(heard.withLock { $0 }, [.failed(index: 0, message: notice)])
-        XCTAssertEqual(set.takeNotices(), [notice])
+        XCTAssertEqual(set.takeNotices(), [], "told once, to the owner that listens")
+
+        // A set nobody listens to tells it among the player's notices.
+        let unheard = OutputSet([NamedOutput(name: "Kitchen", plugin: "alsa", output: KeptOutput(failing: true))])
+        try unheard.open(format: deep)
+        try write(unheard, [5, 6])
+        XCTAssertEqual(unheard.takeNotices(), [notice])
     }
 
     func testWithEveryOutputFailingTheSetCannotOpen() {

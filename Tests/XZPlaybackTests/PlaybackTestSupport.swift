@@ -150,7 +150,7 @@ struct Render {
                     before: (Player) -> Void = { _ in }) throws -> Render {
         let out = folder.path("render-\(UUID().uuidString).raw")
         let log = EventLog()
-        let player = Player(output: .raw(out), onEvent: { log.append($0) })
+        let player = Player(output: RawFileOutput(path: out), onEvent: { log.append($0) })
         player.setVolume(volume)
         before(player)
         player.play(items)

@@ -140,7 +140,7 @@ final class PlayerChangesTests: XCTestCase {
 
     func testCommandsReportTheirChangesInOrder() throws {
         let log = EventLog()
-        let player = Player(output: .null, onEvent: { log.append($0) })
+        let player = Player(output: LibaoOutput(.null), onEvent: { log.append($0) })
         defer { player.shutdown() }
         player.insert(items, at: nil)
         player.setVolume(100)
@@ -158,7 +158,7 @@ final class PlayerChangesTests: XCTestCase {
     func testPlayPauseStopReportPlaybackBeforeTheirEvents() throws {
         let path = try PlaybackFixtures.shared().path("long6")
         let log = EventLog()
-        let player = Player(output: .null, onEvent: { log.append($0) })
+        let player = Player(output: LibaoOutput(.null), onEvent: { log.append($0) })
         defer { player.shutdown() }
         player.play([item(path)])
         XCTAssertTrue(log.wait { $0.contains { if case .started = $0 { return true } else { return false } } })

@@ -24,24 +24,6 @@ final class PlayerTests: XCTestCase {
 
     // MARK: Parsing
 
-    func testOutputSpecParsing() throws {
-        XCTAssertEqual(try OutputSpec(parsing: "default"), .systemDefault)
-        XCTAssertEqual(try OutputSpec(parsing: "null"), .null)
-        XCTAssertEqual(try OutputSpec(parsing: "wav:/tmp/a b.wav"), .wav("/tmp/a b.wav"))
-        XCTAssertEqual(try OutputSpec(parsing: "au:x.au"), .au("x.au"))
-        XCTAssertEqual(try OutputSpec(parsing: "raw:C:/odd:name"), .raw("C:/odd:name"))
-        for spec in [OutputSpec.systemDefault, .null, .wav("w"), .au("a"), .raw("r")] {
-            XCTAssertEqual(try OutputSpec(parsing: spec.description), spec)
-        }
-        for bad in ["", "alsa", "wav", "wav:", "mp3:x.mp3", "nul"] {
-            XCTAssertThrowsError(try OutputSpec(parsing: bad), bad) { error in
-                let message = (error as? PlaybackError)?.message ?? ""
-                XCTAssertTrue(message.contains("\"\(bad)\""), message)
-                XCTAssertEqual(error as? PlaybackError, .invalidOutput)
-            }
-        }
-    }
-
     func testSeekTargetParsing() throws {
         XCTAssertEqual(try SeekTarget(parsing: "+10"), .relative(ms: 10_000))
         XCTAssertEqual(try SeekTarget(parsing: "-5"), .relative(ms: -5_000))
@@ -76,7 +58,7 @@ final class PlayerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(saved, 0)
         _ = dup2(sink, 2)
         let log = EventLog()
-        let player = Player(output: .systemDefault, onEvent: { log.append($0) })
+        let player = Player(output: LibaoOutput(.systemDefault), onEvent: { log.append($0) })
         let began = Date()
         // Two formats, so the output is opened twice.
         player.play([item(try fixtures.path("mpeg25_8k")), item(try fixtures.path("cbr44b"))])
@@ -103,7 +85,7 @@ final class PlayerTests: XCTestCase {
 
     func testPauseOnNullStopsThePosition() throws {
         let log = EventLog()
-        let player = Player(output: .null, onEvent: { log.append($0) })
+        let player = Player(output: LibaoOutput(.null), onEvent: { log.append($0) })
         player.play([item(try fixtures.path("cbr44"))])
         XCTAssertTrue(log.wait { $0.contains(.position(ms: 500)) })
         player.pause()
@@ -145,9 +127,12 @@ final class PlayerTests: XCTestCase {
     }
 
     func testUnwritableOutputFailsOnceAndStops() throws {
-        for spec in [OutputSpec.raw(folder.path("no/such/dir/x.raw")), .wav(folder.path("no/such/dir/x.wav"))] {
+        let outputs: [AudioOutput] = [RawFileOutput(path: folder.path("no/such/dir/x.raw")),
+                                      LibaoOutput(.file(driver: "wav", path: folder.path("no/such/dir/x.wav")))]
+        for output in outputs {
+            let spec = output is RawFileOutput ? "raw" : "wav"
             let log = EventLog()
-            let player = Player(output: spec, onEvent: { log.append($0) })
+            let player = Player(output: output, onEvent: { log.append($0) })
             let first = try fixtures.path("cbr44b")
             player.play([item(first), item(try fixtures.path("cbr44"))])
             XCTAssertTrue(player.waitUntilFinished(timeout: 20))
@@ -165,7 +150,7 @@ final class PlayerTests: XCTestCase {
     func testPreviousGoesBackWhereverTheTrackIs() throws {
         let first = try fixtures.path("cbr44b"), second = try fixtures.path("long6")
         let log = EventLog()
-        let player = Player(output: .raw(folder.path("prev.raw")), onEvent: { log.append($0) })
+        let player = Player(output: RawFileOutput(path: folder.path("prev.raw")), onEvent: { log.append($0) })
         player.play([item(first), item(second)], startingAt: 1)
         player.pause()
         XCTAssertTrue(log.wait { self.paused($0) == 1 })
@@ -187,7 +172,7 @@ final class PlayerTests: XCTestCase {
     func testStopRemoveAndSnapshot() throws {
         let paths = [try fixtures.path("long6"), try fixtures.path("cbr44b"), try fixtures.path("mono22")]
         let log = EventLog()
-        let player = Player(output: .null, onEvent: { log.append($0) })
+        let player = Player(output: LibaoOutput(.null), onEvent: { log.append($0) })
         player.setVolume(140)
         player.setRepeat(.all)
         player.setShuffle(false)
@@ -229,7 +214,7 @@ final class PlayerTests: XCTestCase {
     func testShutdownNamesHowTheTrackEnded() throws {
         for stopFirst in [false, true] {
             let log = EventLog()
-            let player = Player(output: .null, realtime: true, onEvent: { log.append($0) })
+            let player = Player(output: LibaoOutput(.null), onEvent: { log.append($0) })
             player.play([item(try fixtures.path("long6"))])
             XCTAssertTrue(log.wait { $0.contains { if case .started = $0 { return true } else { return false } } })
             if stopFirst { player.stop() }
@@ -242,7 +227,7 @@ final class PlayerTests: XCTestCase {
     func testAsyncEventStreamAndFinished() async throws {
         let path = try fixtures.path("cbr44b")
         let log = EventLog()
-        let player = Player(output: .raw(folder.path("async.raw")), onEvent: { log.append($0) })
+        let player = Player(output: RawFileOutput(path: folder.path("async.raw")), onEvent: { log.append($0) })
         let events = player.events  // read before play: the stream holds events from then on
         player.play([item(path)])
         await player.finished()
@@ -254,7 +239,7 @@ final class PlayerTests: XCTestCase {
     }
 
     func testCommandsAfterShutdownAreIgnored() async throws {
-        let player = Player(output: .null)
+        let player = Player(output: LibaoOutput(.null))
         player.shutdown()
         for await event in player.events { XCTFail("no events after shutdown: \(event)") }
         player.play([item(try fixtures.path("cbr44b"))])

@@ -122,7 +122,7 @@ final class RenderTests: XCTestCase {
         let path = try fixtures.path("cbr44")
         let wav = folder.path("out.wav")
         let log = EventLog()
-        let player = Player(output: .wav(wav), onEvent: { log.append($0) })
+        let player = Player(output: LibaoOutput(.file(driver: "wav", path: wav)), onEvent: { log.append($0) })
         // A second track in another format cannot go into the same WAV file: one error, then the third plays on.
         player.play([item(path), item(try fixtures.path("mono22")), item(try fixtures.path("cbr44b"))])
         XCTAssertTrue(player.waitUntilFinished(timeout: 60))

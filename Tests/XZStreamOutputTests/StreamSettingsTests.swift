@@ -1,26 +1,28 @@
 import XCTest
 import XZEncoders
+import XZPlayback
 import XZStreamOutput
 import XZSystem
 
 /// An `audio_output { type "httpd" … }` block read as MPD reads it, and its one-line errors.
 final class StreamSettingsTests: XCTestCase {
-    private func block(_ lines: String) throws -> ConfigFile.Block {
+    /// The block read by the httpd type's keys, as the host reads it.
+    private func block(_ lines: String, password: String? = nil) throws -> OutputBlock {
         let file = try ConfigFile(parsing: "audio_output {\n    type \"httpd\"\n\(lines)\n}\n")
-        return try XCTUnwrap(file.blocks(named: "audio_output").first)
+        return try OutputBlock(XCTUnwrap(file.blocks(named: "audio_output").first), of: .httpd, in: file, hostPassword: password)
     }
 
     private func refusal(_ lines: String, password: String? = nil) throws -> String {
         do {
-            _ = try StreamOutputSettings(block: block(lines), hostPassword: password)
+            _ = try StreamOutputSettings(block: block(lines, password: password))
             return "accepted"
-        } catch let error as StreamOutputError {
-            return error.description
+        } catch {
+            return "\(error)"
         }
     }
 
     func testMPDsDefaults() throws {
-        let settings = try StreamOutputSettings(block: block("name \"Stream\"\nbitrate \"128\""), hostPassword: nil)
+        let settings = try StreamOutputSettings(block: block("name \"Stream\"\nbitrate \"128\""))
         XCTAssertEqual(settings.port, 8000)
         XCTAssertEqual(settings.address, "127.0.0.1")
         XCTAssertEqual(settings.encoder, .vorbis)
@@ -42,7 +44,7 @@ final class StreamSettingsTests: XCTestCase {
             always_on "yes"
             tags "no"
             quality "5.0"
-            """), hostPassword: "pw")
+            """, password: "pw"))
         XCTAssertEqual(settings.port, 8123)
         XCTAssertEqual(settings.address, "::")
         XCTAssertEqual(settings.encoder, .wave)
@@ -50,18 +52,18 @@ final class StreamSettingsTests: XCTestCase {
         XCTAssertTrue(settings.alwaysOn)
         XCTAssertFalse(settings.sendsTags)
         XCTAssertEqual(settings.password, "pw")
-        XCTAssertEqual(settings.encoderSettings, ["quality": "5.0"])
+        XCTAssertEqual(settings.encoderSettings, [:], "the wave encoder reads no setting")
     }
 
     func testBadValuesAreRefusedNamingTheKey() throws {
-        XCTAssertTrue(try refusal("port \"8000\"").contains("missing 'name'"))
-        XCTAssertTrue(try refusal("name \"s\"\nport \"70000\"").contains("'port' must be a whole number from 0 to 65535"))
-        XCTAssertTrue(try refusal("name \"s\"\nport \"-1\"").contains("'port'"))
-        XCTAssertTrue(try refusal("name \"s\"\nmax_clients \"99999999999\"").contains("'max_clients'"))
-        XCTAssertTrue(try refusal("name \"s\"\nalways_on \"maybe\"").contains("'always_on' must be yes or no"))
-        XCTAssertTrue(try refusal("name \"s\"\ntags \"2\"").contains("'tags'"))
-        XCTAssertTrue(try refusal("name \"s\"\nencoder \"mp4\"").contains("'encoder' must be one of opus, vorbis, lame, flac, wave"))
-        XCTAssertTrue(try refusal("name \"s\"\nbind_to_address \"a b\"").contains("'bind_to_address'"))
+        XCTAssertEqual(try refusal("port \"8000\""), "config line 1: audio_output: a httpd output needs name \"…\"")
+        XCTAssertEqual(try refusal("name \"s\"\nport \"70000\""), "config line 4: audio_output: port must be a whole number from 0 to 65535, not \"70000\"")
+        XCTAssertTrue(try refusal("name \"s\"\nport \"-1\"").contains("port must be"))
+        XCTAssertTrue(try refusal("name \"s\"\nmax_clients \"99999999999\"").contains("max_clients must be"))
+        XCTAssertTrue(try refusal("name \"s\"\nalways_on \"maybe\"").contains("always_on must be yes or no"))
+        XCTAssertTrue(try refusal("name \"s\"\ntags \"2\"").contains("tags must be"))
+        XCTAssertTrue(try refusal("name \"s\"\nencoder \"mp4\"").contains("encoder must be opus, vorbis, lame, flac or wave"))
+        XCTAssertTrue(try refusal("name \"s\"\nbind_to_address \"a b\"").contains("bind_to_address"))
     }
 
     func testAnOpenAddressNeedsTheHostsPassword() throws {
@@ -93,8 +95,8 @@ final class StreamSettingsTests: XCTestCase {
     func testEncoderSettingsAsMPD() throws {
         func output(_ lines: String) throws -> String {
             do {
-                let output = try HTTPStreamOutput(block: block("name \"s\"\nport \"0\"\n" + lines), hostPassword: nil)
-                output.shutdown()
+                let output = try OutputType.httpd.make(block("name \"s\"\nport \"0\"\n" + lines))
+                (output as? HTTPStreamOutput)?.shutdown()
                 return "started"
             } catch {
                 return "\(error)"
