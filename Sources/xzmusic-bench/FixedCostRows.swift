@@ -4,12 +4,43 @@ import XZTestSupport
 /// What a host costs before it does anything: its memory on a small library, beside MPD's in the same
 /// run, and the size of the program on disk beside MPD's.
 extension ServerBenchmark {
-    /// RSS (MB) of MPD and of a host each started on a 10-song folder, scanned, then idle for a second.
-    func smallLibraryRSS() throws -> (mpd: Double, ours: Double) {
-        var small = ServerBenchmark(folder: folder.appendingPathComponent("small"), xzmusic: xzmusic)
-        small.songCount = 10
-        let music = try small.makeMusicFolder()
-        let state = small.folder.appendingPathComponent("run")
+    /// RSS (MB) of MPD and of a host on a folder of one song in every format the host plays, at start
+    /// (scanned, idle a second) and after each song has played, in the same run.
+    struct MixedLibraryRSS {
+        var mpd: (start: Double, played: Double)
+        var ours: (start: Double, played: Double)
+        /// The same for an MPD whose configuration is only what it needs to play here: a check of the bench's.
+        var plainMPD: (start: Double, played: Double)
+    }
+
+    /// Formats of the mixed folder, one song each, encoded from one sox tone: what each is made with.
+    static let mixedFormats: [(suffix: String, encode: @Sendable (_ wav: String, _ out: String) -> [String])] = [
+        ("mp3", { ["lame", "--quiet", "-b", "128", $0, $1] }),
+        ("flac", { ["flac", "-s", "-f", "-o", $1, $0] }),
+        ("ogg", { ["oggenc", "-Q", "-q", "4", "-o", $1, $0] }),
+        ("opus", { ["opusenc", "--quiet", $0, $1] }),
+        ("m4a", { ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", $0, "-c:a", "aac", "-b:a", "128k", $1] }),
+        ("wav", { ["sox", $0, "-b", "24", $1] }),
+        ("aiff", { ["sox", $0, $1] }),
+    ]
+
+    func mixedLibraryRSS() throws -> MixedLibraryRSS {
+        let small = folder.appendingPathComponent("mixed")
+        let music = small.appendingPathComponent("music")
+        let songs = Self.mixedFormats.map { "song.\($0.suffix)" }
+        let done = small.appendingPathComponent("music.done")
+        if !FileManager.default.fileExists(atPath: done.path) {
+            try? FileManager.default.removeItem(at: music)
+            try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+            let wav = small.appendingPathComponent("source.wav").path
+            defer { try? FileManager.default.removeItem(atPath: wav) }
+            try checked(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", "4", "sine", "440", "sine", "660", "vol", "0.5"])
+            for format in Self.mixedFormats {
+                try checked(format.encode(wav, music.appendingPathComponent("song.\(format.suffix)").path))
+            }
+            try Data().write(to: done)
+        }
+        let state = small.appendingPathComponent("run")
         try? FileManager.default.removeItem(at: state)
         let runtime = state.appendingPathComponent("runtime"), config = state.appendingPathComponent("config")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
@@ -20,28 +51,87 @@ extension ServerBenchmark {
         let environment = ProcessInfo.processInfo.environment.merging(
             ["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": config.path, "XZMUSIC_DEMO": ""]) { $1 }
 
-        let mpdPort = try freeLoopbackPort()
-        let mpd = try RunningProcess(try TestProcess.which("mpd"),
-                                     ["--no-daemon", try small.writeMPDConfig(state: state, music: music, port: mpdPort)],
-                                     environment: environment)
-        defer { small.stop(mpd) }
-        _ = try small.waitForServer(port: mpdPort, process: mpd, log: state.appendingPathComponent("mpd/log"))
-        try small.checked(["mpc", "-h", "127.0.0.1", "-p", "\(mpdPort)", "update", "--wait"])
+        let mpd = try mpdRSS(config: try writeMPDConfig(state: state, music: music, port: try freeLoopbackPort()),
+                             log: state.appendingPathComponent("mpd/log"), songs: songs, environment: environment)
+        let plain = state.appendingPathComponent("plain")
+        try FileManager.default.createDirectory(at: plain, withIntermediateDirectories: true)
+        let plainConfig = plain.appendingPathComponent("mpd.conf")
+        try """
+            music_directory \(quoted(music.path))
+            db_file         \(quoted(plain.appendingPathComponent("database").path))
+            bind_to_address "127.0.0.1"
+            port            "\(try freeLoopbackPort())"
+            audio_output {
+                type "null"
+                name "null"
+            }
+
+            """.write(to: plainConfig, atomically: true, encoding: .utf8)
+        let plainMPD = try mpdRSS(config: plainConfig.path, log: nil, songs: songs, environment: environment)
 
         let ourPort = try freeLoopbackPort()
         let host = try RunningProcess(xzmusic, ["serve", "--output", "null", "--port", "\(ourPort)",
                                                 "--library", state.appendingPathComponent("library").path],
                                       environment: environment)
-        defer { small.stop(host) }
+        defer { stop(host) }
         guard host.waitForOutput("xzmusic: hosting", timeout: 30) else {
             throw benchFailure("xzmusic serve did not start: \(host.stderr.prefix(500))")
         }
         while try ProtocolConnection(port: ourPort).text("status").contains("updating_db")
-                || ProtocolConnection(port: ourPort).text("stats").contains("\nsongs: 0\n") {
+                || !ProtocolConnection(port: ourPort).text("stats").contains("\nsongs: \(songs.count)\n") {
+            guard host.process.isRunning else { throw benchFailure("xzmusic serve left: \(host.stderr.suffix(500))") }
             Thread.sleep(forTimeInterval: 0.05)
         }
+        let ours = try playedRSS(host, port: ourPort, songs: songs)
+        return MixedLibraryRSS(mpd: mpd, ours: ours, plainMPD: plainMPD)
+    }
+
+    /// An MPD started with `config` (its port inside), its folder scanned: its RSS at start and after playing.
+    private func mpdRSS(config: String, log: URL?, songs: [String], environment: [String: String]) throws -> (start: Double, played: Double) {
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        guard let portLine = text.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("port") }),
+              let port = Int(portLine.filter(\.isNumber)) else { throw benchFailure("no port in \(config)") }
+        let mpd = try RunningProcess(try TestProcess.which("mpd"), ["--no-daemon", config], environment: environment)
+        defer { stop(mpd) }
+        _ = try waitForServer(port: port, process: mpd, log: log)
+        try checked(["mpc", "-h", "127.0.0.1", "-p", "\(port)", "update", "--wait"])
+        return try playedRSS(mpd, port: port, songs: songs)
+    }
+
+    /// RSS a second after the server is ready, and again after each of `songs` has played half a second.
+    private func playedRSS(_ server: RunningProcess, port: Int, songs: [String]) throws -> (start: Double, played: Double) {
         Thread.sleep(forTimeInterval: 1)
-        return (small.memoryMB(mpd), small.memoryMB(host))
+        let start = memoryMB(server)
+        let connection = try ProtocolConnection(port: port)
+        for song in songs {
+            try connection.request("command_list_begin\nclear\nadd \(quoted(song))\nplay\ncommand_list_end")
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while true {
+                let status = try connection.text("status")
+                let elapsed = status.split(separator: "\n").first { $0.hasPrefix("elapsed: ") }.flatMap { Double($0.dropFirst(9)) } ?? 0
+                if status.contains("state: play"), elapsed >= 0.5 { break }
+                guard Date() < deadline else { throw benchFailure("\(song) did not play on port \(port): \(status)") }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        try connection.request("stop")
+        Thread.sleep(forTimeInterval: 1)
+        return (start, memoryMB(server))
+    }
+
+    /// The mixed-folder rows alone (`xzmusic-bench server rss`).
+    func mixedLibraryRSSOnly() throws {
+        printMixedLibraryRows(try mixedLibraryRSS())
+    }
+
+    func printMixedLibraryRows(_ figures: MixedLibraryRSS) {
+        let formats = Self.mixedFormats.map(\.suffix).joined(separator: ", ")
+        row("host RSS start, 7 formats, MB", figures.mpd.start, figures.ours.start, format: "%9.1f", target: "<= 1.50x",
+            met: figures.ours.start <= figures.mpd.start * 1.5)
+        row("  after playing each, MB", figures.mpd.played, figures.ours.played, format: "%9.1f", target: "<= 1.50x",
+            met: figures.ours.played <= figures.mpd.played * 1.5)
+        print(String(format: "  (one song each: %@; MPD of a minimal config: %.1f MB at start, %.1f MB after playing)",
+                     formats, figures.plainMPD.start, figures.plainMPD.played))
     }
 
     /// The program's size on disk: stripped (as `make install` installs it) beside MPD's, and as built.

@@ -71,6 +71,9 @@ case "cli":
     benchmark {
         try CLIBenchmark(folder: folder.appendingPathComponent("cli"), xzmusic: binary, options: Array(arguments.dropFirst())).run()
     }
+case "server" where arguments.dropFirst().first == "rss":
+    // Only the mixed-folder RSS rows of `server`: MPD and the host on one song of every format.
+    benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary).mixedLibraryRSSOnly() }
 case "server":
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary,
                                          library1M: folder.appendingPathComponent("library-1m")).run() }
@@ -98,6 +101,6 @@ case "transport-floor":
     }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] [encode] | json | download | oneshot-search | rescan | server | server-lists | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] [encode] | json | download | oneshot-search | rescan | server [rss] | server-lists | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }
