@@ -217,12 +217,19 @@ package struct PlayerStateMachine: Sendable, Equatable {
         let items = items.prefix(room)
         let ids = items.indices.map { nextId + $0 }
         nextId += items.count
-        let fresh = zip(items, ids).map { QueueEntry(item: $0, id: $1, priority: 0, version: version) }
         let at = min(max(position ?? entries.count, 0), entries.count)
-        var updated = entries
-        updated.insert(contentsOf: fresh, at: at)
-        rebuild(updated)
-        let added = at..<(at + fresh.count)
+        if at == entries.count {
+            // At the end no entry moves: the new ones take the new version, without a pass over the others
+            // (a command list's 10,000 adds land here in one step).
+            version += 1
+            entries.reserveCapacity(entries.count + items.count)
+            for (item, id) in zip(items, ids) { entries.append(QueueEntry(item: item, id: id, priority: 0, version: version)) }
+        } else {
+            var updated = entries
+            updated.insert(contentsOf: zip(items, ids).map { QueueEntry(item: $0, id: $1, priority: 0, version: version) }, at: at)
+            rebuild(updated)
+        }
+        let added = at..<(at + items.count)
         if shuffle {
             // New items go at random places among those still to come, so each still plays once this round.
             let from = currentIndex.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
