@@ -131,7 +131,7 @@ let package = Package(
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
-            "XZSystem", "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZCommands", "XZTestSupport",
+            "XZSystem", "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZHost", "XZCommands", "XZTestSupport",
             "XZEncoders", "COpusFile",
             product("GRDB", "GRDB.swift"), product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),

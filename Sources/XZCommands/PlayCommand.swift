@@ -116,7 +116,7 @@ extension Play {
                 continue
             }
             do {
-                let entries = try host.remotePlaylist(url, maxEntries: host.player.maxQueueLength)
+                let entries = try host.remotePlaylist(url, maxEntries: host.maxQueueLength)
                 items += entries.filter { QueueItem.isStreamURL($0.location) }
                     .map { QueueItem(.stream($0.location), database: host.database) }
             } catch {

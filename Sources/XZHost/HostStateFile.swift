@@ -122,7 +122,7 @@ extension PlayerHost {
 
     /// The state to save now.
     package func currentState() -> HostState {
-        let snapshot = player.snapshot()
+        let snapshot = snapshot()
         var state = HostState()
         state.volume = snapshot.volume
         // Every output by the name MPD keeps it by, the one chosen by `--output` as the config's.
@@ -154,13 +154,13 @@ extension PlayerHost {
 
     /// The outputs' choices of a state file: the config's outputs by name, as MPD restores them (a name the
     /// config no longer has is dropped); the one chosen by `--output` takes the file's first, whatever its name.
-    func restoreOutputs(_ saved: [HostState.OutputState]) {
+    func restoreOutputs(_ saved: [HostState.OutputState], _ turn: PlayerTurn) {
         guard outputSet != nil else {
-            if let first = saved.first { setOutputEnabled(first.enabled) }
+            if let first = saved.first { turn.setOutputEnabled(first.enabled) }
             return
         }
         for status in outputStatuses {
-            if let kept = saved.first(where: { $0.name == status.name }) { setOutputEnabled(kept.enabled, id: status.id) }
+            if let kept = saved.first(where: { $0.name == status.name }) { turn.setOutputEnabled(kept.enabled, id: status.id) }
         }
     }
 
@@ -179,32 +179,36 @@ extension PlayerHost {
             playables.append(playable)
             priorities.append(entry.priority)
         }
-        player.setVolume(state.volume)
-        player.setRepeats(state.repeats)
-        player.setSingle(state.single)
-        player.setConsume(state.consume)
-        if let mode = state.replayGainMode {
-            var replayGain = player.replayGain
-            replayGain.mode = mode
-            player.replayGain = replayGain
+        let items = QueueItem.items(playables, database: database)
+        // One turn: no client sees the queue half restored.
+        exclusively { turn in
+            turn.setVolume(state.volume)
+            turn.setRepeats(state.repeats)
+            turn.setSingle(state.single)
+            turn.setConsume(state.consume)
+            if let mode = state.replayGainMode {
+                var replayGain = turn.replayGain
+                replayGain.mode = mode
+                turn.replayGain = replayGain
+            }
+            turn.updateCrossfade { crossfade in
+                crossfade.seconds = state.crossfadeSeconds
+                crossfade.mixRampDB = state.mixRampDb
+                crossfade.mixRampDelay = state.mixRampDelaySeconds
+            }
+            restoreOutputs(state.outputs, turn)
+            turn.insert(items, at: nil)
+            for priority in Set(priorities) where priority != 0 {
+                turn.setPriority(priority, at: priorities.indices.filter { priorities[$0] == priority })
+            }
+            turn.setShuffle(state.shuffle)
+            guard let current, state.playState != .stop else { return }
+            turn.playItem(at: current)
+            if paused || state.playState == .pause || !isOutputEnabled { turn.pause() }
+            // A file's number: held to a day past any song's end rather than trusted.
+            let ms = Int(clamping: state.elapsedSeconds * 1000, to: 0...86_400_000)
+            if ms > 0 { turn.requestSeek(.absolute(ms: ms)) }
         }
-        player.updateCrossfade { crossfade in
-            crossfade.seconds = state.crossfadeSeconds
-            crossfade.mixRampDB = state.mixRampDb
-            crossfade.mixRampDelay = state.mixRampDelaySeconds
-        }
-        restoreOutputs(state.outputs)
-        player.insert(QueueItem.items(playables, database: database), at: nil)
-        for priority in Set(priorities) where priority != 0 {
-            player.setPriority(priority, at: priorities.indices.filter { priorities[$0] == priority })
-        }
-        player.setShuffle(state.shuffle)
-        guard let current, state.playState != .stop else { return }
-        player.playItem(at: current)
-        if paused || state.playState == .pause || !isOutputEnabled { player.pause() }
-        // A file's number: held to a day past any song's end rather than trusted.
-        let ms = Int(clamping: state.elapsedSeconds * 1000, to: 0...86_400_000)
-        if ms > 0 { player.seek(.absolute(ms: ms)) }
     }
 
     /// What a saved name plays here, or nil when it is gone: a file must still be there, a stream needs a
@@ -292,7 +296,7 @@ final class HostStateKeeper: Sendable {
         while true {
             // Asleep until a save is due: a burst's settling, and every few seconds while playing; nothing
             // else wakes the thread.
-            let playing = host?.player.snapshot().state == .playing
+            let playing = host?.snapshot().state == .playing
             let (deadline, inBurst) = pending.withLock { state -> (DispatchTime?, Bool) in
                 var deadline = state.firstChange.map { min(state.lastChange + Self.quiet, $0 + Self.longestDelay) }
                 if playing { deadline = min(deadline ?? .distantFuture, lastSave + Self.whilePlaying) }
@@ -312,7 +316,7 @@ final class HostStateKeeper: Sendable {
                 state.firstChange = nil
                 return true
             }
-            if due || (Self.seconds(from: lastSave, to: now) >= Self.whilePlaying && host?.player.snapshot().state == .playing) {
+            if due || (Self.seconds(from: lastSave, to: now) >= Self.whilePlaying && host?.snapshot().state == .playing) {
                 save()
             }
         }

@@ -6,9 +6,14 @@ import XZPlaybackTerms
 
 /// The process that owns a library's player: the player itself, play statistics, the names songs have
 /// for protocol clients, and the fan-out of changes to every client waiting in `idle`.
-/// Every frontend (protocol connections, the prompt hosting the player, one-shot `play`) drives it.
+/// Every frontend (protocol connections, MPRIS, the prompt hosting the player, one-shot `play`) drives the
+/// player through its verbs (PlayerTurn.swift), one change at a time; the player itself stays inside.
 package final class PlayerHost: Sendable {
-    package let player: Player
+    let player: Player
+    /// One change to the player at a time, whoever asks (`exclusively`).
+    let turns = Mutex(())
+    /// The thread inside `exclusively` (0: none).
+    let turnHolder = Atomic<pthread_t>(0)
     package let folder: LibraryFolder
     package let database: LibraryDatabase
     /// How clients know its songs: the music folder's names, and on a host that streams, the catalogue
@@ -86,7 +91,7 @@ package final class PlayerHost: Sendable {
                 report(message)
                 announce(.output)
             }
-            if !outputSet.enabled.contains(true) { DispatchQueue.global().async { [weak self] in self?.player.pause() } }
+            if !outputSet.enabled.contains(true) { DispatchQueue.global().async { [weak self] in self?.pause() } }
         }
         // Observers may print to a slow terminal, so events are handled off the audio thread.
         Task.detached { [weak self] in
@@ -151,20 +156,8 @@ package final class PlayerHost: Sendable {
         outputStatuses.contains(where: \.enabled)
     }
 
-    /// MPD's `enableoutput` / `disableoutput`: a change is heard as the output's and its mixer's.
-    /// False when there is no output `id`.
-    @discardableResult
-    package func setOutputEnabled(_ enabled: Bool, id: Int = 0) -> Bool {
-        switchOutput(id, mixerHeardOnEnabling: true) { _ in enabled }
-    }
-
-    /// MPD's `toggleoutput`, whose change is heard as the mixer's too only when the output goes off.
-    @discardableResult
-    package func toggleOutput(id: Int = 0) -> Bool {
-        switchOutput(id, mixerHeardOnEnabling: false) { !$0 }
-    }
-
-    private func switchOutput(_ id: Int, mixerHeardOnEnabling: Bool, _ next: (Bool) -> Bool) -> Bool {
+    /// Switches output `id` inside a turn (`PlayerTurn.setOutputEnabled`, `toggleOutput`).
+    func switchOutput(_ id: Int, mixerHeardOnEnabling: Bool, _ next: (Bool) -> Bool) -> Bool {
         let switched: (was: Bool, now: Bool, anyOn: Bool)?
         if let outputSet {
             switched = outputSet.switchOutput(id, next)
@@ -303,16 +296,5 @@ final class ChangeListeners: Sendable {
         guard !changes.isEmpty else { return }
         let heard = listeners.withLock { Array($0.byToken.values) }
         for listener in heard { listener(changes) }
-    }
-}
-
-extension Player {
-    /// MPD's `play` without a position: paused goes on, stopped starts the current song (else the first).
-    package func playFromWhereItIs() {
-        switch snapshot().state {
-        case .paused: resume()
-        case .stopped: togglePause()
-        case .playing, .idle: break
-        }
     }
 }

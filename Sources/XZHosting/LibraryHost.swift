@@ -94,10 +94,12 @@ package final class LibraryHost: Sendable {
                               streams: streamOpener(downloads, database: database, cache: configuration.downloads.onlineCache,
                                                     keepURLs: configuration.keepsURLs),
                               fetchPlaylist: playlistFetcher(downloads), report: notes)
-        host.player.prebufferSeconds = configuration.downloads.prebufferSeconds
-        host.player.replayGain = configuration.replayGain
-        host.player.crossfade = configuration.crossfade
-        host.player.maxQueueLength = settings.maxPlaylistLength
+        host.exclusively { player in
+            player.prebufferSeconds = configuration.downloads.prebufferSeconds
+            player.replayGain = configuration.replayGain
+            player.crossfade = configuration.crossfade
+            player.maxQueueLength = settings.maxPlaylistLength
+        }
         host.observe(events)
         var server: ProtocolServer?
         var tcpPort: Int?
@@ -167,24 +169,24 @@ package final class LibraryHost: Sendable {
     package var clientCount: Int { host.clientCount }
 
     /// Plays `items` from the first, replacing the queue: a player of one command (`play --output`), which
-    /// waits for them rather than driving the host through its table.
+    /// waits for them rather than driving the host through its table; a change like any other client's.
     package func play(_ items: [QueueItem]) {
-        host.player.play(items)
+        host.play(items)
     }
 
     /// Stops the music, the track ending as stopped; from any thread (a signal's).
     package func stopPlaying() {
-        host.player.stop()
+        host.stop()
     }
 
     /// Blocks until nothing plays (the queue done, or stopped); false when `timeout` seconds passed first.
     @discardableResult
     package func waitUntilFinished(timeout: TimeInterval? = nil) -> Bool {
-        host.player.waitUntilFinished(timeout: timeout)
+        host.waitUntilFinished(timeout: timeout)
     }
 
     /// Tracks that ended with an error so far (a one-shot command's exit status).
-    package var failedTrackCount: Int { host.player.failedTrackCount }
+    package var failedTrackCount: Int { host.failedTrackCount }
 
     /// Catalogue songs stream through their download (kept as the offline copy unless `cache` is none);
     /// other URLs stream without being kept, unless `keepURLs`.

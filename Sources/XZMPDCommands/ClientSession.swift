@@ -262,13 +262,13 @@ package struct ClientSession: Sendable {
                                                                single: Bool = false,
                                                                into output: inout Output) {
         // A command list that changes anything runs whole as one state change, as MPD runs it on its one
-        // thread; a single request takes `stateChanges` in `execute`, as its command needs.
+        // thread; a single request takes the host's turn in `execute`, as its command needs.
         guard !single, authenticated, Self.changesState(requests) else {
-            runRequests(requests, listOK: listOK, service: service, single: single, holdingStateChanges: false, into: &output)
+            runRequests(requests, listOK: listOK, service: service, single: single, turn: nil, into: &output)
             return
         }
-        service.stateChanges.withLock { _ in
-            runRequests(requests, listOK: listOK, service: service, single: single, holdingStateChanges: true, into: &output)
+        service.host.exclusively { turn in
+            runRequests(requests, listOK: listOK, service: service, single: single, turn: turn, into: &output)
         }
     }
 
@@ -284,7 +284,7 @@ package struct ClientSession: Sendable {
 
     private mutating func runRequests<Requests: Collection<MPDRequest>>(_ requests: Requests, listOK: Bool,
                                                                        service: MPDService, single: Bool,
-                                                                       holdingStateChanges: Bool,
+                                                                       turn: PlayerTurn?,
                                                                        into output: inout Output) {
         var response = MPDResponse(taking: &output.bytes, capacity: Self.typicalAnswerBytes,
                                    limit: service.limits.maxOutputBytes)
@@ -301,7 +301,7 @@ package struct ClientSession: Sendable {
         // request's is taken by `execute`, for the commands that need one.
         let deadline: Deadline? = single ? nil : Deadline(after: service.limits.requestBudget)
         // A list's adds and clear are held back and land in one step (see `ListQueue`).
-        let list = single ? nil : MPDCommands.ListQueue(requests, session: self, service: service, deadline: deadline ?? .never)
+        let list = single ? nil : MPDCommands.ListQueue(requests, session: self, service: service, deadline: deadline ?? .never, turn: turn)
         defer { list?.land() }
         for (index, request) in requests.enumerated() {
             if !single, ["idle", "noidle", "close", "command_list_begin", "command_list_ok_begin"].contains(request.name) {
@@ -312,7 +312,7 @@ package struct ClientSession: Sendable {
             }
             do throws(MPDError) {
                 try MPDCommands.execute(request, session: &self, service: service, deadline: deadline,
-                                        holdingStateChanges: holdingStateChanges, list: list, into: &response)
+                                        holding: turn, list: list, into: &response)
             } catch {
                 var error = error
                 if error.command == nil { error.command = request.name }

@@ -57,7 +57,7 @@ extension MPDCommands {
     }
 
     static func status(_ call: inout Invocation) {
-        let status = call.player.snapshot()
+        let status = call.host.snapshot()
         call.response.add("volume", status.volume)
         call.response.add("repeat", status.repeats ? 1 : 0)
         call.response.add("random", status.shuffle ? 1 : 0)
@@ -106,31 +106,26 @@ extension MPDCommands {
         if let error = status.lastError { call.response.add("error", error) }
     }
 
-    /// `play` without a position: resume a pause, else start the current (or first) song.
-    static func resume(_ player: Player) {
-        player.playFromWhereItIs()
-    }
-
     /// Seeks the entry `position` picks to `target` (starting it when it is not the current one), then
     /// answers once the player is there, as MPD answers after its player thread has seeked: a `status`
     /// right after shows the new place, and a relative seek after it counts from there.
     static func seek(_ call: Invocation, to target: SeekTarget,
                      _ position: (PlayerSnapshot) throws(MPDError) -> Int) throws(MPDError) {
-        let ticket = try call.exclusively { () throws(MPDError) -> Player.SeekTicket? in
-            let snapshot = call.player.snapshot()
+        let ticket = try call.exclusively { turn throws(MPDError) -> PlayerHost.SeekTicket? in
+            let snapshot = turn.snapshot()
             let index = try position(snapshot)
             guard snapshot.entries.indices.contains(index) else { throw MPDError.arg("Bad song index") }
             let active = snapshot.state == .playing || snapshot.state == .paused
             // As MPD: paused, the song sought into waits paused.
-            if !active || snapshot.currentIndex != index { call.player.playItem(at: index, paused: snapshot.state == .paused) }
+            if !active || snapshot.currentIndex != index { turn.playItem(at: index, paused: snapshot.state == .paused) }
             // A place in a part of a song (rangeid) counts from the part's start.
             if case .absolute(let ms) = target, let start = snapshot.entries[index].item.range?.startMs {
-                return call.player.requestSeek(.absolute(ms: ms + start))
+                return turn.requestSeek(.absolute(ms: ms + start))
             }
-            return call.player.requestSeek(target)
+            return turn.requestSeek(target)
         }
-        // Outside `stateChanges`: other clients' changes go on meanwhile.
-        if let ticket { call.player.waitForSeek(ticket, patience: seekPatience) }
+        // Outside the turn: other clients' changes go on meanwhile.
+        if let ticket { call.host.waitForSeek(ticket, patience: seekPatience) }
     }
 
     /// How long a seek's answer waits for the player at most (a stream's place may be slow to come).
@@ -155,9 +150,9 @@ extension MPDCommands {
     /// change (`Invocation.exclusively`).
     @discardableResult
     static func enqueue(_ items: [QueueItem], at position: String?, _ call: Invocation) throws(MPDError) -> [Int] {
-        let ids = try call.exclusively { () throws(MPDError) -> [Int] in
-            let index = try position.map { text throws(MPDError) in try insertPosition(text, call.player.snapshot()) }
-            return call.player.insert(items, at: index)
+        let ids = try call.exclusively { turn throws(MPDError) -> [Int] in
+            let index = try position.map { text throws(MPDError) in try insertPosition(text, turn.snapshot()) }
+            return turn.insert(items, at: index)
         }
         guard ids.count == items.count else { throw MPDError.queueFull }
         return ids

@@ -36,8 +36,8 @@ final class MPDCommand: Sendable {
     /// every argument marked here its escaping names.
     let paths: Set<Int>
     let run: @Sendable (inout MPDCommands.Invocation) throws(MPDError) -> Void
-    /// Runs whole under `MPDService.stateChanges`: a quick state change. A state change of other work
-    /// takes it only around the part that reads and acts on the player (`Invocation.exclusively`), so no
+    /// Runs whole in the host's turn (`PlayerHost.exclusively`): a quick state change. A state change of other
+    /// work takes it only around the part that reads and acts on the player (`Invocation.exclusively`), so no
     /// other client waits for its files, database or waits.
     var runsExclusively: Bool { access == .changesState && work == .quick }
 
@@ -53,11 +53,10 @@ final class MPDCommand: Sendable {
 }
 
 extension MPDCommands.Invocation {
-    /// Runs `body` as the only state change under way host-wide (`MPDService.stateChanges`), unless this
-    /// command already runs as one (a quick one, or one of a command list that holds it).
-    func exclusively<Result>(_ body: () throws(MPDError) -> Result) throws(MPDError) -> Result {
-        if holdsStateChanges { return try body() }
-        return try service.stateChanges.withLock { _ throws(MPDError) -> sending Result in try body() }
+    /// Runs `body` as the only change to the player under way host-wide (`PlayerHost.exclusively`), in the
+    /// turn this command already holds when it holds one (a quick one, or one of a command list that does).
+    func exclusively<Result>(_ body: (PlayerTurn) throws(MPDError) -> Result) throws(MPDError) -> Result {
+        try host.exclusively(holding: heldTurn, body)
     }
 
     /// For a loop over songs or values: stops the command once its request is past its budget, the

@@ -68,7 +68,7 @@ extension MPDCommands {
     /// find and search use, every value of a catalogue song's tags included.
     static func findInQueue(_ call: inout Invocation, exact: Bool) throws(MPDError) {
         let filters = try filters(call.arguments, foldCase: !exact)
-        let entries = call.player.snapshot().entries
+        let entries = call.host.snapshot().entries
         let songs = catalogueSongs(entries, call.host)
         for (index, entry) in entries.enumerated() {
             try call.checkDeadline(index)
@@ -142,7 +142,7 @@ extension MPDCommands {
         if arguments.count >= 2, arguments[arguments.count - 2] == "position" {
             position = arguments.removeLast()
             // Refused before the search, as MPD reads it first.
-            _ = try insertPosition(position!, call.player.snapshot())
+            _ = try insertPosition(position!, call.host.snapshot())
             arguments.removeLast()
         }
         let found = try matches(call, try selection(arguments, foldCase: foldCase))

@@ -8,7 +8,7 @@ extension MPDCommands {
     static let extensionCommands: [MPDCommand] = [
         /// `lyricsoffset MS`: the playing song's lyrics shift, which the client has stored in the library, takes effect now.
         MPDCommand("lyricsoffset", 1...1, .changesState) { call throws(MPDError) in
-            call.player.setLyricsAdjustment(try MPDArgument.integer(call.arguments[0]))
+            call.turn.setLyricsAdjustment(try MPDArgument.integer(call.arguments[0]))
         },
     ]
 

@@ -1,6 +1,5 @@
 import XZCatalogue
 import XZHost
-import XZPlayback
 import XZPlaybackTerms
 import XZProtocol
 import XZSystem
@@ -13,18 +12,22 @@ extension MPDCommands {
     /// sees the queue empty or half built.
     final class ListQueue {
         let resolver: SongResolver
-        private let player: Player
+        private let host: PlayerHost
+        /// The host's turn the list holds when it changes the player (`ClientSession.run`).
+        private let turn: PlayerTurn?
         private let database: LibraryDatabase
         private var appending: [Playable] = []
         private var clearing = false
         /// The queue's room when the run of adds began: an add that passes it is the one refused.
         private var room = 0
 
-        init(_ requests: some Collection<MPDRequest>, session: ClientSession, service: MPDService, deadline: Deadline) {
+        init(_ requests: some Collection<MPDRequest>, session: ClientSession, service: MPDService, deadline: Deadline,
+             turn: PlayerTurn?) {
             // The list's names are read together on its first add.
             let names = requests.lazy.filter { ["add", "addid"].contains($0.name) && !$0.arguments.isEmpty }.map { $0.arguments[0] }
             resolver = SongResolver(host: service.host, allowsAbsolute: session.peer == .local, deadline: deadline, ahead: Array(names))
-            player = service.host.player
+            host = service.host
+            self.turn = turn
             database = service.host.database
         }
 
@@ -35,7 +38,7 @@ extension MPDCommands {
 
         /// Appends `playables` when the queue has room for them all; else what fits lands and the add is refused.
         func append(_ playables: [Playable]) throws(MPDError) {
-            if appending.isEmpty { room = clearing ? player.maxQueueLength : player.queueRoom }
+            if appending.isEmpty { room = clearing ? host.maxQueueLength : host.queueRoom }
             guard appending.count + playables.count <= room else {
                 // As MPD: what fits is added, then the add is refused.
                 appending += playables.prefix(max(room - appending.count, 0))
@@ -53,12 +56,12 @@ extension MPDCommands {
 
         /// Makes the held-back changes, in one step.
         func land() {
-            if clearing {
-                clearing = false
-                player.replaceQueue(with: QueueItem.items(appending, database: database))
-            } else if !appending.isEmpty {
-                player.insert(QueueItem.items(appending, database: database), at: nil)
+            guard clearing || !appending.isEmpty else { return }
+            let items = QueueItem.items(appending, database: database)
+            host.exclusively(holding: turn) { turn -> Void in
+                if clearing { turn.replaceQueue(with: items) } else { turn.insert(items, at: nil) }
             }
+            clearing = false
             appending = []
         }
     }

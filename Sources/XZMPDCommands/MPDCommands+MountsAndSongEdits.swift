@@ -39,7 +39,7 @@ extension MPDCommands {
         let id = call.arguments[0]
         _ = try MPDArgument.unsigned(id)
         if let tag, SongTag(tag) == nil { throw MPDError.arg("Unknown tag type: \(tag)") }
-        let snapshot = call.player.snapshot()
+        let snapshot = call.host.snapshot()
         let index = try queueIndex(id: id, snapshot)
         guard call.host.uri(of: snapshot.entries[index].item).contains("://") else {
             throw MPDError.permission("Cannot edit tags of local file")

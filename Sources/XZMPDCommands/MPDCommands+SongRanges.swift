@@ -37,14 +37,14 @@ extension MPDCommands {
         MPDCommand("rangeid", 2...2, .changesState) { call throws(MPDError) in
             let id = try MPDArgument.unsigned(call.arguments[0])
             guard var range = PlayRange(mpdText: call.arguments[1]) else { throw MPDError.arg("Bad range") }
-            let snapshot = call.player.snapshot()
+            let snapshot = call.turn.snapshot()
             let index = try queueIndex(id: call.arguments[0], snapshot)
             // As MPD: a start past the song's end is refused, an end at or past it is the song's end.
             if let length = snapshot.entries[index].item.durationMs {
                 guard range.startMs <= length else { throw MPDError.arg("Invalid start offset") }
                 if let end = range.endMs, end >= length { range.endMs = nil }
             }
-            switch call.player.setRange(range, id: id) {
+            switch call.turn.setRange(range, id: id) {
             case .set: break
             case .noSuchEntry: throw MPDError.noExist("No such song")
             case .playing: throw MPDError.permission("Cannot edit the current song")

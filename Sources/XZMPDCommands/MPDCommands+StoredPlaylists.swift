@@ -59,7 +59,7 @@ extension MPDCommands {
             // As MPD: the range and the position are refused before the playlist is read.
             let asked = try call.arguments.count > 1 ? MPDArgument.range(call.arguments[1]) : nil
             let position = call.arguments.count > 2 ? call.arguments[2] : nil
-            if let position { _ = try insertPosition(position, call.player.snapshot()) }
+            if let position { _ = try insertPosition(position, call.host.snapshot()) }
             let sheet = sheetPlaylist(call.arguments[0], call)
             let (entries, checked) = sheet == nil ? try readPlaylist(call.arguments[0], call) : ([], false)
             let count = sheet?.count ?? entries.count
@@ -76,7 +76,7 @@ extension MPDCommands {
             guard let saveMode = StoredPlaylists.SaveMode(rawValue: mode) else {
                 throw MPDError.arg("Unrecognized save mode, expected one of: create, append, replace")
             }
-            let queue = call.player.snapshot().entries.map { call.host.playlistEntry($0.item) }
+            let queue = call.host.snapshot().entries.map { call.host.playlistEntry($0.item) }
             try playlistCall { try call.host.playlists.save(name, queue, mode: saveMode) }
             call.host.wrote(.storedPlaylists)
         },
@@ -171,7 +171,7 @@ extension MPDCommands {
         -> (entries: [PlaylistEntry], checked: Bool) {
         if QueueItem.isStreamURL(name) {
             do {
-                return (try call.host.remotePlaylist(name, maxEntries: call.host.player.maxQueueLength), true)
+                return (try call.host.remotePlaylist(name, maxEntries: call.host.maxQueueLength), true)
             } catch {
                 // MPD's answer, with why: nothing is queued.
                 throw MPDError.noExist("No such playlist: \(error)")
@@ -185,7 +185,7 @@ extension MPDCommands {
         guard FolderPlaylists.isPlaylistFileName(name), FilterParser.isSafeLocalURI(name),
               let location = try? call.location(name), location.kind == .musicFolder,
               let entries = FolderPlaylists.read(path: location.path, uri: name, musicDirectory: call.host.naming.musicDirectory,
-                                                 maxEntries: call.host.player.maxQueueLength) else {
+                                                 maxEntries: call.host.maxQueueLength) else {
             throw MPDError.noExist("No such playlist")
         }
         return (entries, true)
@@ -194,7 +194,7 @@ extension MPDCommands {
 
 extension PlayerHost {
     /// The library's stored playlists, held to the queue's cap (`max_playlist_length`) as MPD holds them.
-    package var playlists: StoredPlaylists { StoredPlaylists(library: folder, maxLength: player.maxQueueLength) }
+    package var playlists: StoredPlaylists { StoredPlaylists(library: folder, maxLength: maxQueueLength) }
 
     /// The file a stored playlist entry names (relative entries are in the music folder).
     package func playlistPath(_ entry: PlaylistEntry) -> String? {

@@ -15,8 +15,9 @@ package enum MPDCommands {
         let service: MPDService
         /// When the request (or its command list) must be answered by: long loops and queries check it.
         let deadline: Deadline
-        /// The command runs under `MPDService.stateChanges` already (see `exclusively`).
-        let holdsStateChanges: Bool
+        /// The host's turn (`PlayerHost.exclusively`) when the command holds it throughout: a quick state
+        /// change, or any command of a command list that changes state. Others take it with `exclusively`.
+        var heldTurn: PlayerTurn?
         var session: ClientSession
         var response: MPDResponse
         /// The command list this runs in, which holds back its adds and clear and resolves its names.
@@ -26,15 +27,19 @@ package enum MPDCommands {
         var resolver: SongResolver {
             list?.resolver ?? SongResolver(host: host, allowsAbsolute: session.peer == .local, deadline: deadline)
         }
-        var player: Player { service.host.player }
+        /// The player of a command that holds the host's turn (`MPDCommand.runsExclusively`).
+        var turn: PlayerTurn {
+            guard let heldTurn else { preconditionFailure("a command acted on the player without the host's turn") }
+            return heldTurn
+        }
     }
 
     /// Runs one request. What it changes, the player and the host announce themselves. Past `deadline`
     /// (a command list's; nil: the service's budget from now, for a blocking command) the command stops
-    /// where it checks it, with an ACK (`MPDError(failure:)`). `holdingStateChanges`: the caller (a command
-    /// list) holds `MPDService.stateChanges` for all its commands.
+    /// where it checks it, with an ACK (`MPDError(failure:)`). `turn`: the caller (a command
+    /// list) holds the host's turn for all its commands (`PlayerHost.exclusively`).
     static func execute(_ request: MPDRequest, session: inout ClientSession, service: MPDService,
-                        deadline: Deadline? = nil, holdingStateChanges: Bool = false, list: ListQueue? = nil,
+                        deadline: Deadline? = nil, holding turn: PlayerTurn? = nil, list: ListQueue? = nil,
                         into response: inout MPDResponse) throws(MPDError) {
         guard let command = table[request.name] else {
             throw MPDError(.unknown, "unknown command \"\(request.name)\"", command: "")
@@ -54,15 +59,18 @@ package enum MPDCommands {
         let start = response.bytes.count
         // Quick commands do no long work: the clock is not read for them.
         let deadline = deadline ?? (command.work == .quick ? .never : Deadline(after: service.limits.requestBudget))
-        let exclusive = command.runsExclusively && !holdingStateChanges
         var invocation = Invocation(arguments: request.arguments, service: service, deadline: deadline,
-                                    holdsStateChanges: holdingStateChanges || exclusive, session: session,
+                                    heldTurn: turn, session: session,
                                     response: response, list: list)
         response = MPDResponse()
         defer { response = invocation.response }
         do {
-            if exclusive {
-                try service.stateChanges.withLock { _ throws(MPDError) in try command.run(&invocation) }
+            if command.runsExclusively && turn == nil {
+                try service.host.exclusively { turn throws(MPDError) in
+                    invocation.heldTurn = turn
+                    defer { invocation.heldTurn = nil }
+                    try command.run(&invocation)
+                }
             } else {
                 try command.run(&invocation)
             }
@@ -154,7 +162,7 @@ package enum MPDCommands {
         // MARK: Status
         MPDCommand("status", 0...0, .readOnly) { call in status(&call) },
         MPDCommand("currentsong", 0...0, .readOnly, .lookup) { call in
-            let snapshot = call.player.snapshot()
+            let snapshot = call.host.snapshot()
             guard let index = snapshot.currentIndex else { return }
             // A stream's decoder guesses a length (an MP3's Xing header); MPD lists only what its song says.
             let durationMs = snapshot.entries[index].item.isStream ? nil : snapshot.durationMs
@@ -177,80 +185,78 @@ package enum MPDCommands {
             call.response.add("db_playtime", summary.durationMs / 1000)
             call.response.add("db_update", Int(summary.updatedAt?.timeIntervalSince1970 ?? 0))
         },
-        MPDCommand("clearerror", 0...0, .changesState) { call in call.player.clearError() },
+        MPDCommand("clearerror", 0...0, .changesState) { call in call.turn.clearError() },
 
         // MARK: Options
-        MPDCommand("consume", 1...1, .changesState) { call throws(MPDError) in call.player.setConsume(try MPDArgument.boolean(call.arguments[0])) },
-        MPDCommand("random", 1...1, .changesState) { call throws(MPDError) in call.player.setShuffle(try MPDArgument.boolean(call.arguments[0])) },
-        MPDCommand("repeat", 1...1, .changesState) { call throws(MPDError) in call.player.setRepeats(try MPDArgument.boolean(call.arguments[0])) },
+        MPDCommand("consume", 1...1, .changesState) { call throws(MPDError) in call.turn.setConsume(try MPDArgument.boolean(call.arguments[0])) },
+        MPDCommand("random", 1...1, .changesState) { call throws(MPDError) in call.turn.setShuffle(try MPDArgument.boolean(call.arguments[0])) },
+        MPDCommand("repeat", 1...1, .changesState) { call throws(MPDError) in call.turn.setRepeats(try MPDArgument.boolean(call.arguments[0])) },
         MPDCommand("single", 1...1, .changesState) { call throws(MPDError) in
             guard let mode = SingleMode(rawValue: call.arguments[0]) else {
                 throw MPDError.arg("Unrecognized single mode, expected 0, 1, or oneshot")
             }
-            call.player.setSingle(mode)
+            call.turn.setSingle(mode)
         },
         MPDCommand("setvol", 1...1, .changesState) { call throws(MPDError) in
-            call.player.setVolume(try MPDArgument.unsigned(call.arguments[0], maximum: 100))
+            call.turn.setVolume(try MPDArgument.unsigned(call.arguments[0], maximum: 100))
         },
         MPDCommand("volume", 1...1, .changesState) { call throws(MPDError) in
             let change = try MPDArgument.integer(call.arguments[0], in: -100...100)
-            call.player.changeVolume(by: change)
+            call.turn.changeVolume(by: change)
         },
-        MPDCommand("getvol", 0...0, .readOnly) { call in call.response.add("volume", call.player.snapshot().volume) },
+        MPDCommand("getvol", 0...0, .readOnly) { call in call.response.add("volume", call.host.snapshot().volume) },
         MPDCommand("crossfade", 1...1, .changesState) { call throws(MPDError) in
             let seconds = try MPDArgument.unsigned(call.arguments[0])
             // Held to what a fade can be (CrossfadeSettings.longestSeconds), as the setting keeps it.
-            call.player.updateCrossfade { $0.seconds = seconds }
+            call.turn.updateCrossfade { $0.seconds = seconds }
         },
         MPDCommand("mixrampdb", 1...1, .changesState) { call throws(MPDError) in
             let decibels = try MPDArgument.float(call.arguments[0])
-            call.player.updateCrossfade { $0.mixRampDB = decibels }
+            call.turn.updateCrossfade { $0.mixRampDB = decibels }
         },
         MPDCommand("mixrampdelay", 1...1, .changesState) { call throws(MPDError) in
             let seconds = try MPDArgument.float(call.arguments[0])
-            call.player.updateCrossfade { $0.mixRampDelay = seconds }
+            call.turn.updateCrossfade { $0.mixRampDelay = seconds }
         },
         MPDCommand("replay_gain_mode", 1...1, .changesState) { call throws(MPDError) in
             guard let mode = ReplayGainMode(rawValue: call.arguments[0]) else {
                 throw MPDError.arg("Unrecognized replay gain mode")
             }
-            call.player.replayGain.mode = mode
+            call.turn.replayGain.mode = mode
         },
-        MPDCommand("replay_gain_status", 0...0, .readOnly) { call in call.response.add("replay_gain_mode", call.player.snapshot().replayGainMode.rawValue) },
+        MPDCommand("replay_gain_status", 0...0, .readOnly) { call in call.response.add("replay_gain_mode", call.host.snapshot().replayGainMode.rawValue) },
 
         // MARK: Playback
         MPDCommand("play", 0...1, .changesState) { call throws(MPDError) in
             // -1 (or none) resumes, as MPD; any other position must be in the queue.
             guard let argument = call.arguments.first, case let index = try MPDArgument.integer(argument), index != -1 else {
-                resume(call.player)
+                call.turn.playFromWhereItIs()
                 return
             }
-            guard index >= 0, call.player.playItem(at: index) else { throw MPDError.arg("Bad song index") }
+            guard index >= 0, call.turn.playItem(at: index) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("playid", 0...1, .changesState) { call throws(MPDError) in
             guard let argument = call.arguments.first, case let id = try MPDArgument.integer(argument), id != -1 else {
-                resume(call.player)
+                call.turn.playFromWhereItIs()
                 return
             }
             guard id >= 0 else { throw MPDError.noExist("No such song") }
-            let index = try queueIndex(id: argument, call.player.snapshot())
-            call.player.playItem(at: index)
+            let index = try queueIndex(id: argument, call.turn.snapshot())
+            call.turn.playItem(at: index)
         },
         MPDCommand("pause", 0...1, .changesState) { call throws(MPDError) in
             guard let argument = call.arguments.first else {
-                call.player.togglePause()
+                call.turn.togglePause()
                 return
             }
-            if try MPDArgument.boolean(argument) { call.player.pause() } else { call.player.resume() }
+            if try MPDArgument.boolean(argument) { call.turn.pause() } else { call.turn.resume() }
         },
-        MPDCommand("stop", 0...0, .changesState) { call in call.player.stop() },
+        MPDCommand("stop", 0...0, .changesState) { call in call.turn.stop() },
         MPDCommand("next", 0...0, .changesState) { call throws(MPDError) in
-            guard call.player.snapshot().state.isLoaded else { throw MPDError.playerSync("Not playing") }
-            call.player.next()
+            guard call.turn.nextIfLoaded() else { throw MPDError.playerSync("Not playing") }
         },
         MPDCommand("previous", 0...0, .changesState) { call throws(MPDError) in
-            guard call.player.snapshot().state.isLoaded else { throw MPDError.playerSync("Not playing") }
-            call.player.previous()
+            guard call.turn.previousIfLoaded() else { throw MPDError.playerSync("Not playing") }
         },
         // Seeks answer once the player is at the new place, as MPD's: off the event loop, for the wait.
         MPDCommand("seek", 2...2, .changesState, .lookup) { call throws(MPDError) in
@@ -277,14 +283,14 @@ package enum MPDCommands {
         MPDCommand("add", 1...2, .changesState, .lookup, paths: [0]) { call throws(MPDError) in
             let position = call.arguments.count > 1 ? call.arguments[1] : nil
             // As MPD: the position is refused before the song is looked for.
-            if let position { _ = try insertPosition(position, call.player.snapshot()) }
+            if let position { _ = try insertPosition(position, call.host.snapshot()) }
             if position == nil, let list = call.list { return try list.append(try playables(forURI: call.arguments[0], call: call)) }
             let items = try items(forURI: call.arguments[0], call: call)
             try enqueue(items, at: position, call)
         },
         MPDCommand("addid", 1...2, .changesState, .lookup, paths: [0]) { call throws(MPDError) in
             let position = call.arguments.count > 1 ? call.arguments[1] : nil
-            if let position { _ = try insertPosition(position, call.player.snapshot()) }
+            if let position { _ = try insertPosition(position, call.host.snapshot()) }
             let found: [QueueItem]
             do throws(MPDError) {
                 found = try items(forURI: call.arguments[0], call: call)
@@ -297,87 +303,87 @@ package enum MPDCommands {
             call.response.add("Id", id)
         },
         MPDCommand("clear", 0...0, .changesState) { call in
-            if let list = call.list { list.clear() } else { call.player.clearQueue() }
+            if let list = call.list { list.clear() } else { call.turn.clearQueue() }
         },
         MPDCommand("delete", 1...1, .changesState) { call throws(MPDError) in
             // As MPD: a start past the queue is refused, an end past it cut, nothing to delete no error.
-            let removed = try queueRange(call.arguments[0], count: call.player.snapshot().entries.count)
-            guard removed.isEmpty || call.player.removeFromQueue(range: removed) else { throw MPDError.arg("Bad song index") }
+            let removed = try queueRange(call.arguments[0], count: call.turn.snapshot().entries.count)
+            guard removed.isEmpty || call.turn.removeFromQueue(range: removed) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("deleteid", 1...1, .changesState) { call throws(MPDError) in
-            let index = try queueIndex(id: call.arguments[0], call.player.snapshot())
-            call.player.removeFromQueue(range: index..<(index + 1))
+            let index = try queueIndex(id: call.arguments[0], call.turn.snapshot())
+            call.turn.removeFromQueue(range: index..<(index + 1))
         },
         MPDCommand("move", 2...2, .changesState) { call throws(MPDError) in
-            let snapshot = call.player.snapshot()
+            let snapshot = call.turn.snapshot()
             let parsed = try MPDArgument.range(call.arguments[0])
             guard let range = parsed.closed else { throw MPDError.arg("Open-ended range not supported") }
             let to = try moveDestination(call.arguments[1], moving: range, snapshot)
-            guard call.player.move(range: range, to: to) else { throw MPDError.arg("Bad song index") }
+            guard call.turn.move(range: range, to: to) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("moveid", 2...2, .changesState) { call throws(MPDError) in
-            let snapshot = call.player.snapshot()
+            let snapshot = call.turn.snapshot()
             let index = try queueIndex(id: call.arguments[0], snapshot)
             let to = try moveDestination(call.arguments[1], moving: index..<(index + 1), snapshot)
-            guard call.player.move(range: index..<(index + 1), to: to) else { throw MPDError.arg("Bad song index") }
+            guard call.turn.move(range: index..<(index + 1), to: to) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("swap", 2...2, .changesState) { call throws(MPDError) in
-            guard call.player.swap(try MPDArgument.unsigned(call.arguments[0]), try MPDArgument.unsigned(call.arguments[1])) else {
+            guard call.turn.swap(try MPDArgument.unsigned(call.arguments[0]), try MPDArgument.unsigned(call.arguments[1])) else {
                 throw MPDError.arg("Bad song index")
             }
         },
         MPDCommand("swapid", 2...2, .changesState) { call throws(MPDError) in
-            let snapshot = call.player.snapshot()
-            call.player.swap(try queueIndex(id: call.arguments[0], snapshot), try queueIndex(id: call.arguments[1], snapshot))
+            let snapshot = call.turn.snapshot()
+            call.turn.swap(try queueIndex(id: call.arguments[0], snapshot), try queueIndex(id: call.arguments[1], snapshot))
         },
         MPDCommand("shuffle", 0...1, .changesState) { call throws(MPDError) in
-            let count = call.player.snapshot().entries.count
+            let count = call.turn.snapshot().entries.count
             var range = 0..<count
             if let argument = call.arguments.first { range = try queueRange(argument, count: count) }
             // As MPD: fewer than two entries have no order to change, and the queue's version stays.
             guard range.count > 1 else { return }
-            guard call.player.shuffleQueue(range: range) else { throw MPDError.arg("Bad song index") }
+            guard call.turn.shuffleQueue(range: range) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("prio", 2...Int.max, .changesState) { call throws(MPDError) in
             let priority = try MPDArgument.priorityValue(call.arguments[0])
-            let count = call.player.snapshot().entries.count
+            let count = call.turn.snapshot().entries.count
             // A set of positions: however many ranges overlap, the work is bounded by the queue.
             var positions = IndexSet()
             for argument in call.arguments.dropFirst() { positions.insert(integersIn: try queueRange(argument, count: count)) }
             guard !positions.isEmpty else { return }
-            guard call.player.setPriority(priority, at: Array(positions)) else { throw MPDError.arg("Bad song index") }
+            guard call.turn.setPriority(priority, at: Array(positions)) else { throw MPDError.arg("Bad song index") }
         },
         MPDCommand("prioid", 2...Int.max, .changesState) { call throws(MPDError) in
             let priority = try MPDArgument.priorityValue(call.arguments[0])
-            let snapshot = call.player.snapshot()
+            let snapshot = call.turn.snapshot()
             var indices: [Int] = []
             for argument in call.arguments.dropFirst() { indices.append(try queueIndex(id: argument, snapshot)) }
-            call.player.setPriority(priority, at: indices)
+            call.turn.setPriority(priority, at: indices)
         },
         MPDCommand("playlistinfo", 0...1, .readOnly, .lookup) { call throws(MPDError) in
-            let snapshot = call.player.snapshot()
+            let snapshot = call.host.snapshot()
             var range = 0..<snapshot.entries.count
             if let argument = call.arguments.first { range = try queueRange(argument, count: snapshot.entries.count) }
             addQueueEntries(&call, snapshot, Array(range))
         },
         MPDCommand("playlist", 0...0, .readOnly) { call in
-            for (index, entry) in call.player.snapshot().entries.enumerated() {
+            for (index, entry) in call.host.snapshot().entries.enumerated() {
                 // MPD writes "0:file: URI", no space after the position.
                 call.response.appendLine("\(index):file: " + MPDResponse.singleLine(call.host.uri(of: entry.item)))
             }
         },
         MPDCommand("playlistid", 0...1, .readOnly, .lookup) { call throws(MPDError) in
-            let snapshot = call.player.snapshot()
+            let snapshot = call.host.snapshot()
             var indices = Array(snapshot.entries.indices)
             if let argument = call.arguments.first { indices = [try queueIndex(id: argument, snapshot)] }
             addQueueEntries(&call, snapshot, indices)
         },
         MPDCommand("plchanges", 1...2, .readOnly, .lookup) { call throws(MPDError) in
-            let snapshot = call.player.snapshot()
+            let snapshot = call.host.snapshot()
             addQueueEntries(&call, snapshot, try changedSince(call.arguments, snapshot))
         },
         MPDCommand("plchangesposid", 1...2, .readOnly) { call throws(MPDError) in
-            let snapshot = call.player.snapshot()
+            let snapshot = call.host.snapshot()
             for index in try changedSince(call.arguments, snapshot) {
                 call.response.add("cpos", index)
                 call.response.add("Id", snapshot.entries[index].id)
@@ -397,13 +403,13 @@ package enum MPDCommands {
             }
         },
         MPDCommand("enableoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard call.host.setOutputEnabled(true, id: try MPDArgument.unsigned(call.arguments[0])) else { throw noSuchOutput }
+            guard call.turn.setOutputEnabled(true, id: try MPDArgument.unsigned(call.arguments[0])) else { throw noSuchOutput }
         },
         MPDCommand("disableoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard call.host.setOutputEnabled(false, id: try MPDArgument.unsigned(call.arguments[0])) else { throw noSuchOutput }
+            guard call.turn.setOutputEnabled(false, id: try MPDArgument.unsigned(call.arguments[0])) else { throw noSuchOutput }
         },
         MPDCommand("toggleoutput", 1...1, .changesState) { call throws(MPDError) in
-            guard call.host.toggleOutput(id: try MPDArgument.unsigned(call.arguments[0])) else { throw noSuchOutput }
+            guard call.turn.toggleOutput(id: try MPDArgument.unsigned(call.arguments[0])) else { throw noSuchOutput }
         },
     ]
 

@@ -15,11 +15,6 @@ package final class MPDService: Sendable {
     let catalogueSummary = Mutex<CatalogueSummary?>(nil)
     /// The client-to-client message channels (`subscribe`, `sendmessage`).
     let messageChannels = MessageChannels()
-    /// Held by each state-changing command (or command list holding one) of every client while it reads
-    /// and acts, as MPD runs every command on its one thread: what a command read of the queue is still
-    /// so when it acts on it. Read-only commands never take it; nor do the slow parts of a command (the
-    /// database, files, waits), which run before or after it.
-    let stateChanges = Mutex(())
 
     package init(host: PlayerHost, password: String? = nil, limits: SessionLimits = SessionLimits()) {
         self.host = host

@@ -95,7 +95,7 @@ extension MPRISService {
 
     func get(_ property: String, into reply: OpaquePointer, error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         var message = BusMessage(reply)
-        let snapshot = host.player.snapshot()
+        let snapshot = host.snapshot()
         switch property {
         case "CanQuit", "CanRaise", "HasTrackList": message.appendBool(false)
         case "Identity": message.appendString("XZMusic")
@@ -129,28 +129,27 @@ extension MPRISService {
     /// sd-bus checked the value's type against the property's before the call.
     func set(_ property: String, from value: OpaquePointer, error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         var message = BusMessage(value)
-        let player = host.player
         switch property {
         case "LoopStatus":
             switch message.readText("s") {
-            case "None": player.setRepeat(.off)
-            case "Track": player.setRepeat(.one)
-            case "Playlist": player.setRepeat(.all)
+            case "None": host.setRepeat(.off)
+            case "Track": host.setRepeat(.one)
+            case "Playlist": host.setRepeat(.all)
             default: return fail(error, BusErrorName.invalidArgs, "LoopStatus is None, Track or Playlist")
             }
         case "Shuffle":
             guard let on = message.readBool() else { return message.result }
-            player.setShuffle(on)
+            host.setShuffle(on)
         case "Volume":
             guard let volume = message.readDouble() else { return message.result }
             guard !volume.isNaN else { return fail(error, BusErrorName.invalidArgs, "Volume must be a number") }
             // The spec: below 0 is 0; above 1 is the most this player gives.
-            player.setVolume(Int((min(max(volume, 0), 1) * 100).rounded()))
+            host.setVolume(Int((min(max(volume, 0), 1) * 100).rounded()))
         case "Rate":
             guard let rate = message.readDouble() else { return message.result }
             // The spec: 0 pauses; the player plays at one rate only.
             if rate == 0 {
-                if player.snapshot().state == .playing { player.pause() }
+                host.pause()
             } else if rate != 1 {
                 return fail(error, BusErrorName.notSupported, "the rate is 1.0 only")
             }
@@ -165,24 +164,22 @@ extension MPRISService {
     func call(_ call: OpaquePointer, error: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         let member = sd_bus_message_get_member(call).map { String(cString: $0) } ?? ""
         var arguments = BusMessage(call)
-        let player = host.player
-        let snapshot = player.snapshot()
+        // Each method decides from the player's state under the host's one-at-a-time rule, as one verb.
         switch member {
         // CanQuit and CanRaise are false: the spec has these do nothing.
         case "Raise", "Quit": break
-        case "Play": player.playFromWhereItIs()
-        case "Pause": if snapshot.state == .playing { player.pause() }
-        case "PlayPause":
-            if snapshot.state == .stopped { player.playFromWhereItIs() } else if snapshot.state.isLoaded { player.togglePause() }
-        case "Stop": player.stop()
-        case "Next": if snapshot.state.isLoaded { player.next() }
-        case "Previous": if snapshot.state.isLoaded { player.previous() }
+        case "Play": host.playFromWhereItIs()
+        case "Pause": host.pause()
+        case "PlayPause": host.playOrPause()
+        case "Stop": host.stop()
+        case "Next": host.nextIfLoaded()
+        case "Previous": host.previousIfLoaded()
         case "Seek":
             guard let offsetUs = arguments.readInt64() else { return arguments.result }
-            seek(by: offsetUs, snapshot)
+            seekAndWait { turn in seek(by: offsetUs, turn) }
         case "SetPosition":
             guard let track = arguments.readText("o"), let positionUs = arguments.readInt64() else { return arguments.result }
-            setPosition(track: track, positionUs: positionUs, snapshot)
+            seekAndWait { turn in setPosition(track: track, positionUs: positionUs, turn) }
         case "OpenUri":
             guard let uri = arguments.readText("s") else { return arguments.result }
             if let refusal = open(uri) { return fail(error, refusal.name, refusal.text) }
@@ -197,36 +194,40 @@ extension MPRISService {
     }
 
     /// The spec: before the start is the start; past the end is the next track.
-    private func seek(by offsetUs: Int64, _ snapshot: PlayerSnapshot) {
+    private func seek(by offsetUs: Int64, _ turn: PlayerTurn) -> PlayerHost.SeekTicket? {
+        let snapshot = turn.snapshot()
         guard PlayerView(snapshot, metadata: .none).canSeek, let current = snapshot.current,
-              let length = current.playedLengthMs else { return }
+              let length = current.playedLengthMs else { return nil }
         // Any Int64 of microseconds is a whole number of milliseconds in Int: no arithmetic below traps.
         let here = playedPositionMs(absoluteMs: snapshot.positionMs, snapshot)
         let (target, overflow) = here.addingReportingOverflow(Int(offsetUs / 1000))
         if !overflow, target < length {
-            seekAndWait(toMs: max(0, target) + (current.range?.startMs ?? 0))
+            return turn.requestSeek(.absolute(ms: max(0, target) + (current.range?.startMs ?? 0)))
         } else if offsetUs > 0 {
-            host.player.next()
+            turn.next()
+            return nil
         } else {
-            seekAndWait(toMs: current.range?.startMs ?? 0)
+            return turn.requestSeek(.absolute(ms: current.range?.startMs ?? 0))
         }
     }
 
-    /// As MPD's seek, the answer waits until the player is there (a while at most): a relative Seek right
-    /// after counts from the new place. Only the bus thread waits.
-    private func seekAndWait(toMs ms: Int) {
-        if let ticket = host.player.requestSeek(.absolute(ms: ms)) { host.player.waitForSeek(ticket, patience: Self.seekPatience) }
+    /// `decide` seeks in the host's turn; as MPD's seek, the answer then waits, outside the turn, until the
+    /// player is there (a while at most): a relative Seek right after counts from the new place. Only the
+    /// bus thread waits.
+    private func seekAndWait(_ decide: (PlayerTurn) -> PlayerHost.SeekTicket?) {
+        if let ticket = host.exclusively(decide) { host.waitForSeek(ticket, patience: Self.seekPatience) }
     }
 
     /// How long a seek's answer waits for the player at most.
     static let seekPatience: TimeInterval = 2
 
     /// The spec: a stale track id, or a place outside the track, does nothing.
-    private func setPosition(track: String, positionUs: Int64, _ snapshot: PlayerSnapshot) {
+    private func setPosition(track: String, positionUs: Int64, _ turn: PlayerTurn) -> PlayerHost.SeekTicket? {
+        let snapshot = turn.snapshot()
         guard PlayerView(snapshot, metadata: .none).canSeek, let id = snapshot.currentId, let current = snapshot.current,
               track == TrackMetadata.trackPath(id: id), positionUs >= 0, let length = current.playedLengthMs,
-              positionUs / 1000 <= Int64(length) else { return }
-        seekAndWait(toMs: Int(positionUs / 1000) + (current.range?.startMs ?? 0))
+              positionUs / 1000 <= Int64(length) else { return nil }
+        return turn.requestSeek(.absolute(ms: Int(positionUs / 1000) + (current.range?.startMs ?? 0)))
     }
 
     /// Adds the song a `file://` URI names in the music folder, or an http(s) stream, and plays it; nil
@@ -254,11 +255,13 @@ extension MPRISService {
         guard let items = try? resolver.items(name), !items.isEmpty else {
             return (BusErrorName.invalidArgs, "no song of the library: \(uri)")
         }
-        guard let id = host.player.insert(items, at: nil).first else {
-            return (BusErrorName.failed, "the queue is full")
+        // Added and started in one turn: no other change moves the entry in between.
+        let added = host.exclusively { turn in
+            guard let id = turn.insert(items, at: nil).first else { return false }
+            if let index = turn.snapshot().entries.firstIndex(where: { $0.id == id }) { turn.playItem(at: index) }
+            return true
         }
-        guard let index = host.player.snapshot().entries.firstIndex(where: { $0.id == id }) else { return nil }
-        host.player.playItem(at: index)
+        guard added else { return (BusErrorName.failed, "the queue is full") }
         return nil
     }
 }

@@ -258,7 +258,7 @@ package final class MPRISService: @unchecked Sendable {
 
     /// PropertiesChanged for what differs from what was last told.
     private func tellChanges() {
-        let view = PlayerView(host.player.snapshot(), metadata: currentMetadata)
+        let view = PlayerView(host.snapshot(), metadata: currentMetadata)
         let last = told.withLock { told in
             defer { told.view = view }
             return told.view
@@ -279,13 +279,13 @@ package final class MPRISService: @unchecked Sendable {
               let signal else { return }
         defer { sd_bus_message_unref(signal) }
         var message = BusMessage(signal)
-        message.appendInt64(Microseconds(ms: playedPositionMs(absoluteMs: ms, host.player.snapshot())))
+        message.appendInt64(Microseconds(ms: playedPositionMs(absoluteMs: ms, host.snapshot())))
         if message.result >= 0 { sd_bus_send(bus, signal, nil) }
     }
 
     /// The current entry's metadata, made again only when the entry changed (the cover is read then).
     var currentMetadata: TrackMetadata {
-        let snapshot = host.player.snapshot()
+        let snapshot = host.snapshot()
         let entry = snapshot.currentIndex.map { snapshot.entries[$0] }
         return told.withLock { told in
             if entry != told.entry {

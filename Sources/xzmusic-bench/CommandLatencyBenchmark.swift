@@ -14,8 +14,9 @@ struct CommandLatencyBenchmark {
 
     func run() throws {
         let events = EventTimes()
-        let player = Player(output: LibaoOutput(.null), onEvent: { events.note($0) })
-        defer { player.shutdown() }
+        let bench = try BenchHost(output: LibaoOutput(.null), events: { events.note($0) })
+        defer { bench.shutdown() }
+        let player = bench.host
         player.play(Array(repeating: QueueItem(path: file), count: rounds + 2))
         guard events.wait(for: .started, after: 0, timeout: 10) != nil else { throw benchFailure("no audio within 10 s") }
         var ours: [String: [Double]] = [:]
@@ -25,9 +26,9 @@ struct CommandLatencyBenchmark {
             ours["pause", default: []].append(try measure(events, .paused) { player.pause() })
             player.resume()
             Thread.sleep(forTimeInterval: 0.3 + Double(round % 7) * 0.031)
-            ours["seek", default: []].append(try measure(events, .seeked) { player.seek(.absolute(ms: 60_000 + round * 1000)) })
+            ours["seek", default: []].append(try measure(events, .seeked) { player.requestSeek(.absolute(ms: 60_000 + round * 1000)) })
             Thread.sleep(forTimeInterval: 0.3 + Double(round % 3) * 0.059)
-            ours["next", default: []].append(try measure(events, .started) { player.next() })
+            ours["next", default: []].append(try measure(events, .started) { player.nextIfLoaded() })
         }
         let theirs = try mpdLatencies()
         print("command latency, request to effect, median (worst) of \(rounds), ms: xzmusic vs MPD (goal < 50 ms)")

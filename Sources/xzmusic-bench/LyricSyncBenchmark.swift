@@ -19,23 +19,17 @@ struct LyricSyncBenchmark {
         }
         try lines.joined(separator: "\n").write(toFile: lyrics, atomically: true, encoding: .utf8)
         let output = TimestampingOutput()
-        let player = Player(output: output)
-        let events = player.events
         let arrivals = ArrivalLog()
-        let consumer = Task.detached {
-            for await event in events {
-                if case .lyric(_, let timeMs, _, _) = event {
-                    arrivals.add(timeMs: timeMs, at: DispatchTime.now().uptimeNanoseconds)
-                }
-                if case .queueFinished = event { break }
+        // As the host's observers hear them: off the audio thread, in order.
+        let bench = try BenchHost(output: output, events: { event in
+            if case .lyric(_, let timeMs, _, _) = event {
+                arrivals.add(timeMs: timeMs, at: DispatchTime.now().uptimeNanoseconds)
             }
-        }
-        player.play([QueueItem(path: audio, lyricsPath: lyrics)])
-        _ = player.waitUntilFinished(timeout: 120)
-        player.shutdown()
-        let semaphore = DispatchSemaphore(value: 0)
-        Task.detached { _ = await consumer.value; semaphore.signal() }
-        semaphore.wait()
+        })
+        bench.host.play([QueueItem(path: audio, lyricsPath: lyrics)])
+        _ = bench.host.waitUntilFinished(timeout: 120)
+        // Every event handled once the host has shut down.
+        bench.shutdown()
 
         var lags: [Double] = []
         for (timeMs, arrival) in arrivals.entries {

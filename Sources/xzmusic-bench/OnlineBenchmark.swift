@@ -95,19 +95,21 @@ struct OnlineBenchmark {
         let events = EventTimes()
         // The first sample is the first one written to the output, as mpg123's is its first write to the pipe.
         let output = FirstWriteOutput(forwardingTo: LibaoOutput(.null))
-        let player = Player(output: output, streams: { _ in try manager.openStream(song: song) }, onEvent: { events.note($0) })
+        let bench = try BenchHost(output: output, library: (library, database), streams: { _ in try manager.openStream(song: song) },
+                                  events: { events.note($0) })
+        let player = bench.host
         let start = DispatchTime.now().uptimeNanoseconds
         player.play([QueueItem(songId: song.id, songKey: song.songKey, path: song.audioURL, title: song.title)])
         guard let first = output.waitForFirstWrite(timeout: 30) else { throw benchFailure("the stream never started") }
         var seekResume: Double?
         if seek {
             let asked = Date()
-            player.seek(.percent(90))
+            player.requestSeek(.percent(90))
             guard let resumed = events.wait(for: "buffered", timeout: 30) else { throw benchFailure("no resume after the seek") }
             seekResume = resumed.timeIntervalSince(asked)
         }
         player.stop()
-        player.shutdown()
+        bench.shutdown()
         if whole { try blockingWait { await manager.waitUntilIdle() } }
         try blockingWait { await manager.shutdown() }
         let fetched = Double(server.bytesSent(path: path)) / Double(size)

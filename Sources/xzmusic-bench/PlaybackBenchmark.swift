@@ -100,8 +100,9 @@ struct PlaybackBenchmark {
 
     private func firstSampleLatency(_ file: String) throws -> Double {
         let output = FirstWriteOutput()
-        let player = Player(output: output)
-        defer { player.shutdown() }
+        let bench = try BenchHost(output: output)
+        defer { bench.shutdown() }
+        let player = bench.host
         let start = DispatchTime.now().uptimeNanoseconds
         player.play([QueueItem(path: file)])
         guard let first = output.waitForFirstWrite(timeout: 5) else {

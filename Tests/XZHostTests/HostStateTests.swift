@@ -224,8 +224,8 @@ final class HostStateTests: XCTestCase {
     func testRestoringLeavesOutVanishedSongsAndComesBackPausedAtItsPlace() throws {
         try FileManager.default.removeItem(atPath: folder.path("music/s2.mp3"))
         host.restore(HostState(parsing: Self.mpdText), paused: true)
-        XCTAssertTrue(eventually(timeout: 10) { host.player.snapshot().positionMs >= 1900 }, "seeked to the saved place")
-        let snapshot = host.player.snapshot()
+        XCTAssertTrue(eventually(timeout: 10) { host.snapshot().positionMs >= 1900 }, "seeked to the saved place")
+        let snapshot = host.snapshot()
         XCTAssertEqual(snapshot.queue.map(\.title), ["Song 1", "Song 3"], "no host streams here: the stream is gone too")
         XCTAssertEqual(snapshot.state, .paused)
         XCTAssertEqual(snapshot.current?.title, "Song 3")
@@ -250,7 +250,7 @@ final class HostStateTests: XCTestCase {
         state.replayGainMode = .album
         state.playState = .play
         host.restore(state, paused: false)
-        let snapshot = host.player.snapshot()
+        let snapshot = host.snapshot()
         XCTAssertEqual(snapshot.entries.map(\.priority), [0, 5, 200])
         XCTAssertEqual(snapshot.single, .oneshot)
         XCTAssertTrue(snapshot.consume)
@@ -261,8 +261,8 @@ final class HostStateTests: XCTestCase {
     func testANameWithALineBreakIsNotWrittenIntoTheFile() throws {
         let odd = folder.path("music/two\nlines.mp3")
         try FileManager.default.copyItem(atPath: folder.path("music/s1.mp3"), toPath: odd)
-        host.player.add(QueueItem.items([.file(odd), .file(folder.path("music/s3.mp3"))], database: host.database))
-        XCTAssertTrue(host.player.playItem(at: 1))
+        host.add(QueueItem.items([.file(odd), .file(folder.path("music/s3.mp3"))], database: host.database))
+        XCTAssertTrue(host.playItem(at: 1))
         let state = host.currentState()
         XCTAssertEqual(state.queue, [.init(uri: "s3.mp3")])
         XCTAssertEqual(state.current, 0)
@@ -272,13 +272,13 @@ final class HostStateTests: XCTestCase {
     func testTheKeeperSavesAChangeAndAgainAtShutdown() throws {
         let path = folder.path("library/host.state")
         host.keepState(at: path)
-        host.player.add(QueueItem.items([.file(folder.path("music/s1.mp3"))], database: host.database))
-        host.player.setVolume(33)
+        host.add(QueueItem.items([.file(folder.path("music/s1.mp3"))], database: host.database))
+        host.setVolume(33)
         XCTAssertTrue(eventually(timeout: 10) {
             (try? String(contentsOfFile: path, encoding: .utf8))?.contains("sw_volume: 33") ?? false
         }, "saved a second after the change")
         XCTAssertTrue(try String(contentsOfFile: path, encoding: .utf8).contains("0:s1.mp3\nplaylist_end\n"))
-        host.player.setVolume(34)
+        host.setVolume(34)
         host.shutdown()
         let text = try String(contentsOfFile: path, encoding: .utf8)
         XCTAssertTrue(text.contains("sw_volume: 34"), "saved at shutdown: \(text)")

@@ -72,8 +72,8 @@ final class HostTests: XCTestCase {
         host.observe { event in
             if case .lyric(_, _, _, let text) = event { heard.withLock { $0.append(text) } }
         }
-        host.player.add([items[1]])
-        host.player.playItem(at: 0)
+        host.add([items[1]])
+        host.playItem(at: 0)
         XCTAssertTrue(eventually(timeout: 10) { heard.withLock { $0 } == ["fetched line"] }, "\(heard.withLock { $0 })")
     }
 
@@ -82,11 +82,11 @@ final class HostTests: XCTestCase {
         let heard = Mutex(HostChanges())
         let token = host.observeChanges { changes in heard.withLock { $0.formUnion(changes) } }
         defer { host.stopObserving(token) }
-        host.player.add(QueueItem.items([.song(try song("Near"))], database: host.database))
+        host.add(QueueItem.items([.song(try song("Near"))], database: host.database))
         XCTAssertTrue(eventually { heard.withLock { $0.contains(.queue) } })
         heard.withLock { $0 = [] }
-        host.player.setVolume(host.player.snapshot().volume)
-        host.player.setVolume(40)
+        host.setVolume(host.snapshot().volume)
+        host.setVolume(40)
         XCTAssertTrue(eventually { heard.withLock { $0.contains(.volume) } })
         Thread.sleep(forTimeInterval: 0.2)
         XCTAssertEqual(heard.withLock { $0 }, .volume, "the same volume again is no change")

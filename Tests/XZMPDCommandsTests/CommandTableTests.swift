@@ -52,7 +52,7 @@ final class CommandTableTests: XCTestCase {
             host.updates.wait()
         }
 
-        XCTAssertTrue(eventually { host.player.snapshot().state == .paused })
+        XCTAssertTrue(eventually { host.snapshot().state == .paused })
         // The player's events about the setup reach observers off its thread; let them pass first.
         Thread.sleep(forTimeInterval: 0.5)
 
@@ -66,7 +66,7 @@ final class CommandTableTests: XCTestCase {
             var sticker: String?
         }
         func state() throws -> State {
-            let status = host.player.snapshot()
+            let status = host.snapshot()
             let playlists = try host.playlists.list().map(\.name)
             return State(player: "\(status.state) \(status.currentId ?? -1) \(status.queueVersion) \(status.volume) "
                              + "\(status.repeats) \(status.single) \(status.shuffle) \(status.consume) \(host.isOutputEnabled)",

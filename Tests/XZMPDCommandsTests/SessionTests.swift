@@ -99,10 +99,10 @@ final class SessionTests: XCTestCase {
         }
         XCTAssertEqual(fields(send("replay_gain_status", &session))["replay_gain_mode"], "off")
         XCTAssertEqual(send("replay_gain_mode album", &session), "OK\n")
-        XCTAssertEqual(host.player.replayGain.mode, .album)
+        XCTAssertEqual(host.snapshot().replayGainMode, .album)
         XCTAssertEqual(fields(send("replay_gain_status", &session))["replay_gain_mode"], "album")
         XCTAssertEqual(send("replay_gain_mode loud", &session), "ACK [2@0] {replay_gain_mode} Unrecognized replay gain mode\n")
-        XCTAssertEqual(host.player.replayGain.mode, .album)
+        XCTAssertEqual(host.snapshot().replayGainMode, .album)
     }
 
     func testQueueCommandsKeepIdsAndVersions() {
@@ -183,7 +183,7 @@ final class SessionTests: XCTestCase {
         }
         XCTAssertEqual(run("add https://example.invalid/online.mp3"), "OK\n")
         XCTAssertEqual(run("add http://radio.example.invalid/live/stream.mp3"), "OK\n")
-        let queue = streaming.player.snapshot().queue
+        let queue = streaming.snapshot().queue
         XCTAssertEqual(queue.map(\.path), ["https://example.invalid/online.mp3", "http://radio.example.invalid/live/stream.mp3"])
         XCTAssertEqual(queue.first?.title, "Online")
         XCTAssertNotNil(queue.first?.songKey, "the catalogue song, not a bare URL")
@@ -235,7 +235,7 @@ final class SessionTests: XCTestCase {
         XCTAssertFalse(run("lsinfo", on: streaming).contains("https"), "no folder is made of a URL")
 
         XCTAssertEqual(run("searchadd any zjl", on: streaming), "OK\n")
-        let queued = streaming.player.snapshot().queue
+        let queued = streaming.snapshot().queue
         XCTAssertEqual(queued.map(\.path), ["https://example.invalid/qt.mp3"])
         XCTAssertNotNil(queued.first?.songKey, "the catalogue song")
     }
@@ -253,18 +253,18 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(run("add http://radio.example.invalid/live.mp3"), "OK\n")
         XCTAssertEqual(run("play 0"), "OK\n")
         let deadline = Date().addingTimeInterval(5)
-        while !streaming.player.snapshot().isBuffering, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        while !streaming.snapshot().isBuffering, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         let status = fields(run("status"))
         XCTAssertEqual(status["state"], "play")
         XCTAssertEqual(status["buffering"], "1")
-        XCTAssertEqual(streaming.player.snapshot().stateText, "buffering")
+        XCTAssertEqual(streaming.snapshot().stateText, "buffering")
         waiting.fail("gone")
     }
 
     /// A list's `clear` and the adds after it are one change of the queue; the adds have the whole queue's
     /// room, and a refused add leaves the queue cleared and holding what fitted, as MPD's.
     func testAListsClearAndItsAddsAreOneChange() {
-        host.player.maxQueueLength = 2
+        host.maxQueueLength = 2
         var session = ClientSession(peer: .network, passwordRequired: false)
         for line in ["command_list_begin", "add album/1.mp3", "add album/2.mp3", "command_list_end"] { send(line, &session) }
         let version = Int(fields(send("status", &session))["playlist"] ?? "") ?? -1

@@ -46,7 +46,7 @@ final class CrossfadeComparisonTests: XCTestCase {
             XCTAssertEqual(RealMPD.answer(ours, line), RealMPD.answer(theirs, line), line)
         }
         // The player keeps what was set as plain values, for a state file.
-        let kept = host.player.snapshot().crossfade
+        let kept = host.snapshot().crossfade
         XCTAssertEqual(kept.seconds, 0)
         XCTAssertEqual(kept.mixRampDB, Double(Float(0.1)))
         XCTAssertEqual(kept.mixRampDelay, -1)

@@ -11,7 +11,7 @@ import XZTestSupport
 /// answers MPD's ACK, and the host goes on serving.
 final class QueueLengthCapTests: MusicFolderHostTestCase {
     func testAddsPastTheCapAnswerAsRealMPD() throws {
-        host.player.maxQueueLength = 4
+        host.maxQueueLength = 4
         XCTAssertEqual(try client().run("update").first?.key, "updating_db")
         host.updates.wait()
         try compareWithRealMPD([
@@ -24,7 +24,7 @@ final class QueueLengthCapTests: MusicFolderHostTestCase {
 
     /// A command list's plain adds are queued together; the add that passes the cap is the one refused.
     func testCommandListAddsStopAtTheCap() throws {
-        host.player.maxQueueLength = 4
+        host.maxQueueLength = 4
         let client = try client()
         try client.sendLine("command_list_ok_begin")
         for _ in 0..<6 { try client.sendLine("add album/1.mp3") }
@@ -45,14 +45,14 @@ final class QueueLengthCapTests: MusicFolderHostTestCase {
     /// The player itself holds the cap: replacing the queue (the command line's `play`) and a state file
     /// restore keep what fits.
     func testPlayAndRestoreKeepWhatFits() throws {
-        host.player.maxQueueLength = 2
+        host.maxQueueLength = 2
         let items = (1...3).map { QueueItem(.file(music.appendingPathComponent("album/\($0).mp3").path), database: host.database) }
-        host.player.play(items)
-        host.player.stop()
-        XCTAssertEqual(host.player.snapshot().entries.count, 2)
-        XCTAssertEqual(host.player.queueRoom, 0)
-        XCTAssertEqual(host.player.insert(items, at: nil), [])
-        host.player.clearQueue()
+        host.play(items)
+        host.stop()
+        XCTAssertEqual(host.snapshot().entries.count, 2)
+        XCTAssertEqual(host.queueRoom, 0)
+        XCTAssertEqual(host.insert(items, at: nil), [])
+        host.clearQueue()
         let state = folder.path("cap.state")
         try """
             sw_volume: 100
@@ -65,7 +65,7 @@ final class QueueLengthCapTests: MusicFolderHostTestCase {
 
             """.write(toFile: state, atomically: true, encoding: .utf8)
         host.restoreState(from: state, paused: true)
-        XCTAssertEqual(host.player.snapshot().entries.map(\.item.path),
+        XCTAssertEqual(host.snapshot().entries.map(\.item.path),
                        ["album/1.mp3", "album/2.mp3"].map { music.appendingPathComponent($0).path })
     }
 

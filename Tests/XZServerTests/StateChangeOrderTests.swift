@@ -66,7 +66,7 @@ final class StateChangeOrderTests: MusicFolderHostTestCase {
         var list = "command_list_begin\n"
         for index in 0..<1_200 { list += "add album/\(index % 3 + 1).mp3\n" }
         for line in (list + "command_list_end").split(separator: "\n") { _ = setup.receive(line: String(line), service: service) }
-        let ids = host.player.snapshot().entries.map { String($0.id) }
+        let ids = host.snapshot().entries.map { String($0.id) }
         XCTAssertEqual(ids.count, 1_200)
         let doomed = Array(ids[0..<600].shuffled()), kept = Array(ids[600...].shuffled())
         let failures = Mutex<[String]>([])
@@ -80,7 +80,7 @@ final class StateChangeOrderTests: MusicFolderHostTestCase {
             }
         }
         XCTAssertEqual(failures.withLock { $0 }, [])
-        let entries = host.player.snapshot().entries
+        let entries = host.snapshot().entries
         XCTAssertEqual(Set(entries.map { String($0.id) }), Set(kept), "each deleteid removed its own entry")
         XCTAssertEqual(entries.filter { $0.priority != 9 }.count, 0, "each prioid set its own entry's priority")
     }
