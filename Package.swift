@@ -186,7 +186,7 @@ let package = Package(
             "XZTestSupport", "XZZeroconf",
         ]),
         .testTarget(name: "XZMPRISTests", dependencies: [
-            "XZMPRIS", "XZHosting", "XZHost", "XZServer", "XZCatalogue", "XZSystem", "XZTestSupport",
+            "XZMPRIS", "XZHosting", "XZHost", "XZServer", "XZCatalogue", "XZSystem", "XZTestSupport", "CSystemdBus",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHosting", "XZPlayback", "XZPlaybackTerms",

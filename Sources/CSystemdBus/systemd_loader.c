@@ -9,7 +9,9 @@
 
 #define XZ_SYSTEMD_FUNCTIONS(X)                 \
     X(sd_bus_add_object_vtable)                 \
+    X(sd_bus_call)                              \
     X(sd_bus_emit_properties_changed_strv)      \
+    X(sd_bus_error_free)                        \
     X(sd_bus_error_set)                         \
     X(sd_bus_flush_close_unref)                 \
     X(sd_bus_get_events)                        \
@@ -20,6 +22,7 @@
     X(sd_bus_message_get_error)                 \
     X(sd_bus_message_get_member)                \
     X(sd_bus_message_is_method_error)           \
+    X(sd_bus_message_new_method_call)           \
     X(sd_bus_message_new_method_return)         \
     X(sd_bus_message_new_signal)                \
     X(sd_bus_message_open_container)            \
@@ -89,8 +92,16 @@ int sd_bus_add_object_vtable(sd_bus *bus, sd_bus_slot **slot, const char *path, 
     FORWARD(sd_bus_add_object_vtable, -ENOSYS, bus, slot, path, interface, vtable, userdata);
 }
 
+int sd_bus_call(sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_bus_error *ret_error, sd_bus_message **reply) {
+    FORWARD(sd_bus_call, -ENOSYS, bus, m, usec, ret_error, reply);
+}
+
 int sd_bus_emit_properties_changed_strv(sd_bus *bus, const char *path, const char *interface, char **names) {
     FORWARD(sd_bus_emit_properties_changed_strv, -ENOSYS, bus, path, interface, names);
+}
+
+void sd_bus_error_free(sd_bus_error *e) {
+    if (available()) table.sd_bus_error_free(e);
 }
 
 int sd_bus_error_set(sd_bus_error *e, const char *name, const char *message) {
@@ -131,6 +142,11 @@ const char *sd_bus_message_get_member(sd_bus_message *m) {
 
 int sd_bus_message_is_method_error(sd_bus_message *m, const char *name) {
     FORWARD(sd_bus_message_is_method_error, -ENOSYS, m, name);
+}
+
+int sd_bus_message_new_method_call(sd_bus *bus, sd_bus_message **m, const char *destination, const char *path,
+                                   const char *interface, const char *member) {
+    FORWARD(sd_bus_message_new_method_call, -ENOSYS, bus, m, destination, path, interface, member);
 }
 
 int sd_bus_message_new_method_return(sd_bus_message *call, sd_bus_message **m) {
