@@ -76,7 +76,9 @@ package final class HTTPStreamOutput: AudioOutput {
                 NIOLoopBound(StreamListeners(settings: settings, mimeType: mimeType, offersICY: !carriesTags, count: count), eventLoop: loop)
             }.wait()
             server = try ServerBootstrap(group: group)
-                .serverChannelOption(ChannelOptions.backlog, value: 64)
+                // Room for a burst of connections while the loop takes them in: past it the kernel drops a
+                // listener's connect, which then waits a second or more to try again.
+                .serverChannelOption(ChannelOptions.backlog, value: 1024)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 64 * 1024))
                 .childChannelInitializer { channel in
