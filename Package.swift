@@ -140,7 +140,7 @@ let package = Package(
 
         // The MPD protocol fuzzer (make fuzz-protocol); built without libFuzzer it replays inputs.
         .executableTarget(name: "xzmusic-protocol-fuzz", dependencies: [
-            "XZSystem", "XZCatalogue", "XZHost", "XZProtocol", "XZMPDCommands", "XZTestSupport",
+            "XZSystem", "XZCatalogue", "XZHost", "XZPlayback", "XZProtocol", "XZMPDCommands", "XZTestSupport",
         ], path: "fuzz/ProtocolFuzz"),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),

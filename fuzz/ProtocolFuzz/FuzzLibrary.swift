@@ -2,6 +2,7 @@ import Foundation
 import XZCatalogue
 import XZHost
 import XZMPDCommands
+import XZPlayback
 import XZProtocol
 import XZSystem
 import XZTestSupport
@@ -33,7 +34,13 @@ final class FuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread 
         try Self.makeOutside(in: root, canary: canary, music: music)
         let library = LibraryFolder(url: root.appendingPathComponent("library"))
         let demo = ProcessInfo.processInfo.environment["XZ_FUZZ_DEMO"].map { URL(fileURLWithPath: $0) }
-        host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: demo), output: .null,
+        // Beside the null output, recorders on FIFOs nobody reads (raw PCM, and a WAV file through libao):
+        // switching them may never hold the player.
+        let fifos = ["raw.fifo", "wave.fifo"].map { [root] in root.appendingPathComponent($0).path }
+        for fifo in fifos where mkfifo(fifo, 0o600) != 0 { throw FuzzSetupError("cannot make the FIFO \(fifo)") }
+        let outputs = [NamedOutput.null, NamedOutput(name: "Raw FIFO", plugin: "recorder", output: RawFileOutput(path: fifos[0])),
+                       NamedOutput(name: "Wave FIFO", plugin: "recorder", output: LibaoOutput(.file(driver: "wav", path: fifos[1])))]
+        host = PlayerHost(folder: library, database: try library.open(seedingDemoFrom: demo), output: .null, outputs: outputs,
                           musicDirectory: music, seed: 1) { _ in }
         service = MPDService(host: host)
         _ = host.observeChanges { [unowned self] change in changes.withLock { $0.formUnion(change) } }
@@ -51,7 +58,8 @@ final class FuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread 
     /// Puts the host back as it started: empty queue, options off, no stored playlists or stickers.
     func reset(stickers: Bool) {
         answers(["stop", "clear", "clearerror", "consume 0", "random 0", "repeat 0", "single 0", "crossfade 0",
-                 "mixrampdelay nan", "mixrampdb 0", "replay_gain_mode off", "setvol 100", "enableoutput 0"])
+                 "mixrampdelay nan", "mixrampdb 0", "replay_gain_mode off", "setvol 100", "enableoutput 0", "enableoutput 1",
+                 "enableoutput 2"])
         let playlists = values("playlist", in: answers(["listplaylists"]))
         if !playlists.isEmpty { answers(playlists.map { "rm \(MPDRequest.quote($0))" }) }
         if stickers { answers((names["song"] ?? []).map { "sticker delete song \(MPDRequest.quote($0))" }) }
