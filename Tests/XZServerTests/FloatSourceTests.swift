@@ -78,8 +78,8 @@ final class FloatSourceTests: MusicFolderHostTestCase {
         }
     }
 
-    /// A state file's numbers: a value no state can have is damage (one line, an empty queue), one past
-    /// what the host can do is held to it; either way the host starts and serves.
+    /// A state file's numbers: a value no state can have drops its line (one line says so, the rest is
+    /// kept), one past what the host can do is held to it; either way the host starts and serves.
     func testStateFileValuesCannotStopTheHost() throws {
         let lines = Self.hostile.map { "time: \($0)" } + Self.hostile.flatMap { ["mixrampdb: \($0)", "mixrampdelay: \($0)"] }
             + ["time: 1e18", "crossfade: 9223372036854775807", "crossfade: 99999999999999999999", "crossfade: -1",
@@ -99,6 +99,7 @@ final class FloatSourceTests: MusicFolderHostTestCase {
             let client = try MPDClient.connect(host: "127.0.0.1", port: port)
             let status = try client.run("status")
             XCTAssertNotNil(status.first { $0.key == "state" }, line)
+            XCTAssertEqual(status.first { $0.key == "playlistlength" }?.value, line.hasPrefix("Prio") ? "1" : "2", line)
             _ = try client.run("ping")
             client.disconnect()
             server.shutdown()
@@ -107,7 +108,7 @@ final class FloatSourceTests: MusicFolderHostTestCase {
         }
         // Damage is told in one line each, never silently.
         let told = reports.withLock { $0 }
-        XCTAssertTrue(told.allSatisfy { $0.contains("is damaged") && !$0.contains("\n") }, "\(told)")
-        XCTAssertTrue(told.contains { $0.contains("bad time: nan") })
+        XCTAssertTrue(told.allSatisfy { $0.hasPrefix("state file ") && !$0.contains("\n") }, "\(told)")
+        XCTAssertTrue(told.contains { $0.contains("line 4: bad time (nan): dropped") }, "\(told)")
     }
 }
