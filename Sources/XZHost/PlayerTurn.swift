@@ -173,9 +173,6 @@ package struct PlayerTurn {
     package func toggleOutput(id: Int = 0) -> Bool {
         host.switchOutput(id, mixerHeardOnEnabling: false) { !$0 }
     }
-
-    /// Pauses the player when every output is off (the outputs' own switch has done so).
-    func pauseForSilentOutputs() { player.pause() }
 }
 
 @available(*, unavailable, message: "a turn belongs to the thread inside PlayerHost.exclusively")
@@ -249,7 +246,6 @@ extension PlayerHost {
     package func pause() { exclusively { $0.pause() } }
     /// Goes on from a pause.
     package func resume() { exclusively { $0.resume() } }
-    package func togglePause() { exclusively { $0.togglePause() } }
     /// See `PlayerTurn.playFromWhereItIs`.
     package func playFromWhereItIs() { exclusively { $0.playFromWhereItIs() } }
     /// See `PlayerTurn.playOrPause`.
