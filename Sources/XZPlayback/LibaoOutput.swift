@@ -84,7 +84,15 @@ package final class LibaoOutput: AudioOutput, @unchecked Sendable {
     }
 
     package func prepare() {
+        guard !discards else { return }
         _ = LibaoOutput.initialized
+    }
+
+    /// The null device discards audio without libao: a host on the null output never loads libao's
+    /// plug-ins (PulseAudio, ALSA, NAS, sndio) and the X11, D-Bus and codec libraries they bring in.
+    private var discards: Bool {
+        if case .null = device { return true }
+        return false
     }
 
     package func open(format newFormat: AudioFormat) throws {
@@ -92,6 +100,10 @@ package final class LibaoOutput: AudioOutput, @unchecked Sendable {
             if format == newFormat { return }
             if case .file(_, let path) = device { throw mismatch(path, newFormat) }
             close()
+        }
+        if discards {
+            format = newFormat
+            return
         }
         guard LibaoOutput.initialized else { throw PlaybackError.outputFailed("libao could not be initialised") }
         var sample = ao_sample_format(bits: Int32(newFormat.sample.bytes * 8), rate: Int32(newFormat.sampleRate), channels: Int32(newFormat.channels),
@@ -111,6 +123,7 @@ package final class LibaoOutput: AudioOutput, @unchecked Sendable {
     }
 
     package func write(_ pcm: UnsafeRawBufferPointer) throws {
+        if discards, format != nil { return }
         guard let handle else { throw PlaybackError.outputFailed("output \(device) is not open") }
         guard let base = pcm.baseAddress, pcm.count > 0 else { return }
         // ao_play takes char* but does not write through it.

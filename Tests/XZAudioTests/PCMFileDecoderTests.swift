@@ -173,8 +173,9 @@ final class PCMFileDecoderTests: XCTestCase {
 
     // MARK: No FFmpeg
 
-    /// A host scanning a folder of WAV and AIFF files and playing them maps none of FFmpeg's libraries; an
-    /// M4A played after them does (so the look at the mappings sees FFmpeg when it is there).
+    /// A host on the null output scanning a folder of WAV and AIFF files and playing them maps none of FFmpeg's
+    /// libraries, nor libao's plug-ins; an M4A scanned after them maps FFmpeg (so the look at the mappings
+    /// sees FFmpeg when it is there).
     func testAHostPlayingWAVAndAIFFNeverMapsFFmpeg() throws {
         let music = folder.path("music")
         try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
@@ -198,10 +199,14 @@ final class PCMFileDecoderTests: XCTestCase {
         let line = try XCTUnwrap(host.stdout.split(separator: "\n").first { $0.contains("hosting") })
         let port = try XCTUnwrap(line.split(separator: ":").last.map(String.init))
         func mpc(_ arguments: String...) throws -> String { try TestProcess.runChecked("mpc", ["-p", port] + arguments).stdout }
-        func ffmpegMapped() throws -> Bool {
+        func maps() throws -> String {
             // Read to its end by cat: Foundation reads a /proc file only as far as its first chunk.
             let maps = try TestProcess.runChecked("cat", ["/proc/\(host.process.processIdentifier)/maps"]).stdout
             XCTAssertTrue(maps.contains("[stack]"), "the whole of the host's mappings")
+            return maps
+        }
+        func ffmpegMapped() throws -> Bool {
+            let maps = try maps()
             return maps.contains("/libavformat.so") || maps.contains("/libavcodec.so")
         }
         XCTAssertTrue(try eventually(timeout: 20) { try mpc("listall").split(separator: "\n").count == 2 })
@@ -215,6 +220,8 @@ final class PCMFileDecoderTests: XCTestCase {
             }, song)
         }
         XCTAssertFalse(try ffmpegMapped(), "FFmpeg mapped after scanning and playing WAV and AIFF")
+        // The null output discards audio without libao, whose plug-ins would bring in PulseAudio and X11.
+        XCTAssertFalse(try maps().contains("/ao/plugins-4/"), "libao's plug-ins mapped for the null output")
 
         try TestProcess.runChecked("ffmpeg", ["-nostdin", "-v", "error", "-i", music + "/a.wav", "-c:a", "aac", music + "/c.m4a"])
         _ = try mpc("update", "--wait")
