@@ -23,7 +23,7 @@ extension PlayerHost {
             return
         }
         defer { close(descriptor) }
-        let maxQueueLength = player.maxQueueLength
+        let maxQueueLength = self.maxQueueLength
         let limit = HostState.maxFileBytes(maxQueueLength: maxQueueLength)
         var parser = HostState.Parser(maxQueueLength: maxQueueLength)
         let end = Self.readLines(descriptor, limit: limit, into: &parser)

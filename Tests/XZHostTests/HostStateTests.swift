@@ -146,14 +146,14 @@ final class HostStateTests: XCTestCase {
         host.restoreState(from: path, paused: true)
         XCTAssertEqual(reports.lines.withLock { $0 }.count, 1, "only the stream is gone: \(reports.lines.withLock { $0 })")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".damaged"), "a good file is not copied")
-        host.player.clearQueue()
+        host.clearQueue()
 
         let damaged = Self.mpdText.replacingOccurrences(of: "random: 0", with: "random: 2")
             .replacingOccurrences(of: "crossfade: 0", with: "crossfade: 1e308")
         try damaged.write(toFile: path, atomically: true, encoding: .utf8)
         reports.lines.withLock { $0 = [] }
         host.restoreState(from: path, paused: true)
-        let snapshot = host.player.snapshot()
+        let snapshot = host.snapshot()
         XCTAssertEqual(snapshot.queue.map(\.title), ["Song 1", "Song 2", "Song 3"])
         XCTAssertEqual(snapshot.current?.title, "Song 3")
         XCTAssertEqual(snapshot.volume, 40)
@@ -167,12 +167,12 @@ final class HostStateTests: XCTestCase {
 
         // A later damage does not replace the copy; the next save replaces the file, and the copy stays as it was.
         try Self.mpdText.replacingOccurrences(of: "repeat: 1", with: "repeat: 9").write(toFile: path, atomically: true, encoding: .utf8)
-        host.player.clearQueue()
+        host.clearQueue()
         host.restoreState(from: path, paused: true)
-        XCTAssertEqual(host.player.snapshot().queue.count, 3)
+        XCTAssertEqual(host.snapshot().queue.count, 3)
         XCTAssertEqual(try String(contentsOfFile: path + ".damaged", encoding: .utf8), damaged)
         host.keepState(at: path)
-        host.player.setVolume(41)
+        host.setVolume(41)
         host.shutdown()
         XCTAssertTrue(try String(contentsOfFile: path, encoding: .utf8).contains("sw_volume: 41"))
         XCTAssertEqual(try String(contentsOfFile: path + ".damaged", encoding: .utf8), damaged)
@@ -181,7 +181,7 @@ final class HostStateTests: XCTestCase {
     /// A file far past what the queue's cap needs is read to the cap, a chunk at a time: one line says it
     /// was cut, the songs before the cut are restored, and memory stays far below the file's size.
     func testAHugeFileIsCutWithOneLineInBoundedMemory() throws {
-        host.player.maxQueueLength = 1000
+        host.maxQueueLength = 1000
         let path = folder.path("library/host.state")
         let limit = HostState.maxFileBytes(maxQueueLength: 1000)
         // Song blocks whose tag lines (skipped, as MPD's own) make each song 40 kB: 64 MB in all.
@@ -210,9 +210,9 @@ final class HostStateTests: XCTestCase {
         let lines = reports.lines.withLock { $0 }
         XCTAssertEqual(lines.filter { $0.contains("longer than") }.count, 1, "\(lines)")
         XCTAssertEqual(lines.count, 2, "the cut, and the copy kept: \(lines)")
-        let queued = host.player.snapshot().queue.count
+        let queued = host.snapshot().queue.count
         XCTAssertTrue((limit / block.count - 1...limit / block.count).contains(queued), "\(queued) songs before the cut")
-        XCTAssertEqual(host.player.snapshot().volume, 40)
+        XCTAssertEqual(host.snapshot().volume, 40)
     }
 
     private static func memoryKilobytes(_ field: String) throws -> Int {
