@@ -24,12 +24,16 @@ extension Playable {
 }
 
 extension Playable {
-    /// What tells two names of the same thing apart from others.
-    fileprivate var identity: String {
+    /// What the same thing named twice shares.
+    fileprivate enum Identity: Hashable {
+        case song(Int64), file(String), stream(String)
+    }
+
+    fileprivate var identity: Identity {
         switch self {
-        case .song(let song): "song \(song.id)"
-        case .file(let path): "file " + path
-        case .stream(let url): "stream " + url
+        case .song(let song): .song(song.id)
+        case .file(let path): .file(path)
+        case .stream(let url): .stream(url)
         }
     }
 }
@@ -39,7 +43,7 @@ extension QueueItem {
     /// loudness of all the songs are read at once.
     package static func items(_ playables: [Playable], database: LibraryDatabase) -> [QueueItem] {
         // A list that names one song many times (a command list's adds) makes its item once.
-        var slots: [String: Int] = [:]
+        var slots: [Playable.Identity: Int] = [:]
         var unique: [Playable] = []
         let picks = playables.map { playable in
             let key = playable.identity

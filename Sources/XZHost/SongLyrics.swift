@@ -21,8 +21,15 @@ package enum SongLyrics: Equatable, Sendable {
         let manager = FileManager.default
         if !song.lyricsPath.isEmpty, manager.fileExists(atPath: song.lyricsPath) { return song.lyricsPath }
         guard !song.localPath.isEmpty else { return nil }
-        let sibling = URL(fileURLWithPath: song.localPath).deletingPathExtension().appendingPathExtension("lrc").path
+        let sibling = lrcSibling(of: song.localPath)
         return manager.fileExists(atPath: sibling) ? sibling : nil
+    }
+
+    /// `NAME.lrc` beside `NAME.EXT`, by the name alone: a queue of thousands builds no URL for each.
+    static func lrcSibling(of path: String) -> String {
+        let name = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        guard let dot = path[name...].lastIndex(of: "."), dot != name else { return path + ".lrc" }
+        return path[..<dot] + ".lrc"
     }
 }
 

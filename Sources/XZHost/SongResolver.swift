@@ -19,9 +19,9 @@ package final class SongResolver {
     private let deadline: Deadline
     /// Names read together on first use (a command list's adds).
     private var ahead: [String]
-    /// The files the catalogue holds among the names read ahead (a CUE sheet's image too, as MPD's
-    /// database holds it); nil until read, or when the read failed (each name then asks for itself).
-    private var held: Set<String>?
+    /// The songs and CUE sheet images (which MPD's database holds too) among the files of the names read
+    /// ahead; nil until read, or when the read failed (each name then asks for itself).
+    private var held: (songs: [String: Song], images: Set<String>)?
     private var readAheadFiles: Set<String> = []
     private var locations: [String: SongLocation] = [:]
     private var resolved: [String: [Playable]] = [:]
@@ -87,7 +87,7 @@ package final class SongResolver {
             return [.file(path)]
         case .musicFolder, .library:
             if path == host.naming.musicDirectory { return try folderSongs(path, kind: location.kind) }
-            if try holds(path) { return [.file(path)] }
+            if let song = try catalogued(path) { return [song] }
             // A CUE sheet with tracks in the catalogue is their folder, as MPD lists it.
             if CueSheet.isSheetName(path) {
                 let tracks = try host.database.cueTrackPaths(ofSheets: [path])
@@ -118,13 +118,16 @@ package final class SongResolver {
         try host.naming.locate(name == "/" ? "" : name, allowAbsolute: allowsAbsolute, catalogue: host.database)
     }
 
-    /// Whether the catalogue holds the file at `path`: a song, or a CUE sheet's image.
-    private func holds(_ path: String) throws -> Bool {
+    /// The catalogue's song at `path` (so its items need no second lookup), or a CUE sheet's image; nil
+    /// when the catalogue holds neither.
+    private func catalogued(_ path: String) throws -> Playable? {
         if !ahead.isEmpty { readAhead() }
         // A file read ahead is known without another query.
-        if let held, readAheadFiles.contains(path) { return held.contains(path) }
-        if try host.database.songs(localPaths: [path])[path] != nil { return true }
-        return try host.database.cueImages(among: [path]).contains(path)
+        if let held, readAheadFiles.contains(path) {
+            return held.songs[path].map(Playable.song) ?? (held.images.contains(path) ? .file(path) : nil)
+        }
+        if let song = try host.database.songs(localPaths: [path])[path] { return .song(song) }
+        return try host.database.cueImages(among: [path]).contains(path) ? .file(path) : nil
     }
 
     /// The names read ahead: each placed, and the files among them the catalogue holds read in one query.
@@ -139,7 +142,7 @@ package final class SongResolver {
         readAheadFiles = Set(files)
         guard let songs = try? host.database.songs(localPaths: files),
               let images = try? host.database.cueImages(among: files.filter { songs[$0] == nil }) else { return }
-        held = Set(songs.keys).union(images)
+        held = (songs, images)
     }
 
     /// A local client's absolute path: any regular file, a CUE sheet's tracks, or a folder's audio files.
