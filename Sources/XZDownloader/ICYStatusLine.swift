@@ -16,7 +16,8 @@ final class ICYStatusLine: ChannelInboundHandler, RemovableChannelHandler {
     static func install(on channel: Channel) -> EventLoopFuture<Void> {
         channel.eventLoop.submit {
             let pipeline = channel.pipeline.syncOperations
-            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)
+            // A connection laid out otherwise still fetches; only an ICY answer would fail on it (the radio tests say so).
+            guard let decoder = try? pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self) else { return }
             try pipeline.addHandler(ICYStatusLine(), position: .before(decoder))
         }
     }
