@@ -24,7 +24,9 @@ package final class SongResolver {
     private var held: (songs: [String: Song], images: Set<String>)?
     private var readAheadFiles: Set<String> = []
     private var locations: [String: SongLocation] = [:]
-    private var resolved: [String: [Playable]] = [:]
+    /// What each name resolved to, by its number (`numbered`): one song added 10,000 times is one entry.
+    private var resolutions: [[Playable]] = []
+    private var numbers: [String: Int] = [:]
 
     package init(host: PlayerHost, allowsAbsolute: Bool, deadline: Deadline = .never, ahead: [String] = []) {
         self.host = host
@@ -42,10 +44,22 @@ package final class SongResolver {
     /// order. Refusals are `CatalogueError`s (`.notInLibrary` for a name the library does not hold, as
     /// MPD's "No such directory"), or `DeadlinePassed`.
     package func playables(_ name: String) throws -> [Playable] {
-        if let known = resolved[name] { return known }
+        resolutions[try numbered(name).number]
+    }
+
+    /// `name`'s number in this resolver (the same for the same name) and how many playables it stands for:
+    /// a command list keeps its adds as these numbers, and makes their items once when they land.
+    package func numbered(_ name: String) throws -> (number: Int, count: Int) {
+        if let number = numbers[name] { return (number, resolutions[number].count) }
         let found = try resolve(name)
-        resolved[name] = found
-        return found
+        numbers[name] = resolutions.count
+        resolutions.append(found)
+        return (resolutions.count - 1, found.count)
+    }
+
+    /// What the name numbered `number` stands for.
+    package func playables(numbered number: Int) -> [Playable] {
+        resolutions[number]
     }
 
     /// A file a stored playlist names (by absolute path) as a queue item: the library's song there (a

@@ -16,7 +16,10 @@ extension MPDCommands {
         /// The host's turn the list holds when it changes the player (`ClientSession.run`).
         private let turn: PlayerTurn?
         private let database: LibraryDatabase
-        private var appending: [Playable] = []
+        /// The adds still to land, as the resolver's numbers of their names, and how many of each name's
+        /// playables fit (all but at the queue's cap).
+        private var appending: [(number: Int, count: Int)] = []
+        private var appendingCount = 0
         private var clearing = false
         /// The queue's room when the run of adds began: an add that passes it is the one refused.
         private var room = 0
@@ -36,33 +39,57 @@ extension MPDCommands {
             request.name == "add" && request.arguments.count == 1 || request.name == "clear" && request.arguments.isEmpty
         }
 
-        /// Appends `playables` when the queue has room for them all; else what fits lands and the add is refused.
-        func append(_ playables: [Playable]) throws(MPDError) {
+        /// Appends what `name` stands for when the queue has room for it all; else what fits lands and the
+        /// add is refused. Only the name's number is kept: an add costs no copy of its songs.
+        func add(_ name: String) throws(MPDError) {
+            let (number, count): (Int, Int)
+            do { (number, count) = try resolver.numbered(name) } catch { throw MPDError(failure: error) }
             if appending.isEmpty { room = clearing ? host.maxQueueLength : host.queueRoom }
-            guard appending.count + playables.count <= room else {
+            guard appendingCount + count <= room else {
                 // As MPD: what fits is added, then the add is refused.
-                appending += playables.prefix(max(room - appending.count, 0))
+                if room > appendingCount { appending.append((number, room - appendingCount)) }
                 land()
                 throw MPDError.queueFull
             }
-            appending += playables
+            appending.append((number, count))
+            appendingCount += count
         }
 
         /// Empties the queue when the adds after it land.
         func clear() {
             appending = []
+            appendingCount = 0
             clearing = true
         }
 
         /// Makes the held-back changes, in one step.
         func land() {
             guard clearing || !appending.isEmpty else { return }
-            let items = QueueItem.items(appending, database: database)
+            let items = queueItems()
             host.exclusively(holding: turn) { turn -> Void in
                 if clearing { turn.replaceQueue(with: items) } else { turn.insert(items, at: nil) }
             }
             clearing = false
             appending = []
+            appendingCount = 0
+        }
+
+        /// The items of the adds, each name's made once, in one read of the catalogue for all.
+        private func queueItems() -> [QueueItem] {
+            var offsets: [Int: Int] = [:]
+            var unique: [Playable] = []
+            for (number, _) in appending where offsets[number] == nil {
+                offsets[number] = unique.count
+                unique += resolver.playables(numbered: number)
+            }
+            let made = QueueItem.items(unique, database: database)
+            var items: [QueueItem] = []
+            items.reserveCapacity(appendingCount)
+            for (number, count) in appending {
+                let offset = offsets[number] ?? 0
+                items += made[offset..<(offset + count)]
+            }
+            return items
         }
     }
 }

@@ -284,7 +284,7 @@ package enum MPDCommands {
             let position = call.arguments.count > 1 ? call.arguments[1] : nil
             // As MPD: the position is refused before the song is looked for.
             if let position { _ = try insertPosition(position, call.host.snapshot()) }
-            if position == nil, let list = call.list { return try list.append(try playables(forURI: call.arguments[0], call: call)) }
+            if position == nil, let list = call.list { return try list.add(call.arguments[0]) }
             let items = try items(forURI: call.arguments[0], call: call)
             try enqueue(items, at: position, call)
         },
