@@ -103,7 +103,14 @@ extension MPDCommands {
             call.response.add("nextsongid", nextId)
         }
         if let job = call.host.updates.current { call.response.add("updating_db", job) }
-        if let error = status.lastError { call.response.add("error", error) }
+        if let error = status.lastError { call.response.add("error", libraryNamed(error, call.host.naming)) }
+    }
+
+    /// A player error (`PATH: why`) with its file named as clients name it (`album/1.mp3: why`): no answer
+    /// tells a client the music or library folder's absolute path.
+    static func libraryNamed(_ error: String, _ naming: SongNaming) -> String {
+        guard let root = naming.roots.first(where: { error.hasPrefix($0.folder) }) else { return error }
+        return root.uriPrefix + error.dropFirst(root.folder.count)
     }
 
     /// Seeks the entry `position` picks to `target` (starting it when it is not the current one), then

@@ -77,6 +77,23 @@ final class LinkConfinementTests: MusicFolderHostTestCase {
         }
     }
 
+    /// A song that cannot be played is named in the error by its library name, never by the music folder's
+    /// absolute path.
+    func testAPlayErrorNamesTheSongNotTheMusicFolder() throws {
+        let client = try client()
+        _ = try client.run("add", "album/2.mp3")
+        try FileManager.default.removeItem(at: music.appendingPathComponent("album/2.mp3"))
+        _ = try client.run("play")
+        var error: String?
+        for _ in 0..<200 where error == nil {
+            error = value(try client.run("status"), "error")
+            if error == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let text = try XCTUnwrap(error)
+        XCTAssertFalse(text.contains(music.path), text)
+        XCTAssertTrue(text.hasPrefix("album/2.mp3"), text)
+    }
+
     /// Real MPD answers the same for names its database does not hold behind a link.
     func testRefusalsMatchRealMPD() throws {
         try compareWithRealMPD(["add \"outlink/secret\"", "add \"outlink/nonexistent\"", "addid \"outlink/secret\"",
