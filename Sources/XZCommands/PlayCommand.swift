@@ -108,7 +108,8 @@ extension Play {
         let resolver = SongResolver(host: host, allowsAbsolute: true)
         for playable in playables {
             if case .file(let path) = playable {
-                do { items += try resolver.items(path) } catch { throw CommandError.noSuchFile("no audio file at \(path.safe)") }
+                // A file that is gone or unreadable is queued still: playing it says what is wrong, the rest plays on.
+                items += (try? resolver.items(path)) ?? [QueueItem(playable, database: host.database)]
                 continue
             }
             guard case .stream(let url) = playable, RemotePlaylist.format(ofURL: url) != nil else {
