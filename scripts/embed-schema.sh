@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if grep -q '"""#' schema.sql; then echo 'schema.sql must not contain """#' >&2; exit 1; fi
 printf '// Generated from schema.sql by scripts/embed-schema.sh (make schema). Do not edit.\n'
-printf 'extension Schema {\n    public static let sql = #"""\n'
+printf 'extension Schema {\n    package static let sql = #"""\n'
 cat schema.sql
 printf '\n"""#\n}\n'
