@@ -80,14 +80,14 @@ let package = Package(
         // PCM to a stream's bytes (MPD's encoders): Opus, Vorbis, LAME, FLAC, WAVE.
         .target(name: "XZEncoders", dependencies: ["XZSystem", "XZAudio", "COpusEnc", "CVorbisEnc", "CLame", "CFLAC"]),
         // The player's words, without the player: queue items, outputs, seek targets, modes, events, errors.
-        .target(name: "XZPlaybackTerms", dependencies: ["XZSystem", "XZAudio"]),
+        .target(name: "XZPlaybackValues", dependencies: ["XZSystem", "XZAudio"]),
         // libao output and the player.
-        .target(name: "XZPlayback", dependencies: [
-            "CAO", "XZAudio", "XZLyrics", "XZSystem", "XZPlaybackTerms", product("SystemPackage", "swift-system"),
+        .target(name: "XZPlaybackEngine", dependencies: [
+            "CAO", "XZAudio", "XZLyrics", "XZSystem", "XZPlaybackValues", product("SystemPackage", "swift-system"),
         ]),
         // MPD's httpd output: what plays, encoded, to HTTP listeners (SwiftNIO), with ICY titles.
         .target(name: "XZStreamOutput", dependencies: [
-            "XZSystem", "XZAudio", "XZEncoders", "XZPlayback", "XZPlaybackTerms",
+            "XZSystem", "XZAudio", "XZEncoders", "XZPlaybackEngine", "XZPlaybackValues",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"), product("NIOHTTP1", "swift-nio"),
         ]),
         // Song and lyric downloads.
@@ -99,39 +99,39 @@ let package = Package(
         ]),
         // The application core: one library's player, catalogue, statistics and folder updates, and the
         // changes its observers hear.
-        .target(name: "XZHost", dependencies: ["XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlayback", "XZPlaybackTerms"]),
+        .target(name: "XZHostCore", dependencies: ["XZSystem", "XZAudio", "XZCatalogue", "XZFolderScan", "XZStats", "XZPlaybackEngine", "XZPlaybackValues"]),
         // The host on the session bus as an MPRIS media player (media keys, desktop widgets, playerctl).
         .target(name: "XZMPRIS", dependencies: [
-            "CSystemdBus", "XZSystem", "XZAudio", "XZCatalogue", "XZLyrics", "XZPlayback", "XZPlaybackTerms", "XZHost",
+            "CSystemdBus", "XZSystem", "XZAudio", "XZCatalogue", "XZLyrics", "XZPlaybackEngine", "XZPlaybackValues", "XZHostCore",
         ]),
         // The MPD protocol's wire format as plain values: requests, arguments, responses, ACKs.
         .target(name: "XZProtocol", dependencies: ["XZSystem"]),
         // MPD's command table over the host, and one connection's protocol state.
         .target(name: "XZMPDCommands", dependencies: [
-            "XZSystem", "XZProtocol", "XZHost", "XZAudio", "XZCatalogue", "XZStats", "XZPlayback", "XZPlaybackTerms",
+            "XZSystem", "XZProtocol", "XZHostCore", "XZAudio", "XZCatalogue", "XZStats", "XZPlaybackEngine", "XZPlaybackValues",
         ]),
         // Sockets: the host's listeners (SwiftNIO), finding a running host, and the client of one.
         .target(name: "XZServer", dependencies: [
-            "XZSystem", "XZCatalogue", "XZProtocol", "XZHost", "XZMPDCommands",
+            "XZSystem", "XZCatalogue", "XZProtocol", "XZHostCore", "XZMPDCommands",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // Host assembly and its door: one call starts a library's host from its configuration, and the one
         // client of the command table the prompt and the CLI drive a host by.
-        .target(name: "XZHosting", dependencies: [
-            "XZSystem", "XZCatalogue", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZHost", "XZProtocol", "XZMPDCommands", "XZServer",
+        .target(name: "XZHostAssembly", dependencies: [
+            "XZSystem", "XZCatalogue", "XZPlaybackEngine", "XZPlaybackValues", "XZDownloader", "XZHostCore", "XZProtocol", "XZMPDCommands", "XZServer",
             "XZMPRIS", "XZZeroconf", "XZStreamOutput",
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
-            "XZText", "XZSystem", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlaybackTerms", "XZDownloader",
-            "XZHost", "XZProtocol", "XZHosting",
+            "XZText", "XZSystem", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlaybackValues", "XZDownloader",
+            "XZHostCore", "XZProtocol", "XZHostAssembly",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"),
         ]),
         .executableTarget(name: "xzmusic", dependencies: ["XZCommands"]),
         // Benchmarks against same-run baselines (make bench-*); not part of make test.
         .executableTarget(name: "xzmusic-bench", dependencies: [
-            "XZSystem", "XZCatalogue", "XZAudio", "XZLyrics", "XZPlayback", "XZPlaybackTerms", "XZDownloader", "XZHost", "XZCommands", "XZTestSupport",
+            "XZSystem", "XZCatalogue", "XZAudio", "XZLyrics", "XZPlaybackEngine", "XZPlaybackValues", "XZDownloader", "XZHostCore", "XZCommands", "XZTestSupport",
             "XZEncoders", "COpusFile",
             product("GRDB", "GRDB.swift"), product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
@@ -140,7 +140,7 @@ let package = Package(
 
         // The MPD protocol fuzzer (make fuzz-protocol); built without libFuzzer it replays inputs.
         .executableTarget(name: "xzmusic-protocol-fuzz", dependencies: [
-            "XZSystem", "XZCatalogue", "XZHost", "XZPlayback", "XZProtocol", "XZMPDCommands", "XZTestSupport",
+            "XZSystem", "XZCatalogue", "XZHostCore", "XZPlaybackEngine", "XZProtocol", "XZMPDCommands", "XZTestSupport",
         ], path: "fuzz/ProtocolFuzz"),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
@@ -161,36 +161,36 @@ let package = Package(
             "XZStats", "XZCatalogue", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics", "XZTestSupport", "XZCorpusTestSupport"]),
-        .testTarget(name: "XZPlaybackTests", dependencies: ["XZPlayback", "XZPlaybackTerms", "XZAudio", "XZLyrics", "XZSystem", "XZTestSupport"]),
+        .testTarget(name: "XZPlaybackEngineTests", dependencies: ["XZPlaybackEngine", "XZPlaybackValues", "XZAudio", "XZLyrics", "XZSystem", "XZTestSupport"]),
         .testTarget(name: "XZEncodersTests", dependencies: ["XZEncoders", "XZAudio", "XZTestSupport"]),
         .testTarget(name: "XZStreamOutputTests", dependencies: [
-            "XZStreamOutput", "XZEncoders", "XZPlayback", "XZPlaybackTerms", "XZAudio", "XZSystem", "XZTestSupport",
+            "XZStreamOutput", "XZEncoders", "XZPlaybackEngine", "XZPlaybackValues", "XZAudio", "XZSystem", "XZTestSupport",
         ]),
         .testTarget(name: "XZDownloaderTests", dependencies: [
-            "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlayback", "XZPlaybackTerms", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZDownloader", "XZCatalogue", "XZSystem", "XZAudio", "XZPlaybackEngine", "XZPlaybackValues", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
-        .testTarget(name: "XZHostTests", dependencies: [
-            "XZHost", "XZCatalogue", "XZFolderScan", "XZPlaybackTerms", "XZStats", "XZSystem", "XZTestSupport",
+        .testTarget(name: "XZHostCoreTests", dependencies: [
+            "XZHostCore", "XZCatalogue", "XZFolderScan", "XZPlaybackValues", "XZStats", "XZSystem", "XZTestSupport",
             product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZProtocolTests", dependencies: ["XZProtocol"]),
         .testTarget(name: "XZMPDCommandsTests", dependencies: [
-            "XZMPDCommands", "XZHost", "XZProtocol", "XZPlaybackTerms", "XZAudio", "XZCatalogue", "XZTestSupport",
+            "XZMPDCommands", "XZHostCore", "XZProtocol", "XZPlaybackValues", "XZAudio", "XZCatalogue", "XZTestSupport",
         ]),
         .testTarget(name: "XZServerTests", dependencies: [
-            "XZServer", "XZMPDCommands", "XZHost", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport", "XZPlayback", "XZPlaybackTerms",
-            "XZSystem", "XZAudio", "XZHosting",
+            "XZServer", "XZMPDCommands", "XZHostCore", "XZProtocol", "XZCatalogue", "XZStats", "XZTestSupport", "XZPlaybackEngine", "XZPlaybackValues",
+            "XZSystem", "XZAudio", "XZHostAssembly",
         ]),
-        .testTarget(name: "XZHostingTests", dependencies: [
-            "XZHosting", "XZHost", "XZServer", "XZMPDCommands", "XZProtocol", "XZCatalogue", "XZPlayback", "XZSystem",
+        .testTarget(name: "XZHostAssemblyTests", dependencies: [
+            "XZHostAssembly", "XZHostCore", "XZServer", "XZMPDCommands", "XZProtocol", "XZCatalogue", "XZPlaybackEngine", "XZSystem",
             "XZTestSupport", "XZZeroconf",
         ]),
         .testTarget(name: "XZMPRISTests", dependencies: [
-            "XZMPRIS", "XZHosting", "XZHost", "XZServer", "XZCatalogue", "XZSystem", "XZTestSupport", "CSystemdBus",
+            "XZMPRIS", "XZHostAssembly", "XZHostCore", "XZServer", "XZCatalogue", "XZSystem", "XZTestSupport", "CSystemdBus",
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
-            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHosting", "XZPlayback", "XZPlaybackTerms",
-            "XZCatalogue", "XZProtocol", "XZServer", "XZAudio", "XZEncoders", "XZHost", "XZMPRIS", "XZStreamOutput",
+            "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHostAssembly", "XZPlaybackEngine", "XZPlaybackValues",
+            "XZCatalogue", "XZProtocol", "XZServer", "XZAudio", "XZEncoders", "XZHostCore", "XZMPRIS", "XZStreamOutput",
             product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],

@@ -25,7 +25,7 @@ def depends_on(name, wanted, seen=None):
 
 # Who may name `Player`: the target that defines it, the host that owns it, and the tests of the layers beneath
 # the host, which test the player itself. Every other target goes through PlayerHost's verbs.
-PLAYER_OWNERS = {"XZPlayback", "XZHost"}
+PLAYER_OWNERS = {"XZPlaybackEngine", "XZHostCore"}
 PLAYER_NAME = re.compile(r"\bPlayer\b")
 CODE_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:.|\n)*?"""|"(?:[^"\\\n]|\\.)*"', re.S)
 
@@ -36,7 +36,7 @@ def code_only(text):
 def may_name_player(target):
     if target["name"] in PLAYER_OWNERS:
         return True
-    return target["type"] == "test" and not depends_on(target["name"], "XZHost")
+    return target["type"] == "test" and not depends_on(target["name"], "XZHostCore")
 
 for target in package["targets"]:
     if target["type"] == "system":

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import XZCatalogue
 import XZFolderScan
-import XZHost
+import XZHostCore
 import XZStats
 import XZText
 

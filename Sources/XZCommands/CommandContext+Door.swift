@@ -1,9 +1,9 @@
 import Foundation
 import XZCatalogue
-import XZHost
-import XZHosting
+import XZHostCore
+import XZHostAssembly
 import XZProtocol
-import XZPlaybackTerms
+import XZPlaybackValues
 
 extension CommandContext {
     /// The door player commands go through: the prompt's, else one to the library's running host.

@@ -3,7 +3,7 @@ import Foundation
 import XZSystem
 import XZCatalogue
 import XZDownloader
-import XZHosting
+import XZHostAssembly
 
 /// What a command needs: the library and, inside the REPL, the session's state.
 package final class CommandContext: Sendable {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import XZHosting
+import XZHostAssembly
 import XZProtocol
 
 struct Crossfade: PlayerCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import XZHosting
+import XZHostAssembly
 import XZText
 
 /// `fingerprint SONG`: the song's Chromaprint fingerprint, as the host's `getfingerprint` gives it to MPD

@@ -3,10 +3,10 @@ import XZSystem
 import XZCatalogue
 import XZLyrics
 import XZProtocol
-import XZHosting
+import XZHostAssembly
 import XZText
-import XZHost
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackValues
 
 /// What a prompt attached to another host prints above itself: track changes and errors as the host
 /// announces them (`idle`), and synced lyric lines that follow the host's position between announcements.

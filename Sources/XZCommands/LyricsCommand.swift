@@ -4,8 +4,8 @@ import XZProtocol
 import XZCatalogue
 import XZFolderScan
 import XZLyrics
-import XZHost
-import XZHosting
+import XZHostCore
+import XZHostAssembly
 import XZSystem
 
 extension SongLyrics {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import XZCatalogue
 import XZDownloader
-import XZHost
+import XZHostCore
 import XZSystem
 import XZText
 

@@ -4,9 +4,9 @@ import XZSystem
 import XZLyrics
 import XZProtocol
 import XZText
-import XZHost
-import XZHosting
-import XZPlaybackTerms
+import XZHostCore
+import XZHostAssembly
+import XZPlaybackValues
 
 struct Now: PlayerCommand {
     static let configuration = CommandConfiguration(commandName: "now", abstract: "What is playing, with the lyrics around it.")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import XZHosting
+import XZHostAssembly
 import XZProtocol
 
 /// `outputs` as mpc's `outputs`, `enable`, `disable` and `toggleoutput`: outputs numbered from 1, or named.

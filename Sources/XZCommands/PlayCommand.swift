@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import XZSystem
 import XZProtocol
-import XZHost
-import XZHosting
-import XZPlaybackTerms
+import XZHostCore
+import XZHostAssembly
+import XZPlaybackValues
 #if canImport(Glibc)
 import Glibc
 #endif

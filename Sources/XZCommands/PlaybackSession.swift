@@ -1,9 +1,9 @@
 import Foundation
 import XZSystem
 import XZText
-import XZHost
-import XZHosting
-import XZPlaybackTerms
+import XZHostCore
+import XZHostAssembly
+import XZPlaybackValues
 
 /// How a host of this process shows its events: inside the REPL they become lines above the prompt;
 /// one-shot `play` prints them as lines, `play --json` as JSON lines (its notes on stderr).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import XZProtocol
-import XZHosting
+import XZHostAssembly
 
 /// Commands that act on the player: the prompt's own host, or the library's running host, through its door.
 protocol PlayerCommand: LibraryCommand {

@@ -2,11 +2,11 @@ import ArgumentParser
 import Foundation
 import XZCatalogue
 import XZProtocol
-import XZHosting
+import XZHostAssembly
 import XZSystem
 import XZText
-import XZHost
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackValues
 
 struct PlaylistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

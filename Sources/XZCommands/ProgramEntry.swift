@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import XZCatalogue
-import XZHosting
+import XZHostAssembly
 import XZSystem
 import XZText
 

@@ -1,5 +1,5 @@
 import Foundation
-import XZHosting
+import XZHostAssembly
 import XZSystem
 
 /// Who plays for a prompt: the library's running host, followed for the lines above the prompt, or a

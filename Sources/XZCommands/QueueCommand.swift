@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import XZProtocol
 import XZText
-import XZHosting
+import XZHostAssembly
 
 struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(

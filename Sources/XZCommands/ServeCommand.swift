@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import XZSystem
 import XZText
-import XZHosting
-import XZPlaybackTerms
+import XZHostAssembly
+import XZPlaybackValues
 #if canImport(Glibc)
 import Glibc
 #endif

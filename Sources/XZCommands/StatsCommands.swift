@@ -3,7 +3,7 @@ import Foundation
 import XZCatalogue
 import XZProtocol
 import XZStats
-import XZHost
+import XZHostCore
 
 extension CommandContext {
     var stats: StatsStore {

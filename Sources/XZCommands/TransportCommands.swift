@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import XZProtocol
 import XZText
-import XZHosting
-import XZPlaybackTerms
+import XZHostAssembly
+import XZPlaybackValues
 
 struct Next: PlayerCommand {
     static let configuration = CommandConfiguration(commandName: "next", abstract: "Skip to the next song.")

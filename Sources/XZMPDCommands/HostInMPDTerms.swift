@@ -1,6 +1,6 @@
 import XZCatalogue
-import XZHost
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackValues
 
 import XZProtocol
 import XZSystem

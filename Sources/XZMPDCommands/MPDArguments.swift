@@ -2,9 +2,9 @@ import Foundation
 import XZSystem
 import XZAudio
 import XZCatalogue
-import XZHost
-import XZPlayback
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackEngine
+import XZPlaybackValues
 import XZProtocol
 import XZSystem
 

@@ -1,5 +1,5 @@
 import XZCatalogue
-import XZHost
+import XZHostCore
 import XZProtocol
 import XZSystem
 

@@ -1,7 +1,7 @@
 import Foundation
 import XZAudio
 import XZCatalogue
-import XZPlaybackTerms
+import XZPlaybackValues
 import XZProtocol
 import XZSystem
 

@@ -1,8 +1,8 @@
 import Foundation
 import XZAudio
 import XZCatalogue
-import XZHost
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackValues
 import XZProtocol
 import XZSystem
 

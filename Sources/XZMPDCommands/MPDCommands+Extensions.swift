@@ -1,4 +1,4 @@
-import XZPlayback
+import XZPlaybackEngine
 import XZProtocol
 
 /// XZMusic's own protocol: what MPD lacks and the prompt needs, all in this file. Named as MPD names its

@@ -1,4 +1,4 @@
-import XZHost
+import XZHostCore
 import XZProtocol
 import XZSystem
 

@@ -1,8 +1,8 @@
 import Foundation
 import XZAudio
 import XZCatalogue
-import XZHost
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackValues
 
 extension MPDCommands {
     /// The folders of CUE sheets' tracks (`album.cue`) among one folder's subfolders are the sheets, playlist

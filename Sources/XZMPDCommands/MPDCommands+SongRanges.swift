@@ -1,4 +1,4 @@
-import XZPlaybackTerms
+import XZPlaybackValues
 import XZProtocol
 
 extension PlayRange {

@@ -1,7 +1,7 @@
 import Foundation
 import XZCatalogue
-import XZHost
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackValues
 import XZProtocol
 import XZStats
 import XZSystem

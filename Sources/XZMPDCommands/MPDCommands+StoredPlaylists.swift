@@ -1,7 +1,7 @@
 import Foundation
 import XZCatalogue
-import XZHost
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackValues
 import XZProtocol
 
 /// Stored playlists: `NAME.m3u` files in the library's `playlists/` folder, with MPD 0.23's commands and

@@ -1,6 +1,6 @@
 import Dispatch
 import XZCatalogue
-import XZHost
+import XZHostCore
 import XZSystem
 
 /// What every MPD connection to one host shares: the host, its password, and the song records listings

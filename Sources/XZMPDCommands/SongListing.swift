@@ -1,9 +1,9 @@
 import Foundation
 import XZAudio
 import XZCatalogue
-import XZHost
-import XZPlayback
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackEngine
+import XZPlaybackValues
 import XZProtocol
 import XZSystem
 

@@ -1,7 +1,7 @@
 import Foundation
 import XZSystem
 import XZCatalogue
-import XZHost
+import XZHostCore
 import XZProtocol
 
 /// Songs as `find` and `search` list them, kept per song until the catalogue changes (its version): the

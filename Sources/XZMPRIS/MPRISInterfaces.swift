@@ -1,9 +1,9 @@
 import CSystemdBus
 import Foundation
 import XZCatalogue
-import XZHost
-import XZPlayback
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackEngine
+import XZPlaybackValues
 import XZSystem
 #if canImport(Glibc)
 import Glibc

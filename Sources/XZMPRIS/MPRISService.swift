@@ -1,8 +1,8 @@
 import CSystemdBus
 import Foundation
-import XZHost
-import XZPlayback
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackEngine
+import XZPlaybackValues
 import XZSystem
 #if canImport(Glibc)
 import Glibc

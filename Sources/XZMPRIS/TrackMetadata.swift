@@ -1,10 +1,10 @@
 import Foundation
 import XZAudio
 import XZCatalogue
-import XZHost
+import XZHostCore
 import XZLyrics
-import XZPlayback
-import XZPlaybackTerms
+import XZPlaybackEngine
+import XZPlaybackValues
 import XZSystem
 
 /// MPRIS's `Metadata` of the current queue entry: its id as an object path, its tags, its cover extracted

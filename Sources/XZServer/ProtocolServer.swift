@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import XZSystem
 import XZCatalogue
-import XZHost
+import XZHostCore
 import XZMPDCommands
 import XZProtocol
 

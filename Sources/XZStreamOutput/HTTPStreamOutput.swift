@@ -4,8 +4,8 @@ import NIOPosix
 import XZAudio
 import XZSystem
 import XZEncoders
-import XZPlayback
-import XZPlaybackTerms
+import XZPlaybackEngine
+import XZPlaybackValues
 
 /// MPD's `httpd` output: what plays, encoded, to every listener of `http://ADDRESS:PORT/`.
 ///

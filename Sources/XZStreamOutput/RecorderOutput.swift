@@ -1,8 +1,8 @@
 import XZAudio
 import XZSystem
 import XZEncoders
-import XZPlayback
-import XZPlaybackTerms
+import XZPlaybackEngine
+import XZPlaybackValues
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,6 +1,6 @@
 import XZSystem
 import XZEncoders
-import XZPlayback
+import XZPlaybackEngine
 
 /// Why a stream output could not be made or could not listen; each message is one line naming the key.
 package struct StreamOutputError: KindedError {

@@ -39,11 +39,11 @@ package struct ConfigKey: Sendable, Hashable, CustomStringConvertible {
     package enum Reader: String, Sendable, Hashable, CaseIterable {
         /// The host's listener, music folder, state file and limits: `HostSettings`.
         case host = "HostSettings"
-        /// The music folder's watch (XZHost).
+        /// The music folder's watch (XZHostCore).
         case libraryWatch = "LibraryWatchSettings"
-        /// Loudness matching (XZPlayback).
+        /// Loudness matching (XZPlaybackEngine).
         case replayGain = "ReplayGainSettings"
-        /// Crossfade's additions to MPD's (XZPlayback).
+        /// Crossfade's additions to MPD's (XZPlaybackEngine).
         case crossfade = "CrossfadeSettings"
         /// Downloads, streams, lyrics lookups and open catalogues (XZDownloader).
         case downloads = "DownloadSettings"

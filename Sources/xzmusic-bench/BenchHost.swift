@@ -1,8 +1,8 @@
 import Foundation
 import XZCatalogue
-import XZHost
-import XZPlayback
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackEngine
+import XZPlaybackValues
 
 /// A player host for one measurement, driven through its verbs as every front end drives it: `library`'s
 /// (an empty one in a temporary folder when nil), playing into `output` alone. `events` hears every player

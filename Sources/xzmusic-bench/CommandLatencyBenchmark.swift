@@ -1,7 +1,7 @@
 import Foundation
 import XZSystem
-import XZPlayback
-import XZPlaybackTerms
+import XZPlaybackEngine
+import XZPlaybackValues
 
 /// How soon a command on a playing player takes effect: from the request to the audio thread acting on it
 /// (its `.paused`, `.seeked` or `.started` event, sent once the output has stopped taking the old audio),

@@ -1,8 +1,8 @@
 import Foundation
 import XZSystem
 import XZAudio
-import XZPlayback
-import XZPlaybackTerms
+import XZPlaybackEngine
+import XZPlaybackValues
 
 /// How late lyric events reach a consumer of the player's event stream, measured from the moment
 /// the audio position crossed the line's stamp: when the paced output's clock played the last sample

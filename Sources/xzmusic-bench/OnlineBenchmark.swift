@@ -2,8 +2,8 @@ import Foundation
 import XZAudio
 import XZCatalogue
 import XZDownloader
-import XZPlayback
-import XZPlaybackTerms
+import XZPlaybackEngine
+import XZPlaybackValues
 import XZTestSupport
 
 /// Online play on a throttled loopback server (1 MB/s): time from `play` to the first sample against the

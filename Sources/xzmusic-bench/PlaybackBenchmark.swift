@@ -1,7 +1,7 @@
 import Foundation
 import XZAudio
-import XZPlayback
-import XZPlaybackTerms
+import XZPlaybackEngine
+import XZPlaybackValues
 
 /// Decoding and playback costs of xzmusic next to the mpg123 CLI on the same file in the same run.
 struct PlaybackBenchmark {

@@ -2,9 +2,9 @@ import Foundation
 import XCTest
 @testable import XZCommands
 import XZDownloader
-import XZPlayback
-import XZPlaybackTerms
-import XZHosting
+import XZPlaybackEngine
+import XZPlaybackValues
+import XZHostAssembly
 import XZSystem
 import XZTestSupport
 

@@ -5,10 +5,10 @@ import XZCatalogue
 import XZCommands
 import XZDownloader
 import XZEncoders
-import XZHost
-import XZHosting
+import XZHostCore
+import XZHostAssembly
 import XZMPRIS
-import XZPlaybackTerms
+import XZPlaybackValues
 import XZProtocol
 import XZServer
 import XZStats

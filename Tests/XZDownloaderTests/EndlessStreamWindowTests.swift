@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 import XZAudio
 @testable import XZDownloader
-import XZPlayback
-import XZPlaybackTerms
+import XZPlaybackEngine
+import XZPlaybackValues
 import XZSystem
 import XZTestSupport
 

@@ -3,8 +3,8 @@ import XCTest
 import XZAudio
 import XZCatalogue
 @testable import XZDownloader
-import XZPlayback
-import XZPlaybackTerms
+import XZPlaybackEngine
+import XZPlaybackValues
 import XZTestSupport
 
 /// Playing catalogue songs and URLs while they download, on the loopback server with throttling and faults.

@@ -1,6 +1,6 @@
 import Foundation
 import XZCatalogue
-import XZHost
+import XZHostCore
 import XZTestSupport
 
 /// A host (null output) over a temporary music folder holding one album of three generated MP3s,

@@ -1,6 +1,6 @@
 import XCTest
 import XZCatalogue
-import XZHost
+import XZHostCore
 @testable import XZMPDCommands
 import XZProtocol
 import XZTestSupport

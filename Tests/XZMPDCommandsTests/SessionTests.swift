@@ -1,9 +1,9 @@
 import XCTest
 import XZAudio
 import XZCatalogue
-import XZPlaybackTerms
+import XZPlaybackValues
 @testable import XZMPDCommands
-import XZHost
+import XZHostCore
 import XZProtocol
 import XZTestSupport
 

@@ -2,8 +2,8 @@ import CSystemdBus
 import Foundation
 import XCTest
 import XZCatalogue
-import XZHost
-import XZHosting
+import XZHostCore
+import XZHostAssembly
 @testable import XZMPRIS
 import XZServer
 import XZSystem

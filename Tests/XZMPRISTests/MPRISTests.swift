@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 import XZCatalogue
-import XZHost
-import XZHosting
+import XZHostCore
+import XZHostAssembly
 @testable import XZMPRIS
 import XZServer
 import XZSystem
@@ -229,6 +229,7 @@ final class MPRISTests: XCTestCase {
 
     func testBusctlIntrospectListsTheSpecificationsMembers() async throws {
         let host = try await start(try configuration())
+        defer { withExtendedLifetime(host) {} }  // on the bus for the whole test
         let result = try busctl("introspect", "org.mpris.MediaPlayer2.xzmusic", "/org/mpris/MediaPlayer2")
         XCTAssertEqual(result.status, 0, result.stderr)
         // NAME TYPE SIGNATURE RESULT FLAGS, one member a line.
@@ -394,6 +395,7 @@ final class MPRISTests: XCTestCase {
     /// A second host on the bus takes the spec's instance name; both are players to playerctl.
     func testASecondHostOnTheBusIsAnInstance() async throws {
         let first = try await start(try configuration())
+        defer { withExtendedLifetime(first) {} }  // on the bus for the whole test
         let otherLibrary = LibraryFolder(url: temp.url.appendingPathComponent("library2"))
         let otherDatabase = try otherLibrary.open(seedingDemoFrom: nil)
         let second = try await start(try configuration(), library: otherLibrary, database: otherDatabase)

@@ -3,7 +3,7 @@ import XZCatalogue
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-import XZHost
+import XZHostCore
 import XZMPDCommands
 
 /// Real MPD and this host on one music folder, both databases updated, and a client of each; `stop` ends both.

@@ -3,7 +3,7 @@ import XZCatalogue
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-import XZHost
+import XZHostCore
 
 /// `crossfade`, `mixrampdb` and `mixrampdelay` against real MPD: the same requests, the same `status`
 /// lines and ACKs, and `options` for idle clients.

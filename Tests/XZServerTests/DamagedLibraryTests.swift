@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import XZCatalogue
-import XZHost
+import XZHostCore
 import XZProtocol
 import XZServer
 import XZTestSupport

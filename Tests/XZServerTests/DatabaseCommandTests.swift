@@ -3,7 +3,7 @@ import XZCatalogue
 @testable import XZProtocol
 @testable import XZServer
 import XZTestSupport
-import XZHost
+import XZHostCore
 @testable import XZMPDCommands
 
 /// MPD's database commands on a real host over TCP: update in the background, find/search/count/list,

@@ -2,7 +2,7 @@ import Foundation
 import XZCatalogue
 @testable import XZServer
 import XZTestSupport
-import XZHost
+import XZHostCore
 
 /// A real host whose catalogue holds `titles.count` songs in no time: empty files `f/N.mp3` of its music
 /// folder, named by a bundled feed, so a filter has a large library to run over.

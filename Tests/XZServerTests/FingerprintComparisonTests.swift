@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import XZAudio
 import XZCatalogue
-import XZHost
+import XZHostCore
 import XZProtocol
 @testable import XZServer
 import XZTestSupport

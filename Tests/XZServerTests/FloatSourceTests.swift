@@ -1,7 +1,7 @@
 import XCTest
 import XZAudio
-import XZHost
-@testable import XZPlayback
+import XZHostCore
+@testable import XZPlaybackEngine
 import XZProtocol
 import XZSystem
 @testable import XZServer

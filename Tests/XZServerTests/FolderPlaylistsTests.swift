@@ -3,7 +3,7 @@ import XZCatalogue
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-import XZHost
+import XZHostCore
 import XZMPDCommands
 
 /// Playlist files beside the music (.m3u, .pls, .xspf) and `.mpdignore` files, on real MPD and this

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import XZCatalogue
-import XZHosting
+import XZHostAssembly
 import XZProtocol
 import XZServer
 import XZStats

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 import XZCatalogue
-import XZHost
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackValues
 import XZProtocol
 import XZServer
 import XZTestSupport

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 import XZCatalogue
-import XZHost
-import XZHosting
+import XZHostCore
+import XZHostAssembly
 import XZServer
 import XZSystem
 import XZTestSupport

@@ -3,7 +3,7 @@ import XCTest
 import XZMPDCommands
 import XZProtocol
 @testable import XZServer
-import XZHosting
+import XZHostAssembly
 import XZTestSupport
 import XZSystem
 #if canImport(Glibc)

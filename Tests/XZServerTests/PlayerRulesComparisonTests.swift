@@ -3,7 +3,7 @@ import XZCatalogue
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-import XZHost
+import XZHostCore
 import XZMPDCommands
 
 /// MPD's player rules and its less common commands, run as the same scripted session on real MPD and on

@@ -1,9 +1,9 @@
 import XCTest
-import XZHost
-import XZPlaybackTerms
+import XZHostCore
+import XZPlaybackValues
 import XZProtocol
 @testable import XZServer
-import XZHosting
+import XZHostAssembly
 import XZSystem
 import XZTestSupport
 

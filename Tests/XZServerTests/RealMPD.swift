@@ -3,7 +3,7 @@ import XCTest
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-import XZHost
+import XZHostCore
 import XZMPDCommands
 #if canImport(Glibc)
 import Glibc

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import XZProtocol
 @testable import XZServer
-import XZHosting
+import XZHostAssembly
 import XZSystem
 import XZTestSupport
 

@@ -2,9 +2,9 @@ import XCTest
 import XZCatalogue
 import XZProtocol
 @testable import XZServer
-import XZHosting
+import XZHostAssembly
 import XZTestSupport
-import XZHost
+import XZHostCore
 import XZMPDCommands
 #if canImport(Glibc)
 import Glibc

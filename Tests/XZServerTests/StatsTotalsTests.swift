@@ -3,7 +3,7 @@ import XZCatalogue
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-import XZHost
+import XZHostCore
 import XZMPDCommands
 
 /// `stats` counts as MPD counts: distinct values of the Artist tag (each of a song's several), distinct

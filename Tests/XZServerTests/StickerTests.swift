@@ -4,7 +4,7 @@ import XZProtocol
 @testable import XZServer
 import XZStats
 import XZTestSupport
-import XZHost
+import XZHostCore
 import XZMPDCommands
 
 /// `sticker` on a real host over TCP: MPD's answers (compared with real MPD), XZMusic's statistics as

@@ -3,7 +3,7 @@ import XZCatalogue
 import XZProtocol
 @testable import XZServer
 import XZTestSupport
-import XZHost
+import XZHostCore
 import XZMPDCommands
 
 /// A file without tags has no Artist and no Title in the protocol, as in MPD: its records leave them out,

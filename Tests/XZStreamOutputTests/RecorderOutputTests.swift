@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import XZAudio
 import XZEncoders
-import XZPlayback
+import XZPlaybackEngine
 import XZStreamOutput
 import XZTestSupport
 

@@ -1,6 +1,6 @@
 import XCTest
 import XZEncoders
-import XZPlayback
+import XZPlaybackEngine
 import XZStreamOutput
 import XZSystem
 

@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 import XZAudio
 import XZEncoders
-import XZPlayback
-import XZPlaybackTerms
+import XZPlaybackEngine
+import XZPlaybackValues
 import XZStreamOutput
 import XZTestSupport
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import XZEncoders
-import XZPlayback
+import XZPlaybackEngine
 import XZStreamOutput
 import XZTestSupport
 

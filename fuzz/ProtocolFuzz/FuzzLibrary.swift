@@ -1,8 +1,8 @@
 import Foundation
 import XZCatalogue
-import XZHost
+import XZHostCore
 import XZMPDCommands
-import XZPlayback
+import XZPlaybackEngine
 import XZProtocol
 import XZSystem
 import XZTestSupport

@@ -4,7 +4,7 @@
 // A crash, a request over its budget (FuzzWatchdog) or the process growing past libFuzzer's
 // -rss_limit_mb is a finding.
 import Foundation
-import XZHost
+import XZHostCore
 import XZMPDCommands
 import XZProtocol
 import XZSystem
