@@ -419,6 +419,8 @@ struct ServerBenchmark {
     @discardableResult
     func checked(_ arguments: [String]) throws -> MeasuredRun {
         let log = folder.appendingPathComponent("run/command.log").path
+        // The streaming rows run before any row that makes `run/` for them.
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("run"), withIntermediateDirectories: true)
         let run = try MeasuredRun.run(arguments, stdoutPath: log)
         guard run.status == 0 else {
             let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
