@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 
 /// A song as the catalogue keeps it: its `SongInput` fields (`song.title`) with its row ids and added time.
-@dynamicMemberLookup
 package struct Song: Encodable, FetchableRecord, Sendable, Equatable, Identifiable {
     package var id: Int64
     package var singerId: Int64
@@ -11,12 +10,33 @@ package struct Song: Encodable, FetchableRecord, Sendable, Equatable, Identifiab
     /// falls back to the year and a file's `sampleFormat` to "16"; both paths are set ('' where none).
     package var fields: SongInput
 
-    /// Inlinable, so that a caller's `song.title` compiles to the field itself.
-    @inlinable
-    package subscript<Value>(dynamicMember field: WritableKeyPath<SongInput, Value>) -> Value {
-        get { fields[keyPath: field] }
-        set { fields[keyPath: field] = newValue }
-    }
+    // The input's fields, each written out: a key path subscript copies the whole input through its value
+    // witness on every read, which a listing of every song pays for each field.
+    @inlinable package var title: String { get { fields.title } set { fields.title = newValue } }
+    @inlinable package var singer: String { get { fields.singer } set { fields.singer = newValue } }
+    @inlinable package var album: String? { get { fields.album } set { fields.album = newValue } }
+    @inlinable package var track: Int? { get { fields.track } set { fields.track = newValue } }
+    @inlinable package var year: Int? { get { fields.year } set { fields.year = newValue } }
+    @inlinable package var durationMs: Int? { get { fields.durationMs } set { fields.durationMs = newValue } }
+    @inlinable package var audioURL: String { get { fields.audioURL } set { fields.audioURL = newValue } }
+    @inlinable package var lyricsURL: String { get { fields.lyricsURL } set { fields.lyricsURL = newValue } }
+    @inlinable package var size: Int64? { get { fields.size } set { fields.size = newValue } }
+    @inlinable package var sha256: String { get { fields.sha256 } set { fields.sha256 = newValue } }
+    @inlinable package var fileMtime: Int64? { get { fields.fileMtime } set { fields.fileMtime = newValue } }
+    @inlinable package var artists: [String] { get { fields.artists } set { fields.artists = newValue } }
+    @inlinable package var albumArtist: String? { get { fields.albumArtist } set { fields.albumArtist = newValue } }
+    @inlinable package var genres: [String] { get { fields.genres } set { fields.genres = newValue } }
+    @inlinable package var disc: Int? { get { fields.disc } set { fields.disc = newValue } }
+    @inlinable package var date: String? { get { fields.date } set { fields.date = newValue } }
+    @inlinable package var sampleRate: Int? { get { fields.sampleRate } set { fields.sampleRate = newValue } }
+    @inlinable package var channels: Int? { get { fields.channels } set { fields.channels = newValue } }
+    @inlinable package var sampleFormat: String? { get { fields.sampleFormat } set { fields.sampleFormat = newValue } }
+    @inlinable package var moreTags: [SongTag: [String]] { get { fields.moreTags } set { fields.moreTags = newValue } }
+    @inlinable package var untagged: UntaggedFields { get { fields.untagged } set { fields.untagged = newValue } }
+    @inlinable package var cuePart: CuePart? { get { fields.cuePart } set { fields.cuePart = newValue } }
+    @inlinable package var hasCueSheet: Bool { get { fields.hasCueSheet } set { fields.hasCueSheet = newValue } }
+    @inlinable package var cueTags: [TagEntry] { get { fields.cueTags } set { fields.cueTags = newValue } }
+    @inlinable package var cueImageMs: Int? { get { fields.cueImageMs } set { fields.cueImageMs = newValue } }
 
     @inlinable
     package var songKey: String {
