@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123",
@@ -75,6 +76,11 @@ let package = Package(
         .target(name: "XZStats", dependencies: [
             "XZText", "XZSystem", "XZCatalogue", product("GRDB", "GRDB.swift"),
         ]),
+        // The library's users: accounts, passwords sealed at rest under the library's key, API keys; each
+        // user's play queue and bookmarks.
+        .target(name: "XZAccounts", dependencies: [
+            "XZSystem", "XZCatalogue", "XZStats", product("Crypto", "swift-crypto"), product("GRDB", "GRDB.swift"),
+        ]),
         // LRC parsing and the lyric timeline.
         .target(name: "XZLyrics", dependencies: ["XZText"]),
         // PCM to a stream's bytes (MPD's encoders): Opus, Vorbis, LAME, FLAC, WAVE.
@@ -115,11 +121,21 @@ let package = Package(
             "XZSystem", "XZCatalogue", "XZProtocol", "XZHostCore", "XZMPDCommands",
             product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
+        // The OpenSubsonic API over the host as plain values: requests, authentication, the endpoint table,
+        // responses in XML and JSON, media (files, transcodes, covers); no HTTP.
+        .target(name: "XZSubsonicAPI", dependencies: [
+            "XZText", "XZSystem", "XZAudio", "XZCatalogue", "XZStats", "XZAccounts", "XZLyrics", "XZEncoders",
+            "XZPlaybackValues", "XZHostCore",
+        ]),
+        // The OpenSubsonic API on HTTP (Hummingbird): `/rest/NAME[.view]` by GET and form POST, bodies streamed.
+        .target(name: "XZSubsonicServer", dependencies: [
+            "XZSystem", "XZSubsonicAPI", product("Hummingbird", "hummingbird"),
+        ]),
         // Host assembly and its door: one call starts a library's host from its configuration, and the one
         // client of the command table the prompt and the CLI drive a host by.
         .target(name: "XZHostAssembly", dependencies: [
             "XZSystem", "XZCatalogue", "XZPlaybackEngine", "XZPlaybackValues", "XZDownloader", "XZHostCore", "XZProtocol", "XZMPDCommands", "XZServer",
-            "XZMPRIS", "XZZeroconf", "XZStreamOutput",
+            "XZMPRIS", "XZZeroconf", "XZStreamOutput", "XZAccounts", "XZSubsonicAPI", "XZSubsonicServer",
         ]),
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
@@ -160,6 +176,9 @@ let package = Package(
         .testTarget(name: "XZStatsTests", dependencies: [
             "XZStats", "XZCatalogue", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
+        .testTarget(name: "XZAccountsTests", dependencies: [
+            "XZAccounts", "XZStats", "XZCatalogue", "XZSystem", "XZTestSupport", product("GRDB", "GRDB.swift"),
+        ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics", "XZTestSupport", "XZCorpusTestSupport"]),
         .testTarget(name: "XZPlaybackEngineTests", dependencies: ["XZPlaybackEngine", "XZPlaybackValues", "XZAudio", "XZLyrics", "XZSystem", "XZTestSupport"]),
         .testTarget(name: "XZEncodersTests", dependencies: ["XZEncoders", "XZAudio", "XZTestSupport"]),
@@ -184,6 +203,12 @@ let package = Package(
         .testTarget(name: "XZHostAssemblyTests", dependencies: [
             "XZHostAssembly", "XZHostCore", "XZServer", "XZMPDCommands", "XZProtocol", "XZCatalogue", "XZPlaybackEngine", "XZSystem",
             "XZTestSupport", "XZZeroconf",
+        ]),
+        .testTarget(name: "XZSubsonicAPITests", dependencies: [
+            "XZSubsonicAPI", "XZAccounts", "XZStats", "XZCatalogue", "XZHostCore", "XZSystem", "XZTestSupport",
+        ]),
+        .testTarget(name: "XZSubsonicServerTests", dependencies: [
+            "XZSubsonicServer", "XZSubsonicAPI", "XZAccounts", "XZHostAssembly", "XZHostCore", "XZCatalogue", "XZSystem", "XZTestSupport",
         ]),
         .testTarget(name: "XZMPRISTests", dependencies: [
             "XZMPRIS", "XZHostAssembly", "XZHostCore", "XZServer", "XZCatalogue", "XZSystem", "XZTestSupport", "CSystemdBus",

@@ -376,3 +376,76 @@ UPDATE song SET cue_image_ms = (SELECT max(last.cue_start * 1000 / 75 + last.dur
     WHERE cue_file <> '';
 -- Tracks read before their tags' order was kept: read them again on the next update.
 UPDATE song SET file_mtime = NULL WHERE cue_file <> '';
+
+-- migration: v21-accounts
+-- The library's users, for the Subsonic API. id 0 is the owner: the first user added, whom the terminal,
+-- one-shot commands and MPD clients act as; every row of a user_id column that names nobody yet is the
+-- owner's, so the likes and plays kept before any user existed are the owner's from the first.
+CREATE TABLE library_user (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    is_admin INTEGER NOT NULL DEFAULT 0 CHECK (is_admin IN (0, 1)),
+    may_jukebox INTEGER NOT NULL DEFAULT 0 CHECK (may_jukebox IN (0, 1)),
+    email TEXT NOT NULL DEFAULT '',
+    password_sealed BLOB NOT NULL,   -- the password sealed (AES-GCM) under the library's key file
+    api_key_hash TEXT NOT NULL DEFAULT '', -- SHA-256 (hex) of the user's API key; '' = none
+    created_at TEXT NOT NULL         -- UTC, ISO 8601
+);
+CREATE UNIQUE INDEX library_user_by_name ON library_user(name);
+CREATE UNIQUE INDEX library_user_by_api_key ON library_user(api_key_hash) WHERE api_key_hash <> '';
+-- Stars of albums and artists, per user (a song's star is its like). item_key names the album or artist
+-- by what outlives a rescan: the artist's name, or the album's artist and title joined by U+001F.
+CREATE TABLE user_star (
+    user_id INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('album', 'artist')),
+    item_key TEXT NOT NULL,
+    starred_at TEXT NOT NULL,        -- UTC, ISO 8601
+    PRIMARY KEY (user_id, kind, item_key)
+) WITHOUT ROWID;
+-- Ratings, 1 to 5, per user; a song by its song_key, albums and artists as in user_star.
+CREATE TABLE user_rating (
+    user_id INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('song', 'album', 'artist')),
+    item_key TEXT NOT NULL,
+    rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 5),
+    PRIMARY KEY (user_id, kind, item_key)
+) WITHOUT ROWID;
+-- A user's saved play queue (Subsonic's savePlayQueue): its songs in order, the current one and where in it.
+CREATE TABLE user_play_queue (
+    user_id INTEGER PRIMARY KEY,
+    current_position INTEGER,        -- index into the entries; NULL = none
+    position_ms INTEGER NOT NULL DEFAULT 0,
+    changed_at TEXT NOT NULL,        -- UTC, ISO 8601
+    changed_by TEXT NOT NULL DEFAULT '' -- the client that saved it
+);
+CREATE TABLE user_play_queue_entry (
+    user_id INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    song_key TEXT NOT NULL,
+    PRIMARY KEY (user_id, position)
+) WITHOUT ROWID;
+-- Bookmarks: one place in a song per user and song.
+CREATE TABLE user_bookmark (
+    user_id INTEGER NOT NULL,
+    song_key TEXT NOT NULL,
+    position_ms INTEGER NOT NULL,
+    comment TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,        -- UTC, ISO 8601
+    changed_at TEXT NOT NULL,
+    PRIMARY KEY (user_id, song_key)
+) WITHOUT ROWID;
+-- Internet radio stations: stream URLs with a name, for Subsonic clients and, as a stored playlist, MPD's.
+CREATE TABLE radio_station (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    stream_url TEXT NOT NULL,
+    homepage_url TEXT NOT NULL DEFAULT ''
+);
+-- Who owns a stored playlist (by its name, as MPD names it) and whether other users see it; a playlist
+-- without a row is the owner's and public.
+CREATE TABLE playlist_owner (
+    playlist TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL,
+    public INTEGER NOT NULL DEFAULT 0 CHECK (public IN (0, 1)),
+    comment TEXT NOT NULL DEFAULT ''
+) WITHOUT ROWID;

@@ -1,0 +1,23 @@
+import XZStats
+
+/// A user of the library, as the API and the `user` commands see one; the password and API key stay in
+/// the store.
+package struct LibraryUser: Sendable, Equatable {
+    package var id: UserID
+    package var name: String
+    package var isAdmin: Bool
+    /// May drive the host's own player (`jukeboxControl`); admins may always.
+    package var mayJukebox: Bool
+    package var email: String
+
+    package init(id: UserID, name: String, isAdmin: Bool, mayJukebox: Bool = false, email: String = "") {
+        self.id = id
+        self.name = name
+        self.isAdmin = isAdmin
+        self.mayJukebox = mayJukebox
+        self.email = email
+    }
+
+    /// The first user added: the terminal and MPD clients act as the owner.
+    package var isOwner: Bool { id.isOwner }
+}

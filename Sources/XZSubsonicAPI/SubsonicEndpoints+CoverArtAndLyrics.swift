@@ -1,0 +1,3 @@
+extension SubsonicEndpoints {
+    static let coverArtAndLyrics: [SubsonicEndpoint] = []
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The ids the API hands out: opaque strings to clients, each a kind and a row or a name. Music folders
+/// alone are plain integers, as the spec says. Parsing is strict, so a client's id is never a path, SQL
+/// or a number past its domain.
+package enum SubsonicID: Hashable, Sendable {
+    case artist(Int64)
+    case album(Int64)
+    case song(Int64)
+    /// A folder of the music folder, by its path relative to it ("" = the music folder itself).
+    case folder(String)
+    /// A stored playlist, by its name.
+    case playlist(String)
+    case radioStation(Int64)
+
+    /// The longest id accepted; longer is no id of ours.
+    package static let maxLength = 4096
+
+    package var text: String {
+        switch self {
+        case .artist(let id): "ar-\(id)"
+        case .album(let id): "al-\(id)"
+        case .song(let id): "so-\(id)"
+        case .folder(let path): "fo-" + Self.encodeName(path)
+        case .playlist(let name): "pl-" + Self.encodeName(name)
+        case .radioStation(let id): "ra-\(id)"
+        }
+    }
+
+    /// The id `text` stands for, or nil for anything else (the caller answers "not found").
+    package init?(_ text: String) {
+        guard text.utf8.count <= Self.maxLength, text.utf8.count > 3 else { return nil }
+        let utf8 = Array(text.utf8)
+        guard utf8[2] == UInt8(ascii: "-") else { return nil }
+        let prefix = String(decoding: utf8[0..<2], as: UTF8.self)
+        let rest = String(decoding: utf8[3...], as: UTF8.self)
+        switch prefix {
+        case "ar": guard let id = Self.row(rest) else { return nil }; self = .artist(id)
+        case "al": guard let id = Self.row(rest) else { return nil }; self = .album(id)
+        case "so": guard let id = Self.row(rest) else { return nil }; self = .song(id)
+        case "ra": guard let id = Self.row(rest) else { return nil }; self = .radioStation(id)
+        case "fo": guard let path = Self.decodeName(rest) else { return nil }; self = .folder(path)
+        case "pl": guard let name = Self.decodeName(rest) else { return nil }; self = .playlist(name)
+        default: return nil
+        }
+    }
+
+    /// A row id: ASCII digits only, no sign, within Int64.
+    private static func row(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int64(text)
+    }
+
+    /// Names travel as unpadded base64url, so an id never holds '/', '&' or a byte a URL must escape.
+    private static func encodeName(_ name: String) -> String {
+        Data(name.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The name, or nil when the text is no base64url or its bytes are no UTF-8 or hold a control character.
+    private static func decodeName(_ text: String) -> String? {
+        guard text.utf8.allSatisfy({ byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }) else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.utf8.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let name = String(data: data, encoding: .utf8),
+              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+        return name
+    }
+}
