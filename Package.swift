@@ -140,7 +140,7 @@ let package = Package(
         // Commands shared by the one-shot CLI and the REPL.
         .target(name: "XZCommands", dependencies: [
             "XZText", "XZSystem", "XZCatalogue", "XZFolderScan", "XZStats", "XZLyrics", "XZPlaybackValues", "XZDownloader",
-            "XZHostCore", "XZProtocol", "XZHostAssembly",
+            "XZHostCore", "XZProtocol", "XZHostAssembly", "XZAccounts",
             "CEditLine",
             product("ArgumentParser", "swift-argument-parser"),
         ]),
@@ -215,7 +215,7 @@ let package = Package(
         ]),
         .testTarget(name: "XZCommandsTests", dependencies: [
             "XZCommands", "XZDownloader", "XZStats", "XZTestSupport", "XZText", "XZSystem", "XZHostAssembly", "XZPlaybackEngine", "XZPlaybackValues",
-            "XZCatalogue", "XZProtocol", "XZServer", "XZAudio", "XZEncoders", "XZHostCore", "XZMPRIS", "XZStreamOutput",
+            "XZCatalogue", "XZProtocol", "XZServer", "XZAudio", "XZEncoders", "XZHostCore", "XZMPRIS", "XZStreamOutput", "XZAccounts",
             product("ArgumentParser", "swift-argument-parser"),
         ]),
     ],
