@@ -1,7 +1,7 @@
 # Set-up and test entry points. `make run` and `make test` install missing Debian packages first.
 SHELL := /bin/bash
 APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev libflac-dev libvorbis-dev libopusfile-dev \
-  libavformat-dev libavcodec-dev libswresample-dev libtag1-dev libebur128-dev libicu-dev libpcre2-dev libcue-dev libchromaprint-dev libxml2-dev \
+  libavformat-dev libavcodec-dev libswresample-dev libswscale-dev libtag1-dev libebur128-dev libicu-dev libpcre2-dev libcue-dev libchromaprint-dev libxml2-dev \
   libsystemd-dev libavahi-client-dev libopusenc-dev libmp3lame-dev \
   lame sox mpg123 curl mpc mpd flac vorbis-tools opus-tools ffmpeg python3-mutagen dbus playerctl mpdris2 avahi-daemon avahi-utils snapserver snapclient
 SWIFT ?= swift
