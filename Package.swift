@@ -79,7 +79,7 @@ let package = Package(
         // The library's users: accounts, passwords sealed at rest under the library's key, API keys; each
         // user's play queue and bookmarks.
         .target(name: "XZAccounts", dependencies: [
-            "XZSystem", "XZCatalogue", "XZStats", product("Crypto", "swift-crypto"), product("GRDB", "GRDB.swift"),
+            "XZText", "XZSystem", "XZCatalogue", "XZStats", product("Crypto", "swift-crypto"), product("GRDB", "GRDB.swift"),
         ]),
         // LRC parsing and the lyric timeline.
         .target(name: "XZLyrics", dependencies: ["XZText"]),
