@@ -205,7 +205,7 @@ let package = Package(
             "XZTestSupport", "XZZeroconf",
         ]),
         .testTarget(name: "XZSubsonicAPITests", dependencies: [
-            "XZSubsonicAPI", "XZAccounts", "XZStats", "XZCatalogue", "XZHostCore", "XZSystem", "XZTestSupport",
+            "XZSubsonicAPI", "XZAccounts", "XZStats", "XZCatalogue", "XZHostCore", "XZSystem", "XZTestSupport", "XZFolderScan",
         ]),
         .testTarget(name: "XZSubsonicServerTests", dependencies: [
             "XZSubsonicServer", "XZSubsonicAPI", "XZAccounts", "XZHostAssembly", "XZHostCore", "XZCatalogue", "XZSystem", "XZTestSupport",
