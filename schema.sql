@@ -449,3 +449,62 @@ CREATE TABLE playlist_owner (
     public INTEGER NOT NULL DEFAULT 0 CHECK (public IN (0, 1)),
     comment TEXT NOT NULL DEFAULT ''
 ) WITHOUT ROWID;
+
+-- migration: v22-user-likes-and-plays
+-- Likes and plays per library user; the rows kept before are the owner's (0), so nothing is lost.
+-- song_popularity, MPD's like/playcount stickers and sticker_version stay the owner's: search, the
+-- terminal and MPD clients see exactly what they saw before. Rows never change user.
+CREATE TABLE song_like_per_user (
+    user_id INTEGER NOT NULL DEFAULT 0,
+    song_key TEXT NOT NULL,
+    title TEXT NOT NULL,
+    singer TEXT NOT NULL,
+    liked_at TEXT NOT NULL,          -- UTC, ISO 8601
+    PRIMARY KEY (user_id, song_key)
+);
+-- rowid kept: likes at the same second list in the order they were made.
+INSERT INTO song_like_per_user (rowid, user_id, song_key, title, singer, liked_at)
+    SELECT rowid, 0, song_key, title, singer, liked_at FROM song_like;
+-- Dropping the table drops its index and triggers without firing them.
+DROP TABLE song_like;
+ALTER TABLE song_like_per_user RENAME TO song_like;
+CREATE INDEX song_like_by_time ON song_like(user_id, liked_at);
+CREATE TRIGGER song_like_counts_on_insert AFTER INSERT ON song_like WHEN NEW.user_id = 0 BEGIN
+    INSERT INTO song_popularity (song_key, liked) VALUES (NEW.song_key, 1)
+        ON CONFLICT (song_key) DO UPDATE SET liked = 1;
+END;
+CREATE TRIGGER song_like_counts_on_delete AFTER DELETE ON song_like WHEN OLD.user_id = 0 BEGIN
+    UPDATE song_popularity SET liked = 0 WHERE song_key = OLD.song_key;
+END;
+CREATE TRIGGER song_like_inserted AFTER INSERT ON song_like WHEN NEW.user_id = 0 BEGIN
+    UPDATE sticker_version SET value = value + 1;
+END;
+CREATE TRIGGER song_like_updated AFTER UPDATE ON song_like WHEN NEW.user_id = 0 OR OLD.user_id = 0 BEGIN
+    UPDATE sticker_version SET value = value + 1;
+END;
+CREATE TRIGGER song_like_deleted AFTER DELETE ON song_like WHEN OLD.user_id = 0 BEGIN
+    UPDATE sticker_version SET value = value + 1;
+END;
+
+ALTER TABLE play_session ADD COLUMN user_id INTEGER NOT NULL DEFAULT 0;
+DROP INDEX play_session_by_start;
+CREATE INDEX play_session_by_user_start ON play_session(user_id, started_at);
+CREATE INDEX play_session_by_user_song ON play_session(user_id, song_key);
+DROP TRIGGER play_session_counts_on_insert;
+CREATE TRIGGER play_session_counts_on_insert AFTER INSERT ON play_session
+WHEN NEW.counted = 1 AND NEW.user_id = 0 BEGIN
+    INSERT INTO song_popularity (song_key, plays) VALUES (NEW.song_key, 1)
+        ON CONFLICT (song_key) DO UPDATE SET plays = plays + 1;
+END;
+DROP TRIGGER play_session_counts_on_update;
+CREATE TRIGGER play_session_counts_on_update AFTER UPDATE OF song_key, counted ON play_session
+WHEN NEW.user_id = 0 AND (OLD.counted <> NEW.counted OR OLD.song_key <> NEW.song_key) BEGIN
+    UPDATE song_popularity SET plays = plays - OLD.counted WHERE song_key = OLD.song_key;
+    INSERT INTO song_popularity (song_key, plays) VALUES (NEW.song_key, NEW.counted)
+        ON CONFLICT (song_key) DO UPDATE SET plays = plays + NEW.counted;
+END;
+DROP TRIGGER play_session_counts_on_delete;
+CREATE TRIGGER play_session_counts_on_delete AFTER DELETE ON play_session
+WHEN OLD.counted = 1 AND OLD.user_id = 0 BEGIN
+    UPDATE song_popularity SET plays = plays - 1 WHERE song_key = OLD.song_key;
+END;

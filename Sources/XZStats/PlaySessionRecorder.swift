@@ -23,6 +23,8 @@ package final class PlaySessionRecorder: Sendable {
 
     package let database: LibraryDatabase
     package let rule: PlayCountRule
+    /// Whose plays these are: the host's own player plays for the owner.
+    package let user: UserID
     private let clock: @Sendable () -> Date
     private let state = Mutex(State())
 
@@ -51,10 +53,11 @@ package final class PlaySessionRecorder: Sendable {
         var dirty = true
     }
 
-    package init(database: LibraryDatabase, rule: PlayCountRule = .lastFM,
+    package init(database: LibraryDatabase, rule: PlayCountRule = .lastFM, user: UserID = .owner,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         self.database = database
         self.rule = rule
+        self.user = user
         self.clock = clock
     }
 
@@ -222,11 +225,11 @@ package final class PlaySessionRecorder: Sendable {
                 """, arguments: StatementArguments(values + [id]))
         } else {
             try db.execute(sql: """
-                INSERT INTO play_session (song_key, title, singer, started_at, updated_at, played_ms,
+                INSERT INTO play_session (user_id, song_key, title, singer, started_at, updated_at, played_ms,
                     position_ms, duration_ms, end_reason, counted, counted_at, skip)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: StatementArguments(
-                    [session.songKey, session.title, session.singer, UTCTime.string(session.startedAt)] + values))
+                    [user.rawValue, session.songKey, session.title, session.singer, UTCTime.string(session.startedAt)] + values))
             session.id = db.lastInsertedRowID
         }
         session.dirty = false

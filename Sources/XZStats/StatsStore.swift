@@ -3,14 +3,20 @@ import GRDB
 import XZCatalogue
 import XZSystem
 
-/// Likes, play history and statistics over the library database. Everything is keyed by song_key,
-/// so it outlives re-imports and rescans that drop a song. Every write is one short transaction.
+/// One user's likes, play history and statistics over the library database. Everything is keyed by
+/// song_key, so it outlives re-imports and rescans that drop a song. Every write is one short transaction.
+/// The terminal, one-shot commands and MPD clients act as the owner.
 package struct StatsStore: Sendable {
     package let database: LibraryDatabase
+    package let user: UserID
 
-    package init(database: LibraryDatabase) {
+    package init(database: LibraryDatabase, user: UserID = .owner) {
         self.database = database
+        self.user = user
     }
+
+    /// Batched reads bind at most this many keys per statement.
+    static let keysPerStatement = 500
 
     // MARK: Likes
 
@@ -36,9 +42,9 @@ package struct StatsStore: Sendable {
                 throw StatsError.noSuchSong("no song with key \(songKey)")
             }
             try db.execute(sql: """
-                INSERT INTO song_like (song_key, title, singer, liked_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (song_key) DO NOTHING
-                """, arguments: [songKey, names.title, names.singer, UTCTime.string(date)])
+                INSERT INTO song_like (user_id, song_key, title, singer, liked_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (user_id, song_key) DO NOTHING
+                """, arguments: [user.rawValue, songKey, names.title, names.singer, UTCTime.string(date)])
             return db.changesCount > 0
         }
     }
@@ -47,20 +53,30 @@ package struct StatsStore: Sendable {
     @discardableResult
     package func unlike(songKey: String) throws -> Bool {
         try database.pool.write { db in
-            try db.execute(sql: "DELETE FROM song_like WHERE song_key = ?", arguments: [songKey])
+            try db.execute(sql: "DELETE FROM song_like WHERE user_id = ? AND song_key = ?",
+                           arguments: [user.rawValue, songKey])
             return db.changesCount > 0
         }
     }
 
     package func isLiked(songKey: String) throws -> Bool {
         try database.pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM song_like WHERE song_key = ?", arguments: [songKey]) ?? false
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM song_like WHERE user_id = ? AND song_key = ?",
+                              arguments: [user.rawValue, songKey]) ?? false
         }
     }
 
     /// Liked songs, newest first, named as the catalogue names them now.
     package func liked() throws -> [LikedSong] {
-        try database.pool.read { db in try Self.likes(db, current: true) }
+        try database.pool.read { db in try Self.likes(db, user: user, current: true) }
+    }
+
+    /// When each of `songKeys` the user likes was liked; songs not liked are absent.
+    package func likedAt(songKeys: [String]) throws -> [String: Date] {
+        try batched(songKeys) { db, marks, keys in
+            try Row.fetchAll(db, sql: "SELECT song_key, liked_at FROM song_like WHERE user_id = ? AND song_key IN (\(marks))",
+                             arguments: StatementArguments([user.rawValue] + keys)).map { ($0[0], try UTCTime.date($0[1])) }
+        }
     }
 
     /// Liked songs still in the catalogue and not yet offline, newest like first: what `download --all-liked` queues.
@@ -69,13 +85,13 @@ package struct StatsStore: Sendable {
     }
 
     /// `current` names songs as the catalogue does now; otherwise as stored (for export).
-    static func likes(_ db: Database, current: Bool) throws -> [LikedSong] {
+    static func likes(_ db: Database, user: UserID, current: Bool) throws -> [LikedSong] {
         let names = current ? "coalesce(song.title, l.title), coalesce(singer.name, l.singer)" : "l.title, l.singer"
         return try Row.fetchAll(db, sql: """
             SELECT l.song_key, song.id, \(names), l.liked_at FROM song_like l
             LEFT JOIN song ON song.song_key = l.song_key LEFT JOIN singer ON singer.id = song.singer_id
-            ORDER BY l.liked_at DESC, l.rowid DESC
-            """).map { row in
+            WHERE l.user_id = ? ORDER BY l.liked_at DESC, l.rowid DESC
+            """, arguments: [user.rawValue]).map { row in
             LikedSong(songKey: row[0], songId: row[1], title: row[2], singer: row[3],
                       likedAt: try UTCTime.date(row[4]))
         }
@@ -85,24 +101,87 @@ package struct StatsStore: Sendable {
 
     /// The last `limit` sessions, newest first, with their song as it was played (the snapshot).
     package func history(limit: Int) throws -> [PlaySessionRecord] {
-        try database.pool.read { db in try Self.sessions(db, limit: max(0, limit)) }
+        try database.pool.read { db in try Self.sessions(db, user: user, limit: max(0, limit)) }
     }
 
     /// Counted plays of one song, across re-imports.
     package func plays(songKey: String) throws -> Int {
         try database.pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM play_session WHERE song_key = ? AND counted = 1",
-                             arguments: [songKey]) ?? 0
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM play_session WHERE user_id = ? AND song_key = ? AND counted = 1",
+                             arguments: [user.rawValue, songKey]) ?? 0
         }
     }
 
-    static func sessions(_ db: Database, limit: Int?) throws -> [PlaySessionRecord] {
+    /// Counted plays of each of `songKeys`; songs never played are absent.
+    package func playCounts(songKeys: [String]) throws -> [String: Int] {
+        try batched(songKeys) { db, marks, keys in
+            try Row.fetchAll(db, sql: """
+                SELECT song_key, count(*) FROM play_session WHERE user_id = ? AND counted = 1 AND song_key IN (\(marks))
+                GROUP BY song_key
+                """, arguments: StatementArguments([user.rawValue] + keys)).map { ($0[0], $0[1]) }
+        }
+    }
+
+    /// When each of `songKeys` last started a counted play (MPD's `lastplayed`); songs never played are absent.
+    package func lastPlayed(songKeys: [String]) throws -> [String: Date] {
+        try batched(songKeys) { db, marks, keys in
+            try Row.fetchAll(db, sql: """
+                SELECT song_key, max(started_at) FROM play_session WHERE user_id = ? AND counted = 1 AND song_key IN (\(marks))
+                GROUP BY song_key
+                """, arguments: StatementArguments([user.rawValue] + keys)).map { ($0[0], try UTCTime.date($0[1])) }
+        }
+    }
+
+    /// The user's most played songs, most first; ties go to the most recently played.
+    package func mostPlayed(limit: Int) throws -> [TopSong] {
+        try database.pool.read { db in
+            try Self.rankedSongs(db, user: user, flag: "counted", from: "", limit: max(0, limit)).map {
+                TopSong(id: $0.id, songKey: $0.key, title: $0.title, singer: $0.singer, plays: $0.count)
+            }
+        }
+    }
+
+    /// A play heard elsewhere (a Subsonic client's scrobble): one finished, counted session started at
+    /// `date`, which counts in plays and history as one played here does. Returns its session id.
+    @discardableResult
+    package func recordPlay(songKey: String, title: String, singer: String, durationMs: Int?,
+                            at date: Date = Date()) throws -> Int64 {
+        let at = UTCTime.string(date)
+        let heard = max(0, durationMs ?? 0)
+        return try database.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO play_session (user_id, song_key, title, singer, started_at, updated_at, played_ms,
+                    position_ms, duration_ms, end_reason, counted, counted_at, skip)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'completed', 1, ?, 0)
+                """, arguments: [user.rawValue, songKey, title, singer, at, at, heard, heard, durationMs, at])
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// Reads `keys` a statement at a time (each bound to its `?` marks) and gathers the pairs; a key
+    /// given twice is read once.
+    private func batched<Value>(_ keys: [String],
+                                _ read: (Database, String, [String]) throws -> [(String, Value)]) throws -> [String: Value] {
+        let unique = Array(Set(keys))
+        guard !unique.isEmpty else { return [:] }
+        return try database.pool.read { db in
+            var result: [String: Value] = [:]
+            for start in stride(from: 0, to: unique.count, by: Self.keysPerStatement) {
+                let chunk = Array(unique[start..<min(start + Self.keysPerStatement, unique.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                for (key, value) in try read(db, marks, chunk) { result[key] = value }
+            }
+            return result
+        }
+    }
+
+    static func sessions(_ db: Database, user: UserID, limit: Int?) throws -> [PlaySessionRecord] {
         let rows = try Row.fetchCursor(db, sql: """
             SELECT ps.id, ps.song_key, song.id, ps.title, ps.singer, ps.started_at, ps.played_ms, ps.position_ms,
                    ps.duration_ms, ps.end_reason, ps.counted, ps.counted_at, ps.skip
             FROM play_session ps LEFT JOIN song ON song.song_key = ps.song_key
-            ORDER BY ps.started_at DESC, ps.id DESC LIMIT ?
-            """, arguments: [limit ?? -1])
+            WHERE ps.user_id = ? ORDER BY ps.started_at DESC, ps.id DESC LIMIT ?
+            """, arguments: [user.rawValue, limit ?? -1])
         var result: [PlaySessionRecord] = []
         while let row = try rows.next() {
             let reason: String? = row[9]
@@ -118,11 +197,11 @@ package struct StatsStore: Sendable {
 
     // MARK: Export
 
-    /// Every session and like as stored, oldest first, as a data file reads best.
+    /// Every session and like of the user as stored, oldest first, as a data file reads best.
     package func archive() throws -> StatsArchive {
         try database.pool.read { db in
-            StatsArchive(sessions: try Self.sessions(db, limit: nil).reversed(),
-                         likes: try Self.likes(db, current: false).reversed())
+            StatsArchive(sessions: try Self.sessions(db, user: user, limit: nil).reversed(),
+                         likes: try Self.likes(db, user: user, current: false).reversed())
         }
     }
 

@@ -87,43 +87,46 @@ extension StatsStore {
                        count(DISTINCT ps.song_key) FILTER (WHERE ps.counted = 1),
                        count(DISTINCT coalesce(singer.name, ps.singer)) FILTER (WHERE ps.counted = 1),
                        count(*) FILTER (WHERE ps.skip = 1)
-                \(named) WHERE ps.started_at >= ?
-                """, arguments: [from])
+                \(named) WHERE ps.user_id = ? AND ps.started_at >= ?
+                """, arguments: [user.rawValue, from])
             let topSingers = try Row.fetchAll(db, sql: """
                 SELECT coalesce(singer.name, ps.singer) AS name, count(*) AS plays, max(ps.started_at) AS last
-                \(named) WHERE ps.counted = 1 AND ps.started_at >= ?
+                \(named) WHERE ps.user_id = ? AND ps.counted = 1 AND ps.started_at >= ?
                 GROUP BY name ORDER BY plays DESC, last DESC, name LIMIT 5
-                """, arguments: [from]).map { TopSinger(name: $0[0], plays: $0[1]) }
-            let liked = try Int.fetchOne(db, sql: "SELECT count(*) FROM song_like") ?? 0
+                """, arguments: [user.rawValue, from]).map { TopSinger(name: $0[0], plays: $0[1]) }
+            let liked = try Int.fetchOne(db, sql: "SELECT count(*) FROM song_like WHERE user_id = ?",
+                                         arguments: [user.rawValue]) ?? 0
+            // Stations are heard only through the host's own player, which plays for the owner.
+            let stations = try user.isOwner ? Self.stations(db, from: from, limit: 5) : []
             return StatsSummary(
                 plays: totals?[0] ?? 0, listenedMs: totals?[1] ?? 0, songs: totals?[2] ?? 0,
                 singers: totals?[3] ?? 0,
-                topSongs: try Self.rankedSongs(db, flag: "counted", from: from, limit: 10).map {
+                topSongs: try Self.rankedSongs(db, user: user, flag: "counted", from: from, limit: 10).map {
                     TopSong(id: $0.id, songKey: $0.key, title: $0.title, singer: $0.singer, plays: $0.count)
                 },
                 topSingers: topSingers,
-                mostSkipped: try Self.rankedSongs(db, flag: "skip", from: from, limit: 5).map {
+                mostSkipped: try Self.rankedSongs(db, user: user, flag: "skip", from: from, limit: 5).map {
                     SkippedSong(id: $0.id, songKey: $0.key, title: $0.title, singer: $0.singer, skips: $0.count)
                 },
                 skips: totals?[4] ?? 0,
-                perDay: try Self.playsPerDay(db, days: days, now: now, calendar: calendar),
-                liked: liked, stations: try Self.stations(db, from: from, limit: 5))
+                perDay: try Self.playsPerDay(db, user: user, days: days, now: now, calendar: calendar),
+                liked: liked, stations: stations)
         }
     }
 
     /// Songs by how many of their sessions have `flag` (counted or skip) set; ties go to the most
     /// recently played, then by key, so the order is stable.
-    private static func rankedSongs(_ db: Database, flag: String, from: String, limit: Int) throws
+    static func rankedSongs(_ db: Database, user: UserID, flag: String, from: String, limit: Int) throws
         -> [(id: Int64?, key: String, title: String, singer: String, count: Int)] {
         try Row.fetchAll(db, sql: """
             SELECT t.song_key, song.id, coalesce(song.title, last.title), coalesce(singer.name, last.singer), t.n
             FROM (SELECT song_key, count(*) AS n, max(started_at) AS at, max(id) AS last_id FROM play_session
-                  WHERE \(flag) = 1 AND started_at >= ? GROUP BY song_key
+                  WHERE user_id = ? AND \(flag) = 1 AND started_at >= ? GROUP BY song_key
                   ORDER BY n DESC, at DESC, song_key LIMIT ?) t
             JOIN play_session last ON last.id = t.last_id
             LEFT JOIN song ON song.song_key = t.song_key LEFT JOIN singer ON singer.id = song.singer_id
             ORDER BY t.n DESC, t.at DESC, t.song_key
-            """, arguments: [from, limit]).map { ($0[1], $0[0], $0[2], $0[3], $0[4]) }
+            """, arguments: [user.rawValue, from, limit]).map { ($0[1], $0[0], $0[2], $0[3], $0[4]) }
     }
 
     /// The `count` local days ending with the one `now` is in, oldest first.
@@ -139,12 +142,12 @@ extension StatsStore {
 
     /// Counted plays by the local day their session started. Only the window's rows are read, and
     /// bucketing happens here because SQLite knows no time zones.
-    private static func playsPerDay(_ db: Database, days: [(label: String, start: Date)], now: Date,
+    private static func playsPerDay(_ db: Database, user: UserID, days: [(label: String, start: Date)], now: Date,
                                     calendar: Calendar) throws -> [DayPlays] {
         guard let first = days.first else { return [] }
         let starts = try String.fetchAll(db, sql: """
-            SELECT started_at FROM play_session WHERE counted = 1 AND started_at >= ? AND started_at <= ?
-            """, arguments: [UTCTime.string(first.start), UTCTime.string(now)])
+            SELECT started_at FROM play_session WHERE user_id = ? AND counted = 1 AND started_at >= ? AND started_at <= ?
+            """, arguments: [user.rawValue, UTCTime.string(first.start), UTCTime.string(now)])
         var counts: [String: Int] = [:]
         for text in starts {
             let c = calendar.dateComponents([.year, .month, .day], from: try UTCTime.date(text))

@@ -6,6 +6,7 @@ import XZCatalogue
 /// statistics read as stickers too, so MPD clients can show and sort by them: `like` (settable: 1 likes,
 /// 0 unlikes), and the read-only `playcount`, `skipcount` and `lastplayed` (Unix seconds of the latest
 /// counted play). `rating` is stored like any sticker but only takes 0 to 10, as MPD clients use it.
+/// MPD clients act as the library's owner: the statistics read here are the owner's.
 package struct StickerStore: Sendable {
     package static let like = "like"
     package static let rating = "rating"
@@ -130,12 +131,13 @@ package struct StickerStore: Sendable {
     /// (song_key, value) rows of one sticker name, values as text.
     private static func source(_ name: String) -> String {
         switch name {
-        case like: return "SELECT song_key, '1' AS value FROM song_like"
+        case like: return "SELECT song_key, '1' AS value FROM song_like WHERE user_id = 0"
+        // song_popularity counts the owner's plays only.
         case "playcount": return "SELECT song_key, CAST(plays AS TEXT) AS value FROM song_popularity WHERE plays > 0"
         case "skipcount":
-            return "SELECT song_key, CAST(count(*) AS TEXT) AS value FROM play_session WHERE skip = 1 GROUP BY song_key"
+            return "SELECT song_key, CAST(count(*) AS TEXT) AS value FROM play_session WHERE user_id = 0 AND skip = 1 GROUP BY song_key"
         case "lastplayed":
-            return "SELECT song_key, strftime('%s', max(started_at)) AS value FROM play_session WHERE counted = 1 GROUP BY song_key"
+            return "SELECT song_key, strftime('%s', max(started_at)) AS value FROM play_session WHERE user_id = 0 AND counted = 1 GROUP BY song_key"
         default: return "SELECT song_key, value FROM sticker WHERE name = ?"
         }
     }

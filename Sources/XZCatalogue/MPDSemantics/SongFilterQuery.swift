@@ -321,7 +321,8 @@ enum FilterSQL {
             }
             return parts.isEmpty ? "1" : "(" + parts.joined(separator: " AND ") + ")"
         case .liked(let liked):
-            return (liked ? "" : "NOT ") + "EXISTS (SELECT 1 FROM song_like WHERE song_like.song_key = song.song_key)"
+            // MPD clients and the terminal act as the owner (user 0).
+            return (liked ? "" : "NOT ") + "EXISTS (SELECT 1 FROM song_like WHERE song_like.user_id = 0 AND song_like.song_key = song.song_key)"
         case .not(.not(let inner)):
             // Each parenthesis costs SQLite's parser stack (100 entries): what can be said without one is.
             return condition(inner, naming: naming, arguments: &arguments)
