@@ -9,13 +9,17 @@ package struct LibraryUser: Sendable, Equatable {
     /// May drive the host's own player (`jukeboxControl`); admins may always.
     package var mayJukebox: Bool
     package var email: String
+    /// The user has an API key (`apiKeyAuthentication`); the key itself is shown once, when made.
+    package var hasAPIKey: Bool
 
-    package init(id: UserID, name: String, isAdmin: Bool, mayJukebox: Bool = false, email: String = "") {
+    package init(id: UserID, name: String, isAdmin: Bool, mayJukebox: Bool = false, email: String = "",
+                 hasAPIKey: Bool = false) {
         self.id = id
         self.name = name
         self.isAdmin = isAdmin
         self.mayJukebox = mayJukebox
         self.email = email
+        self.hasAPIKey = hasAPIKey
     }
 
     /// The first user added: the terminal and MPD clients act as the owner.

@@ -324,7 +324,7 @@ package struct ClientSession: Sendable {
                     // Each wrong guess waits twice as long as the one before (0.25 s, 0.5 s, 1 s, …); the
                     // last one allowed is answered, then the connection is dropped.
                     failedPasswords += 1
-                    output.delay = .milliseconds(250) * (1 << min(failedPasswords - 1, 6))
+                    output.delay = CredentialThrottle.delay(afterFailures: failedPasswords)
                     output.close = failedPasswords >= service.limits.passwordAttempts
                 default:
                     heardCommand = true
