@@ -43,6 +43,7 @@ run: build
 test: deps
 	scripts/check-schema.sh
 	scripts/check-imports.py
+	scripts/subsonic-venv.sh
 	scripts/run-tests.sh
 
 # The optional public corpora some tests read, from their upstream repositories, into Tests/Corpora/.
