@@ -206,6 +206,7 @@ let package = Package(
         ]),
         .testTarget(name: "XZSubsonicAPITests", dependencies: [
             "XZSubsonicAPI", "XZAccounts", "XZStats", "XZCatalogue", "XZHostCore", "XZSystem", "XZTestSupport", "XZFolderScan",
+            "XZMPDCommands", "XZPlaybackValues",
         ]),
         .testTarget(name: "XZSubsonicServerTests", dependencies: [
             "XZSubsonicServer", "XZSubsonicAPI", "XZAccounts", "XZHostAssembly", "XZHostCore", "XZCatalogue", "XZSystem", "XZTestSupport",
