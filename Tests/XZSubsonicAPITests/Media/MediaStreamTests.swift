@@ -1,0 +1,215 @@
+import Foundation
+import XCTest
+@testable import XZSubsonicAPI
+import XZSystem
+import XZTestSupport
+
+/// `stream` and `download` on a library of generated songs: raw files with their ranges, every format
+/// transcoded and decoded back by ffmpeg for the song's length, offsets, bit rates, the CUE rip's tracks,
+/// the cap on transcodes, the cache, and hostile parameters.
+final class MediaStreamTests: XCTestCase {
+    static let shared = Result { try MediaFixture() }
+    var fixture: MediaFixture { get throws { try Self.shared.get() } }
+
+    /// The body a transcode reply produces for a client that takes it all.
+    func produce(_ reply: SubsonicReply, file: StaticString = #filePath, line: UInt = #line) throws -> (StreamReply, [UInt8]) {
+        guard case .stream(let stream) = reply else {
+            throw TestFailure("expected a transcode, got \(reply)")
+        }
+        let sink = CollectingSink()
+        try stream.produce(sink)
+        return (stream, sink.bytes)
+    }
+
+    func testEveryFormatTranscodesToEveryTargetForTheSongsLength() throws {
+        let fixture = try fixture
+        let targets: [(parameter: String, codec: String, type: String)] = [
+            ("mp3", "mp3", "audio/mpeg"), ("opus", "opus", "audio/ogg"), ("ogg", "vorbis", "audio/ogg"), ("flac", "flac", "audio/flac"),
+        ]
+        for name in MediaFixture.formats.map(\.name) {
+            for target in targets {
+                let song = try fixture.song(name)
+                let reply = try fixture.answer(fixture.request(name, [("format", target.parameter)]))
+                if case .file(let raw) = reply {
+                    // The file's own format: sent as it is.
+                    XCTAssertEqual(TranscodeFormat(fileName: name), TranscodeFormat(parameter: target.parameter), name)
+                    XCTAssertEqual(raw.size, Int64(try Data(contentsOf: fixture.music.appendingPathComponent(name)).count))
+                    continue
+                }
+                let (stream, bytes) = try produce(reply)
+                XCTAssertEqual(stream.contentType, target.type)
+                let decoded = try DecodedMedia(bytes, in: fixture.folder, name: "out-\(name).\(target.parameter)")
+                XCTAssertEqual(decoded.codec, target.codec, "\(name) → \(target.parameter)")
+                XCTAssertEqual(decoded.seconds, Double(song.durationMs ?? 0) / 1000, accuracy: 0.5, "\(name) → \(target.parameter)")
+            }
+        }
+    }
+
+    func testCueTracksAreTranscodedToTheirOwnLength() throws {
+        let fixture = try fixture
+        let lengths = CueFixtures.trackFrames.map { Double(($0.end ?? 750) - $0.start) / 75 }
+        for (index, length) in lengths.enumerated() {
+            let name = "Rip/image.cue/track000\(index + 1)"
+            // No format: the track is a part of its image, served losslessly as FLAC.
+            let (raw, rawBytes) = try produce(fixture.answer(fixture.request(name)))
+            XCTAssertEqual(raw.contentType, "audio/flac")
+            XCTAssertEqual(try DecodedMedia(rawBytes, in: fixture.folder, name: "cue\(index).flac").seconds, length, accuracy: 0.05)
+            let (_, mp3) = try produce(fixture.answer(fixture.request(name, [("format", "mp3")])))
+            XCTAssertEqual(try DecodedMedia(mp3, in: fixture.folder, name: "cue\(index).mp3").seconds, length, accuracy: 0.5)
+        }
+    }
+
+    func testFLACOfSixteenBitsIsLossless() throws {
+        let fixture = try fixture
+        let (_, bytes) = try produce(fixture.answer(fixture.request("song.wav", [("format", "flac")])))
+        let path = fixture.folder.path("lossless.flac")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        func pcm(_ path: String) throws -> Data {
+            try TestProcess.runChecked("ffmpeg", ["-v", "error", "-i", path, "-f", "s16le", "-"]).stdoutData
+        }
+        XCTAssertEqual(try pcm(path), try pcm(fixture.music.appendingPathComponent("song.wav").path))
+    }
+
+    func testTimeOffsetShortensTheTranscode() throws {
+        let fixture = try fixture
+        for format in ["mp3", "opus", "ogg", "flac"] {
+            let (_, bytes) = try produce(fixture.answer(fixture.request("song.flac", [("format", format), ("timeOffset", "4")])))
+            XCTAssertEqual(try DecodedMedia(bytes, in: fixture.folder, name: "offset.\(format)").seconds, MediaFixture.seconds - 4,
+                           accuracy: 0.5, format)
+        }
+        let (_, cue) = try produce(fixture.answer(fixture.request("Rip/image.cue/track0002", [("format", "flac"), ("timeOffset", "1")])))
+        XCTAssertEqual(try DecodedMedia(cue, in: fixture.folder, name: "offset-cue.flac").seconds, 248.0 / 75 - 1, accuracy: 0.05)
+    }
+
+    func testMaxBitRateIsTheEncodersRate() throws {
+        let fixture = try fixture
+        for (format, kbps) in [("mp3", 96), ("opus", 64), ("ogg", 112), ("mp3", 320)] {
+            let (_, bytes) = try produce(fixture.answer(fixture.request("song.flac", [("format", format), ("maxBitRate", "\(kbps)")])))
+            let decoded = try DecodedMedia(bytes, in: fixture.folder, name: "rate.\(format)")
+            XCTAssertTrue((0.75...1.25).contains(decoded.kbps / Double(kbps)), "\(format) at \(kbps): \(decoded.kbps) kbit/s")
+        }
+        // Default rates when none is asked for.
+        let (_, mp3) = try produce(fixture.answer(fixture.request("song.wav", [("format", "mp3")])))
+        XCTAssertEqual(try DecodedMedia(mp3, in: fixture.folder, name: "default.mp3").kbps, 192, accuracy: 10)
+    }
+
+    func testHighRatesAndMonoBecomeMP3() throws {
+        let fixture = try fixture
+        for name in ["hires.flac", "mono.wav"] {
+            let (_, bytes) = try produce(fixture.answer(fixture.request(name, [("format", "mp3")])))
+            XCTAssertEqual(try DecodedMedia(bytes, in: fixture.folder, name: "\(name).mp3").seconds, MediaFixture.seconds, accuracy: 0.5, name)
+        }
+    }
+
+    func testRawStreamsAreTheFileWithItsRange() throws {
+        let fixture = try fixture
+        let path = fixture.music.appendingPathComponent("song.mp3").path
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        for request in [try fixture.request("song.mp3"), try fixture.request("song.mp3", [("format", "raw")]),
+                        try fixture.request("song.mp3", [("format", "mp3")]), try fixture.request("song.mp3", [("format", "mp3"), ("maxBitRate", "320")])] {
+            guard case .file(let file) = try fixture.answer(request) else { return XCTFail("\(request.parameters) is not raw") }
+            XCTAssertEqual(file.size, Int64(data.count))
+            XCTAssertNil(file.range)
+            XCTAssertEqual(file.contentType, "audio/mpeg")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file.path)), data)
+        }
+        guard case .file(let ranged) = try fixture.answer(fixture.request("song.mp3", range: "bytes=100-1099")),
+              let range = ranged.range else { return XCTFail("no range") }
+        XCTAssertEqual(range, 100...1099)
+        XCTAssertEqual(ranged.size, Int64(data.count))
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: ranged.path))
+        try handle.seek(toOffset: UInt64(range.lowerBound))
+        XCTAssertEqual(try handle.read(upToCount: range.count), data[100...1099])
+        XCTAssertThrowsError(try fixture.answer(fixture.request("song.mp3", range: "bytes=\(data.count)-"))) {
+            XCTAssertTrue(MediaError.rangeNotSatisfiable ~= $0, "\($0)")
+        }
+        // A rate cap below the file's own transcodes it.
+        guard case .stream = try fixture.answer(fixture.request("song.mp3", [("maxBitRate", "64")])) else {
+            return XCTFail("a cap below the file's rate streams the file as it is")
+        }
+        guard case .file(let flac) = try fixture.answer(fixture.request("song.flac", [("format", "flac"), ("maxBitRate", "64")])) else {
+            return XCTFail("FLAC asked of a FLAC file is the file")
+        }
+        XCTAssertEqual(flac.contentType, "audio/flac")
+    }
+
+    func testDownloadIsTheOriginalNamedFile() throws {
+        let fixture = try fixture
+        guard case .file(let file) = try fixture.answer(fixture.request("song.ogg", endpoint: "download")) else { return XCTFail("not a file") }
+        XCTAssertEqual(file.path, fixture.music.appendingPathComponent("song.ogg").path)
+        XCTAssertEqual(file.contentType, "audio/ogg")
+        XCTAssertEqual(file.headers.first { $0.name == "Content-Disposition" }?.value,
+                       "attachment; filename=\"song.ogg\"; filename*=UTF-8''song.ogg")
+        // A CUE track downloads as its own part of the image.
+        guard case .stream(let track) = try fixture.answer(fixture.request("Rip/image.cue/track0001", endpoint: "download")) else {
+            return XCTFail("a CUE track downloads as its part")
+        }
+        XCTAssertEqual(track.headers.first { $0.name == "Content-Disposition" }?.value,
+                       "attachment; filename=\"First.flac\"; filename*=UTF-8''First.flac")
+    }
+
+    func testAttachmentNamesAreSanitized() {
+        XCTAssertEqual(SubsonicMedia.attachment("a\"b/c\\d\u{7}e\r\nf.mp3"), "attachment; filename=\"abcdef.mp3\"; filename*=UTF-8''abcdef.mp3")
+        XCTAssertEqual(SubsonicMedia.attachment("歌 1.flac"), "attachment; filename=\"_ 1.flac\"; filename*=UTF-8''%E6%AD%8C%201.flac")
+        XCTAssertEqual(SubsonicMedia.attachment("\"/\u{0}"), "attachment; filename=\"download\"; filename*=UTF-8''download")
+    }
+
+    func testAStreamIsNeverAPlay() throws {
+        let fixture = try fixture
+        func plays() throws -> Int {
+            try fixture.host.database.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM play_session") ?? 0 }
+        }
+        let before = try plays()
+        _ = try produce(fixture.answer(fixture.request("song.m4a", [("format", "opus")])))
+        _ = try fixture.answer(fixture.request("song.m4a"))
+        _ = try fixture.answer(fixture.request("song.m4a", endpoint: "download"))
+        XCTAssertEqual(try plays(), before)
+    }
+
+    func testEstimatedLengthIsTheBodysLength() throws {
+        let fixture = try fixture
+        for format in ["mp3", "opus", "ogg"] {
+            let (stream, bytes) = try produce(fixture.answer(fixture.request("song.wav", [("format", format), ("estimateContentLength", "true"),
+                                                                                          ("timeOffset", "1")])))
+            let length = try XCTUnwrap(stream.estimatedLength, format)
+            XCTAssertEqual(Int64(bytes.count), length, format)
+            XCTAssertEqual(length, Int64((MediaFixture.seconds - 1) * Double(TranscodeFormat(parameter: format)!.defaultKbps) * 125), format)
+            XCTAssertEqual(try DecodedMedia(bytes, in: fixture.folder, name: "estimate.\(format)").seconds, MediaFixture.seconds - 1,
+                           accuracy: 0.5, format)
+        }
+    }
+
+    func testHostileParameters() throws {
+        let fixture = try fixture
+        func refused(_ parameters: [(String, String)], _ code: SubsonicError.Kind, file: StaticString = #filePath, line: UInt = #line) {
+            let request = SubsonicRequest(endpoint: "stream", parameters: parameters.map { (name: $0.0, value: $0.1) }, clientAddress: "::1")
+            XCTAssertThrowsError(try fixture.answer(request), file: file, line: line) {
+                XCTAssertEqual(($0 as? SubsonicError)?.kind, code, "\(parameters): \($0)", file: file, line: line)
+            }
+        }
+        refused([], .missingParameter)
+        refused([("id", "so-99999999999")], .notFound)
+        refused([("id", "so-99999999999999999999999")], .notFound)
+        refused([("id", "al-1")], .notFound)
+        refused([("id", "../../etc/passwd")], .notFound)
+        refused([("id", "/etc/passwd")], .notFound)
+        refused([("id", String(repeating: "9", count: 5000))], .generic)
+        refused([("id", "so-1\u{0}")], .generic)
+        let song = "so-\(try XCTUnwrap(fixture.songs["song.wav"]))"
+        refused([("id", song), ("maxBitRate", "ten")], .generic)
+        refused([("id", song), ("timeOffset", "nan")], .generic)
+        refused([("id", song), ("timeOffset", "soon")], .generic)
+        refused([("id", song), ("estimateContentLength", "perhaps")], .generic)
+
+        // Numbers past every domain are held within it.
+        let (_, huge) = try produce(fixture.answer(fixture.request("song.wav", [("format", "mp3"), ("maxBitRate", "99999999999999999999999")])))
+        XCTAssertEqual(try DecodedMedia(huge, in: fixture.folder, name: "huge.mp3").kbps, 320, accuracy: 10)
+        let (_, past) = try produce(fixture.answer(fixture.request("song.wav", [("format", "ogg"), ("timeOffset", "1e308")])))
+        XCTAssertLessThan(past.count, 10_000, "an offset past the end is the stream's header and nothing more")
+        let (_, negative) = try produce(fixture.answer(fixture.request("song.wav", [("format", "opus"), ("timeOffset", "-5")])))
+        XCTAssertEqual(try DecodedMedia(negative, in: fixture.folder, name: "negative.opus").seconds, MediaFixture.seconds, accuracy: 0.5)
+        guard case .file = try fixture.answer(fixture.request("song.wav", [("format", "wma9; rm -rf /")])) else {
+            return XCTFail("an unknown format is the file as it is")
+        }
+    }
+}
