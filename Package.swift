@@ -129,7 +129,8 @@ let package = Package(
         ]),
         // The OpenSubsonic API on HTTP (Hummingbird): `/rest/NAME[.view]` by GET and form POST, bodies streamed.
         .target(name: "XZSubsonicServer", dependencies: [
-            "XZSystem", "XZSubsonicAPI", product("Hummingbird", "hummingbird"),
+            "XZSystem", "XZSubsonicAPI", product("Hummingbird", "hummingbird"), product("HummingbirdCore", "hummingbird"),
+            product("NIOCore", "swift-nio"), product("NIOPosix", "swift-nio"),
         ]),
         // Host assembly and its door: one call starts a library's host from its configuration, and the one
         // client of the command table the prompt and the CLI drive a host by.
