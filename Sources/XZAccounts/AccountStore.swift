@@ -177,7 +177,8 @@ package struct AccountStore: Sendable {
 
     // MARK: Rules
 
-    static func check(name: String) throws(AccountError) {
+    /// Refuses a name no user may have (`badName`), before anything else is asked for.
+    package static func check(name: String) throws(AccountError) {
         // The byte bound first: one character may hold any number of combining marks.
         guard name.utf8.count <= 4 * maxNameCharacters, (1...maxNameCharacters).contains(name.count),
               name.unicodeScalars.allSatisfy({ !isHidden($0) }),

@@ -21,6 +21,7 @@ package struct XZMusic: AsyncParsableCommand {
             Play.self, Add.self, Queue.self, Next.self, Prev.self, Pause.self, Stop.self, Seek.self, Volume.self,
             Crossfade.self, Outputs.self, Repeat.self, Shuffle.self, Now.self, PlaylistCommand.self, Like.self, Unlike.self, Liked.self, StatsCommand.self, History.self,
             Download.self, Downloads.self, LoudnessCommand.self, Fingerprint.self, Serve.self, Check.self, ConfigCommand.self,
+            UserCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

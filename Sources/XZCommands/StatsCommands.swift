@@ -51,9 +51,10 @@ struct Liked: LibraryCommand {
     static let configuration = CommandConfiguration(commandName: "liked", abstract: "Liked songs, newest first.")
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Print JSON.") var json = false
+    @Option(help: ArgumentHelp("Another user's likes (default: the owner's).", valueName: "name")) var user: String?
 
     func run(in context: CommandContext) throws {
-        let songs = try context.stats.liked()
+        let songs = try context.stats(forUser: user).liked()
         context.lastListing = songs.compactMap(\.songId)
         if json {
             try Format.printJSON(songs, console: context.console)
@@ -76,13 +77,14 @@ struct StatsShow: LibraryCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: "7d, 30d or a date like 2026-11-01.") var since: String?
     @Flag(help: "Print JSON.") var json = false
+    @Option(help: ArgumentHelp("Another user's statistics (default: the owner's).", valueName: "name")) var user: String?
 
     func validate() throws {
         if let since { do { _ = try StatsStore.parseSince(since) } catch { throw ValidationError("\(error)") } }
     }
 
     func run(in context: CommandContext) throws {
-        let summary = try context.stats.summary(since: try since.map { try StatsStore.parseSince($0) })
+        let summary = try context.stats(forUser: user).summary(since: try since.map { try StatsStore.parseSince($0) })
         if json {
             try Format.printJSON(summary, console: context.console)
         } else {
@@ -96,6 +98,7 @@ struct StatsExport: LibraryCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: "csv or json.") var format: String
     @Argument(help: "Where to write; - for standard output.") var file: String
+    @Option(help: ArgumentHelp("Another user's sessions and likes (default: the owner's).", valueName: "name")) var user: String?
 
     func validate() throws {
         if StatsArchive.Format(rawValue: format) == nil { throw ValidationError("--format must be csv or json") }
@@ -103,12 +106,13 @@ struct StatsExport: LibraryCommand {
 
     func run(in context: CommandContext) throws {
         guard let format = StatsArchive.Format(rawValue: format) else { return }
+        let stats = try context.stats(forUser: user)
         if file == "-" {
-            FileHandle.standardOutput.write(try context.stats.exportData(format: format))
+            FileHandle.standardOutput.write(try stats.exportData(format: format))
             return
         }
         let url = URL(fileURLWithPath: LibraryFolder.expandTilde(file))
-        try context.stats.export(format: format, to: url)
+        try stats.export(format: format, to: url)
         context.console.line("wrote \(url.path.safe)")
     }
 }
@@ -118,13 +122,14 @@ struct History: LibraryCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "How many.") var count = 20
     @Flag(help: "Print JSON.") var json = false
+    @Option(help: ArgumentHelp("Another user's sessions (default: the owner's).", valueName: "name")) var user: String?
 
     func validate() throws {
         if count < 1 || count > 100_000 { throw ValidationError("N must be between 1 and 100000") }
     }
 
     func run(in context: CommandContext) throws {
-        let sessions = try context.stats.history(limit: count)
+        let sessions = try context.stats(forUser: user).history(limit: count)
         if json {
             try Format.printJSON(sessions, console: context.console)
         } else if sessions.isEmpty {
