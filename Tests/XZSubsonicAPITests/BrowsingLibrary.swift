@@ -1,0 +1,118 @@
+import Foundation
+import XCTest
+import XZAccounts
+import XZCatalogue
+import XZHostCore
+import XZStats
+import XZTestSupport
+@testable import XZSubsonicAPI
+
+/// A host (null output) over a generated music folder, scanned into a real catalogue, with two users:
+/// - `王菲/红豆/` two MP3s (Pop, 1998), `周杰伦/叶惠美/` a FLAC of two genres (Pop and Mandopop, 2003) and an MP3,
+///   `ヨルシカ/夜/` and `방탄소년단/Wings/` one MP3 each (J-Pop 2019, K-Pop 2016), `The Beatles/Abbey Road/` two
+///   MP3s (Rock, 1969), `top.mp3` at the top (Solo), and `rip/` a FLAC image with a two-track CUE sheet (The Band, The Album, Rock, 1999).
+final class BrowsingLibrary: @unchecked Sendable {
+    // Held for the test's length only, by one test at a time.
+    let folder: TemporaryFolder
+    let host: PlayerHost
+    let library: SubsonicLibrary
+    let owner: LibraryUser
+    let guest: LibraryUser
+
+    init() throws {
+        folder = try TemporaryFolder("browse")
+        let music = folder.url.appendingPathComponent("music")
+        func mp3(_ path: String, _ title: String, _ artist: String, _ album: String?, track: Int?, year: Int?, genre: String?) throws {
+            let url = music.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try AudioFixtures.makeMP3(at: url.path, seconds: 1, tags: .init(title: title, artist: artist, album: album, track: track, year: year),
+                                      lameOptions: ["-b", "64"] + (genre.map { ["--tg", $0] } ?? []))
+        }
+        try mp3("王菲/红豆/02.mp3", "红豆", "王菲", "红豆", track: 2, year: 1998, genre: "Pop")
+        try mp3("王菲/红豆/01.mp3", "当时的月亮", "王菲", "红豆", track: 1, year: 1998, genre: "Pop")
+        try mp3("周杰伦/叶惠美/02.mp3", "晴天", "周杰伦", "叶惠美", track: 2, year: 2003, genre: "Pop")
+        let flac = music.appendingPathComponent("周杰伦/叶惠美/01.flac").path
+        try CueFixtures.makeFLAC(at: flac, seconds: 1)
+        try TestProcess.runChecked("metaflac", ["--set-tag=TITLE=以父之名", "--set-tag=ARTIST=周杰伦", "--set-tag=ALBUM=叶惠美",
+                                                "--set-tag=TRACKNUMBER=1", "--set-tag=DATE=2003", "--set-tag=GENRE=Pop",
+                                                "--set-tag=GENRE=Mandopop", flac])
+        try mp3("ヨルシカ/夜/01.mp3", "ただ君に晴れ", "ヨルシカ", "夜", track: 1, year: 2019, genre: "J-Pop")
+        try mp3("방탄소년단/Wings/01.mp3", "Blood Sweat & Tears", "방탄소년단", "Wings", track: 1, year: 2016, genre: "K-Pop")
+        try mp3("The Beatles/Abbey Road/01.mp3", "Come Together", "The Beatles", "Abbey Road", track: 1, year: 1969, genre: "Rock")
+        try mp3("The Beatles/Abbey Road/02.mp3", "Something", "The Beatles", "Abbey Road", track: 2, year: 1969, genre: "Rock")
+        try mp3("top.mp3", "Alone", "Solo", nil, track: nil, year: nil, genre: nil)
+        try CueFixtures.makeRip(in: music.appendingPathComponent("rip"), sheet: Self.sheet)
+
+        let libraryFolder = LibraryFolder(url: folder.url.appendingPathComponent("library"))
+        let database = try libraryFolder.open(seedingDemoFrom: nil)
+        host = PlayerHost(folder: libraryFolder, database: database, output: .null, musicDirectory: music, seed: 7) { _ in }
+        host.scanMusicFolderIfUnscanned()
+        host.updates.wait()
+        let accounts = AccountStore(library: libraryFolder, database: database)
+        owner = try accounts.add(name: "owner", password: "secret")
+        guest = try accounts.add(name: "guest", password: "secret2")
+        library = SubsonicLibrary(host: host, accounts: accounts,
+                                  settings: SubsonicSettings(cacheFolder: folder.url.appendingPathComponent("cache")))
+    }
+
+    deinit { host.shutdown() }
+
+    var database: LibraryDatabase { host.database }
+
+    /// Every song browsing should list: the files, the CUE tracks in place of their image.
+    static let songCount = 9 + 2
+
+    /// Two tracks of one performer's album.
+    static let sheet = """
+        REM GENRE Rock
+        REM DATE 1999
+        PERFORMER "The Band"
+        TITLE "The Album"
+        FILE "image.flac" WAVE
+          TRACK 01 AUDIO
+            TITLE "First"
+            INDEX 01 00:00:00
+          TRACK 02 AUDIO
+            TITLE "Second"
+            INDEX 01 00:04:10
+
+        """
+
+    /// The payload `endpoint` answers `parameters` with, as `user` (the owner by default).
+    func payload(_ endpoint: String, _ parameters: [(String, String)] = [], as user: LibraryUser? = nil) throws -> any Encodable {
+        guard let row = SubsonicEndpoints.all[endpoint] else { throw TestFailure("no endpoint \(endpoint)") }
+        let request = SubsonicRequest(endpoint: endpoint, parameters: parameters.map { (name: $0.0, value: $0.1) },
+                                      clientAddress: "127.0.0.1")
+        guard case .document(let document) = try row.answer(SubsonicCall(request: request, user: user ?? owner, library: library)),
+              let payload = document.payload else {
+            throw TestFailure("\(endpoint) answered no document")
+        }
+        return payload
+    }
+
+    func answer<Payload>(_ endpoint: String, _ parameters: [(String, String)] = [], as user: LibraryUser? = nil,
+                         of type: Payload.Type) throws -> Payload {
+        let payload = try payload(endpoint, parameters, as: user)
+        guard let typed = payload as? Payload else { throw TestFailure("\(endpoint) answered \(Swift.type(of: payload))") }
+        return typed
+    }
+
+    /// The error code `endpoint` fails with, nil when it answers.
+    func errorCode(_ endpoint: String, _ parameters: [(String, String)]) -> Int? {
+        do {
+            _ = try payload(endpoint, parameters)
+            return nil
+        } catch let error as SubsonicError {
+            return error.code
+        } catch {
+            return -1
+        }
+    }
+
+    func song(titled title: String) throws -> Song {
+        guard let song = try database.search(title, limit: 5).songs.first(where: { $0.title == title }) else {
+            throw TestFailure("no song \(title)")
+        }
+        return song
+    }
+}
