@@ -79,7 +79,7 @@ final class PerUserStatsTests: XCTestCase {
         try guest.like(songKey: "src:3", at: second)
 
         let history = try guest.history(limit: 10)
-        XCTAssertEqual(history.map(\.songKey), ["src:1", "src:1", "src:2"])
+        XCTAssertEqual(history.map(\.songKey), ["src:1", "src:2", "src:1"], "newest first; at the same time, last recorded first")
         XCTAssertEqual(history.first?.startedAt, second)
         XCTAssertEqual(history.first?.endReason, .completed)
         XCTAssertTrue(history.allSatisfy(\.counted))
