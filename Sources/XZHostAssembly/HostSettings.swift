@@ -3,6 +3,7 @@ import XZCatalogue
 import XZHostCore
 import XZMPDCommands
 import XZServer
+import XZSubsonicAPI
 import XZSystem
 import XZZeroconf
 
@@ -10,7 +11,7 @@ import XZZeroconf
 /// and `restore_paused` (MPD's names); flags override them. The music folder's watch: `auto_update`,
 /// `auto_update_depth`. The queue's cap: `max_playlist_length`. What a client may make the host hold:
 /// `max_command_list_size` and `max_output_buffer_size`, in KiB as MPD reads them, and
-/// `request_time_budget`. Zeroconf: `zeroconf_enabled` and `zeroconf_name`.
+/// `request_time_budget`. Zeroconf: `zeroconf_enabled` and `zeroconf_name`. The Subsonic API: `subsonic_*`.
 package struct HostSettings: Sendable, Equatable {
     package var port = 6600
     package var bindAddress = "127.0.0.1"
@@ -33,6 +34,9 @@ package struct HostSettings: Sendable, Equatable {
     package var zeroconfEnabled = true
     /// The name it is announced by, `%h` being the host name (MPD's `zeroconf_name`).
     package var zeroconfName = ZeroconfName.defaultTemplate
+    /// The Subsonic API (`subsonic_*`); off unless `subsonic.port` is set. Its cache folder is the
+    /// library's, set when the host starts.
+    package var subsonic = SubsonicSettings(cacheFolder: FileManager.default.temporaryDirectory)
 
     package init(musicDirectory: URL = SongNaming.defaultMusicDirectory()) {
         self.musicDirectory = musicDirectory
@@ -61,6 +65,11 @@ package struct HostSettings: Sendable, Equatable {
         if let kibibytes = try config.wholeNumber(.maxOutputBufferSize) { limits.maxOutputBytes = kibibytes * 1024 }
         if let enabled = try config.yesNo(.zeroconfEnabled) { zeroconfEnabled = enabled }
         if let name = try config.text(.zeroconfName) { zeroconfName = name }
+        if let port = try config.wholeNumber(.subsonicPort) { subsonic.port = port }
+        if let address = try config.text(.subsonicBindToAddress) { subsonic.bindAddress = address }
+        if let count = try config.wholeNumber(.subsonicMaxTranscodes) { subsonic.maxTranscodes = count }
+        if let bytes = try config.wholeNumber(.subsonicTranscodeCache) { subsonic.transcodeCacheBytes = Int64(bytes) }
+        if let bytes = try config.wholeNumber(.subsonicCoverCache) { subsonic.coverCacheBytes = Int64(bytes) }
     }
 
     /// The state file of a host of `library`, or nil when it keeps none.

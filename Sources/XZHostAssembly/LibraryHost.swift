@@ -8,6 +8,9 @@ import XZPlaybackEngine
 import XZPlaybackValues
 import XZServer
 import XZStreamOutput
+import XZAccounts
+import XZSubsonicAPI
+import XZSubsonicServer
 import XZSystem
 import XZZeroconf
 #if canImport(Glibc)
@@ -37,6 +40,10 @@ package final class LibraryHost: Sendable {
     /// The TCP port listened on (the one picked, for port 0); nil without TCP.
     package let tcpPort: Int?
     private let server: ProtocolServer?
+    /// The Subsonic API's server, for a host that listens with `subsonic_port` set.
+    private let subsonic: SubsonicServer?
+    /// The port the Subsonic API listens on (the one picked, for port 0); nil when it is off.
+    package let subsonicPort: Int?
     /// Fetches what the player streams, and the download queue of the process that hosts: one manager per
     /// process, so a song that plays as it downloads has one writer. Shut down with the host.
     package let downloads: DownloadManager
@@ -48,8 +55,11 @@ package final class LibraryHost: Sendable {
     private let announcement: HostAnnouncement?
 
     private init(host: PlayerHost, service: MPDService, server: ProtocolServer?, socketPath: String?, tcpPort: Int?,
+                 subsonic: SubsonicServer?, subsonicPort: Int?,
                  downloads: DownloadManager, lock: HostLock?, mpris: MPRISService?, announcement: HostAnnouncement?) {
         self.host = host
+        self.subsonic = subsonic
+        self.subsonicPort = subsonicPort
         self.mpris = mpris
         self.service = service
         self.server = server
@@ -103,6 +113,8 @@ package final class LibraryHost: Sendable {
         host.observe(events)
         var server: ProtocolServer?
         var tcpPort: Int?
+        var subsonic: SubsonicServer?
+        var subsonicPort: Int?
         if let endpoint {
             // Kept only by a host that serves, which holds the lock.
             let stateFile = settings.stateFile(library: library)
@@ -122,6 +134,17 @@ package final class LibraryHost: Sendable {
                 // The process's manager goes on serving its queue, or another host started in its place.
                 if shared == nil { await downloads.shutdown() }
                 throw HostingError.cannotListen(error)
+            }
+            if settings.subsonic.port != nil {
+                do {
+                    (subsonic, subsonicPort) = try await startSubsonic(settings.subsonic, host: host, library: library,
+                                                                       database: database, notes: notes)
+                } catch {
+                    listener.shutdown()
+                    host.shutdown()
+                    if shared == nil { await downloads.shutdown() }
+                    throw HostingError.cannotListen(error)
+                }
             }
             listener.service.watchCatalogue(makingRecordsAhead: configuration.makesRecordsAhead)
             if let stateFile { host.keepState(at: stateFile) }
@@ -150,7 +173,32 @@ package final class LibraryHost: Sendable {
             }
         }
         return LibraryHost(host: host, service: service, server: server, socketPath: endpoint?.socketPath, tcpPort: tcpPort,
-                           downloads: downloads, lock: lock, mpris: mpris, announcement: announcement)
+                           subsonic: subsonic, subsonicPort: subsonicPort, downloads: downloads, lock: lock, mpris: mpris, announcement: announcement)
+    }
+
+    /// The Subsonic API on `settings`' address and port, over the library's users (their passwords sealed
+    /// under the library folder's `accounts.key`) and its caches in `cache/subsonic`.
+    @MainActor private static func startSubsonic(_ settings: SubsonicSettings, host: PlayerHost, library: LibraryFolder,
+                                                 database: LibraryDatabase,
+                                                 notes: @escaping @Sendable (String) -> Void) async throws -> (SubsonicServer, Int) {
+        var settings = settings
+        settings.cacheFolder = SubsonicSettings.cacheFolder(of: library)
+        let accounts = AccountStore(library: library, database: database)
+        let server = SubsonicServer(library: SubsonicLibrary(host: host, accounts: accounts, settings: settings))
+        let port: Int
+        do {
+            port = try await server.start(address: settings.bindAddress, port: settings.port ?? 0)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        if !HostSettings.isLoopback(settings.bindAddress) {
+            notes("the Subsonic API on \(settings.bindAddress):\(port) is reachable from other machines; every request is authenticated")
+        }
+        if (try? accounts.list().isEmpty) == true {
+            notes("the Subsonic API has no user yet: add one with 'xzmusic user add NAME'")
+        }
+        return (server, port)
     }
 
     /// Announces the HTTP stream outputs listening at `httpStreams` (`_http._tcp`) beside the protocol port,
@@ -228,6 +276,7 @@ package final class LibraryHost: Sendable {
         announcement?.stop()
         // Briefly: what is stuck is left behind, so the state is saved (first in the host's shutdown) soon after a signal.
         server?.shutdown(patience: .milliseconds(500))
+        await subsonic?.stop()
         mpris?.stop()
         host.shutdown()
         await downloads.finishKeptStreams()
@@ -246,6 +295,7 @@ package final class LibraryHost: Sendable {
         host.shutdown()
         announcement?.stop()
         server?.shutdown()
+        subsonic?.stopForExit()
         if let socketPath { unlink(socketPath) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import XZCatalogue
 
 /// The API's keys (`subsonic_*` in the config): where it listens and what a client may make it hold.
 package struct SubsonicSettings: Sendable, Equatable {
@@ -16,5 +17,10 @@ package struct SubsonicSettings: Sendable, Equatable {
 
     package init(cacheFolder: URL) {
         self.cacheFolder = cacheFolder
+    }
+
+    /// The caches' folder of `library`: its `cache/subsonic`.
+    package static func cacheFolder(of library: LibraryFolder) -> URL {
+        library.url.appendingPathComponent("cache/subsonic", isDirectory: true)
     }
 }

@@ -17,6 +17,13 @@ extension ConfigKey {
     package static let zeroconfEnabled = ConfigKey("zeroconf_enabled", .yesNo, .value("yes"), "phones' MPD clients find the host through avahi-daemon (not when it listens on loopback only)", readBy: .host)
     package static let zeroconfName = ConfigKey("zeroconf_name", .text(allowsEmpty: false), .value("Music Player @ %h"), "the name the host is announced by; `%h`: this machine's name", readBy: .host)
 
+    // The Subsonic API (`serve`, a prompt that hosts), for phones' Subsonic apps.
+    package static let subsonicPort = ConfigKey("subsonic_port", .wholeNumber(0...65535, unit: nil), .unset("off"), "TCP port the Subsonic API listens on; the API is off without it", readBy: .host)
+    package static let subsonicBindToAddress = ConfigKey("subsonic_bind_to_address", .text(allowsEmpty: false), .value("127.0.0.1"), "address the Subsonic API listens on; any is allowed, as every request is authenticated", readBy: .host)
+    package static let subsonicMaxTranscodes = ConfigKey("subsonic_max_transcodes", .wholeNumber(1...256, unit: nil), .value("8"), "transcoded streams the Subsonic API makes at once; one more is refused", readBy: .host)
+    package static let subsonicTranscodeCache = ConfigKey("subsonic_transcode_cache", .wholeNumber(0...(1 << 42), unit: "bytes"), .value("1073741824"), "transcoded streams kept on disk for the next request of the same song and format; 0 keeps none", readBy: .host)
+    package static let subsonicCoverCache = ConfigKey("subsonic_cover_cache", .wholeNumber(0...(1 << 40), unit: "bytes"), .value("268435456"), "resized cover art kept on disk; 0 keeps none", readBy: .host)
+
     // The music folder's watch.
     package static let autoUpdate = ConfigKey("auto_update", .yesNo, .value("yes"), "files changed in the music folder reach the library by themselves", readBy: .libraryWatch)
     package static let autoUpdateDepth = ConfigKey("auto_update_depth", .wholeNumber(0...Int(Int32.max), unit: "folder levels"), .unset("every level"), "folder levels below the music folder that are watched; 0: the folder alone", readBy: .libraryWatch)
@@ -53,6 +60,7 @@ extension ConfigKey {
     package static let all: [ConfigKey] = [
         .port, .bindToAddress, .password, .musicDirectory, .stateFile, .restorePaused, .maxPlaylistLength,
         .requestTimeBudget, .maxCommandListSize, .maxOutputBufferSize, .mpris, .zeroconfEnabled, .zeroconfName,
+        .subsonicPort, .subsonicBindToAddress, .subsonicMaxTranscodes, .subsonicTranscodeCache, .subsonicCoverCache,
         .autoUpdate, .autoUpdateDepth,
         .replayGainMode, .replayGainPreamp, .replayGainMissingPreamp, .replayGainLimit, .crossfadeSkipAlbums, .crossfadeOnSkip,
         .concurrency, .retries, .timeout, .minRate, .minRateWindow, .maxDownloadSize, .onlineCache, .prebuffer, .streamBuffer,
