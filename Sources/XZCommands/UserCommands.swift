@@ -93,7 +93,7 @@ struct UserList: LibraryCommand {
         }
         var lines = [context.console.styled(row("Name", ["Owner", "Admin", "Jukebox", "API key"]), "1")]
         for user in users {
-            lines.append(row(user.name.safe, [user.isOwner, user.isAdmin, user.isAdmin || user.mayJukebox, user.hasAPIKey]
+            lines.append(row(user.name.safe, [user.isOwner, user.isAdmin, user.mayJukebox, user.hasAPIKey]
                 .map { $0 ? "yes" : "-" }))
         }
         context.console.lines(lines)

@@ -4,6 +4,7 @@ import GRDB
 import XCTest
 import XZCatalogue
 import XZStats
+import XZSystem
 import XZTestSupport
 @testable import XZAccounts
 #if canImport(Glibc)
@@ -117,12 +118,42 @@ final class AccountStoreTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("chmod 600"), "\($0)")
         }
         XCTAssertEqual(chmod(keyPath, 0o600), 0)
+        // One that belongs to another user is refused (only root can give a file away to test it).
+        if geteuid() == 0 {
+            XCTAssertEqual(chown(keyPath, 1, 1), 0)
+            XCTAssertThrowsError(try AccountStore(database: database, keyFile: URL(fileURLWithPath: keyPath)).password(of: user.id)) {
+                XCTAssertEqual($0 as? AccountError, .keyFile)
+                XCTAssertTrue("\($0)".contains("belongs to another user"), "\($0)")
+            }
+            XCTAssertEqual(chown(keyPath, 0, 0), 0)
+        }
+        // A link to a key elsewhere is not followed.
+        let link = folder.path("linked.key")
+        XCTAssertEqual(symlink(keyPath, link), 0)
+        XCTAssertThrowsError(try AccountStore(database: database, keyFile: URL(fileURLWithPath: link)).password(of: user.id)) {
+            XCTAssertEqual($0 as? AccountError, .keyFile)
+        }
         // A key file of the wrong size is refused too.
         let short = folder.path("short.key")
         XCTAssertTrue(FileManager.default.createFile(atPath: short, contents: Data(count: 5), attributes: [.posixPermissions: 0o600]))
         XCTAssertThrowsError(try AccountStore(database: database, keyFile: URL(fileURLWithPath: short)).add(name: "cy", password: "x")) {
             XCTAssertEqual($0 as? AccountError, .keyFile)
         }
+    }
+
+    func testStoresStartingTogetherAgreeOnOneKey() throws {
+        let url = URL(fileURLWithPath: keyPath)
+        let keys = Mutex<[Data]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let key = (try? AccountKeyFile(url: url).key()).map { $0.withUnsafeBytes { Data($0) } } ?? Data()
+            keys.withLock { $0.append(key) }
+        }
+        let made = keys.withLock { $0 }
+        XCTAssertEqual(made.count, 8)
+        XCTAssertEqual(Set(made).count, 1, "one key for all")
+        XCTAssertEqual(made.first?.count, 32)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix("accounts.key") },
+                       ["accounts.key"], "no temporary file left beside it")
     }
 
     func testPlainTokenAndAPIKeyAuthentication() throws {
