@@ -1,3 +1,128 @@
+import Foundation
+import XZCatalogue
+import XZHostCore
+import XZPlaybackValues
+
+/// `jukeboxControl`: the host's own player, driven through its verbs one turn at a time, as MPD
+/// clients and the terminal drive it. Admins and users given the jukebox role only.
 extension SubsonicEndpoints {
-    static let jukebox: [SubsonicEndpoint] = []
+    static let jukebox: [SubsonicEndpoint] = [
+        SubsonicEndpoint("jukeboxControl", .jukebox, answer: Jukebox.answer),
+    ]
+}
+
+enum Jukebox {
+    /// How long a skip waits for the audio thread to reach its offset.
+    static let seekPatience: TimeInterval = 5
+
+    static func answer(_ call: SubsonicCall) throws -> SubsonicReply {
+        let host = call.library.host
+        let action = try call.required("action")
+        switch action {
+        case "get":
+            return try playlist(call)
+        case "status":
+            break
+        case "set":
+            let items = try queueItems(call)
+            host.exclusively { turn in
+                // As Subsonic's `set`: the queue is replaced, and what was playing goes on playing the new one's start.
+                let wasPlaying = turn.snapshot().state == .playing
+                turn.replaceQueue(with: items)
+                if wasPlaying, !items.isEmpty { turn.playItem(at: 0) }
+            }
+        case "start":
+            host.playFromWhereItIs()
+        case "stop":
+            // Subsonic's stop keeps the place, so `start` goes on from it.
+            host.pause()
+        case "skip":
+            let length = host.snapshot().queueLength
+            guard length > 0, let index = try call.optionalInt("index", in: 0...(length - 1)) else {
+                throw SubsonicError.generic("parameter 'index' must be an entry of the jukebox's \(length)")
+            }
+            let offset = try call.int("offset", default: 0, in: 0...(24 * 60 * 60))
+            let ticket = try host.exclusively { turn throws(SubsonicError) -> PlayerHost.SeekTicket? in
+                guard turn.playItem(at: index) else { throw SubsonicError.generic("no entry \(index) in the jukebox") }
+                return offset > 0 ? turn.requestSeek(.absolute(ms: offset * 1000)) : nil
+            }
+            if let ticket { host.waitForSeek(ticket, patience: seekPatience) }
+        case "add":
+            let items = try queueItems(call)
+            try host.exclusively { turn throws(SubsonicError) in
+                guard items.count <= turn.queueRoom else {
+                    throw SubsonicError.generic("the jukebox holds at most \(turn.maxQueueLength) entries")
+                }
+                turn.add(items)
+            }
+        case "clear":
+            host.clearQueue()
+        case "remove":
+            let length = host.snapshot().queueLength
+            guard length > 0, let index = try call.optionalInt("index", in: 0...(length - 1)) else {
+                throw SubsonicError.generic("parameter 'index' must be an entry of the jukebox's \(length)")
+            }
+            try host.exclusively { turn throws(SubsonicError) in
+                guard turn.removeFromQueue(range: index..<(index + 1)) else { throw SubsonicError.generic("no entry \(index) in the jukebox") }
+            }
+        case "shuffle":
+            host.exclusively { turn in
+                let length = turn.snapshot().queueLength
+                if length > 1 { turn.shuffleQueue(range: 0..<length) }
+            }
+        case "setGain":
+            guard call.value("gain") != nil else { throw SubsonicError.missingParameter("required parameter 'gain' is missing") }
+            let gain = try call.double("gain", default: 0, in: 0...1)
+            host.setVolume(Int(clamping: gain * 100, to: 0...100))
+        default:
+            throw SubsonicError.generic("unknown jukebox action: get, status, set, start, stop, skip, add, clear, remove, shuffle or setGain")
+        }
+        return .document(SubsonicDocument("jukeboxStatus", status(host)))
+    }
+
+    static func status(_ host: PlayerHost) -> SubsonicJukeboxStatus {
+        let snapshot = host.snapshot()
+        return SubsonicJukeboxStatus(currentIndex: snapshot.currentIndex ?? -1, playing: snapshot.state == .playing,
+                                     gain: Double(max(0, min(100, snapshot.volume))) / 100,
+                                     position: snapshot.state.isLoaded ? max(0, snapshot.positionMs) / 1000 : 0)
+    }
+
+    /// The status with every entry: library songs as the caller sees them, anything else (a stream, a
+    /// file outside the library) by what the queue knows of it.
+    private static func playlist(_ call: SubsonicCall) throws -> SubsonicReply {
+        let host = call.library.host
+        let snapshot = host.snapshot()
+        let items = snapshot.entries.map(\.item)
+        let songs = try call.library.database.songs(ids: Array(Set(items.compactMap(\.songId))))
+        let children = try ListenerAnnotations(call).children(of: songs)
+        let byId = Dictionary(zip(songs.map(\.id), children)) { first, _ in first }
+        let entries = items.map { item -> SubsonicChild in
+            if let id = item.songId, let child = byId[id] { return child }
+            var child = SubsonicChild(id: host.uri(of: item), title: item.title)
+            child.artist = item.singer.isEmpty ? nil : item.singer
+            child.album = item.album
+            child.duration = item.durationMs.map { $0 / 1000 }
+            return child
+        }
+        var status = SubsonicJukeboxStatus(currentIndex: snapshot.currentIndex ?? -1, playing: snapshot.state == .playing,
+                                           gain: Double(max(0, min(100, snapshot.volume))) / 100,
+                                           position: snapshot.state.isLoaded ? max(0, snapshot.positionMs) / 1000 : 0)
+        if !snapshot.state.isLoaded { status.position = 0 }
+        return .document(SubsonicDocument("jukeboxPlaylist", SubsonicJukeboxPlaylist(status: status, entry: entries.isEmpty ? nil : entries)))
+    }
+
+    /// The songs of the `id`s as queue items, each named by its music-folder name through the host's
+    /// resolver, as MPD's `add` names it.
+    private static func queueItems(_ call: SubsonicCall) throws -> [QueueItem] {
+        let songs = try call.librarySongs(call.ids("id"), parameter: "id")
+        let host = call.library.host
+        let resolver = SongResolver(host: host, allowsAbsolute: false)
+        return try songs.flatMap { song -> [QueueItem] in
+            do {
+                return try resolver.items(host.naming.uri(of: song))
+            } catch {
+                throw SubsonicError.notFound("the song '\(song.title)' cannot be played here")
+            }
+        }
+    }
 }
