@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import XZAccounts
 import XZCatalogue
+import XZHostCore
 import XZStats
 import XZTestSupport
 @testable import XZSubsonicAPI
@@ -256,5 +257,77 @@ final class BrowsingTests: XCTestCase {
         XCTAssertEqual(now.entry.first?.child.title, "Something")
         XCTAssertEqual(now.entry.first?.playerName, "DSub")
         XCTAssertEqual(now.entry.first?.minutesAgo, 0)
+    }
+
+    func testEveryAnswerValidatesAgainstTheSpecsSchemaWithTheHostsPlayerNowPlaying() throws {
+        let validator = try ModelSchemaValidator.make()
+        let fixture = try BrowsingLibrary()
+        let song = try fixture.song(titled: "晴天")
+        let guest = StatsStore(database: fixture.database, user: fixture.guest.id)
+        try guest.like(songKey: song.songKey)
+        try guest.recordPlay(songKey: song.songKey, title: song.title, singer: song.singer, durationMs: 1000)
+        let albumID = try XCTUnwrap(try fixture.database.albumNames().first { $0.title == "叶惠美" }?.id)
+        let marks = UserAnnotations(database: fixture.database, user: fixture.guest.id)
+        try marks.setStarred(true, albums: [albumID], artists: [song.singerId])
+        try marks.setRating(.album, id: albumID, rating: 5)
+        NowPlayingReports.of(fixture.library).add(NowPlayingReport(user: fixture.guest.id, username: "guest", client: "Tempo",
+                                                                   songId: song.id, at: Date()))
+        // The host's own player, paused on a song.
+        let items = try SongResolver(host: fixture.host, allowsAbsolute: false).items("王菲/红豆/01.mp3")
+        fixture.host.play(items)
+        fixture.host.pause()
+        XCTAssertTrue(eventually { fixture.host.snapshot().state.isLoaded })
+        let now = try fixture.answer("getNowPlaying", [], of: SubsonicNowPlaying.self)
+        XCTAssertEqual(now.entry.map(\.username), ["owner", "guest"])
+        XCTAssertEqual(now.entry.map(\.child.title), ["当时的月亮", "晴天"])
+        XCTAssertEqual(now.entry.first?.playerName, "xzmusic")
+
+        let artist = SubsonicID.artist(song.singerId).text
+        let album = SubsonicID.album(albumID).text
+        let songID = SubsonicID.song(song.id).text
+        var calls: [(String, [(String, String)])] = [
+            ("getMusicFolders", []), ("getIndexes", []), ("getMusicDirectory", [("id", SubsonicID.folder("王菲").text)]),
+            ("getMusicDirectory", [("id", SubsonicID.folder("王菲/红豆").text)]), ("getMusicDirectory", [("id", artist)]),
+            ("getMusicDirectory", [("id", album)]), ("getArtists", []), ("getArtist", [("id", artist)]), ("getAlbum", [("id", album)]),
+            ("getSong", [("id", songID)]), ("getGenres", []), ("getArtistInfo", [("id", artist)]),
+            ("getArtistInfo2", [("id", artist)]), ("getAlbumInfo", [("id", album)]), ("getAlbumInfo2", [("id", album)]),
+            ("getRandomSongs", []), ("getSongsByGenre", [("genre", "Pop")]), ("getStarred", []), ("getStarred2", []),
+            ("getNowPlaying", []), ("getTopSongs", [("artist", "周杰伦")]), ("getSimilarSongs", [("id", songID)]),
+            ("getSimilarSongs2", [("id", artist)]),
+        ]
+        for type in ["random", "newest", "frequent", "recent", "highest", "starred", "alphabeticalByName", "alphabeticalByArtist"] {
+            calls.append(("getAlbumList", [("type", type)]))
+            calls.append(("getAlbumList2", [("type", type)]))
+        }
+        calls.append(("getAlbumList2", [("type", "byYear"), ("fromYear", "2020"), ("toYear", "1990")]))
+        calls.append(("getAlbumList", [("type", "byGenre"), ("genre", "Rock")]))
+        var checks: [(name: String, target: ModelSchemaValidator.Target, json: Data)] = []
+        for (endpoint, parameters) in calls {
+            let request = SubsonicRequest(endpoint: endpoint, parameters: parameters.map { (name: $0.0, value: $0.1) },
+                                          clientAddress: "127.0.0.1")
+            let reply = try XCTUnwrap(SubsonicEndpoints.all[endpoint]).answer(SubsonicCall(request: request, user: fixture.guest,
+                                                                                         library: fixture.library))
+            guard case .document(let document) = reply else { return XCTFail("\(endpoint) answered no document") }
+            let body = try SubsonicEncoding.encode(document, as: .json)
+            let query = parameters.map { $0.0 + "=" + $0.1 }.joined(separator: "&")
+            checks.append(("\(endpoint)?\(query)", .endpoint(endpoint), Data(body.bytes)))
+            // The same document as XML, for the clients that read it (DSub).
+            XCTAssertFalse(try SubsonicEncoding.encode(document, as: .xml).bytes.isEmpty)
+        }
+        XCTAssertEqual(try validator.failures(checks), [])
+    }
+
+    func testIndexesAnswerNothingNewSinceTheClientsCopy() throws {
+        let fixture = try BrowsingLibrary()
+        let indexes = try fixture.answer("getIndexes", [], of: Indexes.self)
+        XCTAssertGreaterThan(indexes.lastModified, 0)
+        let same = try fixture.answer("getIndexes", [("ifModifiedSince", String(indexes.lastModified))], of: Indexes.self)
+        XCTAssertEqual(same.lastModified, indexes.lastModified)
+        XCTAssertTrue(same.index.isEmpty)
+        let older = try fixture.answer("getIndexes", [("ifModifiedSince", String(indexes.lastModified - 1))], of: Indexes.self)
+        XCTAssertEqual(older.index.count, indexes.index.count)
+        XCTAssertEqual(fixture.errorCode("getIndexes", [("ifModifiedSince", "-1")]), 0)
+        XCTAssertEqual(fixture.errorCode("getIndexes", [("ifModifiedSince", "99999999999999999999999")]), 0)
+        XCTAssertNotNil(try fixture.answer("getIndexes", [("musicFolderId", "1")], of: Indexes.self))
     }
 }
