@@ -1,0 +1,145 @@
+import GRDB
+import XZCatalogue
+
+/// One page of each kind a search found: artists and albums as browsing lists them, songs as rows.
+struct SearchHits {
+    var artists: [ArtistSummary] = []
+    var albums: [AlbumSummary] = []
+    var songs: [Song] = []
+
+    /// A query's hits, through the catalogue's own search (pinyin, initials, traditional/simplified, and
+    /// its suggestions for a query that matched nothing, which is how a typo still finds); an empty query
+    /// lists every artist, album and song by row id, so pages of any size see each exactly once.
+    static func find(_ request: SearchRequest, in database: LibraryDatabase) throws -> SearchHits {
+        if let text = request.text {
+            return try ranked(text, request: request, database: database)
+        }
+        return try everything(request, database: database)
+    }
+
+    /// A ranked query reaches this many hits of each kind; pages past it are empty. A person reads the
+    /// first few dozen; the bound keeps a client asking for offset 1,000,000 from ranking the library.
+    static let rankedReach = 5_000
+
+    private static func ranked(_ text: String, request: SearchRequest, database: LibraryDatabase) throws -> SearchHits {
+        // Albums come from the songs and artists found, so their page asks for a few more of those.
+        let reach = min(rankedReach, max(request.songs.end, request.artists.end, 2 * request.albums.end))
+        guard reach > 0 else { return SearchHits() }
+        let result = try database.search(text, limit: reach)
+        var songs = result.songs
+        var singerIDs = result.singers.map(\.id)
+        if songs.isEmpty && singerIDs.isEmpty {
+            // Nothing matched: the songs and singers the query came close to (a typo, a wrong character).
+            songs = try database.songs(ids: result.suggestions.filter { $0.kind == .song }.map(\.id))
+            singerIDs = result.suggestions.filter { $0.kind == .singer }.map(\.id)
+        }
+        let browsable = try database.pool.read { db in
+            try SearchRows.browsableAlbums(db, songIDs: songs.map(\.id))
+        }
+        songs = songs.filter { browsable[$0.id] != nil }
+        var hits = SearchHits()
+        if request.songs.count > 0 { hits.songs = page(songs, request.songs) }
+        if request.artists.count > 0 || request.albums.count > 0 {
+            if request.artists.count > 0 {
+                let summaries = try database.pool.read { db in try SearchRows.artistSummaries(db, ids: singerIDs) }
+                hits.artists = page(summaries, request.artists)
+            }
+            if request.albums.count > 0 {
+                var seenAlbums = Set<Int64>()
+                let fromSongs = songs.compactMap { browsable[$0.id] ?? nil }
+                let fromSingers = try database.pool.read { db in try SearchRows.albumIDs(db, singerIDs: singerIDs, limit: reach) }
+                let albumIDs = (fromSongs + fromSingers).filter { seenAlbums.insert($0).inserted }.prefix(reach)
+                hits.albums = page(try database.albumSummaries(ids: Array(albumIDs)), request.albums)
+            }
+        }
+        return hits
+    }
+
+    private static func everything(_ request: SearchRequest, database: LibraryDatabase) throws -> SearchHits {
+        let (artistIDs, albumIDs, songIDs) = try database.pool.read { db in
+            (try request.artists.count > 0 ? SearchRows.artistIDs(db, window: request.artists) : [],
+             try request.albums.count > 0 ? SearchRows.albumIDs(db, window: request.albums) : [],
+             try request.songs.count > 0 ? SearchRows.songIDs(db, window: request.songs) : [])
+        }
+        var hits = SearchHits()
+        if !artistIDs.isEmpty { hits.artists = try database.pool.read { db in try SearchRows.artistSummaries(db, ids: artistIDs) } }
+        if !albumIDs.isEmpty { hits.albums = try database.albumSummaries(ids: albumIDs) }
+        if !songIDs.isEmpty { hits.songs = try database.songs(ids: songIDs) }
+        return hits
+    }
+
+    private static func page<Item>(_ items: [Item], _ window: SearchRequest.Window) -> [Item] {
+        guard window.offset < items.count else { return [] }
+        return Array(items[window.offset..<min(items.count, window.end)])
+    }
+}
+
+/// The statements search reads beside the catalogue's search, each for a whole page at once.
+enum SearchRows {
+    /// The songs browsing lists (`LibraryDatabase.browsableSong`, the same condition): those with a local
+    /// file, less the images whose CUE tracks stand for them.
+    static let browsableSong = """
+        song.local_path <> '' AND (song.cue_file <> ''
+            OR NOT EXISTS (SELECT 1 FROM song AS track WHERE track.cue_file = song.local_path AND track.cue_file <> ''))
+        """
+
+    static func jsonArray(_ ids: [Int64]) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
+    }
+
+    /// The browsable ones of `songIDs`, each with its album (nil for a song without one).
+    static func browsableAlbums(_ db: Database, songIDs: [Int64]) throws -> [Int64: Int64?] {
+        guard !songIDs.isEmpty else { return [:] }
+        var albums: [Int64: Int64?] = [:]
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT song.id, song.album_id FROM json_each(?) AS wanted CROSS JOIN song ON song.id = wanted.value
+            WHERE \(browsableSong)
+            """), arguments: [jsonArray(songIDs)])
+        while let row = try rows.next() { albums[row[0]] = row[1] as Int64? }
+        return albums
+    }
+
+    /// Artists by id in the order of `ids`, with their albums' and songs' counts; those without a
+    /// browsable song left out.
+    static func artistSummaries(_ db: Database, ids: [Int64]) throws -> [ArtistSummary] {
+        guard !ids.isEmpty else { return [] }
+        let found = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT singer.id, singer.name, count(DISTINCT song.album_id), count(*)
+            FROM json_each(?) AS wanted CROSS JOIN song ON song.singer_id = wanted.value JOIN singer ON singer.id = song.singer_id
+            WHERE \(browsableSong) GROUP BY singer.id
+            """), arguments: [jsonArray(ids)]).map { ArtistSummary(id: $0[0], name: $0[1], albumCount: $0[2], songCount: $0[3]) }
+        let byID = Dictionary(found.map { ($0.id, $0) }) { first, _ in first }
+        return ids.compactMap { byID[$0] }
+    }
+
+    /// The albums filed under `singerIDs`, singer by singer in that order, each singer's by title.
+    static func albumIDs(_ db: Database, singerIDs: [Int64], limit: Int) throws -> [Int64] {
+        guard !singerIDs.isEmpty else { return [] }
+        return try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT album.id FROM json_each(?) AS wanted CROSS JOIN album ON album.singer_id = wanted.value
+            ORDER BY wanted.key, album.title LIMIT ?
+            """), arguments: [jsonArray(singerIDs), limit])
+    }
+
+    // An empty query's pages: every row with a browsable song, by row id.
+
+    static func artistIDs(_ db: Database, window: SearchRequest.Window) throws -> [Int64] {
+        try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT singer.id FROM singer WHERE EXISTS (SELECT 1 FROM song WHERE song.singer_id = singer.id AND \(browsableSong))
+            ORDER BY singer.id LIMIT ? OFFSET ?
+            """), arguments: [window.count, window.offset])
+    }
+
+    static func albumIDs(_ db: Database, window: SearchRequest.Window) throws -> [Int64] {
+        try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT album.id FROM album WHERE EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id AND \(browsableSong))
+            ORDER BY album.id LIMIT ? OFFSET ?
+            """), arguments: [window.count, window.offset])
+    }
+
+    static func songIDs(_ db: Database, window: SearchRequest.Window) throws -> [Int64] {
+        try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT song.id FROM song WHERE \(browsableSong) ORDER BY song.id LIMIT ? OFFSET ?
+            """), arguments: [window.count, window.offset])
+    }
+}
