@@ -62,11 +62,22 @@ package struct LyricsList: Encodable, Sendable, Equatable {
     init(_ lyrics: SongLyricsLayers, song: Song, enhanced: Bool) {
         let artist = lyrics.artist ?? song.singer, title = lyrics.title ?? song.title
         func entry(_ lines: [SongLyricsLayers.Line], lang: String, kind: String) -> StructuredLyrics {
-            StructuredLyrics(lang: lang, synced: lyrics.synced,
-                             line: lines.map { StructuredLyricsLine(start: $0.startMs, value: $0.text) },
-                             displayArtist: artist, displayTitle: title,
-                             // Every offset is in the times already.
-                             offset: lyrics.synced ? 0 : nil, kind: enhanced ? kind : nil)
+            var entry = StructuredLyrics(lang: lang, synced: lyrics.synced,
+                                         line: lines.map { StructuredLyricsLine(start: $0.startMs, value: $0.text) },
+                                         displayArtist: artist, displayTitle: title,
+                                         // Every offset is in the times already.
+                                         offset: lyrics.synced ? 0 : nil)
+            guard enhanced else { return entry }
+            entry.kind = kind
+            // Word timing, where the LRC has it (start times only, so no cue has an end).
+            let cueLines = lines.enumerated().compactMap { index, line -> CueLine? in
+                guard lyrics.synced, !line.words.isEmpty else { return nil }
+                return CueLine(index: index, start: line.startMs, value: line.text, cue: line.words.map {
+                    Cue(start: $0.startMs, byteStart: $0.bytes.lowerBound, byteEnd: $0.bytes.upperBound, value: $0.text)
+                })
+            }
+            if !cueLines.isEmpty { entry.cueLine = cueLines }
+            return entry
         }
         structuredLyrics = [entry(lyrics.main, lang: lyrics.language ?? "und", kind: "main")]
         if enhanced && !lyrics.translation.isEmpty {
@@ -85,6 +96,38 @@ package struct StructuredLyrics: Encodable, Sendable, Equatable {
     package var offset: Int?
     /// main or translation; only for `enhanced=true`.
     package var kind: String?
+    /// Word timing of the lines that have it; only for `enhanced=true`.
+    package var cueLine: [CueLine]?
+
+    package init(lang: String, synced: Bool, line: [StructuredLyricsLine], displayArtist: String?, displayTitle: String?,
+                 offset: Int?, kind: String? = nil, cueLine: [CueLine]? = nil) {
+        self.lang = lang
+        self.synced = synced
+        self.line = line
+        self.displayArtist = displayArtist
+        self.displayTitle = displayTitle
+        self.offset = offset
+        self.kind = kind
+        self.cueLine = cueLine
+    }
+}
+
+/// The words of line `index` (`songLyrics` version 2): its text, and each word's start and bytes in it.
+package struct CueLine: Encodable, Sendable, Equatable {
+    package var index: Int
+    package var start: Int?
+    package var value: String
+    package var cue: [Cue]
+}
+
+/// A word of a `CueLine`: its start in milliseconds, and its UTF-8 bytes in the line's text (inclusive).
+package struct Cue: Encodable, Sendable, Equatable, SubsonicXMLText {
+    package var start: Int
+    package var byteStart: Int
+    package var byteEnd: Int
+    package var value: String
+
+    package static let xmlTextKey = "value"
 }
 
 /// One lyric line: its start in milliseconds (synced lyrics only) and its text.

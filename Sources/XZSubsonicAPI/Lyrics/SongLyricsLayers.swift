@@ -12,6 +12,39 @@ struct SongLyricsLayers: Equatable {
         /// Milliseconds from the song's start with every offset applied; nil for plain lyrics.
         var startMs: Int?
         var text: String
+        /// The line's timed words (LRC's `<mm:ss.xx>` tags), each with its UTF-8 bytes in `text`; empty when
+        /// the line has none.
+        var words: [Word] = []
+
+        init(startMs: Int?, text: String) {
+            self.startMs = startMs
+            self.text = text
+        }
+
+        /// A synced line with its words placed in its text.
+        init(_ line: LyricLine) {
+            startMs = line.timeMs
+            text = SongLyricsLayers.clean(line.text)
+            // The words' texts joined are the line's text; cleaning that changed it leaves the words unplaced.
+            guard text == line.text else { return }
+            var offset = 0
+            for word in line.words {
+                let bytes = word.text.utf8.count
+                defer { offset += bytes }
+                let leading = word.text.utf8.prefix { $0 == 0x20 || $0 == 0x09 }.count
+                let core = word.text.trimmingCharacters(in: .whitespaces)
+                guard !core.isEmpty else { continue }
+                let start = offset + leading
+                words.append(Word(startMs: word.timeMs, text: core, bytes: start...(start + core.utf8.count - 1)))
+            }
+        }
+    }
+
+    struct Word: Equatable {
+        var startMs: Int
+        var text: String
+        /// Inclusive UTF-8 byte offsets of the word in its line's text.
+        var bytes: ClosedRange<Int>
     }
 
     var synced: Bool
@@ -90,16 +123,16 @@ struct SongLyricsLayers: Equatable {
             var end = index + 1
             while end < lines.count && lines[end].timeMs == lines[index].timeMs { end += 1 }
             stamps += 1
-            main.append(Line(startMs: lines[index].timeMs, text: clean(lines[index].text)))
+            main.append(Line(lines[index]))
             if end - index >= 2 {
                 paired += 1
-                translation.append(Line(startMs: lines[index + 1].timeMs, text: clean(lines[index + 1].text)))
+                translation.append(Line(lines[index + 1]))
             }
             index = end
         }
         // At least a third of the time stamps carry a second line.
         guard paired > 0, paired * 3 >= stamps else {
-            return (lines.map { Line(startMs: $0.timeMs, text: clean($0.text)) }, [])
+            return (lines.map(Line.init), [])
         }
         return (main, translation)
     }
