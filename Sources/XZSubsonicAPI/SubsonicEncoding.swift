@@ -107,7 +107,8 @@ package enum SubsonicEncoding {
 
     private static func json(_ envelope: Envelope) throws -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Keys in one order: the same document is the same bytes.
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return Array(try encoder.encode(["subsonic-response": envelope]))
     }
 

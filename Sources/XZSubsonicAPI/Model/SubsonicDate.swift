@@ -16,10 +16,11 @@ package struct SubsonicDate: Encodable, Sendable, Hashable, Comparable {
     }
 
     package var text: String {
-        let stamp = UTCStamp.string(date)
-        let seconds = date.timeIntervalSince1970
-        let milliseconds = Int(clamping: ((seconds - seconds.rounded(.down)) * 1000).rounded(.down), to: 0...999)
-        let digits = String(milliseconds)
+        // Whole milliseconds, to the nearest: 0.999 s is stored as 0.99899… and stays 999 ms.
+        let milliseconds = Int64(Int(clamping: date.timeIntervalSince1970 * 1000, to: -62_167_219_200_000...253_402_300_799_999))
+        let (seconds, part) = (milliseconds.floorDivided(by: 1000), milliseconds.floorModulo(1000))
+        let stamp = UTCStamp.string(Date(timeIntervalSince1970: TimeInterval(seconds)))
+        let digits = String(part)
         return String(stamp.dropLast()) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
@@ -29,4 +30,16 @@ package struct SubsonicDate: Encodable, Sendable, Hashable, Comparable {
     }
 
     package static func < (lhs: Self, rhs: Self) -> Bool { lhs.date < rhs.date }
+}
+
+private extension Int64 {
+    func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return self % divisor < 0 ? quotient - 1 : quotient
+    }
+
+    func floorModulo(_ divisor: Int64) -> Int64 {
+        let remainder = self % divisor
+        return remainder < 0 ? remainder + divisor : remainder
+    }
 }

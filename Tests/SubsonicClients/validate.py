@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Validates JSON documents against the OpenSubsonic spec's schemas (its openapi folder), every relative
+$ref resolved from the files beside it.
+
+Input on stdin: a JSON array of checks, each {"name": ..., "schema": "Child"} (a schema of schemas/) or
+{"name": ..., "endpoint": "getAlbum"} (the endpoint's whole response, `subsonic-response` included), with
+"document": the JSON to check. Prints one line per check ("ok NAME" or "FAIL NAME: where: why") and exits
+1 when any failed, 2 when the input or the spec is unusable.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import sys
+
+import jsonschema
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+
+format_checker = jsonschema.FormatChecker()
+
+
+@format_checker.checks("date-time")
+def is_date_time(value):
+    """RFC 3339, as the spec's dates are (no extra package needed for the check)."""
+    if not isinstance(value, str):
+        return True
+    if not DATE_TIME.match(value):
+        return False
+    try:
+        datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def file_uri(path):
+    return "file://" + os.path.abspath(path)
+
+
+def load(path):
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def retrieve(uri):
+    if not uri.startswith("file://"):
+        raise LookupError(uri)
+    return Resource.from_contents(load(uri[len("file://"):]), default_specification=DRAFT202012)
+
+
+REGISTRY = Registry(retrieve=retrieve)
+
+
+def endpoint_schema_path(spec, endpoint):
+    """The file of the endpoint's 200 response schema (as its GET operation names it)."""
+    path = os.path.join(spec, "endpoints", endpoint + ".json")
+    operation = load(path)
+    method = operation.get("get") or operation.get("post")
+    ref = method["responses"]["200"]
+    if "$ref" in ref:  # a shared response (EmptySubsonicResponse, BinaryResponse)
+        ref = load(os.path.normpath(os.path.join(os.path.dirname(path), ref["$ref"])))
+    schema_ref = ref["content"]["application/json"]["schema"]["$ref"]
+    return os.path.normpath(os.path.join(os.path.dirname(path), schema_ref))
+
+
+def validator_for(spec, check, cache):
+    if "schema" in check:
+        path = os.path.join(spec, "schemas", check["schema"] + ".json")
+    else:
+        path = endpoint_schema_path(spec, check["endpoint"])
+    if path not in cache:
+        schema = dict(load(path))
+        schema.setdefault("$id", file_uri(path))
+        cache[path] = jsonschema.Draft202012Validator(schema, registry=REGISTRY, format_checker=format_checker)
+    return cache[path]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--spec", required=True, help="the spec's openapi folder")
+    arguments = parser.parse_args()
+    try:
+        checks = json.load(sys.stdin)
+    except ValueError as error:
+        print(f"input is no JSON: {error}")
+        return 2
+    cache = {}
+    failed = 0
+    for check in checks:
+        name = check.get("name") or check.get("schema") or check.get("endpoint")
+        try:
+            validator = validator_for(arguments.spec, check, cache)
+        except (OSError, KeyError, ValueError) as error:
+            print(f"FAIL {name}: no schema: {error}")
+            failed += 1
+            continue
+        errors = sorted(validator.iter_errors(check["document"]), key=lambda e: list(e.absolute_path))
+        if errors:
+            failed += 1
+            for error in errors[:5]:
+                # A oneOf names no branch: the closest branch's own error says what is wrong.
+                error = jsonschema.exceptions.best_match([error]) if not error.context else \
+                    jsonschema.exceptions.best_match(error.context)
+                where = "/".join(str(part) for part in error.absolute_path) or "(root)"
+                print(f"FAIL {name}: {where}: {error.message[:300]}")
+        else:
+            print(f"ok {name}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
