@@ -211,6 +211,7 @@ let package = Package(
         ]),
         .testTarget(name: "XZSubsonicServerTests", dependencies: [
             "XZSubsonicServer", "XZSubsonicAPI", "XZAccounts", "XZHostAssembly", "XZHostCore", "XZCatalogue", "XZSystem", "XZTestSupport",
+            product("Crypto", "swift-crypto"),
         ]),
         .testTarget(name: "XZMPRISTests", dependencies: [
             "XZMPRIS", "XZHostAssembly", "XZHostCore", "XZServer", "XZCatalogue", "XZSystem", "XZTestSupport", "CSystemdBus",
