@@ -18,7 +18,8 @@ package final class SubsonicMedia: Sendable {
     }
 
     /// `stream`: the file as it is (with its `Range`), or a transcode to `format` at `maxBitRate` from
-    /// `timeOffset` seconds (the `transcodeOffset` extension). A CUE sheet's track is a part of its image, so
+    /// `timeOffset` seconds (the `transcodeOffset` extension; a raw or absent format sends the whole file and
+    /// ignores it). A CUE sheet's track is a part of its image, so
     /// it is always transcoded (FLAC when no format is named, so "raw" stays lossless). A song without a
     /// local file is not found: the API serves only what the library holds on disk.
     package func stream(_ request: SubsonicRequest) throws -> SubsonicReply {
@@ -35,7 +36,8 @@ package final class SubsonicMedia: Sendable {
         if song.cuePart != nil {
             format = asked ?? (maxBitRate > 0 ? .mp3 : .flac)
         } else if let asked {
-            if asked == own && (asked.isLossless || !overCap) { return try raw(file, request) }
+            // The file's own format is the file, unless a cap below its rate or an offset asks for more.
+            if asked == own && offset == 0 && (asked.isLossless || !overCap) { return try raw(file, request) }
             format = asked
         } else if overCap, own?.isLossless != true || maxBitRate > 0 {
             format = .mp3
@@ -43,7 +45,7 @@ package final class SubsonicMedia: Sendable {
             return try raw(file, request)
         }
         return try transcode(song, file, format: format, kbps: format.kbps(maxBitRate: maxBitRate), offset: offset,
-                             estimate: estimate, isHead: request.isHead)
+                             estimate: estimate, isHead: request.isHead, range: request.range)
     }
 
     /// `download`: the original file as an attachment, named after it. A CUE sheet's track is its part of
@@ -52,11 +54,18 @@ package final class SubsonicMedia: Sendable {
         let (song, file) = try localSong(request)
         if song.cuePart != nil {
             let base = song.title.isEmpty ? "track" : song.title
-            guard case .stream(var reply) = try transcode(song, file, format: .flac, kbps: 0, offset: 0, estimate: false,
-                                                          isHead: request.isHead, useCache: true)
-            else { return try raw(file, request) }
-            reply.headers.append(("Content-Disposition", Self.attachment(base + ".flac")))
-            return .stream(reply)
+            let disposition = ("Content-Disposition", Self.attachment(base + ".flac"))
+            switch try transcode(song, file, format: .flac, kbps: 0, offset: 0, estimate: false, isHead: request.isHead) {
+            case .stream(var reply):
+                reply.headers.append(disposition)
+                return .stream(reply)
+            case .file(var cached):
+                cached.headers.append(disposition)
+                cached.range = try ByteRange.parse(request.range, size: cached.size)
+                return .file(cached)
+            case let other:
+                return other
+            }
         }
         let name = (file.path as NSString).lastPathComponent
         return .file(FileReply(path: file.path, contentType: MediaContentType.of(path: file.path), size: file.size,
@@ -72,12 +81,13 @@ package final class SubsonicMedia: Sendable {
     }
 
     private func transcode(_ song: Song, _ file: (path: String, size: Int64, modifiedMs: Int64), format: TranscodeFormat,
-                           kbps: Int, offset: Double, estimate: Bool, isHead: Bool, useCache: Bool = true) throws -> SubsonicReply {
+                           kbps: Int, offset: Double, estimate: Bool, isHead: Bool, range: String? = nil) throws -> SubsonicReply {
         let key = TranscodeCacheKey(songKey: song.songKey, fileSize: file.size, fileModifiedMs: file.modifiedMs,
                                     format: format, kbps: kbps)
         let fromStart = offset == 0
-        if fromStart, useCache, let cached = cache.lookup(key) {
-            return .file(FileReply(path: cached.path, contentType: format.contentType, size: cached.size))
+        if fromStart, let cached = cache.lookup(key) {
+            return .file(FileReply(path: cached.path, contentType: format.contentType, size: cached.size,
+                                   range: try ByteRange.parse(range, size: cached.size)))
         }
         // A HEAD request's body is never produced: it takes no place under the cap.
         let lease = isHead ? nil : try transcodes.acquire()
@@ -87,13 +97,12 @@ package final class SubsonicMedia: Sendable {
                                offsetSeconds: min(offset, seconds > 0 ? seconds : offset), format: format, kbps: kbps)
         // The estimate is the body's exact length: what the encoder makes past it is cut, and a shorter
         // transcode is padded with zero bytes (which decoders skip as junk after the last frame).
-        let length: Int64? = estimate && !format.isLossless && seconds > 0
-            ? Int64(max(0, seconds - job.offsetSeconds) * Double(kbps) * 125) : nil
+        let length = estimate ? format.estimatedLength(seconds: seconds - job.offsetSeconds, kbps: kbps) : nil
         let cache = self.cache
         return .stream(StreamReply(contentType: format.contentType, estimatedLength: length) { sink in
             defer { lease?.release() }
             let client = ExactLength(sink, length: length)
-            if fromStart && useCache {
+            if fromStart {
                 try cache.fill(key, forward: client.write) { write in try Transcoder.run(job, write: write) }
             } else {
                 try Transcoder.run(job, write: client.write)

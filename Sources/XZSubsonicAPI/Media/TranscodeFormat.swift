@@ -1,3 +1,4 @@
+import XZAudio
 import XZEncoders
 
 /// A format `stream` transcodes to, with the project's encoder for it and its bit rates.
@@ -94,5 +95,27 @@ package enum TranscodeFormat: String, Sendable, CaseIterable {
         case .vorbis: ["bitrate": String(kbps)]
         case .flac: [:]
         }
+    }
+
+    /// What the encoder is asked to take for `source`: lossy formats at most 48 kHz (their bit rates are
+    /// made for it, and libvorbis refuses most at 96 kHz), keeping the 44.1 kHz family; FLAC as it is.
+    func encodedFormat(for source: AudioFormat) -> AudioFormat {
+        guard !isLossless, source.sampleRate > 48_000 else { return source }
+        let rate = source.sampleRate % 11_025 == 0 ? 44_100 : 48_000
+        return AudioFormat(sampleRate: rate, channels: source.channels, sample: source.sample, bits: source.bits)
+    }
+
+    /// The length announced for `estimateContentLength`: the bit rate over the seconds, with room for the
+    /// container and a VBR encoder's excess (5 % and 16 KiB), so the body is seldom cut; nil for FLAC.
+    package func estimatedLength(seconds: Double, kbps: Int) -> Int64? {
+        guard !isLossless, seconds > 0 else { return nil }
+        return Int64(clamping: Int(clamping: seconds * Double(kbps) * 125 * 1.05)) + 16_384
+    }
+
+    /// VBR quality standing for `kbps` at CD rates (libvorbis's table), for a rate its bit-rate mode refuses.
+    static func vorbisQuality(kbps: Int) -> String {
+        let table: [(kbps: Int, quality: Int)] = [(64, 0), (80, 1), (96, 2), (112, 3), (128, 4), (160, 5), (192, 6), (224, 7),
+                                                  (256, 8), (320, 9), (500, 10)]
+        return String(table.first { kbps <= $0.kbps }?.quality ?? 10)
     }
 }

@@ -37,9 +37,9 @@ enum Transcoder {
         start = min(start + offset, end ?? Int.max)
         if start > 0 { try decoder.seek(toSample: start) }
 
-        let encoder = try makeEncoder(kind: job.format.encoderKind, settings: job.format.encoderSettings(kbps: job.kbps))
+        let asked = job.format.encodedFormat(for: source)
+        let (encoder, layout) = try openEncoder(job, asked)
         defer { encoder.close() }
-        let layout = try encoder.open(format: source)
         let conversion = PCMConversion(from: source, to: layout)
 
         var pending: [UInt8] = []
@@ -72,5 +72,14 @@ enum Transcoder {
         try conversion.finish { try encoder.encode($0) }
         encoder.close()
         try collect(final: true)
+    }
+
+    private static func openEncoder(_ job: TranscodeJob, _ format: AudioFormat) throws -> (AudioEncoder, AudioFormat) {
+        let encoder = try makeEncoder(kind: job.format.encoderKind, settings: job.format.encoderSettings(kbps: job.kbps))
+        if let layout = try? encoder.open(format: format) { return (encoder, layout) }
+        guard job.format == .vorbis else { return (encoder, try encoder.open(format: format)) }
+        // libvorbis's bit-rate mode takes only some rates for each sample rate and channel count.
+        let byQuality = try makeEncoder(kind: .vorbis, settings: ["quality": TranscodeFormat.vorbisQuality(kbps: job.kbps)])
+        return (byQuality, try byQuality.open(format: format))
     }
 }

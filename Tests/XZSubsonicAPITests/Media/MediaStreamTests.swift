@@ -11,14 +11,18 @@ final class MediaStreamTests: XCTestCase {
     static let shared = Result { try MediaFixture() }
     var fixture: MediaFixture { get throws { try Self.shared.get() } }
 
-    /// The body a transcode reply produces for a client that takes it all.
-    func produce(_ reply: SubsonicReply, file: StaticString = #filePath, line: UInt = #line) throws -> (StreamReply, [UInt8]) {
-        guard case .stream(let stream) = reply else {
+    /// What a client receives of a transcode: the body its producer makes, or the cached transcode's file.
+    func produce(_ reply: SubsonicReply) throws -> (contentType: String, bytes: [UInt8]) {
+        switch reply {
+        case .stream(let stream):
+            let sink = CollectingSink()
+            try stream.produce(sink)
+            return (stream.contentType, sink.bytes)
+        case .file(let file) where file.path.contains("/cache/transcodes/"):
+            return (file.contentType, [UInt8](try Data(contentsOf: URL(fileURLWithPath: file.path))))
+        default:
             throw TestFailure("expected a transcode, got \(reply)")
         }
-        let sink = CollectingSink()
-        try stream.produce(sink)
-        return (stream, sink.bytes)
     }
 
     func testEveryFormatTranscodesToEveryTargetForTheSongsLength() throws {
@@ -30,14 +34,14 @@ final class MediaStreamTests: XCTestCase {
             for target in targets {
                 let song = try fixture.song(name)
                 let reply = try fixture.answer(fixture.request(name, [("format", target.parameter)]))
-                if case .file(let raw) = reply {
+                if case .file(let raw) = reply, raw.path.hasPrefix(fixture.music.path) {
                     // The file's own format: sent as it is.
                     XCTAssertEqual(TranscodeFormat(fileName: name), TranscodeFormat(parameter: target.parameter), name)
                     XCTAssertEqual(raw.size, Int64(try Data(contentsOf: fixture.music.appendingPathComponent(name)).count))
                     continue
                 }
-                let (stream, bytes) = try produce(reply)
-                XCTAssertEqual(stream.contentType, target.type)
+                let (contentType, bytes) = try produce(reply)
+                XCTAssertEqual(contentType, target.type)
                 let decoded = try DecodedMedia(bytes, in: fixture.folder, name: "out-\(name).\(target.parameter)")
                 XCTAssertEqual(decoded.codec, target.codec, "\(name) → \(target.parameter)")
                 XCTAssertEqual(decoded.seconds, Double(song.durationMs ?? 0) / 1000, accuracy: 0.5, "\(name) → \(target.parameter)")
@@ -52,7 +56,7 @@ final class MediaStreamTests: XCTestCase {
             let name = "Rip/image.cue/track000\(index + 1)"
             // No format: the track is a part of its image, served losslessly as FLAC.
             let (raw, rawBytes) = try produce(fixture.answer(fixture.request(name)))
-            XCTAssertEqual(raw.contentType, "audio/flac")
+            XCTAssertEqual(raw, "audio/flac")
             XCTAssertEqual(try DecodedMedia(rawBytes, in: fixture.folder, name: "cue\(index).flac").seconds, length, accuracy: 0.05)
             let (_, mp3) = try produce(fixture.answer(fixture.request(name, [("format", "mp3")])))
             XCTAssertEqual(try DecodedMedia(mp3, in: fixture.folder, name: "cue\(index).mp3").seconds, length, accuracy: 0.5)
@@ -86,7 +90,8 @@ final class MediaStreamTests: XCTestCase {
         for (format, kbps) in [("mp3", 96), ("opus", 64), ("ogg", 112), ("mp3", 320)] {
             let (_, bytes) = try produce(fixture.answer(fixture.request("song.flac", [("format", format), ("maxBitRate", "\(kbps)")])))
             let decoded = try DecodedMedia(bytes, in: fixture.folder, name: "rate.\(format)")
-            XCTAssertTrue((0.75...1.25).contains(decoded.kbps / Double(kbps)), "\(format) at \(kbps): \(decoded.kbps) kbit/s")
+            // A ceiling: VBR encoders spend less where the music needs less.
+            XCTAssertTrue((0.6...1.15).contains(decoded.kbps / Double(kbps)), "\(format) at \(kbps): \(decoded.kbps) kbit/s")
         }
         // Default rates when none is asked for.
         let (_, mp3) = try produce(fixture.answer(fixture.request("song.wav", [("format", "mp3")])))
@@ -141,10 +146,13 @@ final class MediaStreamTests: XCTestCase {
         XCTAssertEqual(file.headers.first { $0.name == "Content-Disposition" }?.value,
                        "attachment; filename=\"song.ogg\"; filename*=UTF-8''song.ogg")
         // A CUE track downloads as its own part of the image.
-        guard case .stream(let track) = try fixture.answer(fixture.request("Rip/image.cue/track0001", endpoint: "download")) else {
-            return XCTFail("a CUE track downloads as its part")
+        let track: [(name: String, value: String)]
+        switch try fixture.answer(fixture.request("Rip/image.cue/track0001", endpoint: "download")) {
+        case .stream(let stream): track = stream.headers
+        case .file(let file) where file.path.contains("/cache/transcodes/"): track = file.headers
+        default: return XCTFail("a CUE track downloads as its part")
         }
-        XCTAssertEqual(track.headers.first { $0.name == "Content-Disposition" }?.value,
+        XCTAssertEqual(track.first { $0.name == "Content-Disposition" }?.value,
                        "attachment; filename=\"First.flac\"; filename*=UTF-8''First.flac")
     }
 
@@ -169,11 +177,18 @@ final class MediaStreamTests: XCTestCase {
     func testEstimatedLengthIsTheBodysLength() throws {
         let fixture = try fixture
         for format in ["mp3", "opus", "ogg"] {
-            let (stream, bytes) = try produce(fixture.answer(fixture.request("song.wav", [("format", format), ("estimateContentLength", "true"),
-                                                                                          ("timeOffset", "1")])))
+            guard case .stream(let stream) = try fixture.answer(fixture.request("song.wav", [("format", format), ("estimateContentLength", "true"),
+                                                                                           ("timeOffset", "1")])) else {
+                return XCTFail("a transcode from an offset is never cached")
+            }
+            let sink = CollectingSink()
+            try stream.produce(sink)
+            let bytes = sink.bytes
             let length = try XCTUnwrap(stream.estimatedLength, format)
             XCTAssertEqual(Int64(bytes.count), length, format)
-            XCTAssertEqual(length, Int64((MediaFixture.seconds - 1) * Double(TranscodeFormat(parameter: format)!.defaultKbps) * 125), format)
+            let kbps = Double(TranscodeFormat(parameter: format)!.defaultKbps)
+            XCTAssertTrue((MediaFixture.seconds - 1) * kbps * 125 < Double(length) && Double(length) < MediaFixture.seconds * kbps * 125 * 1.2,
+                          "\(format): \(length)")
             XCTAssertEqual(try DecodedMedia(bytes, in: fixture.folder, name: "estimate.\(format)").seconds, MediaFixture.seconds - 1,
                            accuracy: 0.5, format)
         }

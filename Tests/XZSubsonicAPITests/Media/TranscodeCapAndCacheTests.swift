@@ -39,11 +39,13 @@ final class TranscodeCapAndCacheTests: XCTestCase {
         _ = try start("ogg")
         XCTAssertEqual(fixture.library.media.transcodes.count, 1, "the reply above was dropped at once")
         // A HEAD request produces nothing and takes no place.
-        let occupier = try start("flac")
-        guard case .stream = try fixture.answer(fixture.request("song.flac", [("format", "mp3"), ("timeOffset", "1")], isHead: true)) else {
-            return XCTFail("HEAD of a transcode")
+        do {
+            let occupier = try start("flac")
+            guard case .stream = try fixture.answer(fixture.request("song.flac", [("format", "mp3"), ("timeOffset", "1")], isHead: true)) else {
+                return XCTFail("HEAD of a transcode")
+            }
+            withExtendedLifetime(occupier) {}
         }
-        withExtendedLifetime(occupier) {}
         // The producer's end gives its place back.
         gate.signal()
         XCTAssertTrue(eventually(timeout: 60) { fixture.library.media.transcodes.count == 0 })
