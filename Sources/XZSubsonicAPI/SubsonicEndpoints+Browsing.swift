@@ -71,8 +71,8 @@ extension SubsonicEndpoints {
     @Sendable private static func indexes(_ call: SubsonicCall) throws -> SubsonicReply {
         try call.checkMusicFolder()
         let tree = MusicFolderTree(library: call.library)
-        let updatedAt = try call.library.database.catalogueSummary().updatedAt ?? call.library.host.startedAt
-        let lastModified = Int64(clamping: Int(clamping: updatedAt.timeIntervalSince1970 * 1000))
+        let changedAt = try CatalogueChangeClock.lastModified(of: call.library.database)
+        let lastModified = Int64(clamping: Int(clamping: changedAt.timeIntervalSince1970 * 1000))
         // Nothing changed since the client's copy: the element without its letters.
         if let since = try call.optionalInt64("ifModifiedSince", in: 0...Int64.max), since >= lastModified {
             return .document(SubsonicDocument("indexes", Indexes(ignoredArticles: ArtistIndexGrouping.ignoredArticles,

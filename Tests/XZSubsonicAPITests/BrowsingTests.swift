@@ -329,5 +329,13 @@ final class BrowsingTests: XCTestCase {
         XCTAssertEqual(fixture.errorCode("getIndexes", [("ifModifiedSince", "-1")]), 0)
         XCTAssertEqual(fixture.errorCode("getIndexes", [("ifModifiedSince", "99999999999999999999999")]), 0)
         XCTAssertNotNil(try fixture.answer("getIndexes", [("musicFolderId", "1")], of: Indexes.self))
+        // A song gone from the folder is a change, though nothing newer came in.
+        try FileManager.default.removeItem(at: fixture.folder.url.appendingPathComponent("music/top.mp3"))
+        _ = fixture.host.startUpdate(of: fixture.folder.url.appendingPathComponent("music"), rescan: false)
+        fixture.host.updates.wait()
+        let changed = try fixture.answer("getIndexes", [("ifModifiedSince", String(indexes.lastModified))], of: Indexes.self)
+        XCTAssertGreaterThan(changed.lastModified, indexes.lastModified)
+        XCTAssertEqual(changed.index.count, indexes.index.count)
+        XCTAssertNil(changed.child)
     }
 }
