@@ -30,10 +30,10 @@ package struct SubsonicRouter: Sendable {
         var request = request
         request.endpoint = Self.endpointName(request.endpoint)
         guard let endpoint = endpoints[request.endpoint] else {
-            // Not the spec's (it names no answer); as Navidrome, a 404, with the error document for clients
-            // that read it. The name is echoed only when it is a plain word.
+            // The spec names no answer: HTTP 404 as Navidrome's, with a generic error document (code 0: 70 is
+            // for data not found) for clients that read it. The name is echoed only when it is a plain word.
             let shown = Self.isPlainName(request.endpoint) ? " '\(request.endpoint)'" : ""
-            return .failure(SubsonicError.notFound("unknown API endpoint\(shown)"), httpStatus: 404)
+            return .failure(SubsonicError.generic("unknown API endpoint\(shown)"), httpStatus: 404)
         }
         do {
             var user: LibraryUser?

@@ -60,7 +60,7 @@ package final class SubsonicServer: Sendable {
             additionalChannelHandlers: [StalledWriteGuard(limit: stalled)],
             idleTimeout: TimeAmount(limits.idleTimeout),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeadBytes, maxHeaderListSize: limits.maxHeadBytes))
-        let application = Application(
+        var application = Application(
             responder: responder,
             server: .http1(configuration: http),
             configuration: ApplicationConfiguration(
@@ -68,6 +68,9 @@ package final class SubsonicServer: Sendable {
                 availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections)),
             onServerRunning: { channel in bound.resolve(.success(channel.localAddress?.port ?? port)) },
             eventLoopGroupProvider: .shared(events))
+        // Its lines would interleave with serve's own (which says where the API listens); failures to
+        // listen reach the caller as errors, and a stop is no error.
+        application.logger.logLevel = .critical
         let task = Task {
             do {
                 try await application.run()
