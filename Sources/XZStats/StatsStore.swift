@@ -147,13 +147,14 @@ package struct StatsStore: Sendable {
     package func recordPlay(songKey: String, title: String, singer: String, durationMs: Int?,
                             at date: Date = Date()) throws -> Int64 {
         let at = UTCTime.string(date)
-        let heard = max(0, durationMs ?? 0)
+        let duration = durationMs.map { max(0, $0) }
+        let heard = duration ?? 0
         return try database.pool.write { db in
             try db.execute(sql: """
                 INSERT INTO play_session (user_id, song_key, title, singer, started_at, updated_at, played_ms,
                     position_ms, duration_ms, end_reason, counted, counted_at, skip)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'completed', 1, ?, 0)
-                """, arguments: [user.rawValue, songKey, title, singer, at, at, heard, heard, durationMs, at])
+                """, arguments: [user.rawValue, songKey, title, singer, at, at, heard, heard, duration, at])
             return db.lastInsertedRowID
         }
     }
