@@ -91,6 +91,8 @@ case "server-scale":
     let queries = arguments.count > 1 ? Array(arguments.dropFirst()) : SyntheticCatalogue.queries
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary)
         .searchAtScale(library: folder.appendingPathComponent("library-1m"), queries: queries) }
+case "subsonic":
+    benchmark { try SubsonicBenchmark(folder: folder.appendingPathComponent("subsonic"), xzmusic: binary).run() }
 case "transport-floor":
     // Started by `server` as a child process: PORT and the answer to give every request line.
     benchmark {
@@ -101,6 +103,6 @@ case "transport-floor":
     }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] [encode] | json | download | oneshot-search | rescan | server [rss] | server-lists | server-watch | server-scale [QUERY...] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] [encode] | json | download | oneshot-search | rescan | server [rss] | server-lists | server-watch | server-scale [QUERY...] | subsonic | online | lyrics | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }
