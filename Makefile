@@ -15,7 +15,7 @@ RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-e
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-cli bench-online bench-lyrics fuzz-lyrics fuzz-protocol install clean
+.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-subsonic bench-cli bench-online bench-lyrics fuzz-lyrics fuzz-protocol install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -100,6 +100,14 @@ bench-server: deps
 	$(RELEASE_BUILD) --product xzmusic-floor-client
 	$(RELEASE_BUILD) --product xzmusic-bench
 	.build/release/xzmusic-bench server
+
+# The Subsonic API: search3 at 100,000 songs, a 10,000-song sync, raw and transcoded streams against cat, dd
+# and the ffmpeg CLI, 20 transcoded listeners, and Debian's supysonic (installed here) on the same folder.
+bench-subsonic: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="supysonic python3-waitress"
+	$(RELEASE_BUILD) --product xzmusic
+	$(RELEASE_BUILD) --product xzmusic-bench
+	.build/release/xzmusic-bench subsonic
 
 # One-shot player commands against a host with 10 to 100,000 queued songs, beside mpc on the same host;
 # COMPARE=OTHER_BINARY measures another build's xzmusic in the same run (before and after).
