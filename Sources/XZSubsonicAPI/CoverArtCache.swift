@@ -13,8 +13,9 @@ package final class CoverArtCache: Sendable {
     package let folder: URL
     package let capacity: Int64
     private let host: PlayerHost
-    /// One trim at a time; lookups and writes need no lock (a file is renamed into place whole).
-    private let trimming = Mutex(())
+    /// The bytes the folder holds, learnt from the folder at the first write and counted since; the lock
+    /// also makes trims one at a time. Lookups and writes need no lock (a file is renamed into place whole).
+    private let usage = Mutex<Int64?>(nil)
 
     /// The sizes a client may ask for; a larger one is the largest, a smaller one 1 pixel.
     package static let sizes = 1...2048
@@ -61,27 +62,32 @@ package final class CoverArtCache: Sendable {
               let suffix = Self.types.first(where: { $0.1 == image.mimeType })?.0,
               (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil else { return }
         guard (try? AtomicFile.write(Data(image.bytes), toPath: folder.appendingPathComponent(name + suffix).path)) != nil else { return }
-        trim()
+        usage.withLock { total in
+            // The first write learns what the folder holds, the new file with it.
+            let held = total.map { $0 + Int64(image.bytes.count) } ?? trim(to: capacity)
+            // Trimmed to nine tenths, so a full cache is not listed again at every write.
+            total = held > capacity ? trim(to: capacity / 10 * 9) : held
+        }
     }
 
-    /// Removes the least recently used files until the rest fit within `capacity`.
-    package func trim() {
-        trimming.withLock { _ in
-            AtomicFile.removeLeftovers(in: folder.path)
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-            var files: [(path: String, size: Int64, used: Date)] = []
-            var total: Int64 = 0
-            for name in names where !name.hasPrefix(".") {
-                let path = folder.appendingPathComponent(name).path
-                guard let status = FileStatus(path: path), status.kind == .regular else { continue }
-                files.append((path, status.size, status.modified))
-                total += status.size
-            }
-            guard total > capacity else { return }
-            for file in files.sorted(by: { $0.used < $1.used }) where total > capacity {
-                if unlink(file.path) == 0 { total -= file.size }
-            }
+    /// Removes the least recently used files until the rest fit within `limit`; returns the bytes left.
+    /// Called with `usage` locked.
+    private func trim(to limit: Int64) -> Int64 {
+        AtomicFile.removeLeftovers(in: folder.path)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return 0 }
+        var files: [(path: String, size: Int64, used: Date)] = []
+        var total: Int64 = 0
+        for name in names where !name.hasPrefix(".") {
+            let path = folder.appendingPathComponent(name).path
+            guard let status = FileStatus(path: path), status.kind == .regular else { continue }
+            files.append((path, status.size, status.modified))
+            total += status.size
         }
+        guard total > limit else { return total }
+        for file in files.sorted(by: { $0.used < $1.used }) where total > limit {
+            if unlink(file.path) == 0 { total -= file.size }
+        }
+        return total
     }
 
     /// FNV-1a (64 bits) of the picture's identity, and the size asked ("full" for its own size).
