@@ -233,12 +233,23 @@ extension LibraryDatabase {
 
     /// A singer with browsable songs, by id.
     package func artistSummary(id: Int64) throws -> ArtistSummary? {
-        try pool.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT singer.id, singer.name, count(DISTINCT song.album_id), count(*) FROM song JOIN singer ON singer.id = song.singer_id
-                WHERE \(Self.browsableSong) AND singer.id = ? GROUP BY singer.id
-                """, arguments: [id]).map { ArtistSummary(id: $0[0], name: $0[1], albumCount: $0[2], songCount: $0[3]) }
-        }
+        try artistSummaries(ids: [id]).first
+    }
+
+    /// Singers by id in the order of `ids`; those without browsable songs are left out.
+    package func artistSummaries(ids: [Int64]) throws -> [ArtistSummary] {
+        guard !ids.isEmpty else { return [] }
+        let found = try pool.read { db in try Self.artistSummaries(db, ids: ids) }
+        let byId = Dictionary(found.map { ($0.id, $0) }) { first, _ in first }
+        return ids.compactMap { byId[$0] }
+    }
+
+    private static func artistSummaries(_ db: Database, ids: [Int64]) throws -> [ArtistSummary] {
+        try Row.fetchAll(db, sql: """
+            SELECT singer.id, singer.name, count(DISTINCT song.album_id), count(*)
+            FROM json_each(?) AS wanted CROSS JOIN song ON song.singer_id = wanted.value JOIN singer ON singer.id = song.singer_id
+            WHERE \(Self.browsableSong) GROUP BY singer.id
+            """, arguments: [Self.jsonArray(ids)]).map { ArtistSummary(id: $0[0], name: $0[1], albumCount: $0[2], songCount: $0[3]) }
     }
 
     /// An album's songs by disc, track and title.
@@ -383,12 +394,8 @@ extension LibraryDatabase {
                 WHERE p.counted = 1 AND p.user_id IN listener AND song.singer_id <> ?1
                 GROUP BY song.singer_id ORDER BY count(DISTINCT p.user_id) DESC, count(*) DESC, song.singer_id LIMIT ?2
                 """, arguments: [singerId, limit])
-            return try ids.compactMap { id in
-                try Row.fetchOne(db, sql: """
-                    SELECT singer.id, singer.name, count(DISTINCT song.album_id), count(*) FROM song JOIN singer ON singer.id = song.singer_id
-                    WHERE \(Self.browsableSong) AND singer.id = ? GROUP BY singer.id
-                    """, arguments: [id]).map { ArtistSummary(id: $0[0], name: $0[1], albumCount: $0[2], songCount: $0[3]) }
-            }
+            let found = Dictionary(try Self.artistSummaries(db, ids: ids).map { ($0.id, $0) }) { first, _ in first }
+            return ids.compactMap { found[$0] }
         }
     }
 

@@ -126,9 +126,8 @@ extension SubsonicEndpoints {
         let database = call.library.database
         let stars = UserAnnotations(database: database, user: user)
         let albums = try database.albumSummaries(ids: stars.starred(.album).map(\.id))
-        let artistOrder = try stars.starred(.artist).map(\.id)
-        let artistsByID = Dictionary(try database.artistSummaries().map { ($0.id, $0) }) { first, _ in first }
-        return (artistOrder.compactMap { artistsByID[$0] }, albums, try database.likedSongs(user: user.rawValue))
+        let artists = try database.artistSummaries(ids: stars.starred(.artist).map(\.id))
+        return (artists, albums, try database.likedSongs(user: user.rawValue))
     }
 
     // MARK: Now playing
