@@ -25,11 +25,11 @@ enum Jukebox {
             break
         case "set":
             let items = try queueItems(call)
-            host.exclusively { turn in
-                // As Subsonic's `set`: the queue is replaced, and what was playing goes on playing the new one's start.
-                let wasPlaying = turn.snapshot().state == .playing
-                turn.replaceQueue(with: items)
-                if wasPlaying, !items.isEmpty { turn.playItem(at: 0) }
+            try host.exclusively { turn throws(SubsonicError) in
+                guard items.count <= turn.maxQueueLength else {
+                    throw SubsonicError.generic("the jukebox holds at most \(turn.maxQueueLength) entries")
+                }
+                replaceKeepingCurrent(with: items, turn)
             }
         case "start":
             host.playFromWhereItIs()
@@ -78,6 +78,23 @@ enum Jukebox {
             throw SubsonicError.generic("unknown jukebox action: get, status, set, start, stop, skip, add, clear, remove, shuffle or setGain")
         }
         return .document(SubsonicDocument("jukeboxStatus", status(host)))
+    }
+
+    /// Subsonic's `set`: the queue becomes `items`, and the song playing goes on where it is when it is
+    /// among them (the first time it is); otherwise a playing jukebox plays the new queue from its start.
+    private static func replaceKeepingCurrent(with items: [QueueItem], _ turn: PlayerTurn) {
+        let snapshot = turn.snapshot()
+        guard snapshot.state.isLoaded, let index = snapshot.currentIndex, let current = snapshot.current?.songId,
+              let kept = items.firstIndex(where: { $0.songId == current }) else {
+            let wasPlaying = snapshot.state == .playing
+            turn.replaceQueue(with: items)
+            if wasPlaying, !items.isEmpty { turn.playItem(at: 0) }
+            return
+        }
+        if index + 1 < snapshot.queueLength { turn.removeFromQueue(range: (index + 1)..<snapshot.queueLength) }
+        if index > 0 { turn.removeFromQueue(range: 0..<index) }
+        turn.insert(Array(items[..<kept]), at: 0)
+        turn.insert(Array(items[(kept + 1)...]), at: nil)
     }
 
     static func status(_ host: PlayerHost) -> SubsonicJukeboxStatus {

@@ -60,6 +60,15 @@ final class JukeboxTests: XCTestCase {
         XCTAssertEqual(playlist.entry?.map(\.title), ["One", "Two", "Three"])
         XCTAssertEqual(playlist.status.currentIndex, 1)
 
+        // `set` keeps the song playing where it is when the new queue holds it.
+        let before = fixture.host.snapshot().positionMs
+        status = try control("set", [("id", three), ("id", two), ("id", one)])
+        XCTAssertEqual(fixture.host.snapshot().queue.map(\.title), ["Three", "Two", "One"])
+        XCTAssertEqual(status.currentIndex, 1)
+        XCTAssertEqual(fixture.host.snapshot().current?.title, "Two")
+        XCTAssertGreaterThanOrEqual(fixture.host.snapshot().positionMs, before, "the song went on, not from its start")
+        try control("set", [("id", one), ("id", two), ("id", three)])
+
         try control("remove", [("index", "0")])
         XCTAssertEqual(fixture.host.snapshot().queue.map(\.title), ["Two", "Three"])
         try control("shuffle")
