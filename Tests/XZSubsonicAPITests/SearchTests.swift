@@ -27,6 +27,12 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(typo.artist.map(\.name), ["王菲"])
         let typoTitle = try search3(fixture, [("query", "qingtain")])
         XCTAssertEqual(typoTitle.song.map(\.title), ["晴天"])
+        // An album by its name's pinyin, and a CUE sheet's album and tracks.
+        XCTAssertEqual(try search3(fixture, [("query", "yehuimei")]).album.map(\.name), ["叶惠美"])
+        XCTAssertEqual(try search3(fixture, [("query", "abbey road")]).album.map(\.name), ["Abbey Road"])
+        let sheet = try search3(fixture, [("query", "the album")])
+        XCTAssertEqual(sheet.album.map(\.name), ["The Album"])
+        XCTAssertEqual(Set(sheet.song.map(\.title)), ["First", "Second"])
         // Ids resolve, and the album the songs name is the one listed.
         let song = try XCTUnwrap(try search3(fixture, [("query", "wangfei")]).song.first)
         XCTAssertEqual(try fixture.answer("getSong", [("id", song.id)], of: SubsonicChild.self).title, song.title)
