@@ -179,6 +179,13 @@ final class BrowsingTests: XCTestCase {
         let folderList = try fixture.answer("getAlbumList", [("type", "starred")], as: fixture.guest, of: SubsonicAlbumList.self).album
         XCTAssertEqual(folderList.map(\.title), ["红豆", "Wings"])
         XCTAssertTrue(folderList.allSatisfy(\.isDir))
+        // The folder view's albums and artists open as folders too (clients browse them by getMusicDirectory).
+        let redBean = try fixture.answer("getMusicDirectory", [("id", folderList[0].id)], of: Directory.self)
+        XCTAssertEqual(redBean.child.map(\.title), ["当时的月亮", "红豆"])
+        XCTAssertEqual(redBean.parent, folderList[0].parent)
+        let singer = try fixture.answer("getMusicDirectory", [("id", try XCTUnwrap(redBean.parent))], of: Directory.self)
+        XCTAssertEqual(singer.name, "王菲")
+        XCTAssertEqual(singer.child.map(\.id), [folderList[0].id])
     }
 
     func testStarsAndPlaysAreEachUsersOwn() throws {
