@@ -39,18 +39,17 @@ struct SearchHits {
         songs = songs.filter { browsable[$0.id] != nil }
         var hits = SearchHits()
         if request.songs.count > 0 { hits.songs = page(songs, request.songs) }
-        if request.artists.count > 0 || request.albums.count > 0 {
-            if request.artists.count > 0 {
-                let summaries = try database.pool.read { db in try SearchRows.artistSummaries(db, ids: singerIDs) }
-                hits.artists = page(summaries, request.artists)
-            }
-            if request.albums.count > 0 {
-                var seenAlbums = Set<Int64>()
-                let fromSongs = songs.compactMap { browsable[$0.id] ?? nil }
-                let fromSingers = try database.pool.read { db in try SearchRows.albumIDs(db, singerIDs: singerIDs, limit: reach) }
-                let albumIDs = (fromSongs + fromSingers).filter { seenAlbums.insert($0).inserted }.prefix(reach)
-                hits.albums = page(try database.albumSummaries(ids: Array(albumIDs)), request.albums)
-            }
+        if request.artists.count > 0 {
+            let summaries = try database.pool.read { db in try SearchRows.artistSummaries(db, ids: singerIDs) }
+            hits.artists = page(summaries, request.artists)
+        }
+        if request.albums.count > 0 {
+            // The albums of the songs found, in their order, then those of the singers found.
+            var seen = Set<Int64>()
+            let fromSongs = songs.compactMap { browsable[$0.id] ?? nil }
+            let fromSingers = try database.pool.read { db in try SearchRows.albumIDs(db, singerIDs: singerIDs, limit: reach) }
+            let albumIDs = (fromSongs + fromSingers).filter { seen.insert($0).inserted }.prefix(reach)
+            hits.albums = page(try database.albumSummaries(ids: Array(albumIDs)), request.albums)
         }
         return hits
     }
