@@ -42,6 +42,7 @@ final class BrowsingTests: XCTestCase {
                 }
             }
         }
+        XCTAssertEqual(visited, 11)  // five singers' folders and their albums', and rip
         XCTAssertEqual(reached.count, BrowsingLibrary.songCount)
         XCTAssertEqual(Set(reached).count, BrowsingLibrary.songCount)
         let rip = try fixture.answer("getMusicDirectory", [("id", SubsonicID.folder("rip").text)], of: Directory.self)
