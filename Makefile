@@ -3,7 +3,7 @@ SHELL := /bin/bash
 APT_PACKAGES := pkg-config libsqlite3-dev libmpg123-dev libao-dev libedit-dev libflac-dev libvorbis-dev libopusfile-dev \
   libavformat-dev libavcodec-dev libswresample-dev libswscale-dev libtag1-dev libebur128-dev libicu-dev libpcre2-dev libcue-dev libchromaprint-dev libxml2-dev \
   libsystemd-dev libavahi-client-dev libopusenc-dev libmp3lame-dev \
-  lame sox mpg123 curl mpc mpd flac vorbis-tools opus-tools ffmpeg python3-mutagen dbus playerctl mpdris2 avahi-daemon avahi-utils snapserver snapclient
+  lame sox mpg123 curl mpc mpd flac vorbis-tools opus-tools ffmpeg python3-mutagen python3-venv dbus playerctl mpdris2 avahi-daemon avahi-utils snapserver snapclient
 SWIFT ?= swift
 # The Swift runtime and Foundation linked in: a one-shot command starts in a third of the time, with no
 # dynamic symbol binding of the large shared libraries. The static runtime's link asks to export every
