@@ -150,4 +150,19 @@ final class PlaylistTests: XCTestCase {
         XCTAssertEqual(fixture.errorCode("createPlaylist", [("playlistId", "pl-Tm9wZQ")], as: fixture.guest), 70)
         XCTAssertEqual(fixture.mpdValues("playlist", "listplaylists"), ["List"])
     }
+
+    /// Ids naming no stored playlist — paths out of the folder, NUL, the stations' list, 5,000 characters — are not found.
+    func testHostilePlaylistIdsAreNotFound() throws {
+        try "secret\n".write(to: fixture.folder.url.appendingPathComponent("outside.m3u"), atomically: true, encoding: .utf8)
+        for name in ["../outside", "../../etc/passwd", "/etc/passwd", ".hidden", "a\u{0}b", RadioStations.playlistName, "nothing"] {
+            let id = SubsonicID.playlist(name).text
+            XCTAssertEqual(fixture.errorCode("getPlaylist", [("id", id)], as: fixture.owner), 70, name)
+            XCTAssertEqual(fixture.errorCode("deletePlaylist", [("id", id)], as: fixture.owner), 70, name)
+            XCTAssertEqual(fixture.errorCode("updatePlaylist", [("playlistId", id), ("name", "x")], as: fixture.owner), 70, name)
+        }
+        XCTAssertEqual(fixture.errorCode("getPlaylist", [("id", "pl-" + String(repeating: "A", count: 5_000))], as: fixture.owner), 0)
+        XCTAssertEqual(fixture.errorCode("getPlaylist", [("id", "pl-%2F..")], as: fixture.owner), 70)
+        XCTAssertEqual(fixture.errorCode("getPlaylist", [("id", "so-1")], as: fixture.owner), 70)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fixture.folder.url.appendingPathComponent("outside.m3u").path))
+    }
 }
