@@ -91,6 +91,26 @@ final class LyricsTests: XCTestCase {
                        "Something in the way she moves\n\nAttracts me")
     }
 
+    func testEmbeddedLyricsAreReadAndSyncedOnesWinOverPlainOnes() throws {
+        let fixture = try BrowsingLibrary()
+        let synced = try fixture.song(titled: "Come Together")
+        try TestProcess.runChecked("mid3v2", ["-e", "--USLT", ":[00:01.00]Here come old flat-top\\n[00:03.50]He come grooving up slowly:eng",
+                                              synced.localPath])
+        let list = try lyricsList(fixture, synced)
+        XCTAssertEqual(list.structuredLyrics.first?.synced, true)
+        XCTAssertEqual(list.structuredLyrics.first?.line.map(\.start), [1_000, 3_500])
+
+        // Plain lyrics in the tag, synced ones fetched: the synced ones are given.
+        let song = try fixture.song(titled: "Something")
+        try TestProcess.runChecked("mid3v2", ["-e", "--USLT", ":Something in the way:eng", song.localPath])
+        XCTAssertEqual(try lyricsList(fixture, song).structuredLyrics.first?.synced, false)
+        try fixture.database.saveFetchedLyrics(FetchedLyrics(kind: .synced, text: "[00:00.50]Something in the way she moves\n"),
+                                               songKey: song.songKey)
+        let best = try XCTUnwrap(try lyricsList(fixture, song).structuredLyrics.first)
+        XCTAssertTrue(best.synced)
+        XCTAssertEqual(best.line.map(\.value), ["Something in the way she moves"])
+    }
+
     func testASongWithoutLyricsAndUnknownIds() throws {
         let fixture = try BrowsingLibrary()
         XCTAssertEqual(try lyricsList(fixture, try fixture.song(titled: "Alone")).structuredLyrics, [])
