@@ -204,6 +204,10 @@ final class BrowsingTests: XCTestCase {
         let owners = try fixture.answer("getSong", [("id", SubsonicID.song(song.id).text)], of: SubsonicChild.self)
         XCTAssertNil(owners.starred)
         XCTAssertNil(owners.playCount)
+        try UserBookmarks(database: fixture.database, user: fixture.guest.id).save(songId: song.id, positionMs: 1500, comment: "")
+        XCTAssertEqual(try fixture.answer("getSong", [("id", SubsonicID.song(song.id).text)], as: fixture.guest,
+                                          of: SubsonicChild.self).bookmarkPosition, 1500)
+        XCTAssertNil(try fixture.answer("getSong", [("id", SubsonicID.song(song.id).text)], of: SubsonicChild.self).bookmarkPosition)
 
         let starred = try fixture.answer("getStarred2", [], as: fixture.guest, of: SubsonicStarred2.self)
         XCTAssertEqual(starred.song.map(\.title), ["晴天"])

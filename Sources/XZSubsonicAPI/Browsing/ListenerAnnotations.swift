@@ -4,7 +4,7 @@ import XZCatalogue
 import XZStats
 
 /// What one user has of the songs, albums and artists of a page — stars, ratings, counted plays, the last
-/// one — each kind read in one batch for the whole page, never one read per item.
+/// one, bookmarks — each kind read in one batch for the whole page, never one read per item.
 struct ListenerAnnotations {
     let library: SubsonicLibrary
     let user: UserID
@@ -16,19 +16,22 @@ struct ListenerAnnotations {
 
     private var database: LibraryDatabase { library.database }
 
-    /// Songs as clients list them, each with this user's like, rating and plays.
+    /// Songs as clients list them, each with this user's like, rating, plays and bookmark.
     func children(of songs: [Song]) throws -> [SubsonicChild] {
         let keys = songs.map(\.songKey)
         let stats = StatsStore(database: database, user: user)
         let liked = try stats.likedAt(songKeys: keys)
         let plays = try stats.playCounts(songKeys: keys)
         let played = try stats.lastPlayed(songKeys: keys)
-        let ratings = try UserAnnotations(database: database, user: user).ratings(.song, ids: songs.map(\.id))
+        let ids = songs.map(\.id)
+        let ratings = try UserAnnotations(database: database, user: user).ratings(.song, ids: ids)
+        let bookmarks = try UserBookmarks(database: database, user: user).positions(songIds: ids)
         var annotations: [Int64: SubsonicAnnotation] = [:]
         for song in songs {
             let key = song.songKey
             annotations[song.id] = SubsonicAnnotation(starred: liked[key].map(SubsonicDate.init), userRating: ratings[song.id],
-                                                      playCount: plays[key].map(Int64.init), played: played[key].map(SubsonicDate.init))
+                                                      playCount: plays[key].map(Int64.init), played: played[key].map(SubsonicDate.init),
+                                                      bookmarkPosition: bookmarks[song.id])
         }
         return try library.children(of: songs, annotations: annotations)
     }
