@@ -2,6 +2,9 @@ import Foundation
 import XCTest
 import XZAccounts
 import XZCatalogue
+import XZHostCore
+import XZMPDCommands
+import XZPlaybackValues
 import XZTestSupport
 @testable import XZSubsonicAPI
 
@@ -78,5 +81,18 @@ final class RadioTests: XCTestCase {
                                          as: fixture.owner), 70)
         XCTAssertEqual(try stations(as: fixture.owner), [])
         XCTAssertEqual(fixture.mpdValues("playlist", "listplaylists"), [])
+    }
+
+    /// On a host that plays streams, an MPD client's `load "Internet radio"` queues every station.
+    func testMPDClientsLoadTheStations() throws {
+        try fixture.call("createInternetRadioStation", [("name", "Jazz"), ("streamUrl", "http://jazz.example.invalid/live")], as: fixture.owner)
+        try fixture.call("createInternetRadioStation", [("name", "News"), ("streamUrl", "https://news.example.invalid/aac")], as: fixture.owner)
+        let streaming = PlayerHost(folder: fixture.host.folder, database: fixture.database, output: .null, seed: 7,
+                                   streams: { _ in throw PlaybackError.streamFailed("not in this test") }) { _ in }
+        defer { streaming.shutdown() }
+        var session = ClientSession(peer: .network, passwordRequired: false)
+        let answer = session.receive(line: "load \"Internet radio\"", service: MPDService(host: streaming)).bytes
+        XCTAssertEqual(String(decoding: answer, as: UTF8.self), "OK\n")
+        XCTAssertEqual(streaming.snapshot().queue.map(\.path), ["http://jazz.example.invalid/live", "https://news.example.invalid/aac"])
     }
 }
