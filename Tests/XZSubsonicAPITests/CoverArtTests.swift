@@ -95,6 +95,33 @@ final class CoverArtTests: XCTestCase {
                                  in: fixture.folder).1, 30)
     }
 
+    func testASongsOwnPictureComesBeforeItsFoldersAndAnAlbumsTheOtherWay() throws {
+        let fixture = try BrowsingLibrary()
+        let song = try fixture.song(titled: "Blood Sweat & Tears")
+        let folder = (song.localPath as NSString).deletingLastPathComponent
+        try writePicture(folder + "/cover.jpg")
+        try writePicture(fixture.folder.path("front.png"), width: 200, height: 100)
+        let tagged = fixture.folder.path("tagged.mp3")
+        try TestProcess.runChecked("ffmpeg", ["-v", "error", "-y", "-i", song.localPath, "-i", fixture.folder.path("front.png"),
+                                              "-map", "0", "-map", "1", "-c", "copy", "-id3v2_version", "3",
+                                              "-metadata:s:v", "comment=Cover (front)", tagged])
+        try FileManager.default.removeItem(atPath: song.localPath)
+        try FileManager.default.moveItem(atPath: tagged, toPath: song.localPath)
+
+        let own = try cover(fixture.library, fixture, [("id", SubsonicID.song(song.id).text)])
+        XCTAssertEqual(own.contentType, "image/png", "a PNG that fits is sent as it is")
+        let (_, ownWidth, ownHeight) = try probe(own.bytes, in: fixture.folder)
+        XCTAssertEqual([ownWidth, ownHeight], [200, 100])
+        let resized = try cover(fixture.library, fixture, [("id", SubsonicID.song(song.id).text), ("size", "50")])
+        XCTAssertEqual(resized.contentType, "image/jpeg")
+        let (_, width, height) = try probe(resized.bytes, in: fixture.folder)
+        XCTAssertEqual([width, height], [50, 25])
+        let album = try XCTUnwrap(try fixture.answer("getSong", [("id", SubsonicID.song(song.id).text)], of: SubsonicChild.self).albumId)
+        let (_, albumWidth, albumHeight) = try probe(try cover(fixture.library, fixture, [("id", album), ("size", "64")]).bytes,
+                                                     in: fixture.folder)
+        XCTAssertEqual([albumWidth, albumHeight], [64, 48])
+    }
+
     func testTheCacheKeepsWithinItsCapacity() throws {
         let fixture = try BrowsingLibrary()
         let song = try fixture.song(titled: "晴天")
