@@ -77,7 +77,7 @@ enum Jukebox {
         default:
             throw SubsonicError.generic("unknown jukebox action: get, status, set, start, stop, skip, add, clear, remove, shuffle or setGain")
         }
-        return .document(SubsonicDocument("jukeboxStatus", status(host)))
+        return .document(SubsonicDocument("jukeboxStatus", status(of: host)))
     }
 
     /// Subsonic's `set`: the queue becomes `items`, and the song playing goes on where it is when it is
@@ -97,11 +97,15 @@ enum Jukebox {
         turn.insert(Array(items[(kept + 1)...]), at: nil)
     }
 
-    static func status(_ host: PlayerHost) -> SubsonicJukeboxStatus {
+    static func status(of host: PlayerHost) -> SubsonicJukeboxStatus {
         let snapshot = host.snapshot()
-        return SubsonicJukeboxStatus(currentIndex: snapshot.currentIndex ?? -1, playing: snapshot.state == .playing,
-                                     gain: Double(max(0, min(100, snapshot.volume))) / 100,
-                                     position: snapshot.state.isLoaded ? max(0, snapshot.positionMs) / 1000 : 0)
+        return status(currentIndex: snapshot.currentIndex, state: snapshot.state, volume: snapshot.volume, positionMs: snapshot.positionMs)
+    }
+
+    /// What the jukebox's status says of one reading of the player.
+    static func status(currentIndex: Int?, state: PlayerState, volume: Int, positionMs: Int) -> SubsonicJukeboxStatus {
+        SubsonicJukeboxStatus(currentIndex: currentIndex ?? -1, playing: state == .playing, gain: Double(max(0, min(100, volume))) / 100,
+                              position: state.isLoaded ? max(0, positionMs) / 1000 : 0)
     }
 
     /// The status with every entry: library songs as the caller sees them, anything else (a stream, a
@@ -121,10 +125,8 @@ enum Jukebox {
             child.duration = item.durationMs.map { $0 / 1000 }
             return child
         }
-        var status = SubsonicJukeboxStatus(currentIndex: snapshot.currentIndex ?? -1, playing: snapshot.state == .playing,
-                                           gain: Double(max(0, min(100, snapshot.volume))) / 100,
-                                           position: snapshot.state.isLoaded ? max(0, snapshot.positionMs) / 1000 : 0)
-        if !snapshot.state.isLoaded { status.position = 0 }
+        let status = status(currentIndex: snapshot.currentIndex, state: snapshot.state, volume: snapshot.volume,
+                            positionMs: snapshot.positionMs)
         return .document(SubsonicDocument("jukeboxPlaylist", SubsonicJukeboxPlaylist(status: status, entry: entries.isEmpty ? nil : entries)))
     }
 
