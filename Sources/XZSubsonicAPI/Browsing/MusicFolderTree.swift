@@ -11,8 +11,8 @@ struct MusicFolderTree {
 
     let library: SubsonicLibrary
 
-    /// What a folder holds: its subfolders' names (in order) and the ids of its songs, a CUE sheet's tracks
-    /// where the sheet is.
+    /// What a folder holds: its subfolders' names (in MPD's order) and the ids of its songs in file order, a
+    /// CUE sheet's tracks where the sheet is.
     struct Listing {
         var folders: [String] = []
         var songIDs: [Int64] = []
@@ -51,8 +51,10 @@ struct MusicFolderTree {
                 listing.folders.append(name)
             }
         }
-        guard !path.isEmpty, listing.folders.isEmpty, listing.songIDs.isEmpty else { return listing }
-        return nil
+        guard path.isEmpty || !listing.folders.isEmpty || !listing.songIDs.isEmpty else { return nil }
+        // In the order MPD clients see them in.
+        listing.folders = SongSelection.folderNamesInOrder(listing.folders)
+        return listing
     }
 
     /// The id of the folder holding `path` (nil for the music folder itself).
