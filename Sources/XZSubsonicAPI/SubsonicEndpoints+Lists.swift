@@ -18,11 +18,10 @@ extension SubsonicEndpoints {
             let genre = try call.text("genre")
             let from = try call.optionalInt("fromYear", in: yearDomain)
             let to = try call.optionalInt("toYear", in: yearDomain)
-            var songs: [Song] = []
-            if from == nil || to == nil || from! <= to! {
-                let years = (from != nil || to != nil) ? (from ?? yearDomain.lowerBound)...(to ?? yearDomain.upperBound) : nil
-                songs = try call.library.database.randomSongs(limit: size, genre: genre, years: years)
-            }
+            let low = from ?? yearDomain.lowerBound, high = to ?? yearDomain.upperBound
+            // No year is both after `fromYear` and before an earlier `toYear`.
+            let songs = low > high ? [] : try call.library.database.randomSongs(
+                limit: size, genre: genre, years: from == nil && to == nil ? nil : low...high)
             return .document(SubsonicDocument("randomSongs", SubsonicSongList(song: try ListenerAnnotations(call).children(of: songs))))
         },
         SubsonicEndpoint("getSongsByGenre") { call in

@@ -119,6 +119,8 @@ final class BrowsingTests: XCTestCase {
         XCTAssertEqual(random.song.count, BrowsingLibrary.songCount)
         let old = try fixture.answer("getRandomSongs", [("toYear", "2000"), ("genre", "Rock")], of: SubsonicSongList.self)
         XCTAssertEqual(Set(old.song.map(\.title)), ["Come Together", "Something", "First", "Second"])
+        XCTAssertEqual(try fixture.answer("getRandomSongs", [("fromYear", "2000"), ("toYear", "1990")], of: SubsonicSongList.self).song, [])
+        XCTAssertEqual(try fixture.answer("getRandomSongs", [("fromYear", "2016")], of: SubsonicSongList.self).song.count, 2)
         XCTAssertEqual(fixture.errorCode("getRandomSongs", [("size", "ten")]), 0)
     }
 
