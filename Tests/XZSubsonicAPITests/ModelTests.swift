@@ -135,6 +135,15 @@ final class ModelTests: XCTestCase {
         XCTAssertNil(plain.playCount)
     }
 
+    func testSuffixAndTypeComeFromTheFilesName() {
+        XCTAssertEqual(SubsonicMediaFormat.suffix(ofPath: "/m/王菲/01.FLAC"), "flac")
+        XCTAssertEqual(SubsonicMediaFormat.suffix(ofPath: "/m/a.b/track"), "")
+        XCTAssertEqual(SubsonicMediaFormat.suffix(ofPath: "/m/.hidden"), "")
+        XCTAssertEqual(SubsonicMediaFormat.suffix(ofPath: "https://example.org/x/song.opus?token=a.b"), "opus")
+        XCTAssertEqual(SubsonicMediaFormat.contentType(ofSuffix: "M4A"), "audio/mp4")
+        XCTAssertEqual(SubsonicMediaFormat.contentType(ofSuffix: "xyz"), "application/octet-stream")
+    }
+
     func testDatesAreISO8601WithMillisecondsInUTC() {
         XCTAssertEqual(SubsonicDate(stamp: "2026-01-02T03:04:05Z")?.text, "2026-01-02T03:04:05.000Z")
         XCTAssertNil(SubsonicDate(stamp: "2026-01-02 03:04:05"))

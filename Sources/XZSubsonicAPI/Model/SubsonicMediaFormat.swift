@@ -14,11 +14,11 @@ package enum SubsonicMediaFormat {
 
     /// The lowercased extension of the file's name ("" when it has none).
     package static func suffix(ofPath path: String) -> String {
-        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        // A URL's query and fragment are no part of the name.
+        let file = path.hasPrefix("http://") || path.hasPrefix("https://") ? path.prefix { $0 != "?" && $0 != "#" } : Substring(path)
+        let name = file.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
-        let suffix = name[name.index(after: dot)...]
-        // A URL's query is no part of the name.
-        return String(suffix.prefix { $0 != "?" && $0 != "#" }).lowercased()
+        return String(name[name.index(after: dot)...]).lowercased()
     }
 
     /// The MIME type of a suffix; `application/octet-stream` for one not known.
