@@ -84,18 +84,8 @@ extension SubsonicEndpoints {
         let order: AlbumListOrder
         switch type {
         case "alphabeticalByName", "alphabeticalByArtist":
-            let byArtist = type == "alphabeticalByArtist"
-            let named = try database.albumNames().map { album in
-                (id: album.id, title: (ArtistIndexGrouping.spelling(of: album.title), album.title),
-                 artist: (ArtistIndexGrouping.spelling(of: album.singer), album.singer))
-            }
-            let sorted = named.sorted { left, right in
-                if byArtist, left.artist != right.artist { return ArtistIndexGrouping.areInIncreasingOrder(left.artist, right.artist) }
-                if left.title != right.title { return ArtistIndexGrouping.areInIncreasingOrder(left.title, right.title) }
-                return left.id < right.id
-            }
-            let page = sorted.dropFirst(min(offset, sorted.count)).prefix(size).map(\.id)
-            return try database.albumSummaries(ids: Array(page))
+            let ids = try AlbumNameOrder.ids(type == "alphabeticalByName" ? .byName : .byArtist, database: database)
+            return try database.albumSummaries(ids: Array(ids.dropFirst(min(offset, ids.count)).prefix(size)))
         case "random": order = .random
         case "newest": order = .newest
         case "frequent": order = .frequent(user: user)

@@ -155,4 +155,21 @@ final class ListsTests: XCTestCase {
         XCTAssertEqual(now.entry.first?.playerName, "DSub")
         XCTAssertEqual(now.entry.first?.minutesAgo, 0)
     }
+
+    func testAlphabeticalListsFollowTheCatalogue() throws {
+        let fixture = try BrowsingLibrary()
+        func names() throws -> [String] {
+            try fixture.answer("getAlbumList2", [("type", "alphabeticalByName"), ("size", "2")], of: SubsonicAlbumList2.self).album.map(\.name)
+        }
+        XCTAssertEqual(try names(), ["Abbey Road", "The Album"])
+        let music = fixture.folder.url.appendingPathComponent("music")
+        try FileManager.default.createDirectory(at: music.appendingPathComponent("new"), withIntermediateDirectories: true)
+        try AudioFixtures.makeMP3(at: music.appendingPathComponent("new/1.mp3").path, seconds: 1,
+                                  tags: .init(title: "Ant", artist: "ZZ Top", album: "Aardvark", track: 1))
+        _ = fixture.host.startUpdate(of: music, rescan: false)
+        fixture.host.updates.wait()
+        XCTAssertEqual(try names(), ["Aardvark", "Abbey Road"])
+        XCTAssertEqual(try fixture.answer("getAlbumList2", [("type", "alphabeticalByArtist"), ("size", "500")],
+                                          of: SubsonicAlbumList2.self).album.last?.name, "Aardvark")
+    }
 }
