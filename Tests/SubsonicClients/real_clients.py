@@ -301,7 +301,7 @@ def main():
         run_lists(results, raw, clients, songs)
         run_media(results, raw, clients, manifest, songs, work)
         run_annotation(results, raw, other, clients, songs)
-        run_queue_and_bookmarks(results, raw, clients, songs)
+        run_queue_and_bookmarks(results, raw, other, clients, songs)
         run_playlists_radio_jukebox(results, raw, other, clients, songs)
         run_users_and_scan(results, raw, other, clients, arguments)
         run_unsupported(results, raw)
@@ -821,7 +821,7 @@ def run_annotation(results, raw, other, clients, songs):
     results.run("scrobble", "scrobble", scrobble)
 
 
-def run_queue_and_bookmarks(results, raw, clients, songs):
+def run_queue_and_bookmarks(results, raw, other, clients, songs):
     opensonic, knuckles = clients.opensonic, clients.knuckles
     ids = [songs["红豆"]["id"], songs["夜"]["id"], songs["一"]["id"]]
 
@@ -832,6 +832,7 @@ def run_queue_and_bookmarks(results, raw, clients, songs):
         knuckles.bookmarks.save_play_queue(ids[:2], ids[0], 10)
         expect(len(knuckles.bookmarks.get_play_queue().songs) == 2, "knuckles queue")
         xml_holds_json(raw.json("getPlayQueue"), raw.xml("getPlayQueue"), "getPlayQueue")
+        expect(not other.json("getPlayQueue").get("playQueue", {}).get("entry"), "bob's queue is his own")
     results.run(["savePlayQueue", "getPlayQueue"], "play queue", queue)
 
     def by_index():
@@ -847,6 +848,7 @@ def run_queue_and_bookmarks(results, raw, clients, songs):
         typed = opensonic.get_bookmarks()
         expect(sorted((b.entry.id, b.position) for b in typed) == sorted([(ids[0], 2500), (ids[1], 1000)]), f"bookmarks {typed}")
         expect(len(knuckles.bookmarks.get_bookmarks()) == 2, "knuckles bookmarks")
+        expect(not other.json("getBookmarks")["bookmarks"].get("bookmark"), "bob's bookmarks are his own")
         xml_holds_json(raw.json("getBookmarks"), raw.xml("getBookmarks"), "getBookmarks")
         expect(opensonic.delete_bookmark(ids[0]), "delete")
         knuckles.bookmarks.delete_bookmark(ids[1])
