@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -308,6 +309,7 @@ def main():
         del context
     finally:
         clients.close()
+        shutil.rmtree(work, ignore_errors=True)
 
     if arguments.spec:
         check_schemas(results, arguments.spec)
