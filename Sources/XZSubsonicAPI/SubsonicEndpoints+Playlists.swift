@@ -49,9 +49,8 @@ extension SubsonicEndpoints {
             return .document(SubsonicDocument("playlist", try playlists.withSongs(playlists.visible(name))))
         },
         SubsonicEndpoint("updatePlaylist") { call in
-            let user = try call.signedInUser()
             let playlists = try LibraryPlaylists(call)
-            var name = try playlistName(call, "playlistId")
+            let name = try playlistName(call, "playlistId")
             let current = try playlists.visible(name)
             try playlists.checkMayChange(current)
             // Every parameter is read before anything changes.
@@ -85,15 +84,15 @@ extension SubsonicEndpoints {
                     }
                 }
             }
+            var ownership = current.ownership
+            if let comment { ownership.comment = comment }
+            if let isPublic { ownership.isPublic = isPublic }
             if let newName, newName != name {
                 try playlists.playlistCall { try playlists.files.rename(name, to: newName) }
-                try call.library.database.renamePlaylistOwnership(name, to: newName)
-                name = newName
-            }
-            if comment != nil || isPublic != nil {
-                var ownership = current.ownership
-                if let comment { ownership.comment = comment }
-                if let isPublic { ownership.isPublic = isPublic }
+                // The row follows its file, written after it: a renamed playlist keeps its owner, flag and comment.
+                try call.library.database.setPlaylistOwnership(newName, ownership)
+                try call.library.database.removePlaylistOwnership(name)
+            } else if ownership != current.ownership {
                 try call.library.database.setPlaylistOwnership(name, ownership)
             }
             call.library.host.wrote(.storedPlaylists)

@@ -63,6 +63,13 @@ final class PlaylistTests: XCTestCase {
                                          as: fixture.guest), 50)
         XCTAssertEqual(fixture.mpdValues("playlist", "listplaylists"), ["Saved"], "refusals change nothing")
         XCTAssertEqual(try playlist("Saved", as: fixture.owner).playlist.readonly, false)
+
+        // A user's playlist removed by an MPD client and saved again there is the owner's, public.
+        try fixture.call("createPlaylist", [("name", "Theirs"), ("songId", fixture.id("One"))], as: fixture.guest)
+        XCTAssertEqual(fixture.mpd("rm Theirs"), "OK\n")
+        XCTAssertEqual(try names(as: fixture.third), ["Saved"])
+        XCTAssertEqual(fixture.mpd("save Theirs"), "OK\n")
+        XCTAssertEqual(try playlist("Theirs", as: fixture.third).playlist.owner, "owner")
     }
 
     /// Private playlists are seen by their owner (and admins asking for them) only; public ones by all,

@@ -47,17 +47,22 @@ extension LibraryDatabase {
         }
     }
 
-    /// A renamed playlist keeps its owner, flag and comment.
-    package func renamePlaylistOwnership(_ name: String, to newName: String) throws {
-        try pool.write { db in
-            try db.execute(sql: "DELETE FROM playlist_owner WHERE playlist = ?", arguments: [newName])
-            try db.execute(sql: "UPDATE playlist_owner SET playlist = ? WHERE playlist = ?", arguments: [newName, name])
-        }
-    }
-
     package func removePlaylistOwnership(_ name: String) throws {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM playlist_owner WHERE playlist = ?", arguments: [name])
+        }
+    }
+
+    /// Forgets the rows of playlists whose files are gone (removed by an MPD client or another program),
+    /// so a playlist saved later under the same name is not taken for the old one. Each file is looked
+    /// for as its row is judged: a playlist being made has its file before its row.
+    package func forgetPlaylistOwnerships(without playlists: StoredPlaylists) throws {
+        let stale = try playlistOwnerships().keys.filter { (try? playlists.exists($0)) != true }
+        guard !stale.isEmpty else { return }
+        try pool.write { db in
+            for name in stale {
+                try db.execute(sql: "DELETE FROM playlist_owner WHERE playlist = ?", arguments: [name])
+            }
         }
     }
 }

@@ -43,6 +43,7 @@ struct LibraryPlaylists {
     /// The playlists `owner` sees: theirs and the public ones, by name (the radio stations' list, which
     /// is the stations', left out).
     func visible(to owner: LibraryUser) throws -> [Read] {
+        try database.forgetPlaylistOwnerships(without: files)
         let ownerships = try database.playlistOwnerships()
         return try files.list().compactMap { name, modified in
             guard name != RadioStations.playlistName else { return nil }
