@@ -328,6 +328,35 @@ extension LibraryDatabase {
         }
     }
 
+    /// Every user's ratings of each of these songs, averaged; songs nobody rated are left out.
+    package func averageRatings(songKeys: [String]) throws -> [String: Double] {
+        guard !songKeys.isEmpty else { return [:] }
+        return try pool.read { db in
+            var averages: [String: Double] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT item_key, avg(rating) FROM user_rating
+                WHERE kind = 'song' AND item_key IN (SELECT value FROM json_each(?)) GROUP BY item_key
+                """, arguments: [Self.jsonArray(songKeys)])
+            while let row = try rows.next() { averages[row[0]] = row[1] }
+            return averages
+        }
+    }
+
+    /// Every user's ratings of each of these albums, averaged; albums nobody rated are left out.
+    package func averageRatings(albumIds: [Int64]) throws -> [Int64: Double] {
+        guard !albumIds.isEmpty else { return [:] }
+        return try pool.read { db in
+            var averages: [Int64: Double] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT album.id, avg(r.rating) FROM album JOIN singer ON singer.id = album.singer_id
+                JOIN user_rating r ON r.kind = 'album' AND r.item_key = singer.name || char(31) || album.title
+                WHERE album.id IN (SELECT value FROM json_each(?)) GROUP BY album.id
+                """, arguments: [Self.jsonArray(albumIds)])
+            while let row = try rows.next() { averages[row[0]] = row[1] }
+            return averages
+        }
+    }
+
     /// The browsable songs `user` liked, latest like first.
     package func likedSongs(user: Int64) throws -> [Song] {
         try pool.read { db in

@@ -64,6 +64,16 @@ final class ListsTests: XCTestCase {
         XCTAssertNotNil(frequent[1].starred)
         let folderList = try fixture.answer("getAlbumList", [("type", "starred")], as: fixture.guest, of: SubsonicAlbumList.self).album
         XCTAssertEqual(folderList.map(\.title), ["红豆", "Wings"])
+        // Every user's ratings, averaged: the owner's 2 and the guest's 5 of Come Together.
+        let comeTogether = try fixture.song(titled: "Come Together")
+        try UserAnnotations(database: fixture.database, user: fixture.owner.id).setRating(.song, id: comeTogether.id, rating: 2)
+        let rated = try fixture.answer("getSong", [("id", SubsonicID.song(comeTogether.id).text)], as: fixture.guest, of: SubsonicChild.self)
+        XCTAssertEqual(rated.userRating, 5)
+        XCTAssertEqual(rated.averageRating, 3.5)
+        try UserAnnotations(database: fixture.database, user: fixture.owner.id).setRating(.album, id: albums["夜"]!, rating: 1)
+        let night = try fixture.answer("getAlbumList", [("type", "highest")], as: fixture.guest, of: SubsonicAlbumList.self).album
+        XCTAssertEqual(night.first?.userRating, 4)
+        XCTAssertEqual(night.first?.averageRating, 2.5)
         XCTAssertTrue(folderList.allSatisfy(\.isDir))
         // The folder view's albums and artists open as folders too (clients browse them by getMusicDirectory).
         let redBean = try fixture.answer("getMusicDirectory", [("id", folderList[0].id)], of: Directory.self)

@@ -16,7 +16,8 @@ struct ListenerAnnotations {
 
     private var database: LibraryDatabase { library.database }
 
-    /// Songs as clients list them, each with this user's like, rating, plays and bookmark.
+    /// Songs as clients list them, each with this user's like, rating, plays and bookmark, and every user's
+    /// average rating.
     func children(of songs: [Song]) throws -> [SubsonicChild] {
         let keys = songs.map(\.songKey)
         let stats = StatsStore(database: database, user: user)
@@ -26,12 +27,13 @@ struct ListenerAnnotations {
         let ids = songs.map(\.id)
         let ratings = try UserAnnotations(database: database, user: user).ratings(.song, ids: ids)
         let bookmarks = try UserBookmarks(database: database, user: user).positions(songIds: ids)
+        let averages = try database.averageRatings(songKeys: keys)
         var annotations: [Int64: SubsonicAnnotation] = [:]
         for song in songs {
             let key = song.songKey
             annotations[song.id] = SubsonicAnnotation(starred: liked[key].map(SubsonicDate.init), userRating: ratings[song.id],
-                                                      playCount: plays[key].map(Int64.init), played: played[key].map(SubsonicDate.init),
-                                                      bookmarkPosition: bookmarks[song.id])
+                                                      averageRating: averages[key], playCount: plays[key].map(Int64.init),
+                                                      played: played[key].map(SubsonicDate.init), bookmarkPosition: bookmarks[song.id])
         }
         return try library.children(of: songs, annotations: annotations)
     }
@@ -54,7 +56,8 @@ struct ListenerAnnotations {
 
     /// Albums as the folder view's lists hold them (`getAlbumList`, `getStarred`): folders of songs.
     func albumFolders(_ summaries: [AlbumSummary]) throws -> [SubsonicChild] {
-        try albums(summaries).map { album in
+        let averages = try database.averageRatings(albumIds: summaries.map(\.id))
+        return try zip(summaries, albums(summaries)).map { summary, album in
             var child = SubsonicChild(folderID: album.id, parent: album.artistId, title: album.name)
             child.album = album.name
             child.artist = album.artist
@@ -66,8 +69,8 @@ struct ListenerAnnotations {
             child.duration = album.duration
             child.created = album.created
             child.mediaType = "album"
-            child.apply(SubsonicAnnotation(starred: album.starred, userRating: album.userRating, playCount: album.playCount,
-                                           played: album.played))
+            child.apply(SubsonicAnnotation(starred: album.starred, userRating: album.userRating, averageRating: averages[summary.id],
+                                           playCount: album.playCount, played: album.played))
             return child
         }
     }
