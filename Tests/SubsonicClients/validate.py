@@ -99,10 +99,14 @@ def validator_for(spec, check, cache):
 
 
 def describe(error):
-    """Where and why, one line. A oneOf (success or failure) names no branch: the error deepest in the
-    document, inside the branch that came closest, says what is wrong."""
+    """Where and why, one line. A oneOf (success or failure) names no branch: the branch with the fewest
+    errors came closest, and its error deepest in the document says what is wrong."""
     while error.context:
-        error = max(error.context, key=lambda candidate: len(candidate.absolute_path))
+        branches = {}
+        for candidate in error.context:
+            branches.setdefault(candidate.relative_schema_path[0], []).append(candidate)
+        closest = min(branches.values(), key=len)
+        error = max(closest, key=lambda candidate: len(candidate.absolute_path))
     where = "/".join(str(part) for part in error.absolute_path) or "(root)"
     return f"{where}: {error.message[:300]}"
 
