@@ -1,3 +1,4 @@
+import Foundation
 import XZAudio
 import XZEncoders
 
@@ -92,7 +93,9 @@ package enum TranscodeFormat: String, Sendable, CaseIterable {
         switch self {
         case .mp3: ["bitrate": String(kbps)]
         case .opus: ["bitrate": String(kbps * 1000)]
-        case .vorbis: ["bitrate": String(kbps)]
+        // Quality for the rate, as ffmpeg's `-b:a` and oggenc's `-b` do: libvorbis's managed bit rate costs
+        // four times the CPU for the same sound.
+        case .vorbis: ["quality": Self.vorbisQuality(kbps: kbps)]
         case .flac: [:]
         }
     }
@@ -112,10 +115,17 @@ package enum TranscodeFormat: String, Sendable, CaseIterable {
         return Int64(clamping: Int(clamping: seconds * Double(kbps) * 125 * 1.05)) + 16_384
     }
 
-    /// VBR quality standing for `kbps` at CD rates (libvorbis's table), for a rate its bit-rate mode refuses.
+    /// The VBR quality whose nominal rate at CD rates is `kbps` (libvorbis's table, between its points in
+    /// proportion), -1 to 10.
     static func vorbisQuality(kbps: Int) -> String {
-        let table: [(kbps: Int, quality: Int)] = [(64, 0), (80, 1), (96, 2), (112, 3), (128, 4), (160, 5), (192, 6), (224, 7),
-                                                  (256, 8), (320, 9), (500, 10)]
-        return String(table.first { kbps <= $0.kbps }?.quality ?? 10)
+        let table: [(kbps: Double, quality: Double)] = [(45, -1), (64, 0), (80, 1), (96, 2), (112, 3), (128, 4), (160, 5), (192, 6),
+                                                        (224, 7), (256, 8), (320, 9), (500, 10)]
+        let rate = Double(kbps)
+        guard rate > table[0].kbps else { return "-1" }
+        for (low, high) in zip(table, table.dropFirst()) where rate <= high.kbps {
+            let quality = low.quality + (rate - low.kbps) / (high.kbps - low.kbps) * (high.quality - low.quality)
+            return String(format: "%.2f", quality)
+        }
+        return "10"
     }
 }

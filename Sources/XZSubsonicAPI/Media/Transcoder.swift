@@ -78,8 +78,8 @@ enum Transcoder {
         let encoder = try makeEncoder(kind: job.format.encoderKind, settings: job.format.encoderSettings(kbps: job.kbps))
         if let layout = try? encoder.open(format: format) { return (encoder, layout) }
         guard job.format == .vorbis else { return (encoder, try encoder.open(format: format)) }
-        // libvorbis's bit-rate mode takes only some rates for each sample rate and channel count.
-        let byQuality = try makeEncoder(kind: .vorbis, settings: ["quality": TranscodeFormat.vorbisQuality(kbps: job.kbps)])
+        // libvorbis has no setup for some qualities at some rates and channel counts: its default then.
+        let byQuality = try makeEncoder(kind: .vorbis, settings: [:])
         return (byQuality, try byQuality.open(format: format))
     }
 }
