@@ -116,6 +116,12 @@ final class ModelTests: XCTestCase {
         let children = try fixture.library.children(of: [measured, stale])
         XCTAssertEqual(children[0].replayGain, ReplayGain(trackGain: -6.5, albumGain: -7.25, trackPeak: 0.891, albumPeak: 0.95))
         XCTAssertNil(children[1].replayGain, "measured from another version of the file")
+        // A measurement that is no number (silence) is left out, so the JSON still encodes.
+        try fixture.database.saveLoudness([LoudnessRecord(songKey: measured.songKey, trackGain: .infinity, trackPeak: 0,
+                                                          albumGain: .nan, file: FileVersion(path: measured.localPath))])
+        let silent = try XCTUnwrap(fixture.library.children(of: [measured]).first)
+        XCTAssertEqual(silent.replayGain, ReplayGain(trackPeak: 0))
+        XCTAssertNoThrow(try SubsonicEncoding.encode(SubsonicDocument("song", silent), as: .json))
     }
 
     func testAUsersAnnotationIsTheirsAlone() throws {

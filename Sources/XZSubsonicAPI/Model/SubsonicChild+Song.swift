@@ -76,8 +76,10 @@ extension SubsonicChild {
         albumArtists = [ArtistID3(id: details.singerIDs[albumArtist].map { SubsonicID.artist($0).text } ?? artistID, name: albumArtist)]
         if let composers = song.moreTags[.composer], !composers.isEmpty { displayComposer = composers.joined(separator: ", ") }
         if song.isLocal, let record = details.loudness[song.songKey], record.measures(path: song.localPath) {
-            replayGain = ReplayGain(trackGain: record.trackGain, albumGain: record.albumGain,
-                                    trackPeak: record.trackPeak, albumPeak: record.albumPeak)
+            // JSON holds no infinity or NaN: a value that is none of a number is left out.
+            func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+            replayGain = ReplayGain(trackGain: finite(record.trackGain), albumGain: finite(record.albumGain),
+                                    trackPeak: finite(record.trackPeak), albumPeak: finite(record.albumPeak))
         }
         apply(annotation)
     }
