@@ -9,7 +9,7 @@ import XZTestSupport
 /// A host (null output) over a generated music folder, scanned into a real catalogue: one song in each
 /// format clients meet (MP3, FLAC, Ogg Vorbis, Opus, AAC in MP4, WAV), CJK names, two artists on one song
 /// (`Duets/Both/02 Together.flac`),
-/// and `光/rip/` a FLAC image with a two-track CUE sheet.
+/// ReplayGain tags on `王菲/红豆/02 当时的月亮.flac`, and `光/rip/` a FLAC image with a two-track CUE sheet.
 final class ModelTestLibrary: @unchecked Sendable {
     // Held for the test's length only, by one test at a time.
     let folder: TemporaryFolder
@@ -55,6 +55,10 @@ final class ModelTestLibrary: @unchecked Sendable {
         // Two values of ARTIST: a song of two artists, one of whom (Alice) has a song of her own.
         try TestProcess.runChecked("metaflac", ["--remove-tag=ARTIST", "--set-tag=ARTIST=Alice", "--set-tag=ARTIST=Bob",
                                                 music.appendingPathComponent("Duets/Both/02 Together.flac").path])
+        // ReplayGain tags on one file, which no scan measures.
+        try TestProcess.runChecked("metaflac", ["--set-tag=REPLAYGAIN_TRACK_GAIN=-4.20 dB", "--set-tag=REPLAYGAIN_TRACK_PEAK=0.500000",
+                                                "--set-tag=REPLAYGAIN_ALBUM_GAIN=-5.00 dB", "--set-tag=REPLAYGAIN_ALBUM_PEAK=0.750000",
+                                                music.appendingPathComponent("王菲/红豆/02 当时的月亮.flac").path])
         try CueFixtures.makeRip(in: music.appendingPathComponent("光/rip"), sheet: Self.sheet)
         let libraryFolder = LibraryFolder(url: folder.url.appendingPathComponent("library"))
         let database = try libraryFolder.open(seedingDemoFrom: nil)

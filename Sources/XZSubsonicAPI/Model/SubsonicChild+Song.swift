@@ -1,4 +1,5 @@
 import Foundation
+import XZAudio
 import XZCatalogue
 
 /// What a song's `Child` holds beyond the song's own row, read for many songs at once
@@ -10,11 +11,27 @@ package struct SubsonicSongDetails: Sendable {
     package var singerIDs: [String: Int64] = [:]
     /// Song key → a loudness scan's measurement.
     package var loudness: [String: LoudnessRecord] = [:]
+    /// Song row id → the ReplayGain tags of its file, for songs no scan measured (read for short lists only).
+    package var taggedGains: [Int64: ReplayGainTags] = [:]
 
-    package init(albumIDs: [Int64: Int64] = [:], singerIDs: [String: Int64] = [:], loudness: [String: LoudnessRecord] = [:]) {
+    package init(albumIDs: [Int64: Int64] = [:], singerIDs: [String: Int64] = [:], loudness: [String: LoudnessRecord] = [:],
+                 taggedGains: [Int64: ReplayGainTags] = [:]) {
         self.albumIDs = albumIDs
         self.singerIDs = singerIDs
         self.loudness = loudness
+        self.taggedGains = taggedGains
+    }
+}
+
+extension SubsonicSongDetails {
+    /// The song's gains: a loudness scan's measurement of its file as it is now, else its file's tags.
+    func gains(of song: Song) -> ReplayGainTags? {
+        guard song.isLocal else { return nil }
+        if let record = loudness[song.songKey], record.measures(path: song.localPath) {
+            return ReplayGainTags(trackGain: record.trackGain, trackPeak: record.trackPeak,
+                                  albumGain: record.albumGain, albumPeak: record.albumPeak)
+        }
+        return taggedGains[song.id]
     }
 }
 
@@ -75,11 +92,12 @@ extension SubsonicChild {
         displayAlbumArtist = albumArtist
         albumArtists = [ArtistID3(id: details.singerIDs[albumArtist].map { SubsonicID.artist($0).text } ?? artistID, name: albumArtist)]
         if let composers = song.moreTags[.composer], !composers.isEmpty { displayComposer = composers.joined(separator: ", ") }
-        if song.isLocal, let record = details.loudness[song.songKey], record.measures(path: song.localPath) {
+        // As the player has them: a scan measured only files whose tags carry no gains.
+        if let gains = details.gains(of: song) {
             // JSON holds no infinity or NaN: a value that is none of a number is left out.
             func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
-            replayGain = ReplayGain(trackGain: finite(record.trackGain), albumGain: finite(record.albumGain),
-                                    trackPeak: finite(record.trackPeak), albumPeak: finite(record.albumPeak))
+            replayGain = ReplayGain(trackGain: finite(gains.trackGain), albumGain: finite(gains.albumGain),
+                                    trackPeak: finite(gains.trackPeak), albumPeak: finite(gains.albumPeak))
         }
         apply(annotation)
     }

@@ -1,4 +1,5 @@
 import GRDB
+import XZAudio
 import XZCatalogue
 
 extension SubsonicSongDetails {
@@ -26,8 +27,17 @@ extension SubsonicSongDetails {
             }
         }
         details.loudness = try database.loudnessRecords(songKeys: songs.filter(\.isLocal).map(\.songKey))
+        // Each file's tags cost an open: an album or a folder reads them, a page of a sync does not.
+        if songs.count <= maxSongsReadingTags {
+            for song in songs where song.isLocal && details.gains(of: song) == nil {
+                if let gains = AudioTags.replayGain(path: song.cuePart?.file ?? song.localPath) { details.taggedGains[song.id] = gains }
+            }
+        }
         return details
     }
+
+    /// The longest list whose files' ReplayGain tags are read.
+    package static let maxSongsReadingTags = 100
 
     /// Binds at most 500 values a statement, well under SQLite's limit.
     private static func forEachChunk<Value: DatabaseValueConvertible>(of values: [Value],
