@@ -29,7 +29,8 @@ package enum SubsonicID: Hashable, Sendable {
 
     /// The id `text` stands for, or nil for anything else (the caller answers "not found").
     package init?(_ text: String) {
-        guard text.utf8.count <= Self.maxLength, text.utf8.count > 3 else { return nil }
+        // "fo-" alone is the music folder itself.
+        guard text.utf8.count <= Self.maxLength, text.utf8.count >= 3 else { return nil }
         let utf8 = Array(text.utf8)
         guard utf8[2] == UInt8(ascii: "-") else { return nil }
         let prefix = String(decoding: utf8[0..<2], as: UTF8.self)
@@ -40,7 +41,7 @@ package enum SubsonicID: Hashable, Sendable {
         case "so": guard let id = Self.row(rest) else { return nil }; self = .song(id)
         case "ra": guard let id = Self.row(rest) else { return nil }; self = .radioStation(id)
         case "fo": guard let path = Self.decodeName(rest) else { return nil }; self = .folder(path)
-        case "pl": guard let name = Self.decodeName(rest) else { return nil }; self = .playlist(name)
+        case "pl": guard let name = Self.decodeName(rest), !name.isEmpty else { return nil }; self = .playlist(name)
         default: return nil
         }
     }
