@@ -7,8 +7,7 @@ extension SubsonicEndpoints {
     static let playQueueAndBookmarks: [SubsonicEndpoint] = [
         SubsonicEndpoint("getPlayQueue") { call in
             let user = try call.signedInUser()
-            guard let saved = try SavedQueues.load(call) else { return .empty }
-            let (queue, songs, current) = saved
+            let (queue, songs, current) = try SavedQueues.load(call)
             return .document(SubsonicDocument("playQueue", SubsonicPlayQueue(
                 current: current.map { SubsonicID.song(songs[$0].id).text }, position: queue.positionMs, username: user.name,
                 changed: SubsonicDate(queue.changedAt), changedBy: queue.changedBy,
@@ -16,8 +15,7 @@ extension SubsonicEndpoints {
         },
         SubsonicEndpoint("getPlayQueueByIndex") { call in
             let user = try call.signedInUser()
-            guard let saved = try SavedQueues.load(call) else { return .empty }
-            let (queue, songs, current) = saved
+            let (queue, songs, current) = try SavedQueues.load(call)
             return .document(SubsonicDocument("playQueueByIndex", SubsonicPlayQueueByIndex(
                 currentIndex: current, position: queue.positionMs, username: user.name,
                 changed: SubsonicDate(queue.changedAt), changedBy: queue.changedBy,
@@ -88,10 +86,13 @@ extension SubsonicEndpoints {
 
 enum SavedQueues {
     /// The caller's saved queue with the songs the library still holds, and the current one's index among
-    /// them; nil when none was saved.
-    static func load(_ call: SubsonicCall) throws -> (SavedPlayQueue, [Song], Int?)? {
+    /// them; with none saved, an empty queue changed at the epoch by no client (the spec's answer always
+    /// holds a queue).
+    static func load(_ call: SubsonicCall) throws -> (SavedPlayQueue, [Song], Int?) {
         let user = try call.signedInUser()
-        guard let queue = try UserPlayQueues(database: call.library.database, user: user.id).load() else { return nil }
+        guard let queue = try UserPlayQueues(database: call.library.database, user: user.id).load() else {
+            return (SavedPlayQueue(entries: [], currentIndex: nil, positionMs: 0, changedAt: Date(timeIntervalSince1970: 0), changedBy: ""), [], nil)
+        }
         let found = try call.library.database.songs(ids: Array(Set(queue.entries.compactMap(\.songId))))
         let byId = Dictionary(found.map { ($0.id, $0) }) { first, _ in first }
         var songs: [Song] = []

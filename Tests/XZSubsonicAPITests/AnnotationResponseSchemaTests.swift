@@ -25,7 +25,8 @@ final class AnnotationResponseSchemaTests: XCTestCase {
         let calls: [(String, [(String, String)], LibraryUser)] = [
             ("star", [("id", two)], guest), ("unstar", [("id", two)], guest), ("setRating", [("id", two), ("rating", "0")], guest),
             ("scrobble", [("id", two), ("submission", "false")], guest),
-            ("getPlayQueue", [], guest), ("getPlayQueueByIndex", [], guest), ("savePlayQueue", [], fixture.third),
+            ("getPlayQueue", [], guest), ("getPlayQueueByIndex", [], guest), ("savePlayQueue", [], fixture.third), ("getPlayQueue", [], fixture.third),
+            ("getPlayQueueByIndex", [], fixture.third),
             ("getBookmarks", [], guest), ("createBookmark", [("id", two), ("position", "1")], guest),
             ("deleteBookmark", [("id", two)], guest),
             ("createPlaylist", [("name", "Mix"), ("songId", one), ("songId", two)], guest),

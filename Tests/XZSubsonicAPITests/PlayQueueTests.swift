@@ -17,9 +17,14 @@ final class PlayQueueTests: XCTestCase {
         fixture = nil
     }
 
+    private func savedQueue(of user: LibraryUser) throws -> SubsonicPlayQueue {
+        try fixture.answer("getPlayQueue", as: user, key: "playQueue", of: SubsonicPlayQueue.self)
+    }
+
     func testQueueRoundTripsPerUser() throws {
         let one = try fixture.id("One"), two = try fixture.id("Two"), three = try fixture.id("Three")
-        XCTAssertTrue(try fixture.answersEmpty("getPlayQueue", as: fixture.guest), "nothing saved yet")
+        XCTAssertEqual(try savedQueue(of: fixture.guest).entry, nil, "nothing saved yet")
+        XCTAssertEqual(try savedQueue(of: fixture.guest).username, "guest")
         try fixture.call("savePlayQueue", [("id", one), ("id", two), ("id", one), ("id", three), ("current", two),
                                            ("position", "61234"), ("c", "Phone")], as: fixture.guest)
         let queue = try fixture.answer("getPlayQueue", as: fixture.guest, key: "playQueue", of: SubsonicPlayQueue.self)
@@ -29,7 +34,7 @@ final class PlayQueueTests: XCTestCase {
         XCTAssertEqual(queue.position, 61234)
         XCTAssertEqual(queue.username, "guest")
         XCTAssertEqual(queue.changedBy, "Phone")
-        XCTAssertTrue(try fixture.answersEmpty("getPlayQueue", as: fixture.third), "another user's queue is not theirs")
+        XCTAssertEqual(try savedQueue(of: fixture.third).entry, nil, "another user's queue is not theirs")
 
         let byIndex = try fixture.answer("getPlayQueueByIndex", as: fixture.guest, key: "playQueueByIndex", of: SubsonicPlayQueueByIndex.self)
         XCTAssertEqual(byIndex.currentIndex, 1)
@@ -37,7 +42,8 @@ final class PlayQueueTests: XCTestCase {
 
         // An empty save clears the queue.
         try fixture.call("savePlayQueue", [], as: fixture.guest)
-        XCTAssertTrue(try fixture.answersEmpty("getPlayQueue", as: fixture.guest))
+        XCTAssertEqual(try savedQueue(of: fixture.guest).entry, nil)
+        XCTAssertNil(try savedQueue(of: fixture.guest).current)
     }
 
     /// The index keeps the current entry apart from an earlier copy of the same song.
