@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Makes a small music folder for the API's client tests and prints what it holds as JSON: one song in each
-format clients meet (MP3, FLAC, Ogg Vorbis, Opus, AAC in MP4, WAV), CJK, kana and Hangul names, a cover
-picture, an LRC file, and a FLAC image with a two-track CUE sheet. Needs ffmpeg and metaflac.
+format clients meet (MP3, FLAC, Ogg Vorbis, Opus, AAC in MP4, WAV), CJK, kana and Hangul names, ReplayGain tags
+on one file, a cover picture, an LRC file, and a FLAC image with a two-track CUE sheet. Needs ffmpeg and metaflac.
 
 Usage: make_library.py MUSIC_FOLDER > manifest.json
 """
@@ -58,6 +58,9 @@ def main():
                                       "genre": "Pop", "date": "2001"})
         songs.append({"path": path, "title": title, "artist": artist, "album": album, "seconds": seconds,
                       "suffix": path.rsplit(".", 1)[1], "size": os.path.getsize(full)})
+    # ReplayGain tags on one file.
+    run(["metaflac", "--set-tag=REPLAYGAIN_TRACK_GAIN=-4.20 dB", "--set-tag=REPLAYGAIN_TRACK_PEAK=0.500000",
+         os.path.join(music, "王菲/红豆/02 当时的月亮.flac")])
     # A folder picture for one album, an LRC beside one song.
     run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=300x200:d=1", "-frames:v", "1",
          os.path.join(music, "王菲/红豆/cover.jpg")])
@@ -69,6 +72,7 @@ def main():
     encode(os.path.join(rip, "image.flac"), 9, ["-c:a", "flac"], {"album": "光", "artist": "光の楽団"})
     with open(os.path.join(rip, "image.cue"), "w", encoding="utf-8") as handle:
         handle.write(SHEET)
+    songs[1]["size"] = os.path.getsize(os.path.join(music, FILES[1][0]))
     songs.append({"path": "光/rip/image.cue/track0001", "title": "一", "artist": "光の楽団", "album": "光", "seconds": 4,
                   "suffix": "flac", "cue": True})
     songs.append({"path": "光/rip/image.cue/track0002", "title": "二", "artist": "光の楽団", "album": "光", "seconds": 5,

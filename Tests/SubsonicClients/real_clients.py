@@ -533,6 +533,8 @@ def run_browsing(results, raw, clients, expected, songs):
         for title, listed in songs.items():
             typed = opensonic.get_song(listed["id"])
             expect(typed.title == title and typed.duration == listed.get("duration"), f"song {title}")
+        tagged = opensonic.get_song(songs["当时的月亮"]["id"])
+        expect(tagged.replay_gain is not None and abs(tagged.replay_gain.track_gain + 4.2) < 1e-6, f"ReplayGain tags {tagged.replay_gain}")
         first = songs["피 땀 눈물"]
         expect(knuckles.browsing.get_song(first["id"]).title == "피 땀 눈물", "knuckles song")
         expect(first["suffix"] == "opus", f"opus suffix {first}")
