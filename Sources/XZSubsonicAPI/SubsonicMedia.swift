@@ -19,12 +19,14 @@ package final class SubsonicMedia: Sendable {
 
     /// `stream`: the file as it is (with its `Range`), or a transcode to `format` at `maxBitRate` from
     /// `timeOffset` seconds (the `transcodeOffset` extension; a raw or absent format sends the whole file and
-    /// ignores it). A CUE sheet's track is a part of its image, so
-    /// it is always transcoded (FLAC when no format is named, so "raw" stays lossless). A song without a
+    /// ignores it). `raw` is the file whatever the cap; no format with a cap below the file's rate is MP3.
+    /// A CUE sheet's track is a part of its image, so it is always transcoded (FLAC when no format is named, so "raw" stays lossless). A song without a
     /// local file is not found: the API serves only what the library holds on disk.
     package func stream(_ request: SubsonicRequest) throws -> SubsonicReply {
         let (song, file) = try localSong(request)
-        let asked = TranscodeFormat(parameter: try request.text("format"))
+        let formatText = try request.text("format")
+        let asked = TranscodeFormat(parameter: formatText)
+        let isRaw = formatText?.lowercased() == "raw"
         let maxBitRate = try request.clampedInt("maxBitRate", default: 0, in: 0...1_000_000)
         let offset = try Self.timeOffset(request)
         let estimate = try request.bool("estimateContentLength", default: false)
@@ -39,7 +41,8 @@ package final class SubsonicMedia: Sendable {
             // The file's own format is the file, unless a cap below its rate or an offset asks for more.
             if asked == own && offset == 0 && (asked.isLossless || !overCap) { return try raw(file, request) }
             format = asked
-        } else if overCap, own?.isLossless != true || maxBitRate > 0 {
+        } else if overCap && !isRaw {
+            // No format but a cap below the file's rate: MP3 at the cap, as Navidrome's default.
             format = .mp3
         } else {
             return try raw(file, request)

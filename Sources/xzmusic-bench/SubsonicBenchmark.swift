@@ -180,8 +180,7 @@ struct SubsonicBenchmark {
         print(String(format: "raw stream of a %.0f MB FLAC (best of 3): %.0f MB/s;  cat %.0f MB/s (%.2f×);  dd O_DIRECT %.0f MB/s (%.2f×)   target ≥ 0.9×: %@",
                      rawSize / 1e6, ours, cat, ours / cat, dd, ours / dd, ours / dd >= 0.9 ? "met (against the disk)" : "NOT met"))
 
-        // Transcodes from the FLAC source, each from nothing (the cache emptied), against ffmpeg's CLI.
-        let cache = server.library.appendingPathComponent("cache/subsonic/transcodes")
+        // Transcodes from the FLAC source, each from nothing, against ffmpeg's CLI.
         let formats: [(name: String, kbps: Int, ffmpeg: [String])] = [
             ("mp3", 192, ["-c:a", "libmp3lame", "-b:a", "192k", "-f", "mp3"]),
             ("opus", 128, ["-c:a", "libopus", "-b:a", "128k", "-f", "ogg"]),
@@ -197,7 +196,6 @@ struct SubsonicBenchmark {
         for format in formats {
             var firstBytes: [Double] = [], ourCPU: [Double] = [], theirCPU: [Double] = []
             for _ in 0..<3 {
-                try? FileManager.default.removeItem(at: cache)
                 let before = server.cpuSeconds
                 let id = format.name == "flac" ? wavID : sourceID
                 let result = try client.get(client.apiPath("stream", ["id": id, "format": format.name]), keepBody: false)
@@ -217,14 +215,13 @@ struct SubsonicBenchmark {
         }
         print("  * flac from a WAV copy of the source, for both: FLAC asked of a FLAC file is the file as it is")
 
-        try concurrentListeners(server: server, sourceID: sourceID, cache: cache)
+        try concurrentListeners(server: server, sourceID: sourceID)
         try besideSupysonic(ours: server, music: music)
     }
 
     /// 20 clients each taking a transcoded MP3 at 192 kbit/s at once: each one's bytes per second of wall
     /// time against the rate it plays at, and the host's memory meanwhile.
-    private func concurrentListeners(server: OurServer, sourceID: String, cache: URL) throws {
-        try? FileManager.default.removeItem(at: cache)
+    private func concurrentListeners(server: OurServer, sourceID: String) throws {
         let rssBefore = server.rssMiB
         let rates = Mutex<[Double]>([])
         let failures = Mutex<[String]>([])
@@ -238,21 +235,30 @@ struct SubsonicBenchmark {
             }
         }
         sampler.start()
+        // A thread each, all connected before any asks: 20 transcodes at once (the server keeps none).
+        let start = DispatchSemaphore(value: 0)
+        let finished = DispatchGroup()
+        for _ in 0..<Self.listeners {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                do {
+                    let client = try HTTPClient(port: server.port)
+                    start.wait()
+                    let result = try client.get(client.apiPath("stream", ["id": sourceID, "format": "mp3"]), keepBody: false)
+                    guard result.status == 200 else { throw benchFailure("status \(result.status)") }
+                    let needed = Double(result.bodyBytes) / Double(Self.sourceSeconds)
+                    rates.withLock { $0.append((Double(result.bodyBytes) / result.total) / needed) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }.start()
+        }
+        Thread.sleep(forTimeInterval: 0.5)
         let cpuBefore = server.cpuSeconds
         let started = DispatchTime.now().uptimeNanoseconds
-        DispatchQueue.concurrentPerform(iterations: Self.listeners) { index in
-            do {
-                let client = try HTTPClient(port: server.port)
-                // Distinct rates keep every listener a transcode of its own.
-                let result = try client.get(client.apiPath("stream", ["id": sourceID, "format": "mp3", "maxBitRate": String(192 + index % 2)]),
-                                            keepBody: false)
-                guard result.status == 200 else { throw benchFailure("status \(result.status)") }
-                let needed = Double(result.bodyBytes) / Double(Self.sourceSeconds)
-                rates.withLock { $0.append((Double(result.bodyBytes) / result.total) / needed) }
-            } catch {
-                failures.withLock { $0.append("\(error)") }
-            }
-        }
+        for _ in 0..<Self.listeners { start.signal() }
+        finished.wait()
         let wall = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let cpu = server.cpuSeconds - cpuBefore
         done.withLock { $0 = true }
@@ -354,7 +360,8 @@ final class OurServer: Sendable {
         let config = state.appendingPathComponent("config")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try FileManager.default.createDirectory(at: config.appendingPathComponent("xzmusic"), withIntermediateDirectories: true)
-        var text = "subsonic_max_transcodes = 64\n"
+        // No transcode cache: every transcode measured is made from nothing.
+        var text = "subsonic_max_transcodes = 64\nsubsonic_transcode_cache = 0\n"
         if let music { text += "music_directory = \(music.path)\n" }
         try text.write(to: config.appendingPathComponent("xzmusic/config"), atomically: true, encoding: .utf8)
         let environment = ProcessInfo.processInfo.environment.merging(

@@ -132,6 +132,9 @@ final class MediaStreamTests: XCTestCase {
         guard case .stream = try fixture.answer(fixture.request("song.mp3", [("maxBitRate", "64")])) else {
             return XCTFail("a cap below the file's rate streams the file as it is")
         }
+        guard case .file = try fixture.answer(fixture.request("song.mp3", [("format", "raw"), ("maxBitRate", "64")])) else {
+            return XCTFail("raw is the file whatever the cap")
+        }
         guard case .file(let flac) = try fixture.answer(fixture.request("song.flac", [("format", "flac"), ("maxBitRate", "64")])) else {
             return XCTFail("FLAC asked of a FLAC file is the file")
         }
