@@ -92,7 +92,11 @@ struct LibraryPlaylists {
 
     func summary(_ read: Read, owners: [Int64: String]) -> SubsonicPlaylist {
         let songs = read.listed
-        let seconds = songs.reduce(0) { $0 + ($1.durationMs ?? 0) } / 1000
+        // Lengths come from files' tags: their sum saturates rather than overflows.
+        let seconds = songs.reduce(0) { total, song in
+            let (sum, overflow) = total.addingReportingOverflow(max(0, song.durationMs ?? 0))
+            return overflow ? Int.max : sum
+        } / 1000
         let mayChange = read.ownership.userId == user.id.rawValue || user.isAdmin
         return SubsonicPlaylist(
             id: SubsonicID.playlist(read.name).text, name: read.name,
