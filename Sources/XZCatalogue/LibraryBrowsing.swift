@@ -76,8 +76,8 @@ package enum AlbumListOrder: Sendable, Equatable {
 
 extension LibraryDatabase {
     /// The songs browsing lists: those with a local file, less the images whose CUE tracks stand for them
-    /// (the tracks are the songs).
-    static let browsableSong = """
+    /// (the tracks are the songs). An SQL condition on `song`, for every statement that lists songs.
+    package static let browsableSong = """
         song.local_path <> '' AND (song.cue_file <> ''
             OR NOT EXISTS (SELECT 1 FROM song AS track WHERE track.cue_file = song.local_path AND track.cue_file <> ''))
         """
@@ -429,7 +429,7 @@ extension LibraryDatabase {
     }
 
     /// Values bound as one JSON array, read back by `json_each`: a list of any length is one argument.
-    static func jsonArray(_ values: [Int64]) -> String {
+    package static func jsonArray(_ values: [Int64]) -> String {
         "[" + values.map(String.init).joined(separator: ",") + "]"
     }
 

@@ -40,7 +40,7 @@ struct SearchHits {
         var hits = SearchHits()
         if request.songs.count > 0 { hits.songs = page(songs, request.songs) }
         if request.artists.count > 0 {
-            let summaries = try database.pool.read { db in try SearchRows.artistSummaries(db, ids: singerIDs) }
+            let summaries = try database.artistSummaries(ids: singerIDs)
             hits.artists = page(summaries, request.artists)
         }
         if request.albums.count > 0 {
@@ -61,7 +61,7 @@ struct SearchHits {
              try request.songs.count > 0 ? SearchRows.songIDs(db, window: request.songs) : [])
         }
         var hits = SearchHits()
-        if !artistIDs.isEmpty { hits.artists = try database.pool.read { db in try SearchRows.artistSummaries(db, ids: artistIDs) } }
+        if !artistIDs.isEmpty { hits.artists = try database.artistSummaries(ids: artistIDs) }
         if !albumIDs.isEmpty { hits.albums = try database.albumSummaries(ids: albumIDs) }
         if !songIDs.isEmpty { hits.songs = try database.songs(ids: songIDs) }
         return hits
@@ -75,40 +75,16 @@ struct SearchHits {
 
 /// The statements search reads beside the catalogue's search, each for a whole page at once.
 enum SearchRows {
-    /// The songs browsing lists (`LibraryDatabase.browsableSong`, the same condition): those with a local
-    /// file, less the images whose CUE tracks stand for them.
-    static let browsableSong = """
-        song.local_path <> '' AND (song.cue_file <> ''
-            OR NOT EXISTS (SELECT 1 FROM song AS track WHERE track.cue_file = song.local_path AND track.cue_file <> ''))
-        """
-
-    static func jsonArray(_ ids: [Int64]) -> String {
-        "[" + ids.map(String.init).joined(separator: ",") + "]"
-    }
-
     /// The browsable ones of `songIDs`, each with its album (nil for a song without one).
     static func browsableAlbums(_ db: Database, songIDs: [Int64]) throws -> [Int64: Int64?] {
         guard !songIDs.isEmpty else { return [:] }
         var albums: [Int64: Int64?] = [:]
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT song.id, song.album_id FROM json_each(?) AS wanted CROSS JOIN song ON song.id = wanted.value
-            WHERE \(browsableSong)
-            """), arguments: [jsonArray(songIDs)])
+            WHERE \(LibraryDatabase.browsableSong)
+            """), arguments: [LibraryDatabase.jsonArray(songIDs)])
         while let row = try rows.next() { albums[row[0]] = row[1] as Int64? }
         return albums
-    }
-
-    /// Artists by id in the order of `ids`, with their albums' and songs' counts; those without a
-    /// browsable song left out.
-    static func artistSummaries(_ db: Database, ids: [Int64]) throws -> [ArtistSummary] {
-        guard !ids.isEmpty else { return [] }
-        let found = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT singer.id, singer.name, count(DISTINCT song.album_id), count(*)
-            FROM json_each(?) AS wanted CROSS JOIN song ON song.singer_id = wanted.value JOIN singer ON singer.id = song.singer_id
-            WHERE \(browsableSong) GROUP BY singer.id
-            """), arguments: [jsonArray(ids)]).map { ArtistSummary(id: $0[0], name: $0[1], albumCount: $0[2], songCount: $0[3]) }
-        let byID = Dictionary(found.map { ($0.id, $0) }) { first, _ in first }
-        return ids.compactMap { byID[$0] }
     }
 
     /// The albums filed under `singerIDs`, singer by singer in that order, each singer's by title.
@@ -117,28 +93,28 @@ enum SearchRows {
         return try Int64.fetchAll(db.cachedStatement(sql: """
             SELECT album.id FROM json_each(?) AS wanted CROSS JOIN album ON album.singer_id = wanted.value
             ORDER BY wanted.key, album.title LIMIT ?
-            """), arguments: [jsonArray(singerIDs), limit])
+            """), arguments: [LibraryDatabase.jsonArray(singerIDs), limit])
     }
 
     // An empty query's pages: every row with a browsable song, by row id.
 
     static func artistIDs(_ db: Database, window: SearchRequest.Window) throws -> [Int64] {
         try Int64.fetchAll(db.cachedStatement(sql: """
-            SELECT singer.id FROM singer WHERE EXISTS (SELECT 1 FROM song WHERE song.singer_id = singer.id AND \(browsableSong))
+            SELECT singer.id FROM singer WHERE EXISTS (SELECT 1 FROM song WHERE song.singer_id = singer.id AND \(LibraryDatabase.browsableSong))
             ORDER BY singer.id LIMIT ? OFFSET ?
             """), arguments: [window.count, window.offset])
     }
 
     static func albumIDs(_ db: Database, window: SearchRequest.Window) throws -> [Int64] {
         try Int64.fetchAll(db.cachedStatement(sql: """
-            SELECT album.id FROM album WHERE EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id AND \(browsableSong))
+            SELECT album.id FROM album WHERE EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id AND \(LibraryDatabase.browsableSong))
             ORDER BY album.id LIMIT ? OFFSET ?
             """), arguments: [window.count, window.offset])
     }
 
     static func songIDs(_ db: Database, window: SearchRequest.Window) throws -> [Int64] {
         try Int64.fetchAll(db.cachedStatement(sql: """
-            SELECT song.id FROM song WHERE \(browsableSong) ORDER BY song.id LIMIT ? OFFSET ?
+            SELECT song.id FROM song WHERE \(LibraryDatabase.browsableSong) ORDER BY song.id LIMIT ? OFFSET ?
             """), arguments: [window.count, window.offset])
     }
 }
