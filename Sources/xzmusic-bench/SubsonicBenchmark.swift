@@ -210,7 +210,7 @@ struct SubsonicBenchmark {
             }
             let first = firstBytes.min()!, mine = ourCPU.min()!, theirs = theirCPU.min()!
             let label = format.name == "flac" ? "flac*" : format.name
-            print(String(format: "  %-6@  %7.1f ms   %9.3f s     %12.3f s       %5.2f   %@", label, first * 1000, mine, theirs, mine / theirs,
+            print(String(format: "  %@  %7.1f ms   %9.3f s     %12.3f s       %5.2f   %@", label.padding(toLength: 6, withPad: " ", startingAt: 0), first * 1000, mine, theirs, mine / theirs,
                          first < 0.1 && mine <= theirs ? "met" : "NOT met"))
         }
         print("  * flac from a WAV copy of the source, for both: FLAC asked of a FLAC file is the file as it is")
@@ -332,7 +332,7 @@ struct SubsonicBenchmark {
             }
             a.sort(); b.sort()
             let mineP50 = percentile(a, 0.5), theirP50 = percentile(b, 0.5)
-            print(String(format: "  %-30@ %9.2f ms    %10.2f ms    %8.1f×", row.label, mineP50 * 1000, theirP50 * 1000, theirP50 / mineP50))
+            print(String(format: "  %@ %9.2f ms    %10.2f ms    %8.1f×", row.label.padding(toLength: 30, withPad: " ", startingAt: 0), mineP50 * 1000, theirP50 * 1000, theirP50 / mineP50))
         }
         // Plausibility: supysonic's own answers are real (its search finds the songs, its stream is the file).
         let check = try theirs.api("search3", ["query": "Lantern"])
