@@ -8,10 +8,13 @@ class LibraryProcessTestCase: XCTestCase {
     var temp: TemporaryFolder!
     var binary: String { TestPaths.products.appendingPathComponent("xzmusic").path }
 
+    /// The demo songs a new library starts with; "" for a library that starts empty.
+    var demoFolder: String { TestPaths.repositoryRoot.appendingPathComponent("Resources/demo").path }
+
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["XZMUSIC_HOME"] = temp.path("library")
-        env["XZMUSIC_DEMO"] = TestPaths.repositoryRoot.appendingPathComponent("Resources/demo").path
+        env["XZMUSIC_DEMO"] = demoFolder
         env["XZMUSIC_OUTPUT"] = "null"
         env["XDG_RUNTIME_DIR"] = temp.path("run")
         env["XDG_CONFIG_HOME"] = temp.path("config")
@@ -22,6 +25,11 @@ class LibraryProcessTestCase: XCTestCase {
     @discardableResult
     func xzmusic(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
         try TestProcess.run(binary, arguments, input: input.map { Data($0.utf8) }, environment: environment)
+    }
+
+    /// A command's `--json` output.
+    func json(_ result: ProcessResult) throws -> Any {
+        try JSONSerialization.jsonObject(with: result.stdoutData)
     }
 
     /// `xzmusic serve` on a free TCP port, once the songs of a music folder it has not scanned are in (it

@@ -3,29 +3,11 @@ import XCTest
 import XZTestSupport
 
 /// Play sessions recorded by real playback, and the stats views, through the xzmusic executable.
-final class StatsCommandTests: XCTestCase {
-    private var temp: TemporaryFolder!
-    private var binary: String { TestPaths.products.appendingPathComponent("xzmusic").path }
+final class StatsCommandTests: LibraryProcessTestCase {
+    override var demoFolder: String { "" }
 
     override func setUpWithError() throws {
         temp = try TemporaryFolder("stats")
-    }
-
-    private var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["XZMUSIC_HOME"] = temp.path("library")
-        env["XZMUSIC_DEMO"] = ""
-        env["XZMUSIC_OUTPUT"] = "null"
-        return env
-    }
-
-    @discardableResult
-    private func xzmusic(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
-        try TestProcess.run(binary, arguments, input: input.map { Data($0.utf8) }, environment: environment)
-    }
-
-    private func json(_ result: ProcessResult) throws -> Any {
-        try JSONSerialization.jsonObject(with: result.stdoutData)
     }
 
     func testRenderedPlaysAreCountedByTheRule() throws {

@@ -7,31 +7,12 @@ import XZTestSupport
 
 /// The `user` commands and `--user` of the stats views, through the xzmusic executable on a library of
 /// its own.
-final class UserCommandTests: XCTestCase {
-    private var temp: TemporaryFolder!
-    private var binary: String { TestPaths.products.appendingPathComponent("xzmusic").path }
+final class UserCommandTests: LibraryProcessTestCase {
     private var library: LibraryFolder { LibraryFolder(url: URL(fileURLWithPath: temp.path("library"))) }
+    override var demoFolder: String { "" }
 
     override func setUpWithError() throws {
         temp = try TemporaryFolder("users")
-    }
-
-    private var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["XZMUSIC_HOME"] = temp.path("library")
-        env["XZMUSIC_DEMO"] = ""
-        env["XZMUSIC_OUTPUT"] = "null"
-        env["NO_COLOR"] = "1"
-        return env
-    }
-
-    @discardableResult
-    private func xzmusic(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
-        try TestProcess.run(binary, arguments, input: input.map { Data($0.utf8) }, environment: environment)
-    }
-
-    private func json(_ result: ProcessResult) throws -> Any {
-        try JSONSerialization.jsonObject(with: result.stdoutData)
     }
 
     private func accounts() throws -> AccountStore {
