@@ -53,7 +53,7 @@ extension LibraryDatabase {
         }
     }
 
-    /// Forgets the rows of playlists whose files are gone (removed by an MPD client or another program),
+    /// Forgets the rows of playlists whose files are gone (removed by another program, such as real MPD),
     /// so a playlist saved later under the same name is not taken for the old one. Each file is looked
     /// for as its row is judged: a playlist being made has its file before its row.
     package func forgetPlaylistOwnerships(without playlists: StoredPlaylists) throws {
@@ -64,5 +64,22 @@ extension LibraryDatabase {
                 try db.execute(sql: "DELETE FROM playlist_owner WHERE playlist = ?", arguments: [name])
             }
         }
+    }
+}
+
+/// The row changes that follow a stored playlist's file, made by `StoredPlaylists` in the transaction
+/// that holds the file change.
+extension PlaylistOwnership {
+    /// A renamed playlist keeps its owner, flag and comment; a row left under the new name by a
+    /// playlist whose file is gone is dropped.
+    static func move(_ db: Database, from name: String, to newName: String) throws {
+        try forget(db, newName)
+        try db.execute(sql: "UPDATE playlist_owner SET playlist = ? WHERE playlist = ?", arguments: [newName, name])
+    }
+
+    /// A removed playlist's row, or a row whose file is gone before a new playlist takes the name:
+    /// a playlist made without one is the library owner's, public.
+    static func forget(_ db: Database, _ name: String) throws {
+        try db.execute(sql: "DELETE FROM playlist_owner WHERE playlist = ?", arguments: [name])
     }
 }

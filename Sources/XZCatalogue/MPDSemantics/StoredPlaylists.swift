@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import XZSystem
 #if canImport(Glibc)
 import Glibc
@@ -121,7 +122,9 @@ package enum M3U {
 /// atomically, and every change holds the folder's lock, so edits by the host and by other programs
 /// of the library (the CLI) happen one after another and none is lost. Each playlist holds at most
 /// `maxLength` songs (MPD's `max_playlist_length`). Names are data: nothing a client sends can name a
-/// file outside the folder.
+/// file outside the folder. A playlist's owner row (`PlaylistOwnership`) follows its file: renamed with
+/// it, removed with it, and a playlist made anew has none (the library owner's, public), whoever
+/// changes it (an MPD client, the prompt, the CLI, the Subsonic API).
 package struct StoredPlaylists: Sendable, Equatable {
     package static let suffix = ".m3u"
     /// MPD's default `max_playlist_length`.
@@ -132,10 +135,20 @@ package struct StoredPlaylists: Sendable, Equatable {
     package let folder: URL
     /// The most songs a playlist holds: longer files are read up to it, and a change past it is refused.
     package let maxLength: Int
+    /// Where the owner rows are kept: the host's open database, else the library's file, opened for a
+    /// change that moves rows (a library without one has no rows to keep).
+    private let database: LibraryDatabase?
+    private let databasePath: String
 
-    package init(library: LibraryFolder, maxLength: Int = defaultMaxLength) {
+    package init(library: LibraryFolder, maxLength: Int = defaultMaxLength, database: LibraryDatabase? = nil) {
         folder = library.url.appendingPathComponent("playlists")
         self.maxLength = max(0, maxLength)
+        self.database = database
+        databasePath = library.databasePath
+    }
+
+    package static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.folder == rhs.folder && lhs.maxLength == rhs.maxLength
     }
 
     /// How `save` treats a playlist of the name: `create` refuses an existing one, `append` keeps its
@@ -219,7 +232,11 @@ package struct StoredPlaylists: Sendable, Equatable {
             if mode == .create, exists { throw CatalogueError.playlistExists("Playlist already exists") }
             if mode != .create, !exists, !creatingMissing { throw CatalogueError.noSuchPlaylist }
             let kept = mode == .append && exists ? try read(name) : []
-            try store(kept + entries, at: path)
+            if exists {
+                try store(kept + entries, at: path)
+            } else {
+                try storeNew(name, kept + entries, at: path)
+            }
         }
     }
 
@@ -229,20 +246,31 @@ package struct StoredPlaylists: Sendable, Equatable {
         let path = try path(of: name)
         try exclusively {
             var entries: [PlaylistEntry] = []
+            var exists = true
             do {
                 entries = try read(name)
-            } catch let error as CatalogueError where error == .noSuchPlaylist && create {}
+            } catch let error as CatalogueError where error == .noSuchPlaylist && create {
+                exists = false
+            }
             try change(&entries)
-            try store(entries, at: path)
+            if exists {
+                try store(entries, at: path)
+            } else {
+                try storeNew(name, entries, at: path)
+            }
         }
     }
 
     package func remove(_ name: String) throws {
         let path = try path(of: name)
         try exclusively {
-            guard unlink(path) == 0 else {
-                if errno == ENOENT { throw CatalogueError.noSuchPlaylist }
-                throw CatalogueError.io("cannot remove \(path): \(String(cString: strerror(errno)))")
+            // A file that cannot be removed keeps its row; a row that cannot be removed is left for the
+            // next playlist of the name to drop (`storeNew`).
+            try changingOwnerRows({ try PlaylistOwnership.forget($0, name) }) {
+                guard unlink(path) == 0 else {
+                    if errno == ENOENT { throw CatalogueError.noSuchPlaylist }
+                    throw CatalogueError.io("cannot remove \(path): \(String(cString: strerror(errno)))")
+                }
             }
         }
     }
@@ -254,10 +282,49 @@ package struct StoredPlaylists: Sendable, Equatable {
             let manager = FileManager.default
             guard manager.fileExists(atPath: from) else { throw CatalogueError.noSuchPlaylist }
             guard !manager.fileExists(atPath: to) else { throw CatalogueError.playlistExists }
-            guard Glibc.rename(from, to) == 0 else {
-                throw CatalogueError.io("cannot rename \(from): \(String(cString: strerror(errno)))")
+            try changingOwnerRows({ try PlaylistOwnership.move($0, from: name, to: newName) }) {
+                guard Glibc.rename(from, to) == 0 else {
+                    throw CatalogueError.io("cannot rename \(from): \(String(cString: strerror(errno)))")
+                }
+            } undo: {
+                _ = Glibc.rename(to, from)
             }
         }
+    }
+
+    /// Writes a playlist that had no file: a row its name kept from a playlist whose file is gone
+    /// (removed by another program) is dropped, so the new one is the library owner's, public.
+    private func storeNew(_ name: String, _ entries: [PlaylistEntry], at path: String) throws {
+        try changingOwnerRows({ try PlaylistOwnership.forget($0, name) }) {
+            try store(entries, at: path)
+        } undo: {
+            _ = unlink(path)
+        }
+    }
+
+    /// Runs the file change `change` inside the write transaction that changes the owner rows (`rows`):
+    /// the rows change only with the file, and a file change whose rows cannot be written is undone
+    /// (`undo`). The caller holds the lock.
+    private func changingOwnerRows(_ rows: (Database) throws -> Void, file change: () throws -> Void,
+                                   undo: () -> Void = {}) throws {
+        guard let database = try ownersDatabase() else { return try change() }
+        var changed = false
+        do {
+            try database.pool.write { db in
+                try rows(db)
+                try change()
+                changed = true
+            }
+        } catch let error as DatabaseError {
+            if changed { undo() }
+            throw CatalogueError(error)
+        }
+    }
+
+    private func ownersDatabase() throws -> LibraryDatabase? {
+        if let database { return database }
+        guard FileManager.default.fileExists(atPath: databasePath) else { return nil }
+        return try LibraryDatabase(path: databasePath)
     }
 
     /// Replaces the file at `path` whole; the caller holds the lock.
