@@ -207,7 +207,7 @@ let package = Package(
         ]),
         .testTarget(name: "XZSubsonicAPITests", dependencies: [
             "XZSubsonicAPI", "XZAccounts", "XZStats", "XZCatalogue", "XZHostCore", "XZSystem", "XZTestSupport", "XZFolderScan",
-            "XZMPDCommands", "XZPlaybackValues",
+            "XZMPDCommands", "XZPlaybackValues", "XZAudio", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZSubsonicServerTests", dependencies: [
             "XZSubsonicServer", "XZSubsonicAPI", "XZAccounts", "XZHostAssembly", "XZHostCore", "XZCatalogue", "XZSystem", "XZTestSupport",
