@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import XCTest
 @testable import XZSubsonicAPI
 import XZSystem
@@ -194,6 +195,24 @@ final class MediaStreamTests: XCTestCase {
                           "\(format): \(length)")
             XCTAssertEqual(try DecodedMedia(bytes, in: fixture.folder, name: "estimate.\(format)").seconds, MediaFixture.seconds - 1,
                            accuracy: 0.5, format)
+        }
+    }
+
+    func testASongWithoutALocalFileIsNotFound() throws {
+        let fixture = try fixture
+        let id = try XCTUnwrap(fixture.songs["mono.wav"])
+        let path = try fixture.song("mono.wav").localPath
+        func setPath(_ value: String, url: String) throws {
+            try fixture.host.database.pool.write {
+                try $0.execute(sql: "UPDATE song SET local_path = ?, audio_url = ? WHERE id = ?", arguments: [value, url, id])
+            }
+        }
+        try setPath("", url: "http://127.0.0.1:9/online.mp3")
+        defer { try? setPath(path, url: "") }
+        for endpoint in ["stream", "download"] {
+            XCTAssertThrowsError(try fixture.answer(fixture.request("mono.wav", endpoint: endpoint))) {
+                XCTAssertEqual(($0 as? SubsonicError)?.kind, .notFound, "\($0)")
+            }
         }
     }
 
