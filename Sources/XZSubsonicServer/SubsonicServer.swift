@@ -17,8 +17,9 @@ package struct SubsonicServerLimits: Sendable, Equatable {
     package var maxBodyBytes = 64 << 10
     /// The largest request head (request line and headers); a larger one is answered 400 and closed.
     package var maxHeadBytes = 64 << 10
-    /// A connection with no request in progress (or a request head that does not arrive) is closed after this.
-    package var idleTimeout: Duration = .seconds(60)
+    /// A connection with no request in progress (or a request head that does not arrive) is closed after
+    /// this: kept short, as an idle client's connection holds one of the `maxConnections` places.
+    package var idleTimeout: Duration = .seconds(15)
     /// A form body that does not arrive within this closes its connection.
     package var bodyTimeout: Duration = .seconds(30)
     /// A client that takes no byte for this long is cut off, and the stream it held stopped.
