@@ -12,6 +12,15 @@ package struct ClientSession: Sendable {
         /// Over the Unix socket: may name files by absolute path.
         case local
         case network
+
+        /// The address wrong passwords are counted by when the transport gives none: every client of
+        /// the Unix socket is one local address.
+        var sharedAddress: String {
+            switch self {
+            case .local: "local"
+            case .network: "network"
+            }
+        }
     }
 
     /// What the transport does after writing `bytes`.
@@ -44,6 +53,8 @@ package struct ClientSession: Sendable {
     package static let protocolVersion = "0.23.5"
 
     package let peer: Peer
+    /// The client's address, by which its wrong passwords are counted over all its connections.
+    package let address: String
     package internal(set) var authenticated: Bool
     package internal(set) var tagTypes: SongTags = SongTags.held
     package internal(set) var binaryLimit = 8192
@@ -56,6 +67,8 @@ package struct ClientSession: Sendable {
     private var list: PendingList?
     /// Wrong `password`s given so far (`SessionLimits.passwordAttempts`).
     private var failedPasswords = 0
+    /// How long the answer to a right `password` is held: as long as its address's last wrong one was.
+    private var acceptedPasswordDelay = Duration.zero
     /// Lines that were no command, counted until the first command (`SessionLimits.unknownLinesBeforeCommand`).
     private var unknownLines = 0
     private var heardCommand = false
@@ -69,10 +82,21 @@ package struct ClientSession: Sendable {
 
     package var isIdle: Bool { idleMask != nil }
 
-    /// `passwordRequired`: the host has a password and the peer has not yet given it.
-    package init(peer: Peer, passwordRequired: Bool) {
+    /// `passwordRequired`: the host has a password and the peer has not yet given it. `address`: the
+    /// network client's IP address (the Unix socket's clients are one local address).
+    package init(peer: Peer, passwordRequired: Bool, address: String? = nil) {
         self.peer = peer
+        self.address = peer == .local ? peer.sharedAddress : address ?? peer.sharedAddress
         authenticated = !passwordRequired
+    }
+
+    /// The right `password`: the answer is held as long as its address's last wrong guess was (as the
+    /// Subsonic API holds a request before checking it), so being right is not told sooner; then the
+    /// address's wrong guesses are forgotten.
+    mutating func acceptPassword(_ service: MPDService) {
+        authenticated = true
+        acceptedPasswordDelay = service.credentials.delay(for: address)
+        service.credentials.recordSuccess(from: address)
     }
 
     /// Where answering `line` runs: requests that read the catalogue or files go to a thread that may
@@ -321,10 +345,12 @@ package struct ClientSession: Sendable {
                 case .unknown where !heardCommand:
                     output.close = tooManyUnknownLines(service)
                 case .password:
-                    // Each wrong guess waits twice as long as the one before (0.25 s, 0.5 s, 1 s, …); the
-                    // last one allowed is answered, then the connection is dropped.
+                    // Each wrong guess waits twice as long as the one before (0.25 s, 0.5 s, 1 s, …), on this
+                    // connection and from its address over all its connections; the last one allowed is
+                    // answered, then the connection is dropped.
                     failedPasswords += 1
-                    output.delay = CredentialThrottle.delay(afterFailures: failedPasswords)
+                    let fromAddress = service.credentials.recordFailure(from: address)
+                    output.delay = max(CredentialThrottle.delay(afterFailures: failedPasswords), fromAddress)
                     output.close = failedPasswords >= service.limits.passwordAttempts
                 default:
                     heardCommand = true
@@ -332,6 +358,10 @@ package struct ClientSession: Sendable {
                 return
             }
             if !heardCommand { heardCommand = true }
+            if acceptedPasswordDelay != .zero {
+                output.delay = max(output.delay, acceptedPasswordDelay)
+                acceptedPasswordDelay = .zero
+            }
             if listOK { response.appendLine("list_OK") }
             // The rest of the list would only be dropped with the answer.
             if response.isFull { return }

@@ -105,7 +105,7 @@ package enum MPDCommands {
             guard let password = call.service.password, call.arguments[0] == password else {
                 throw MPDError.password("incorrect password")
             }
-            call.session.authenticated = true
+            call.session.acceptPassword(call.service)
         },
         MPDCommand("commands", 0...0, .beforePassword) { call in
             for name in names(permitted: true, session: call.session) { call.response.add("command", name) }

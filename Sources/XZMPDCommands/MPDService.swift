@@ -3,23 +3,27 @@ import XZCatalogue
 import XZHostCore
 import XZSystem
 
-/// What every MPD connection to one host shares: the host, its password, and the song records listings
-/// reuse (MPD's database in memory).
+/// What every MPD connection to one host shares: the host, its password, the wrong passwords counted per
+/// client address, and the song records listings reuse (MPD's database in memory).
 package final class MPDService: Sendable {
     package let host: PlayerHost
     /// Required before anything but the `beforePassword` commands; nil: every client may do everything.
     package let password: String?
     package let limits: SessionLimits
+    /// Wrong passwords by client address, over all its connections (the Subsonic API's kind of count).
+    package let credentials: CredentialThrottle
     let songRecords = SongRecords()
     /// `stats`'s totals, counted again only when the catalogue changed.
     let catalogueSummary = Mutex<CatalogueSummary?>(nil)
     /// The client-to-client message channels (`subscribe`, `sendmessage`).
     let messageChannels = MessageChannels()
 
-    package init(host: PlayerHost, password: String? = nil, limits: SessionLimits = SessionLimits()) {
+    package init(host: PlayerHost, password: String? = nil, limits: SessionLimits = SessionLimits(),
+                 credentials: CredentialThrottle = CredentialThrottle()) {
         self.host = host
         self.password = password
         self.limits = limits
+        self.credentials = credentials
     }
 
     /// Watches the catalogue while clients may list it (`PlayerHost.watchCatalogue`). `makingRecordsAhead`:
@@ -42,7 +46,8 @@ package struct SessionLimits: Sendable, Equatable {
     /// Bytes one answer may reach: `max_output_buffer_size`, 8 MiB by default. The answer stops growing
     /// there and the client is dropped, as MPD drops a client whose output buffer is full.
     package var maxOutputBytes = 8 * 1024 * 1024
-    /// Wrong passwords one connection may try before it is dropped; each waits longer than the one before.
+    /// Wrong passwords one connection may try before it is dropped; each waits longer than the one before,
+    /// counted over the connection and over its address's connections (`MPDService.credentials`).
     package var passwordAttempts = 3
     /// Lines that are no command at all (unknown names, unparsable) before a connection's first command:
     /// past this many the peer is not an MPD client (a header block sent to the wrong port) and is dropped.

@@ -54,8 +54,11 @@ package final class ProtocolServer: Sendable {
     let lookupPool = NIOThreadPool(numberOfThreads: 2)
     private let state = Mutex<(channels: [Channel], connections: Int)>(([], 0))
 
-    package init(host: PlayerHost, password: String?, limits: ServerLimits = ServerLimits()) {
-        service = MPDService(host: host, password: password, limits: limits.session)
+    /// `credentials`: where wrong passwords are counted by client address; the Subsonic API's, for one
+    /// count per address over both protocols.
+    package init(host: PlayerHost, password: String?, limits: ServerLimits = ServerLimits(),
+                 credentials: CredentialThrottle = CredentialThrottle()) {
+        service = MPDService(host: host, password: password, limits: limits.session, credentials: credentials)
         self.limits = limits
         heavyPool.start()
         lookupPool.start()
@@ -136,7 +139,8 @@ package final class ProtocolServer: Sendable {
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(server: self, peer: peer))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionHandler(server: self, peer: peer, address: channel.remoteAddress?.ipAddress))
                 }
             }
             .childChannelOption(ChannelOptions.socketOption(.so_keepalive), value: 1)
@@ -184,9 +188,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// The client ended its input: once the requests it sent are answered, the connection is closed.
     private var inputEnded = false
 
-    init(server: ProtocolServer, peer: ClientSession.Peer) {
+    init(server: ProtocolServer, peer: ClientSession.Peer, address: String?) {
         self.server = server
-        session = ClientSession(peer: peer, passwordRequired: server.password != nil)
+        session = ClientSession(peer: peer, passwordRequired: server.password != nil, address: address)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -351,7 +355,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             session.receive(utf8: line, service: service, into: &output)
             // A request that ends after the shutdown has no loop to answer on.
             guard !server.isStopping else { return }
-            loop.execute {
+            loop.execute { [session, output] in
                 let handler = handler.value
                 handler.session = session
                 handler.deliver(output, on: channel)

@@ -317,6 +317,41 @@ final class SessionTests: XCTestCase {
         XCTAssertTrue(send("status", &session, password: "s3cret").hasSuffix("OK\n"))
     }
 
+    /// Wrong passwords are counted per connection and per client address: a new connection from an
+    /// address that guessed waits longer still, another address does not, and the right password is
+    /// answered as late as the address's last guess was, then clears its address's count. The Unix socket's clients
+    /// are one address.
+    func testWrongPasswordsAreCountedPerAddressOverItsConnections() {
+        let service = MPDService(host: host, password: "s3cret")
+        func answer(_ line: String, _ session: inout ClientSession) -> ClientSession.Output {
+            session.receive(line: line, service: service)
+        }
+        var guesser = ClientSession(peer: .network, passwordRequired: true, address: "192.0.2.7")
+        XCTAssertEqual((1...3).map { _ in answer("password wrong", &guesser).delay },
+                       [.milliseconds(250), .milliseconds(500), .seconds(1)])
+        var again = ClientSession(peer: .network, passwordRequired: true, address: "192.0.2.7")
+        let fourth = answer("password wrong", &again)
+        XCTAssertEqual(fourth.delay, .seconds(2), "the address's fourth guess, on its connection's first")
+        XCTAssertFalse(fourth.close, "a connection is dropped after its own guesses")
+        var other = ClientSession(peer: .network, passwordRequired: true, address: "192.0.2.8")
+        XCTAssertEqual(answer("password wrong", &other).delay, .milliseconds(250))
+
+        var right = ClientSession(peer: .network, passwordRequired: true, address: "192.0.2.7")
+        XCTAssertEqual(answer("password s3cret", &right), ClientSession.Output(bytes: Array("OK\n".utf8), delay: .seconds(2)),
+                       "taken, and answered as late as the address's last guess")
+        XCTAssertEqual(String(decoding: answer("status", &right).bytes, as: UTF8.self).suffix(3), "OK\n")
+        XCTAssertEqual(service.credentials.delay(for: "192.0.2.7"), .zero, "the right password clears the count")
+        var afterwards = ClientSession(peer: .network, passwordRequired: true, address: "192.0.2.7")
+        XCTAssertEqual(answer("password wrong", &afterwards).delay, .milliseconds(250))
+        XCTAssertEqual(answer("password s3cret", &afterwards).delay, .milliseconds(250))
+
+        var local = ClientSession(peer: .local, passwordRequired: true, address: "192.0.2.9")
+        XCTAssertEqual(local.address, ClientSession(peer: .local, passwordRequired: true).address)
+        _ = answer("password wrong", &local)
+        var otherLocal = ClientSession(peer: .local, passwordRequired: true)
+        XCTAssertEqual(answer("password wrong", &otherLocal).delay, .milliseconds(500), "one local address")
+    }
+
     func testIdleWakesForChangesFromAnotherClient() {
         var watcher = ClientSession(peer: .network, passwordRequired: false)
         var actor = ClientSession(peer: .network, passwordRequired: false)
