@@ -85,8 +85,14 @@ package enum TranscodeFormat: String, Sendable, CaseIterable {
     package func kbps(maxBitRate: Int) -> Int {
         guard !isLossless else { return 0 }
         let asked = maxBitRate > 0 ? maxBitRate : defaultKbps
-        return min(max(asked, kbpsDomain.lowerBound), kbpsDomain.upperBound)
+        let held = min(max(asked, kbpsDomain.lowerBound), kbpsDomain.upperBound)
+        // MP3's frames have a rate of their own: the highest one within the limit.
+        guard self == .mp3 else { return held }
+        return Self.mp3Rates.last { $0 <= held } ?? Self.mp3Rates[0]
     }
+
+    /// MPEG-1 layer III's bit rates (kbit/s).
+    static let mp3Rates = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
 
     /// The encoder's settings, by MPD's names (FLAC at its default compression).
     func encoderSettings(kbps: Int) -> [String: String] {

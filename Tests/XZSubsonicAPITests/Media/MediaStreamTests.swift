@@ -88,7 +88,11 @@ final class MediaStreamTests: XCTestCase {
 
     func testMaxBitRateIsTheEncodersRate() throws {
         let fixture = try fixture
-        for (format, kbps) in [("mp3", 96), ("opus", 64), ("ogg", 112), ("mp3", 320)] {
+        XCTAssertEqual([1, 33, 100, 193, 319, 5000].map { TranscodeFormat.mp3.kbps(maxBitRate: $0) }, [32, 32, 96, 192, 256, 320])
+        XCTAssertEqual(TranscodeFormat.mp3.kbps(maxBitRate: 0), 192)
+        XCTAssertEqual(TranscodeFormat.opus.kbps(maxBitRate: Int.max), 510)
+        XCTAssertEqual(TranscodeFormat.flac.kbps(maxBitRate: 64), 0)
+        for (format, kbps) in [("mp3", 96), ("opus", 64), ("ogg", 112), ("mp3", 320), ("mp3", 100)] {
             let (_, bytes) = try produce(fixture.answer(fixture.request("song.flac", [("format", format), ("maxBitRate", "\(kbps)")])))
             let decoded = try DecodedMedia(bytes, in: fixture.folder, name: "rate.\(format)")
             // A ceiling: VBR encoders spend less where the music needs less.
