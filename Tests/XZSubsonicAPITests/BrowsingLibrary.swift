@@ -10,7 +10,8 @@ import XZTestSupport
 /// A host (null output) over a generated music folder, scanned into a real catalogue, with two users:
 /// - `王菲/红豆/` two MP3s (Pop, 1998), `周杰伦/叶惠美/` a FLAC of two genres (Pop and Mandopop, 2003) and an MP3,
 ///   `ヨルシカ/夜/` and `방탄소년단/Wings/` one MP3 each (J-Pop 2019, K-Pop 2016), `The Beatles/Abbey Road/` two
-///   MP3s (Rock, 1969), `top.mp3` at the top (Solo), and `rip/` a FLAC image with a two-track CUE sheet (The Band, The Album, Rock, 1999).
+///   MP3s (Rock, 1969), `top.mp3` at the top (Solo), and `rip/` a FLAC image with `CueFixtures.sheet`'s three
+///   tracks, all The Band's (The Album, Rock, 1999).
 final class BrowsingLibrary: @unchecked Sendable {
     // Held for the test's length only, by one test at a time.
     let folder: TemporaryFolder
@@ -41,7 +42,9 @@ final class BrowsingLibrary: @unchecked Sendable {
         try mp3("The Beatles/Abbey Road/01.mp3", "Come Together", "The Beatles", "Abbey Road", track: 1, year: 1969, genre: "Rock")
         try mp3("The Beatles/Abbey Road/02.mp3", "Something", "The Beatles", "Abbey Road", track: 2, year: 1969, genre: "Rock")
         try mp3("top.mp3", "Alone", "Solo", nil, track: nil, year: nil, genre: nil)
-        try CueFixtures.makeRip(in: music.appendingPathComponent("rip"), sheet: Self.sheet)
+        // The shared sheet with every track The Band's, so the rip is one album of one artist.
+        try CueFixtures.makeRip(in: music.appendingPathComponent("rip"),
+                                sheet: CueFixtures.sheet.replacingOccurrences(of: #"PERFORMER "Singer A""#, with: ""))
 
         let libraryFolder = LibraryFolder(url: folder.url.appendingPathComponent("library"))
         let database = try libraryFolder.open(seedingDemoFrom: nil)
@@ -60,23 +63,7 @@ final class BrowsingLibrary: @unchecked Sendable {
     var database: LibraryDatabase { host.database }
 
     /// Every song browsing should list: the files, the CUE tracks in place of their image.
-    static let songCount = 9 + 2
-
-    /// Two tracks of one performer's album.
-    static let sheet = """
-        REM GENRE Rock
-        REM DATE 1999
-        PERFORMER "The Band"
-        TITLE "The Album"
-        FILE "image.flac" WAVE
-          TRACK 01 AUDIO
-            TITLE "First"
-            INDEX 01 00:00:00
-          TRACK 02 AUDIO
-            TITLE "Second"
-            INDEX 01 00:04:10
-
-        """
+    static let songCount = 9 + 3
 
     /// The payload `endpoint` answers `parameters` with, as `user` (the owner by default).
     func payload(_ endpoint: String, _ parameters: [(String, String)] = [], as user: LibraryUser? = nil) throws -> any Encodable {
