@@ -223,6 +223,8 @@ final class Resampler {
     private func produce(until available: Int64, limit: Int64 = .max) -> [Float] {
         var out: [Float] = []
         let width = 2 * halfWidth
+        let expected = (available - (produced * inRate) / outRate) * outRate / inRate + 2
+        out.reserveCapacity(Int(max(0, min(expected, 1 << 20))) * channels)
         history.withUnsafeBufferPointer { input in
             kernel.withUnsafeBufferPointer { taps in
                 while produced < limit {
@@ -235,15 +237,24 @@ final class Resampler {
                     // Every input frame this output weighs must have come.
                     let start = Int(first - base)
                     guard first + Int64(width) <= available, start >= 0, start + width <= input.count / channels else { break }
-                    let row = phase * width
-                    for channel in 0..<channels {
-                        var sum: Float = 0
-                        var index = start * channels + channel
+                    let weights = taps.baseAddress! + phase * width
+                    let frames = input.baseAddress! + start * channels
+                    if channels == 2 {
+                        // Both sides in one pass over the taps: the usual case, twice as fast.
+                        var left: Float = 0, right: Float = 0
                         for tap in 0..<width {
-                            sum += input[index] * taps[row + tap]
-                            index += channels
+                            let weight = weights[tap]
+                            left += frames[2 * tap] * weight
+                            right += frames[2 * tap + 1] * weight
                         }
-                        out.append(sum)
+                        out.append(left)
+                        out.append(right)
+                    } else {
+                        for channel in 0..<channels {
+                            var sum: Float = 0
+                            for tap in 0..<width { sum += frames[tap * channels + channel] * weights[tap] }
+                            out.append(sum)
+                        }
                     }
                     produced += 1
                 }
