@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import XZSubsonicAPI
 import XZSystem
@@ -11,17 +10,15 @@ final class MediaStreamBridge: MediaSink, Sendable {
 
     let chunks: AsyncThrowingStream<[UInt8], any Error>
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
-    private let room: DispatchSemaphore
-    private let gone = Atomic(false)
+    /// Room for chunks, and whether the client went; the producer sleeps on it.
+    private let room: Monitor<(free: Int, gone: Bool)>
 
     init(capacity: Int) {
         (chunks, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
-        room = DispatchSemaphore(value: max(1, capacity))
-        continuation.onTermination = { [weak self, room] _ in
-            self?.gone.store(true, ordering: .releasing)
-            // Wakes a producer waiting for room, which then sees the client gone.
-            room.signal()
-        }
+        let room = Monitor((free: max(1, capacity), gone: false))
+        self.room = room
+        // Wakes a producer waiting for room, which then sees the client gone.
+        continuation.onTermination = { _ in room.change { $0.gone = true } }
     }
 
     /// Runs `produce` on a thread of its own; the chunks end when it returns, or with its error.
@@ -40,14 +37,18 @@ final class MediaStreamBridge: MediaSink, Sendable {
 
     func write(_ bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { return }
-        guard !gone.load(ordering: .acquiring) else { throw ClientGone() }
-        room.wait()
-        guard !gone.load(ordering: .acquiring) else { throw ClientGone() }
+        let gone = room.wait { state -> Bool? in
+            if state.gone { return true }
+            guard state.free > 0 else { return nil }
+            state.free -= 1
+            return false
+        } ?? true
+        if gone { throw ClientGone() }
         if case .terminated = continuation.yield(bytes) { throw ClientGone() }
     }
 
     /// The writer took a chunk: room for the next.
-    func took() { room.signal() }
+    func took() { room.change { $0.free += 1 } }
 
     /// The client went, or the response ended early: the producer stops at its next write.
     func cancel() { continuation.finish() }

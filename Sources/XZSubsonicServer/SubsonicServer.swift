@@ -42,8 +42,9 @@ package final class SubsonicServer: Sendable {
     private let events: MultiThreadedEventLoopGroup
     private let running = Mutex<Task<Void, Never>?>(nil)
 
-    package init(library: SubsonicLibrary, limits: SubsonicServerLimits = SubsonicServerLimits()) {
-        router = SubsonicRouter(library: library)
+    package init(library: SubsonicLibrary, limits: SubsonicServerLimits = SubsonicServerLimits(),
+                 endpoints: [String: SubsonicEndpoint] = SubsonicEndpoints.all) {
+        router = SubsonicRouter(library: library, endpoints: endpoints)
         self.limits = limits
         pool = NIOThreadPool(numberOfThreads: limits.threads)
         events = MultiThreadedEventLoopGroup(numberOfThreads: min(2, ProcessInfo.processInfo.activeProcessorCount))

@@ -27,7 +27,8 @@ final class SubsonicServerFixture: @unchecked Sendable {
 
     static let songPath = "Artist/Album/01 Song.mp3"
 
-    init(limits: SubsonicServerLimits = SubsonicServerLimits(), withSong: Bool = true) async throws {
+    init(limits: SubsonicServerLimits = SubsonicServerLimits(), withSong: Bool = true,
+         endpoints: [String: SubsonicEndpoint] = SubsonicEndpoints.all) async throws {
         folder = try TemporaryFolder("subsonic-server")
         music = folder.url.appendingPathComponent("music")
         try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
@@ -49,7 +50,8 @@ final class SubsonicServerFixture: @unchecked Sendable {
         bobKey = try accounts.newAPIKey(name: "bob")
         var settings = SubsonicSettings(cacheFolder: folder.url.appendingPathComponent("cache"))
         settings.port = 0
-        server = SubsonicServer(library: SubsonicLibrary(host: host, accounts: accounts, settings: settings), limits: limits)
+        server = SubsonicServer(library: SubsonicLibrary(host: host, accounts: accounts, settings: settings), limits: limits,
+                                endpoints: endpoints)
         port = try await server.start(address: "127.0.0.1", port: 0)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 1200
