@@ -58,13 +58,13 @@ package final class SubsonicMedia: Sendable {
         if song.cuePart != nil {
             let base = song.title.isEmpty ? "track" : song.title
             let disposition = ("Content-Disposition", Self.attachment(base + ".flac"))
-            switch try transcode(song, file, format: .flac, kbps: 0, offset: 0, estimate: false, isHead: request.isHead) {
+            switch try transcode(song, file, format: .flac, kbps: 0, offset: 0, estimate: false, isHead: request.isHead,
+                                 range: request.range) {
             case .stream(var reply):
                 reply.headers.append(disposition)
                 return .stream(reply)
             case .file(var cached):
                 cached.headers.append(disposition)
-                cached.range = try ByteRange.parse(request.range, size: cached.size)
                 return .file(cached)
             case let other:
                 return other
@@ -78,13 +78,13 @@ package final class SubsonicMedia: Sendable {
 
     // MARK: Replies
 
-    private func raw(_ file: (path: String, size: Int64, modifiedMs: Int64), _ request: SubsonicRequest) throws -> SubsonicReply {
+    private func raw(_ file: SongFile, _ request: SubsonicRequest) throws -> SubsonicReply {
         .file(FileReply(path: file.path, contentType: MediaContentType.of(path: file.path), size: file.size,
                         range: try ByteRange.parse(request.range, size: file.size)))
     }
 
-    private func transcode(_ song: Song, _ file: (path: String, size: Int64, modifiedMs: Int64), format: TranscodeFormat,
-                           kbps: Int, offset: Double, estimate: Bool, isHead: Bool, range: String? = nil) throws -> SubsonicReply {
+    private func transcode(_ song: Song, _ file: SongFile, format: TranscodeFormat,
+                           kbps: Int, offset: Double, estimate: Bool, isHead: Bool, range: String?) throws -> SubsonicReply {
         let key = TranscodeCacheKey(songKey: song.songKey, fileSize: file.size, fileModifiedMs: file.modifiedMs,
                                     format: format, kbps: kbps)
         let fromStart = offset == 0
@@ -117,7 +117,7 @@ package final class SubsonicMedia: Sendable {
     // MARK: Parameters
 
     /// The song `id` names with its file on disk (a CUE track's image): size and time too, for the cache.
-    private func localSong(_ request: SubsonicRequest) throws -> (Song, (path: String, size: Int64, modifiedMs: Int64)) {
+    private func localSong(_ request: SubsonicRequest) throws -> (Song, SongFile) {
         guard case .song(let id) = try request.id("id") else {
             throw SubsonicError.notFound("no song has the id given as 'id'")
         }
@@ -130,7 +130,7 @@ package final class SubsonicMedia: Sendable {
             throw SubsonicError.notFound("the song's file is gone")
         }
         let modifiedMs = Int64(clamping: Int(clamping: status.modified.timeIntervalSince1970 * 1000))
-        return (song, (path, status.size, modifiedMs))
+        return (song, SongFile(path: path, size: status.size, modifiedMs: modifiedMs))
     }
 
     /// `timeOffset` in seconds (whole, or with a fraction), held within 0…10⁷; anything else is error 0.
@@ -159,6 +159,13 @@ package final class SubsonicMedia: Sendable {
         }
         return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
     }
+}
+
+/// A song's file on disk as it is now: its size and time tell a cached transcode of it from a stale one.
+private struct SongFile {
+    var path: String
+    var size: Int64
+    var modifiedMs: Int64
 }
 
 /// The client's side of a transcode: every byte, or, when a length was announced, exactly that many (cut
