@@ -172,8 +172,8 @@ struct SubsonicBenchmark {
                 throw benchFailure("raw stream: status \(result.status), \(result.bodyBytes) of \(Int(rawSize)) bytes")
             }
             streamed.append(result.total)
-            cats.append(try MeasuredRun.timed(["sh", "-c", "cat \"$0\" > /dev/null", raw]).wallSeconds)
-            dds.append(try MeasuredRun.timed(["dd", "if=\(raw)", "of=/dev/null", "bs=1M", "iflag=direct"]).wallSeconds)
+            cats.append(try Self.succeeded(["sh", "-c", "cat \"$0\" > /dev/null", raw]).wallSeconds)
+            dds.append(try Self.succeeded(["dd", "if=\(raw)", "of=/dev/null", "bs=1M", "iflag=direct"]).wallSeconds)
         }
         let mbps = { (seconds: Double) in rawSize / seconds / 1e6 }
         let ours = mbps(streamed.min()!), cat = mbps(cats.min()!), dd = mbps(dds.min()!)
@@ -205,7 +205,7 @@ struct SubsonicBenchmark {
                 ourCPU.append((server.cpuSeconds - before) / minutes)
                 firstBytes.append(result.firstByte)
                 let input = format.name == "flac" ? wav : source
-                let ffmpeg = try MeasuredRun.timed(["ffmpeg", "-nostdin", "-v", "error", "-i", input] + format.ffmpeg + ["-y", "/dev/null"])
+                let ffmpeg = try Self.succeeded(["ffmpeg", "-nostdin", "-v", "error", "-i", input] + format.ffmpeg + ["-y", "/dev/null"])
                 theirCPU.append(ffmpeg.cpuSeconds / minutes)
             }
             let first = firstBytes.min()!, mine = ourCPU.min()!, theirs = theirCPU.min()!
@@ -224,6 +224,7 @@ struct SubsonicBenchmark {
     private func concurrentListeners(server: OurServer, sourceID: String) throws {
         let rssBefore = server.rssMiB
         let rates = Mutex<[Double]>([])
+        let delivered = Mutex<[Double]>([])
         let failures = Mutex<[String]>([])
         let peak = Mutex(0.0)
         let done = Mutex(false)
@@ -249,6 +250,7 @@ struct SubsonicBenchmark {
                     guard result.status == 200 else { throw benchFailure("status \(result.status)") }
                     let needed = Double(result.bodyBytes) / Double(Self.sourceSeconds)
                     rates.withLock { $0.append((Double(result.bodyBytes) / result.total) / needed) }
+                    delivered.withLock { $0.append(Double(result.bodyBytes) * 8 / 1000 / result.total) }
                 } catch {
                     failures.withLock { $0.append("\(error)") }
                 }
@@ -267,8 +269,16 @@ struct SubsonicBenchmark {
         let failed = failures.withLock { $0 }
         print(String(format: "\n%d concurrent MP3 listeners (192 kbit/s, %d s each): slowest %.1f× real time, median %.1f×; all done in %.1f s, server CPU %.1f s",
                      Self.listeners, Self.sourceSeconds, speeds.first ?? 0, percentile(speeds, 0.5), wall, cpu))
+        print(String(format: "  slowest listener received %.0f kbit/s against the 192 kbit/s it plays", delivered.withLock { $0.min() ?? 0 }))
         print(String(format: "  host RSS %.0f MiB before, peak %.0f MiB during   target: each ≥ 1.0× real time: %@%@", rssBefore, peak.withLock { $0 },
                      (speeds.first ?? 0) >= 1 && failed.isEmpty ? "met" : "NOT met", failed.isEmpty ? "" : " (\(failed.count) failed: \(failed[0]))"))
+    }
+
+    /// A baseline's run, which must have succeeded for its figure to mean anything.
+    static func succeeded(_ arguments: [String]) throws -> MeasuredRun {
+        let run = try MeasuredRun.timed(arguments)
+        guard run.status == 0 else { throw benchFailure("\(arguments.joined(separator: " ")) failed (status \(run.status))") }
+        return run
     }
 
     // MARK: supysonic
