@@ -99,15 +99,19 @@ extension LibraryDatabase {
 
     /// A browsable song by id.
     package func browsableSong(id: Int64) throws -> Song? {
-        try pool.read { db in
-            try Song.fetchOne(db, sql: "SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.id = ? AND \(Self.browsableSong)",
-                              arguments: [id])
-        }
+        try browsableSongs(ids: [id]).first
     }
 
-    /// Browsable songs by id, in the order of `ids`.
+    /// Browsable songs by id, in the order of `ids`; ids of no browsable song are left out.
     package func browsableSongs(ids: [Int64]) throws -> [Song] {
-        try songs(ids: ids).filter { $0.isLocal }
+        guard !ids.isEmpty else { return [] }
+        let found = try pool.read { db in
+            try Song.fetchAll(db, sql: """
+                SELECT \(Song.selection) FROM json_each(?) AS wanted CROSS JOIN song ON song.id = wanted.value \(Song.joins)
+                WHERE \(Self.browsableSong)
+                """, arguments: [Self.jsonArray(ids)])
+        }
+        return Self.inOrder(found, of: ids, id: \.id)
     }
 
     // MARK: Albums
@@ -135,8 +139,7 @@ extension LibraryDatabase {
                 GROUP BY album.id
                 """, arguments: [Self.jsonArray(ids)]).map(Self.album)
         }
-        let byId = Dictionary(found.map { ($0.id, $0) }) { first, _ in first }
-        return ids.compactMap { byId[$0] }
+        return Self.inOrder(found, of: ids, id: \.id)
     }
 
     /// A singer's albums, by year and title.
@@ -196,14 +199,14 @@ extension LibraryDatabase {
             arguments.append(user)
         case .highest(let user):
             sql = """
-                SELECT album.id FROM album JOIN singer ON singer.id = album.singer_id
-                LEFT JOIN user_rating own ON own.user_id = ?1 AND own.kind = 'album' AND own.item_key = singer.name || char(31) || album.title
-                WHERE \(browsableAlbum) AND coalesce(own.rating, (
-                    SELECT avg(r.rating) FROM song JOIN user_rating r ON r.user_id = ?1 AND r.kind = 'song' AND r.item_key = song.song_key
-                    WHERE song.album_id = album.id)) IS NOT NULL
-                ORDER BY coalesce(own.rating, (
-                    SELECT avg(r.rating) FROM song JOIN user_rating r ON r.user_id = ?1 AND r.kind = 'song' AND r.item_key = song.song_key
-                    WHERE song.album_id = album.id)) DESC, album.title, album.id
+                SELECT id FROM (
+                    SELECT album.id, album.title, coalesce(own.rating, (
+                        SELECT avg(r.rating) FROM song JOIN user_rating r ON r.user_id = ?1 AND r.kind = 'song' AND r.item_key = song.song_key
+                        WHERE song.album_id = album.id)) AS rating
+                    FROM album JOIN singer ON singer.id = album.singer_id
+                    LEFT JOIN user_rating own ON own.user_id = ?1 AND own.kind = 'album' AND own.item_key = singer.name || char(31) || album.title
+                    WHERE \(browsableAlbum))
+                WHERE rating IS NOT NULL ORDER BY rating DESC, title, id
                 """
             arguments.append(user)
         case .starred(let user):
@@ -221,13 +224,19 @@ extension LibraryDatabase {
 
     // MARK: Artists and songs
 
+    private static let artistColumns = "singer.id, singer.name, count(DISTINCT song.album_id), count(*)"
+
+    private static func artist(_ row: Row) -> ArtistSummary {
+        ArtistSummary(id: row[0], name: row[1], albumCount: row[2], songCount: row[3])
+    }
+
     /// Every singer with browsable songs, with their albums' and songs' counts.
     package func artistSummaries() throws -> [ArtistSummary] {
         try pool.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT singer.id, singer.name, count(DISTINCT song.album_id), count(*) FROM song JOIN singer ON singer.id = song.singer_id
+                SELECT \(Self.artistColumns) FROM song JOIN singer ON singer.id = song.singer_id
                 WHERE \(Self.browsableSong) GROUP BY singer.id
-                """).map { ArtistSummary(id: $0[0], name: $0[1], albumCount: $0[2], songCount: $0[3]) }
+                """).map(Self.artist)
         }
     }
 
@@ -239,17 +248,16 @@ extension LibraryDatabase {
     /// Singers by id in the order of `ids`; those without browsable songs are left out.
     package func artistSummaries(ids: [Int64]) throws -> [ArtistSummary] {
         guard !ids.isEmpty else { return [] }
-        let found = try pool.read { db in try Self.artistSummaries(db, ids: ids) }
-        let byId = Dictionary(found.map { ($0.id, $0) }) { first, _ in first }
-        return ids.compactMap { byId[$0] }
+        return try pool.read { db in try Self.artistSummaries(db, ids: ids) }
     }
 
     private static func artistSummaries(_ db: Database, ids: [Int64]) throws -> [ArtistSummary] {
-        try Row.fetchAll(db, sql: """
-            SELECT singer.id, singer.name, count(DISTINCT song.album_id), count(*)
+        let found = try Row.fetchAll(db, sql: """
+            SELECT \(artistColumns)
             FROM json_each(?) AS wanted CROSS JOIN song ON song.singer_id = wanted.value JOIN singer ON singer.id = song.singer_id
-            WHERE \(Self.browsableSong) GROUP BY singer.id
-            """, arguments: [Self.jsonArray(ids)]).map { ArtistSummary(id: $0[0], name: $0[1], albumCount: $0[2], songCount: $0[3]) }
+            WHERE \(browsableSong) GROUP BY singer.id
+            """, arguments: [jsonArray(ids)]).map(artist)
+        return inOrder(found, of: ids, id: \.id)
     }
 
     /// An album's songs by disc, track and title.
@@ -423,9 +431,14 @@ extension LibraryDatabase {
                 WHERE p.counted = 1 AND p.user_id IN listener AND song.singer_id <> ?1
                 GROUP BY song.singer_id ORDER BY count(DISTINCT p.user_id) DESC, count(*) DESC, song.singer_id LIMIT ?2
                 """, arguments: [singerId, limit])
-            let found = Dictionary(try Self.artistSummaries(db, ids: ids).map { ($0.id, $0) }) { first, _ in first }
-            return ids.compactMap { found[$0] }
+            return try Self.artistSummaries(db, ids: ids)
         }
+    }
+
+    /// `found` in the order of `ids` (the first of any found twice); ids nothing was found for are left out.
+    static func inOrder<Item>(_ found: [Item], of ids: [Int64], id: KeyPath<Item, Int64>) -> [Item] {
+        let byId = Dictionary(found.map { ($0[keyPath: id], $0) }) { first, _ in first }
+        return ids.compactMap { byId[$0] }
     }
 
     /// Values bound as one JSON array, read back by `json_each`: a list of any length is one argument.
