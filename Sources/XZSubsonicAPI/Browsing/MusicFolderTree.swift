@@ -33,11 +33,17 @@ struct MusicFolderTree {
             .allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
     }
 
+    /// The absolute folder `path` names inside `musicDirectory` (no trailing "/"); nil for a path that is not
+    /// plain relative, which could name a folder outside it.
+    static func absolute(_ path: String, in musicDirectory: String) -> String? {
+        guard isPlainRelative(path) else { return nil }
+        let music = musicDirectory.hasSuffix("/") ? String(musicDirectory.dropLast()) : musicDirectory
+        return path.isEmpty ? music : music + "/" + path
+    }
+
     /// The folder's listing, or nil when it is no folder the library holds songs under.
     func listing(of path: String) throws -> Listing? {
-        guard Self.isPlainRelative(path) else { return nil }
-        let music = musicDirectory.hasSuffix("/") ? String(musicDirectory.dropLast()) : musicDirectory
-        let folder = path.isEmpty ? music : music + "/" + path
+        guard let folder = Self.absolute(path, in: musicDirectory) else { return nil }
         var listing = Listing()
         var seen = Set<String>()
         for song in try library.database.browsablePaths(under: folder) {

@@ -41,7 +41,7 @@ struct CoverArtSource: Equatable {
                     """, arguments: [row, songsTried])
             }
         case .folder(let relative):
-            guard let folder = Self.folder(relative, in: musicDirectory) else { return nil }
+            guard let folder = MusicFolderTree.absolute(relative, in: musicDirectory) else { return nil }
             // The folder is one the library holds songs in (a name from outside is only ever compared).
             paths = try database.pool.read { db in
                 try String.fetchAll(db, sql: """
@@ -55,16 +55,6 @@ struct CoverArtSource: Equatable {
             return nil
         }
         return paths.isEmpty ? nil : CoverArtSource(songPaths: paths, folder: nil, embeddedFirst: false)
-    }
-
-    /// The absolute folder a folder id names inside the music folder; nil for a name that would leave it.
-    static func folder(_ relative: String, in musicDirectory: String) -> String? {
-        let root = musicDirectory.hasSuffix("/") ? String(musicDirectory.dropLast()) : musicDirectory
-        guard !relative.hasPrefix("/") else { return nil }
-        let components = relative.split(separator: "/", omittingEmptySubsequences: false)
-        if relative.isEmpty { return root }
-        guard !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { return nil }
-        return root + "/" + relative
     }
 
     /// The file a song is played from: a CUE track's image.
