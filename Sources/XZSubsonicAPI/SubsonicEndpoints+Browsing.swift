@@ -39,7 +39,7 @@ extension SubsonicEndpoints {
             return .document(SubsonicDocument("album", AlbumID3WithSongs(album: album, song: songs)))
         },
         SubsonicEndpoint("getSong") { call in
-            guard case .song(let id) = try call.itemID("id"), let song = try call.library.database.browsableSong(id: id),
+            guard case .song(let id) = try call.id("id"), let song = try call.library.database.browsableSong(id: id),
                   let child = try ListenerAnnotations(call).children(of: [song]).first else {
                 throw SubsonicError.notFound("no song has that id")
             }
@@ -93,7 +93,7 @@ extension SubsonicEndpoints {
     @Sendable private static func musicDirectory(_ call: SubsonicCall) throws -> SubsonicReply {
         let database = call.library.database
         let annotations = ListenerAnnotations(call)
-        switch try call.itemID("id") {
+        switch try call.id("id") {
         case .folder(let path):
             let tree = MusicFolderTree(library: call.library)
             guard let listing = try tree.listing(of: path) else { throw SubsonicError.notFound("no folder has that id") }
@@ -127,7 +127,7 @@ extension SubsonicEndpoints {
     /// folder. The library holds no biography and fetches none.
     private static func similarArtists(_ call: SubsonicCall) throws -> [ArtistSummary] {
         let count = try call.clampedInt("count", default: 20, in: 0...500)
-        switch try call.itemID("id") {
+        switch try call.id("id") {
         case .artist(let id):
             guard try call.library.database.artistSummary(id: id) != nil else { throw SubsonicError.notFound("no artist has that id") }
             return try call.library.database.artistsSharingListeners(singerId: id, limit: count)
@@ -145,7 +145,7 @@ extension SubsonicEndpoints {
     @Sendable private static func albumInfo(_ call: SubsonicCall) throws -> SubsonicReply {
         let database = call.library.database
         let known: Bool
-        switch try call.itemID("id") {
+        switch try call.id("id") {
         case .album(let id): known = try !database.albumSummaries(ids: [id]).isEmpty
         case .song(let id): known = try database.browsableSong(id: id) != nil
         case .folder(let path): known = try MusicFolderTree(library: call.library).listing(of: path) != nil
@@ -187,25 +187,15 @@ extension SubsonicCall {
         guard folder == Int64(MusicFolderTree.musicFolderID) else { throw SubsonicError.notFound("no music folder has that id") }
     }
 
-    /// The id `name`: error 10 when it is missing, error 70 for anything that is no id of ours — however
-    /// long, or holding whatever bytes (ids are parsed strictly, so nothing of it goes further).
-    func itemID(_ name: String) throws -> SubsonicID {
-        guard let text = value(name) else { throw SubsonicError.missingParameter("required parameter '\(name)' is missing") }
-        // The music folder's own id, "fo-" and an empty name, is too short for SubsonicID's parse.
-        if text == SubsonicID.folder("").text { return .folder("") }
-        guard let id = SubsonicID(text) else { throw SubsonicError.notFound("no item has the id given as '\(name)'") }
-        return id
-    }
-
     /// The artist row of the id `name` (error 70 for an id of another kind).
     func artistID(_ name: String) throws -> Int64 {
-        guard case .artist(let id) = try itemID(name) else { throw SubsonicError.notFound("no artist has that id") }
+        guard case .artist(let id) = try self.id(name) else { throw SubsonicError.notFound("no artist has that id") }
         return id
     }
 
     /// The album row of the id `name` (error 70 for an id of another kind).
     func albumID(_ name: String) throws -> Int64 {
-        guard case .album(let id) = try itemID(name) else { throw SubsonicError.notFound("no album has that id") }
+        guard case .album(let id) = try self.id(name) else { throw SubsonicError.notFound("no album has that id") }
         return id
     }
 }

@@ -156,7 +156,7 @@ extension SubsonicEndpoints {
         let count = try call.clampedInt("count", default: 50, in: 0...maxListSize)
         let database = call.library.database
         let seeds: [Song]
-        switch try call.itemID("id") {
+        switch try call.id("id") {
         case .song(let id):
             guard let song = try database.browsableSong(id: id) else { throw SubsonicError.notFound("no song has that id") }
             seeds = [song]
