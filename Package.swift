@@ -159,6 +159,11 @@ let package = Package(
         .executableTarget(name: "xzmusic-protocol-fuzz", dependencies: [
             "XZSystem", "XZCatalogue", "XZHostCore", "XZPlaybackEngine", "XZProtocol", "XZMPDCommands", "XZTestSupport",
         ], path: "fuzz/ProtocolFuzz"),
+        // The Subsonic API fuzzer (make fuzz-subsonic); built without libFuzzer it replays inputs.
+        .executableTarget(name: "xzmusic-subsonic-fuzz", dependencies: [
+            "XZSystem", "XZCatalogue", "XZHostCore", "XZAccounts", "XZSubsonicAPI", "XZSubsonicServer", "XZTestSupport",
+            product("Crypto", "swift-crypto"),
+        ], path: "fuzz/SubsonicFuzz"),
 
         .target(name: "XZTestSupport", path: "Tests/XZTestSupport"),
         // The optional public corpora: found, or the test is skipped (XCTest, which the bench must not link).
