@@ -15,7 +15,7 @@ RELEASE_BUILD := $(SWIFT) build -c release --static-swift-stdlib -Xlinker --no-e
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 RELEASE_BIN := .build/release/xzmusic
 
-.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-subsonic bench-cli bench-online bench-lyrics fuzz-lyrics fuzz-protocol install clean
+.PHONY: deps build run test corpora schema transform-tables bench-search bench-oneshot-search bench-rescan bench-playback bench-formats bench-json bench-download bench-server bench-subsonic bench-cli bench-online bench-lyrics fuzz-lyrics fuzz-protocol fuzz-subsonic install clean
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -131,6 +131,11 @@ bench-online: deps
 FUZZ_SECONDS ?= 60
 fuzz-protocol: deps
 	fuzz/protocol.py $(FUZZ_SECONDS)
+
+# The Subsonic API fuzzer against a real library (fuzz/README.md) for FUZZ_SECONDS; the same summary, findings
+# in .build-fuzz/subsonic/findings/, and fails when there are findings.
+fuzz-subsonic: deps
+	fuzz/subsonic.py $(FUZZ_SECONDS)
 
 # The program stripped; DEBUG=1 also installs its debug information beside it, in bin/.debug where gdb
 # looks for the file the stripped program names by its debug link.
