@@ -14,10 +14,10 @@ extension SubsonicEndpoints {
         ("deletePodcastEpisode", "podcasts"), ("downloadPodcastEpisode", "podcasts"), ("getPodcastEpisode", "podcasts"),
         ("createShare", "shares"), ("updateShare", "shares"), ("deleteShare", "shares"),
         ("addChatMessage", "chat"),
-        ("getVideoInfo", "videos"), ("getCaptions", "videos"), ("hls", "videos and HLS streams"),
+        ("getVideoInfo", "videos"), ("getCaptions", "videos"), ("hls", "HLS streams"),
         ("getAvatar", "avatars"),
     ].map { name, feature in
-        SubsonicEndpoint(name) { _ in throw SubsonicError.notAuthorized("\(feature) are not supported by this server") }
+        SubsonicEndpoint(name) { _ in throw SubsonicError.notAuthorized("this server does not offer \(feature)") }
     }
 
     private static func emptyList(_ name: String, key: String) -> SubsonicEndpoint {
