@@ -114,11 +114,13 @@ package enum TranscodeFormat: String, Sendable, CaseIterable {
         return AudioFormat(sampleRate: rate, channels: source.channels, sample: source.sample, bits: source.bits)
     }
 
-    /// The length announced for `estimateContentLength`: the bit rate over the seconds, with room for the
-    /// container and a VBR encoder's excess (5 % and 16 KiB), so the body is seldom cut; nil for FLAC.
+    /// The length announced for `estimateContentLength`: the bit rate over the seconds, with room for what
+    /// else the stream holds, so the body is seldom cut: MP3 at a constant rate, only its encoder's padding
+    /// frames (8 KiB); Ogg its headers and a VBR encoder's excess (5 % and 16 KiB). nil for FLAC.
     package func estimatedLength(seconds: Double, kbps: Int) -> Int64? {
         guard !isLossless, seconds > 0 else { return nil }
-        return Int64(clamping: Int(clamping: seconds * Double(kbps) * 125 * 1.05)) + 16_384
+        let bytes = seconds * Double(kbps) * 125
+        return self == .mp3 ? Int64(Int(clamping: bytes)) + 8_192 : Int64(Int(clamping: bytes * 1.05)) + 16_384
     }
 
     /// The VBR quality whose nominal rate at CD rates is `kbps` (libvorbis's table, between its points in
