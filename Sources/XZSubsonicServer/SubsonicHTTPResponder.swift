@@ -48,7 +48,8 @@ struct SubsonicHTTPResponder: HTTPResponder {
     let throttle: CredentialThrottle
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        let path = request.uri.path
+        // A server address typed with a trailing slash makes some clients ask for `//rest/…`.
+        let path = "/" + request.uri.path.drop { $0 == "/" }
         guard path.hasPrefix("/rest/") else { return Self.plain(.notFound, "not found\n") }
         guard request.method == .get || request.method == .head || request.method == .post else {
             var response = Self.plain(.methodNotAllowed, "GET, HEAD or POST\n")

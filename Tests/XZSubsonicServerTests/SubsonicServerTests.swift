@@ -232,6 +232,8 @@ final class SubsonicServerTests: XCTestCase {
         XCTAssertEqual(unknown.status, 404)
         XCTAssertEqual(try unknown.errorCode(), 0)
         XCTAssertTrue(unknown.text.contains("noSuchThing"))
+        let doubled = try await f.request("//rest/ping.view?f=json&\(SubsonicServerFixture.owner)")
+        XCTAssertNil(try doubled.errorCode(), "a server address with a trailing slash still reaches the API")
         let outside = try await f.request("/index.html")
         XCTAssertEqual(outside.status, 404)
         let nested = try await f.json("ping/..%2F..%2Fetc", SubsonicServerFixture.owner)
