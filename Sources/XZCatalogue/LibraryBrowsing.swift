@@ -446,7 +446,7 @@ extension LibraryDatabase {
         "[" + values.map(String.init).joined(separator: ",") + "]"
     }
 
-    static func jsonArray(_ values: [String]) -> String {
+    package static func jsonArray(_ values: [String]) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: values)) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self)
     }

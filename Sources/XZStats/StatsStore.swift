@@ -15,9 +15,6 @@ package struct StatsStore: Sendable {
         self.user = user
     }
 
-    /// Batched reads bind at most this many keys per statement.
-    static let keysPerStatement = 500
-
     // MARK: Likes
 
     /// Likes a catalogue song; liking it again keeps the first time. Returns false when it already was.
@@ -73,9 +70,9 @@ package struct StatsStore: Sendable {
 
     /// When each of `songKeys` the user likes was liked; songs not liked are absent.
     package func likedAt(songKeys: [String]) throws -> [String: Date] {
-        try batched(songKeys) { db, marks, keys in
-            try Row.fetchAll(db, sql: "SELECT song_key, liked_at FROM song_like WHERE user_id = ? AND song_key IN (\(marks))",
-                             arguments: StatementArguments([user.rawValue] + keys)).map { ($0[0], try UTCTime.date($0[1])) }
+        try valuesByKey(songKeys) { db, keys in
+            try Row.fetchAll(db, sql: "SELECT song_key, liked_at FROM song_like WHERE user_id = ? AND song_key IN \(Self.keyList)",
+                             arguments: [user.rawValue, keys]).map { ($0[0], try UTCTime.date($0[1])) }
         }
     }
 
@@ -114,21 +111,21 @@ package struct StatsStore: Sendable {
 
     /// Counted plays of each of `songKeys`; songs never played are absent.
     package func playCounts(songKeys: [String]) throws -> [String: Int] {
-        try batched(songKeys) { db, marks, keys in
+        try valuesByKey(songKeys) { db, keys in
             try Row.fetchAll(db, sql: """
-                SELECT song_key, count(*) FROM play_session WHERE user_id = ? AND counted = 1 AND song_key IN (\(marks))
+                SELECT song_key, count(*) FROM play_session WHERE user_id = ? AND counted = 1 AND song_key IN \(Self.keyList)
                 GROUP BY song_key
-                """, arguments: StatementArguments([user.rawValue] + keys)).map { ($0[0], $0[1]) }
+                """, arguments: [user.rawValue, keys]).map { ($0[0], $0[1]) }
         }
     }
 
     /// When each of `songKeys` last started a counted play (MPD's `lastplayed`); songs never played are absent.
     package func lastPlayed(songKeys: [String]) throws -> [String: Date] {
-        try batched(songKeys) { db, marks, keys in
+        try valuesByKey(songKeys) { db, keys in
             try Row.fetchAll(db, sql: """
-                SELECT song_key, max(started_at) FROM play_session WHERE user_id = ? AND counted = 1 AND song_key IN (\(marks))
+                SELECT song_key, max(started_at) FROM play_session WHERE user_id = ? AND counted = 1 AND song_key IN \(Self.keyList)
                 GROUP BY song_key
-                """, arguments: StatementArguments([user.rawValue] + keys)).map { ($0[0], try UTCTime.date($0[1])) }
+                """, arguments: [user.rawValue, keys]).map { ($0[0], try UTCTime.date($0[1])) }
         }
     }
 
@@ -159,20 +156,15 @@ package struct StatsStore: Sendable {
         }
     }
 
-    /// Reads `keys` a statement at a time (each bound to its `?` marks) and gathers the pairs; a key
-    /// given twice is read once.
-    private func batched<Value>(_ keys: [String],
-                                _ read: (Database, String, [String]) throws -> [(String, Value)]) throws -> [String: Value] {
-        let unique = Array(Set(keys))
-        guard !unique.isEmpty else { return [:] }
+    /// The keys bound as one argument (`keys` of `valuesByKey`), as the catalogue binds a list of any length.
+    private static let keyList = "(SELECT value FROM json_each(?))"
+
+    /// Reads the pairs `read` finds for `keys`, bound in one statement as `keyList`'s JSON array.
+    private func valuesByKey<Value>(_ keys: [String],
+                                    _ read: (Database, String) throws -> [(String, Value)]) throws -> [String: Value] {
+        guard !keys.isEmpty else { return [:] }
         return try database.pool.read { db in
-            var result: [String: Value] = [:]
-            for start in stride(from: 0, to: unique.count, by: Self.keysPerStatement) {
-                let chunk = Array(unique[start..<min(start + Self.keysPerStatement, unique.count)])
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                for (key, value) in try read(db, marks, chunk) { result[key] = value }
-            }
-            return result
+            Dictionary(try read(db, LibraryDatabase.jsonArray(keys))) { first, _ in first }
         }
     }
 
