@@ -17,7 +17,8 @@ struct SubsonicRequestContext: RequestContext {
     }
 }
 
-/// Requests being answered, capped: past the cap a request is told to come back (503) at once.
+/// Requests being answered (the router's work and the document's encoding), capped: past the cap a
+/// request is told to come back (503) at once.
 final class RequestGate: Sendable {
     private let inFlight = Mutex(0)
     let capacity: Int
@@ -56,13 +57,6 @@ struct SubsonicHTTPResponder: HTTPResponder {
             response.headers[.allow] = "GET, HEAD, POST"
             return response
         }
-        guard gate.enter() else {
-            var response = Self.document(SubsonicError.generic("the server is busy; try again shortly"), format: .xml,
-                                         status: .serviceUnavailable, isHead: request.method == .head)
-            response.headers[.retryAfter] = "1"
-            return response
-        }
-        defer { gate.leave() }
         let isHead = request.method == .head
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
         var parameters: [(name: String, value: String)] = []
@@ -91,6 +85,15 @@ struct SubsonicHTTPResponder: HTTPResponder {
         // An address whose last credentials were wrong waits here, off every thread, before they are checked again.
         let delay = throttle.delay(for: address)
         if delay > .zero { try await Task.sleep(for: delay) }
+        // Counted from here: a client slow to send, or held for its wrong credentials, takes no place of
+        // the requests being answered.
+        guard gate.enter() else {
+            var response = Self.document(SubsonicError.generic("the server is busy; try again shortly"), format: format,
+                                         status: .serviceUnavailable, isHead: isHead)
+            response.headers[.retryAfter] = "1"
+            return response
+        }
+        defer { gate.leave() }
         let prepared = try await pool.runIfActive { [router] in
             Self.prepare(router.respond(subsonicRequest), format: format)
         }
