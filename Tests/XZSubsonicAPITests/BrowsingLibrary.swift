@@ -96,6 +96,18 @@ final class BrowsingLibrary: @unchecked Sendable {
         }
     }
 
+    /// A counted play of `song` by `user`, as a client's scrobble records it.
+    func play(_ song: Song, as user: LibraryUser, at date: Date = Date()) throws {
+        try StatsStore(database: database, user: user.id).recordPlay(songKey: song.songKey, title: song.title, singer: song.singer,
+                                                                     durationMs: 1000, at: date)
+    }
+
+    /// The song liked and played once by `user`.
+    func likeAndPlay(_ song: Song, as user: LibraryUser) throws {
+        try StatsStore(database: database, user: user.id).like(songKey: song.songKey)
+        try play(song, as: user)
+    }
+
     func song(titled title: String) throws -> Song {
         guard let song = try database.search(title, limit: 5).songs.first(where: { $0.title == title }) else {
             throw TestFailure("no song \(title)")

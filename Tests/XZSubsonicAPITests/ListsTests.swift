@@ -35,13 +35,11 @@ final class ListsTests: XCTestCase {
         XCTAssertEqual(fixture.errorCode("getAlbumList2", []), 10)
 
         // The guest's plays, ratings and stars are the guest's alone.
-        let guest = StatsStore(database: fixture.database, user: fixture.guest.id)
         let day = Date(timeIntervalSince1970: 1_700_000_000)
         for (title, plays) in [("晴天", 3), ("Something", 1), ("红豆", 2)] {
             let song = try fixture.song(titled: title)
             for play in 0..<plays {
-                try guest.recordPlay(songKey: song.songKey, title: song.title, singer: song.singer, durationMs: 1000,
-                                     at: day.addingTimeInterval(Double(play * 60 + (title == "Something" ? 3600 : 0))))
+                try fixture.play(song, as: fixture.guest, at: day.addingTimeInterval(Double(play * 60 + (title == "Something" ? 3600 : 0))))
             }
         }
         let albums = Dictionary(uniqueKeysWithValues: try fixture.database.albumNames().map { ($0.title, $0.id) })
@@ -87,9 +85,7 @@ final class ListsTests: XCTestCase {
     func testStarsAndPlaysAreEachUsersOwn() throws {
         let fixture = try BrowsingLibrary()
         let song = try fixture.song(titled: "晴天")
-        let guest = StatsStore(database: fixture.database, user: fixture.guest.id)
-        try guest.like(songKey: song.songKey)
-        try guest.recordPlay(songKey: song.songKey, title: song.title, singer: song.singer, durationMs: 1000)
+        try fixture.likeAndPlay(song, as: fixture.guest)
         try UserAnnotations(database: fixture.database, user: fixture.guest.id).setStarred(true, artists: [song.singerId])
 
         let mine = try fixture.answer("getSong", [("id", SubsonicID.song(song.id).text)], as: fixture.guest, of: SubsonicChild.self)
@@ -123,12 +119,9 @@ final class ListsTests: XCTestCase {
     func testTopSimilarAndNowPlayingComeFromTheLibrarysOwnPlays() throws {
         let fixture = try BrowsingLibrary()
         let day = Date(timeIntervalSince1970: 1_700_000_000)
-        let guest = StatsStore(database: fixture.database, user: fixture.guest.id)
         func play(_ title: String, times: Int = 1, at date: Date) throws {
             let song = try fixture.song(titled: title)
-            for _ in 0..<times {
-                try guest.recordPlay(songKey: song.songKey, title: song.title, singer: song.singer, durationMs: 1000, at: date)
-            }
+            for _ in 0..<times { try fixture.play(song, as: fixture.guest, at: date) }
         }
         try play("Something", times: 3, at: day)
         try play("Come Together", at: day)
