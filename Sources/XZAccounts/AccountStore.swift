@@ -282,23 +282,22 @@ package struct AccountStore: Sendable {
     }
 
     private func reading<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try database.pool.read(body)
-        } catch let error as AccountError {
-            throw error
-        } catch {
-            throw AccountError.io("cannot read the accounts: \(Self.reason(error))")
-        }
+        try Self.accessing("read") { try database.pool.read(body) }
     }
 
     @discardableResult
     private func writing<T>(_ body: (Database) throws -> T) throws -> T {
+        try Self.accessing("write") { try database.pool.write(body) }
+    }
+
+    /// The accounts' own refusals as they are; the database's failures as one `io` line saying what failed.
+    private static func accessing<T>(_ verb: String, _ access: () throws -> T) throws -> T {
         do {
-            return try database.pool.write(body)
+            return try access()
         } catch let error as AccountError {
             throw error
         } catch {
-            throw AccountError.io("cannot write the accounts: \(Self.reason(error))")
+            throw AccountError.io("cannot \(verb) the accounts: \(reason(error))")
         }
     }
 
