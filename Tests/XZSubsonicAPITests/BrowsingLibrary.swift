@@ -65,13 +65,19 @@ final class BrowsingLibrary: @unchecked Sendable {
     /// Every song browsing should list: the files, the CUE tracks in place of their image.
     static let songCount = 9 + 3
 
-    /// The payload `endpoint` answers `parameters` with, as `user` (the owner by default).
-    func payload(_ endpoint: String, _ parameters: [(String, String)] = [], as user: LibraryUser? = nil) throws -> any Encodable {
+    /// The reply `endpoint` answers `parameters` with, as `user` (the owner by default), from `library` (the
+    /// fixture's by default), as the router calls it.
+    func reply(_ endpoint: String, _ parameters: [(String, String)] = [], as user: LibraryUser? = nil,
+               from library: SubsonicLibrary? = nil) throws -> SubsonicReply {
         guard let row = SubsonicEndpoints.all[endpoint] else { throw TestFailure("no endpoint \(endpoint)") }
         let request = SubsonicRequest(endpoint: endpoint, parameters: parameters.map { (name: $0.0, value: $0.1) },
                                       clientAddress: "127.0.0.1")
-        guard case .document(let document) = try row.answer(SubsonicCall(request: request, user: user ?? owner, library: library)),
-              let payload = document.payload else {
+        return try row.answer(SubsonicCall(request: request, user: user ?? owner, library: library ?? self.library))
+    }
+
+    /// The payload `endpoint` answers `parameters` with, as `user` (the owner by default).
+    func payload(_ endpoint: String, _ parameters: [(String, String)] = [], as user: LibraryUser? = nil) throws -> any Encodable {
+        guard case .document(let document) = try reply(endpoint, parameters, as: user), let payload = document.payload else {
             throw TestFailure("\(endpoint) answered no document")
         }
         return payload
@@ -84,12 +90,13 @@ final class BrowsingLibrary: @unchecked Sendable {
         return typed
     }
 
-    /// The error code `endpoint` fails with, nil when it answers.
-    func errorCode(_ endpoint: String, _ parameters: [(String, String)]) -> Int? {
+    /// The error code `endpoint` fails with (its message one line), nil when it answers.
+    func errorCode(_ endpoint: String, _ parameters: [(String, String)], from library: SubsonicLibrary? = nil) -> Int? {
         do {
-            _ = try payload(endpoint, parameters)
+            _ = try reply(endpoint, parameters, from: library)
             return nil
         } catch let error as SubsonicError {
+            XCTAssertFalse(error.message.contains("\n"), error.message)
             return error.code
         } catch {
             return -1

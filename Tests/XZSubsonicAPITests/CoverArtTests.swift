@@ -13,25 +13,10 @@ final class CoverArtTests: XCTestCase {
     }
 
     private func cover(_ library: SubsonicLibrary, _ fixture: BrowsingLibrary, _ parameters: [(String, String)]) throws -> BytesReply {
-        guard let row = SubsonicEndpoints.all["getCoverArt"] else { throw TestFailure("no getCoverArt") }
-        let request = SubsonicRequest(endpoint: "getCoverArt", parameters: parameters.map { (name: $0.0, value: $0.1) },
-                                      clientAddress: "127.0.0.1")
-        guard case .bytes(let reply) = try row.answer(SubsonicCall(request: request, user: fixture.owner, library: library)) else {
+        guard case .bytes(let reply) = try fixture.reply("getCoverArt", parameters, from: library) else {
             throw TestFailure("getCoverArt answered no bytes")
         }
         return reply
-    }
-
-    private func errorCode(_ library: SubsonicLibrary, _ fixture: BrowsingLibrary, _ parameters: [(String, String)]) -> Int? {
-        do {
-            _ = try cover(library, fixture, parameters)
-            return nil
-        } catch let error as SubsonicError {
-            XCTAssertFalse(error.message.contains("\n"))
-            return error.code
-        } catch {
-            return -1
-        }
     }
 
     /// (codec, width, height) as ffprobe reads `bytes`.
@@ -144,25 +129,24 @@ final class CoverArtTests: XCTestCase {
 
     func testDamagedPicturesAndUnknownIdsAreNotFound() throws {
         let fixture = try BrowsingLibrary()
-        let library = fixture.library
         let song = try fixture.song(titled: "Come Together")
         let folder = (song.localPath as NSString).deletingLastPathComponent
         try writePicture(folder + "/whole.jpg")
         let whole = try Data(contentsOf: URL(fileURLWithPath: folder + "/whole.jpg"))
         try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: folder + "/cover.jpg"))
         try FileManager.default.removeItem(atPath: folder + "/whole.jpg")
-        XCTAssertEqual(errorCode(library, fixture, [("id", SubsonicID.song(song.id).text), ("size", "100")]), 70)
-        XCTAssertEqual(errorCode(library, fixture, [("id", SubsonicID.song(song.id).text)]), 70)
+        XCTAssertEqual(fixture.errorCode("getCoverArt", [("id", SubsonicID.song(song.id).text), ("size", "100")]), 70)
+        XCTAssertEqual(fixture.errorCode("getCoverArt", [("id", SubsonicID.song(song.id).text)]), 70)
         try Data("GIF89a but not really".utf8).write(to: URL(fileURLWithPath: folder + "/cover.jpg"))
-        XCTAssertEqual(errorCode(library, fixture, [("id", SubsonicID.song(song.id).text)]), 70)
+        XCTAssertEqual(fixture.errorCode("getCoverArt", [("id", SubsonicID.song(song.id).text)]), 70)
 
         // No picture anywhere: the song at the top has neither a tag nor a cover file.
-        XCTAssertEqual(errorCode(library, fixture, [("id", SubsonicID.song(try fixture.song(titled: "Alone").id).text)]), 70)
+        XCTAssertEqual(fixture.errorCode("getCoverArt", [("id", SubsonicID.song(try fixture.song(titled: "Alone").id).text)]), 70)
         for id in ["so-999999", "al-999999", "ar-999999", "ra-1", SubsonicID.folder("../..").text, SubsonicID.folder("/etc").text,
                    SubsonicID.folder("王菲/../../..").text, SubsonicID.playlist("x").text, "../../etc/passwd", "al-1%00"] {
-            XCTAssertEqual(errorCode(library, fixture, [("id", id)]), 70, id)
+            XCTAssertEqual(fixture.errorCode("getCoverArt", [("id", id)]), 70, id)
         }
-        XCTAssertEqual(errorCode(library, fixture, []), 10)
-        XCTAssertEqual(errorCode(library, fixture, [("id", "al-1"), ("size", "big")]), 0)
+        XCTAssertEqual(fixture.errorCode("getCoverArt", []), 10)
+        XCTAssertEqual(fixture.errorCode("getCoverArt", [("id", "al-1"), ("size", "big")]), 0)
     }
 }
