@@ -6,8 +6,8 @@ import XZTestSupport
 @testable import XZSubsonicAPI
 
 final class SearchTests: XCTestCase {
-    private func search3(_ fixture: BrowsingLibrary, _ parameters: [(String, String)]) throws -> SearchResult3 {
-        try fixture.answer("search3", parameters, of: SearchResult3.self)
+    private func search3(_ fixture: BrowsingLibrary, _ parameters: [(String, String)], as user: LibraryUser? = nil) throws -> SearchResult3 {
+        try fixture.answer("search3", parameters, as: user, of: SearchResult3.self)
     }
 
     func testSearch3FindsACJKSingerByPinyinInitialsTraditionalFormAndATypo() throws {
@@ -150,9 +150,5 @@ final class SearchTests: XCTestCase {
         checks.append(("search3 failed", .endpoint("search3"),
                        Data(SubsonicEncoding.encode(SubsonicError.generic("parameter 'query' is longer than 4096 bytes"), as: .json).bytes)))
         XCTAssertEqual(try validator.failures(checks), [])
-    }
-
-    private func search3(_ fixture: BrowsingLibrary, _ parameters: [(String, String)], as user: LibraryUser) throws -> SearchResult3 {
-        try fixture.answer("search3", parameters, as: user, of: SearchResult3.self)
     }
 }
