@@ -77,6 +77,7 @@ extension SubsonicCall {
 
     /// The store's failures as the API tells them: no such user is 70, a refused name, password or
     /// change is code 0 with the store's line (which never holds a password).
+    @discardableResult
     fileprivate func accounts<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()

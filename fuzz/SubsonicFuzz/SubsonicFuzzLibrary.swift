@@ -61,7 +61,7 @@ final class SubsonicFuzzLibrary: @unchecked Sendable {  // used from the fuzzing
         }
         try? accounts.setPassword(name: "fuzz", password: Self.password)
         if (try? accounts.user(named: "guest")) == nil {
-            try? accounts.add(name: "guest", password: "guest-pw")
+            _ = try? accounts.add(name: "guest", password: "guest-pw")
         }
         _ = try? accounts.update(name: "guest", isAdmin: false, mayJukebox: false)
         host.stop()
