@@ -95,6 +95,14 @@ enum SubsonicFuzz {
                          "-1", "0", "1e309", "nan", "bytes=0-", "bytes=-1", "bytes=99999999999-", "&f=json", "&f=jsonp&callback=cb",
                          "_range=", "!", "\n", ".view"])
         words.formUnion(library.ids.values.flatMap { $0 })
+        // Ids that name what lies outside the music folder: the folder beside it through `..`, the link to
+        // it, absolute names; as folders, playlists and in every endpoint that takes an id.
+        let outside = ["..", "../outside", "../outside/song.mp3", "album/../../outside", "/", "/etc", "//etc/passwd", "outside"]
+        let hostileIDs = outside.map { SubsonicID.folder($0).text } + outside.map { SubsonicID.playlist($0).text }
+        words.formUnion(hostileIDs)
+        for name in SubsonicEndpoints.all.keys.sorted() {
+            seeds.append(hostileIDs.prefix(4).map { "\(name)?id=\($0)" }.joined(separator: "\n"))
+        }
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             for seed in seeds {
