@@ -270,6 +270,16 @@ extension LibraryDatabase {
         }
     }
 
+    /// A singer's browsable songs by album, track and title.
+    package func browsableSongs(singerId: Int64) throws -> [Song] {
+        try pool.read { db in
+            try Song.fetchAll(db, sql: """
+                SELECT \(Song.selection) FROM song \(Song.joins) WHERE song.singer_id = ? AND \(Self.browsableSong)
+                ORDER BY album.title IS NULL, album.title, song.track IS NULL, song.track, song.title_key, song.id
+                """, arguments: [singerId])
+        }
+    }
+
     /// Up to `limit` songs in random order, of `genre` and within the years when given.
     package func randomSongs(limit: Int, genre: String?, years: ClosedRange<Int>?) throws -> [Song] {
         var sql = "SELECT \(Song.selection) FROM song \(Song.joins) WHERE \(Self.browsableSong)"

@@ -164,7 +164,7 @@ extension SubsonicEndpoints {
             seeds = try database.albumSongs(albumId: id)
         case .artist(let id):
             guard try database.artistSummary(id: id) != nil else { throw SubsonicError.notFound("no artist has that id") }
-            seeds = try database.songs(bySingerId: id).filter(\.isLocal)
+            seeds = try database.browsableSongs(singerId: id)
         default:
             throw SubsonicError.notFound("no song, album or artist has that id")
         }
