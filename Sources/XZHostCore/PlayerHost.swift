@@ -224,6 +224,10 @@ package final class PlayerHost: Sendable {
 
     var playlistsFolder: URL { StoredPlaylists(library: folder).folder }
 
+    /// The library's stored playlists, held to the queue's cap (`max_playlist_length`) as MPD holds them,
+    /// their owner rows kept in the host's database.
+    package var playlists: StoredPlaylists { StoredPlaylists(library: folder, maxLength: maxQueueLength, database: database) }
+
     /// Stops the music (the play session saved as ended by leaving), closes the output and writes statistics.
     package func shutdown() {
         // Saved before the player stops, which would forget what was playing.

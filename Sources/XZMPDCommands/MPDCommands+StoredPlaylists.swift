@@ -193,10 +193,6 @@ extension MPDCommands {
 }
 
 extension PlayerHost {
-    /// The library's stored playlists, held to the queue's cap (`max_playlist_length`) as MPD holds them,
-    /// their owner rows kept in the host's database.
-    package var playlists: StoredPlaylists { StoredPlaylists(library: folder, maxLength: maxQueueLength, database: database) }
-
     /// The file a stored playlist entry names (relative entries are in the music folder).
     package func playlistPath(_ entry: PlaylistEntry) -> String? {
         StoredPlaylists.path(forLocation: entry.location, base: naming.musicDirectory)

@@ -31,8 +31,7 @@ extension SubsonicEndpoints {
 
 enum RadioStationCalls {
     static func stations(_ call: SubsonicCall) -> RadioStations {
-        let host = call.library.host
-        return RadioStations(database: call.library.database, playlists: StoredPlaylists(library: host.folder, maxLength: host.maxQueueLength))
+        RadioStations(database: call.library.database, playlists: call.library.host.playlists)
     }
 
     /// A change, its refusals as the spec's errors; MPD clients hear the stations' playlist change.

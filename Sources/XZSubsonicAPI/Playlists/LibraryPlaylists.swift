@@ -24,8 +24,8 @@ struct LibraryPlaylists {
 
     var host: PlayerHost { library.host }
     var database: LibraryDatabase { library.database }
-    /// Held to the queue's cap (`max_playlist_length`), as MPD holds them.
-    var files: StoredPlaylists { StoredPlaylists(library: host.folder, maxLength: host.maxQueueLength) }
+    /// The host's: held to the queue's cap (`max_playlist_length`), owner rows changed in the host's database.
+    var files: StoredPlaylists { host.playlists }
 
     /// One playlist's file read: its lines, and the library song of each that names one.
     struct Read {
