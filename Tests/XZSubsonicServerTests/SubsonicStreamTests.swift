@@ -68,6 +68,19 @@ final class SubsonicStreamTests: XCTestCase {
         XCTAssertLessThan(production.state.withLock { $0.writes }, 1000)
     }
 
+    func testAClientThatStopsReadingIsCutOff() async throws {
+        let production = Production()
+        var limits = SubsonicServerLimits()
+        limits.stalledWriteTimeout = .seconds(1)
+        let f = try await SubsonicServerFixture(limits: limits, withSong: false, endpoints: Self.endpoints(production))
+        fixture = f
+        let client = try RawConnection(port: f.port)
+        client.send(Array("GET /rest/endless?\(SubsonicServerFixture.bob) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        // Never read: the socket's buffers fill, the server waits for room, then gives up on the client.
+        XCTAssertTrue(production.waitUntilStopped(), "a client that reads nothing holds its producer forever")
+        client.close()
+    }
+
     func testAnAnnouncedLengthIsKept() async throws {
         let f = try await SubsonicServerFixture(withSong: false, endpoints: Self.endpoints(Production()))
         fixture = f
