@@ -112,6 +112,17 @@ final class SubsonicServerHostileTests: XCTestCase {
         XCTAssertNil(after)
     }
 
+    func testPastTheCapARequestIsToldToComeBack() async throws {
+        var limits = SubsonicServerLimits()
+        limits.maxRequestsInFlight = 0
+        let f = try await SubsonicServerFixture(limits: limits, withSong: false)
+        fixture = f
+        let reply = try await f.json("ping", SubsonicServerFixture.bob)
+        XCTAssertEqual(reply.status, 503)
+        XCTAssertEqual(reply.header("Retry-After"), "1")
+        XCTAssertEqual(try reply.errorCode(), 0)
+    }
+
     func testAClientSendingAByteAtATimeHoldsUpNobody() async throws {
         let f = try await SubsonicServerFixture(withSong: false)
         fixture = f
