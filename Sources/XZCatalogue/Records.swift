@@ -59,6 +59,9 @@ package struct Song: Encodable, FetchableRecord, Sendable, Equatable, Identifiab
     /// Playable without the network.
     package var isLocal: Bool { !localPath.isEmpty }
 
+    /// The file its audio is read from: a CUE track's image, else its own file ('' for a stream).
+    package var audioFile: String { cuePart?.file ?? localPath }
+
     enum CodingKeys: String, CodingKey {
         case id, title, singer, album, track, year, size, sha256
         case songKey = "song_key", singerId = "singer_id", durationMs = "duration_ms"

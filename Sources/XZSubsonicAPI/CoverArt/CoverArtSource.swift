@@ -25,7 +25,7 @@ struct CoverArtSource: Equatable {
         switch id {
         case .song(let row):
             guard let song = try database.songs(ids: [row]).first, song.isLocal else { return nil }
-            return CoverArtSource(songPaths: [audioFile(of: song)], folder: nil, embeddedFirst: true)
+            return CoverArtSource(songPaths: [song.audioFile], folder: nil, embeddedFirst: true)
         case .album(let row):
             paths = try database.pool.read { db in
                 try String.fetchAll(db, sql: """
@@ -55,11 +55,6 @@ struct CoverArtSource: Equatable {
             return nil
         }
         return paths.isEmpty ? nil : CoverArtSource(songPaths: paths, folder: nil, embeddedFirst: false)
-    }
-
-    /// The file a song is played from: a CUE track's image.
-    static func audioFile(of song: Song) -> String {
-        song.cuePart?.file ?? song.localPath
     }
 
     /// The picture, read; nil when none of the places holds one.

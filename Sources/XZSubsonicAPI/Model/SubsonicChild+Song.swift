@@ -57,7 +57,7 @@ extension SubsonicChild {
         coverArt = albumID ?? id
         size = song.size
         // A CUE track is played from its image, whose format it has.
-        let file = song.cuePart?.file ?? (song.isLocal ? song.localPath : song.audioURL)
+        let file = song.isLocal ? song.audioFile : song.audioURL
         let fileSuffix = SubsonicMediaFormat.suffix(ofPath: file)
         if !fileSuffix.isEmpty {
             suffix = fileSuffix

@@ -30,7 +30,7 @@ extension SubsonicSongDetails {
         // Each file's tags cost an open: an album or a folder reads them, a page of a sync does not.
         if songs.count <= maxSongsReadingTags {
             for song in songs where song.isLocal && details.gains(of: song) == nil {
-                if let gains = AudioTags.replayGain(path: song.cuePart?.file ?? song.localPath) { details.taggedGains[song.id] = gains }
+                if let gains = AudioTags.replayGain(path: song.audioFile) { details.taggedGains[song.id] = gains }
             }
         }
         return details
