@@ -130,7 +130,7 @@ package struct AccountStore: Sendable {
     /// Makes the user a new API key, replacing any earlier one, and returns it: 32 random bytes in
     /// base64url. Only its SHA-256 is kept, so this is the one time it can be shown.
     package func newAPIKey(name: String) throws -> String {
-        let apiKey = Self.base64URL(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
+        let apiKey = ByteEncodings.base64URL(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
         try writing { db in
             let user = try Self.existing(db, named: name)
             try db.execute(sql: "UPDATE library_user SET api_key_hash = ? WHERE id = ?",
@@ -163,7 +163,7 @@ package struct AccountStore: Sendable {
     /// token authentication); `wrongCredentials` otherwise.
     package func authenticate(name: String, token: String, salt: String) throws -> LibraryUser {
         guard let user = try user(named: name) else { throw AccountError.wrongCredentials }
-        let expected = Self.hex(Insecure.MD5.hash(data: Data((try password(of: user.id) + salt).utf8)))
+        let expected = ByteEncodings.hex(Insecure.MD5.hash(data: Data((try password(of: user.id) + salt).utf8)))
         guard Self.constantTimeEqual(Array(expected.utf8), Array(token.lowercased().utf8)) else {
             throw AccountError.wrongCredentials
         }
@@ -236,22 +236,7 @@ package struct AccountStore: Sendable {
         }
     }
 
-    static func apiKeyHash(_ apiKey: String) -> String { hex(SHA256.hash(data: Data(apiKey.utf8))) }
-
-    static func hex(_ digest: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    static func apiKeyHash(_ apiKey: String) -> String { ByteEncodings.hex(SHA256.hash(data: Data(apiKey.utf8))) }
 
     /// Compares every byte whatever the first difference, so the time taken says nothing of where it is.
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
 import SystemPackage
+import XZSystem
 
 /// Checksums as catalogues write them: lower-case hexadecimal digits. MD5 and SHA-1 only check what a
 /// source (the Internet Archive) publishes; they are no defence against a forged file.
 enum Checksum {
-    static func sha256Hex(_ data: Data) -> String { hex(SHA256.hash(data: data)) }
+    static func sha256Hex(_ data: Data) -> String { ByteEncodings.hex(SHA256.hash(data: data)) }
 
     /// The SHA-256 of a whole file.
     static func sha256Hex(ofFile path: String) throws -> String { try hex(of: SHA256.self, file: path) }
@@ -41,14 +42,10 @@ enum Checksum {
                     if count == 0 { break }
                     hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0 ..< count]))
                 }
-                return hex(hasher.finalize())
+                return ByteEncodings.hex(hasher.finalize())
             }
         } catch let error as Errno {
             throw DownloadError.io("cannot read \(path): \(String(cString: strerror(error.rawValue)))")
         }
-    }
-
-    private static func hex<D: Digest>(_ digest: D) -> String {
-        digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import XZSystem
 
 /// The ids the API hands out: opaque strings to clients, each a kind and a row or a name. Music folders
 /// alone are plain integers, as the spec says. Parsing is strict, so a client's id is never a path, SQL
@@ -54,20 +55,12 @@ package enum SubsonicID: Hashable, Sendable {
 
     /// Names travel as unpadded base64url, so an id never holds '/', '&' or a byte a URL must escape.
     private static func encodeName(_ name: String) -> String {
-        Data(name.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        ByteEncodings.base64URL(name.utf8)
     }
 
     /// The name, or nil when the text is no base64url or its bytes are no UTF-8 or hold a control character.
     private static func decodeName(_ text: String) -> String? {
-        guard text.utf8.allSatisfy({ byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.utf8.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let name = String(data: data, encoding: .utf8),
+        guard let data = ByteEncodings.bytes(base64URL: text), let name = String(data: data, encoding: .utf8),
               !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
         return name
     }
