@@ -32,7 +32,7 @@ package struct OpenSubsonicExtension: Encodable, Sendable, Equatable {
     package static let known: [(extension: OpenSubsonicExtension, needs: [String])] = [
         (OpenSubsonicExtension(name: "formPost", versions: [1]), []),
         (OpenSubsonicExtension(name: "apiKeyAuthentication", versions: [1]), ["tokenInfo"]),
-        (OpenSubsonicExtension(name: "songLyrics", versions: [1]), ["getLyricsBySongId"]),
+        (OpenSubsonicExtension(name: "songLyrics", versions: [1, 2]), ["getLyricsBySongId"]),
         (OpenSubsonicExtension(name: "transcodeOffset", versions: [1]), ["stream"]),
         (OpenSubsonicExtension(name: "indexBasedQueue", versions: [1]), ["getPlayQueueByIndex", "savePlayQueueByIndex"]),
     ]
