@@ -105,13 +105,17 @@ extension LibraryDatabase {
     /// Browsable songs by id, in the order of `ids`; ids of no browsable song are left out.
     package func browsableSongs(ids: [Int64]) throws -> [Song] {
         guard !ids.isEmpty else { return [] }
-        let found = try pool.read { db in
-            try Song.fetchAll(db, sql: """
-                SELECT \(Song.selection) FROM json_each(?) AS wanted CROSS JOIN song ON song.id = wanted.value \(Song.joins)
-                WHERE \(Self.browsableSong)
-                """, arguments: [Self.jsonArray(ids)])
-        }
-        return Self.inOrder(found, of: ids, id: \.id)
+        return try pool.read { db in try Self.browsableSongs(db, ids: ids) }
+    }
+
+    /// Browsable songs by id in the order of `ids`, inside a read already open.
+    package static func browsableSongs(_ db: Database, ids: [Int64]) throws -> [Song] {
+        guard !ids.isEmpty else { return [] }
+        let found = try Song.fetchAll(db.cachedStatement(sql: """
+            SELECT \(Song.selection) FROM json_each(?) AS wanted CROSS JOIN song ON song.id = wanted.value \(Song.joins)
+            WHERE \(browsableSong)
+            """), arguments: [jsonArray(ids)])
+        return inOrder(found, of: ids, id: \.id)
     }
 
     // MARK: Albums
@@ -133,13 +137,17 @@ extension LibraryDatabase {
     /// Albums by id in the order of `ids`; ids of no browsable album are left out.
     package func albumSummaries(ids: [Int64]) throws -> [AlbumSummary] {
         guard !ids.isEmpty else { return [] }
-        let found = try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Self.albumColumns) WHERE \(Self.browsableSong) AND album.id IN (SELECT value FROM json_each(?))
-                GROUP BY album.id
-                """, arguments: [Self.jsonArray(ids)]).map(Self.album)
-        }
-        return Self.inOrder(found, of: ids, id: \.id)
+        return try pool.read { db in try Self.albumSummaries(db, ids: ids) }
+    }
+
+    /// Albums by id in the order of `ids`, inside a read already open (one of several statements of a page).
+    package static func albumSummaries(_ db: Database, ids: [Int64]) throws -> [AlbumSummary] {
+        guard !ids.isEmpty else { return [] }
+        let found = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT \(albumColumns) WHERE \(browsableSong) AND album.id IN (SELECT value FROM json_each(?))
+            GROUP BY album.id
+            """), arguments: [jsonArray(ids)]).map(album)
+        return inOrder(found, of: ids, id: \.id)
     }
 
     /// A singer's albums, by year and title.
@@ -251,12 +259,14 @@ extension LibraryDatabase {
         return try pool.read { db in try Self.artistSummaries(db, ids: ids) }
     }
 
-    private static func artistSummaries(_ db: Database, ids: [Int64]) throws -> [ArtistSummary] {
-        let found = try Row.fetchAll(db, sql: """
+    /// Singers by id in the order of `ids`, inside a read already open.
+    package static func artistSummaries(_ db: Database, ids: [Int64]) throws -> [ArtistSummary] {
+        guard !ids.isEmpty else { return [] }
+        let found = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(artistColumns)
             FROM json_each(?) AS wanted CROSS JOIN song ON song.singer_id = wanted.value JOIN singer ON singer.id = song.singer_id
             WHERE \(browsableSong) GROUP BY singer.id
-            """, arguments: [jsonArray(ids)]).map(artist)
+            """), arguments: [jsonArray(ids)]).map(artist)
         return inOrder(found, of: ids, id: \.id)
     }
 
@@ -336,11 +346,11 @@ extension LibraryDatabase {
         guard !albumIds.isEmpty else { return [:] }
         return try pool.read { db in
             var plays: [Int64: (Int, String)] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
                 SELECT song.album_id, count(*), max(p.started_at) FROM song JOIN play_session p ON p.song_key = song.song_key
                 WHERE song.album_id IN (SELECT value FROM json_each(?)) AND p.user_id = ? AND p.counted = 1
                 GROUP BY song.album_id
-                """, arguments: [Self.jsonArray(albumIds), user])
+                """), arguments: [Self.jsonArray(albumIds), user])
             while let row = try rows.next() { plays[row[0]] = (row[1], row[2]) }
             return plays
         }
@@ -351,10 +361,10 @@ extension LibraryDatabase {
         guard !songKeys.isEmpty else { return [:] }
         return try pool.read { db in
             var averages: [String: Double] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
                 SELECT item_key, avg(rating) FROM user_rating
                 WHERE kind = 'song' AND item_key IN (SELECT value FROM json_each(?)) GROUP BY item_key
-                """, arguments: [Self.jsonArray(songKeys)])
+                """), arguments: [Self.jsonArray(songKeys)])
             while let row = try rows.next() { averages[row[0]] = row[1] }
             return averages
         }
@@ -365,11 +375,11 @@ extension LibraryDatabase {
         guard !albumIds.isEmpty else { return [:] }
         return try pool.read { db in
             var averages: [Int64: Double] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
                 SELECT album.id, avg(r.rating) FROM album JOIN singer ON singer.id = album.singer_id
                 JOIN user_rating r ON r.kind = 'album' AND r.item_key = singer.name || char(31) || album.title
                 WHERE album.id IN (SELECT value FROM json_each(?)) GROUP BY album.id
-                """, arguments: [Self.jsonArray(albumIds)])
+                """), arguments: [Self.jsonArray(albumIds)])
             while let row = try rows.next() { averages[row[0]] = row[1] }
             return averages
         }

@@ -33,38 +33,41 @@ struct SearchHits {
             songs = try database.songs(ids: result.suggestions.filter { $0.kind == .song }.map(\.id))
             singerIDs = result.suggestions.filter { $0.kind == .singer }.map(\.id)
         }
-        let browsable = try database.pool.read { db in
-            try SearchRows.browsableAlbums(db, songIDs: songs.map(\.id))
+        // Everything past the catalogue's search is read in one transaction, each statement prepared once.
+        return try database.pool.read { db in
+            let browsable = try SearchRows.browsableAlbums(db, songIDs: songs.map(\.id))
+            songs = songs.filter { browsable[$0.id] != nil }
+            var hits = SearchHits()
+            if request.songs.count > 0 { hits.songs = page(songs, request.songs) }
+            if request.artists.count > 0 {
+                hits.artists = page(try LibraryDatabase.artistSummaries(db, ids: singerIDs), request.artists)
+            }
+            if request.albums.count > 0 {
+                // The albums of the songs found, in their order, then those of the singers found.
+                var seen = Set<Int64>()
+                let fromSongs = songs.compactMap { browsable[$0.id] ?? nil }
+                let fromSingers = try SearchRows.albumIDs(db, singerIDs: singerIDs, limit: reach)
+                let albumIDs = (fromSongs + fromSingers).filter { seen.insert($0).inserted }.prefix(reach)
+                hits.albums = page(try LibraryDatabase.albumSummaries(db, ids: Array(albumIDs)), request.albums)
+            }
+            return hits
         }
-        songs = songs.filter { browsable[$0.id] != nil }
-        var hits = SearchHits()
-        if request.songs.count > 0 { hits.songs = page(songs, request.songs) }
-        if request.artists.count > 0 {
-            let summaries = try database.artistSummaries(ids: singerIDs)
-            hits.artists = page(summaries, request.artists)
-        }
-        if request.albums.count > 0 {
-            // The albums of the songs found, in their order, then those of the singers found.
-            var seen = Set<Int64>()
-            let fromSongs = songs.compactMap { browsable[$0.id] ?? nil }
-            let fromSingers = try database.pool.read { db in try SearchRows.albumIDs(db, singerIDs: singerIDs, limit: reach) }
-            let albumIDs = (fromSongs + fromSingers).filter { seen.insert($0).inserted }.prefix(reach)
-            hits.albums = page(try database.albumSummaries(ids: Array(albumIDs)), request.albums)
-        }
-        return hits
     }
 
     private static func everything(_ request: SearchRequest, database: LibraryDatabase) throws -> SearchHits {
-        let (artistIDs, albumIDs, songIDs) = try database.pool.read { db in
-            (try request.artists.count > 0 ? SearchRows.artistIDs(db, window: request.artists) : [],
-             try request.albums.count > 0 ? SearchRows.albumIDs(db, window: request.albums) : [],
-             try request.songs.count > 0 ? SearchRows.songIDs(db, window: request.songs) : [])
+        try database.pool.read { db in
+            var hits = SearchHits()
+            if request.artists.count > 0 {
+                hits.artists = try LibraryDatabase.artistSummaries(db, ids: SearchRows.artistIDs(db, window: request.artists))
+            }
+            if request.albums.count > 0 {
+                hits.albums = try LibraryDatabase.albumSummaries(db, ids: SearchRows.albumIDs(db, window: request.albums))
+            }
+            if request.songs.count > 0 {
+                hits.songs = try LibraryDatabase.browsableSongs(db, ids: SearchRows.songIDs(db, window: request.songs))
+            }
+            return hits
         }
-        var hits = SearchHits()
-        if !artistIDs.isEmpty { hits.artists = try database.artistSummaries(ids: artistIDs) }
-        if !albumIDs.isEmpty { hits.albums = try database.albumSummaries(ids: albumIDs) }
-        if !songIDs.isEmpty { hits.songs = try database.songs(ids: songIDs) }
-        return hits
     }
 
     private static func page<Item>(_ items: [Item], _ window: SearchRequest.Window) -> [Item] {
