@@ -125,7 +125,7 @@ let package = Package(
         // responses in XML and JSON, media (files, transcodes, covers); no HTTP.
         .target(name: "XZSubsonicAPI", dependencies: [
             "XZText", "XZSystem", "XZAudio", "XZCatalogue", "XZStats", "XZAccounts", "XZLyrics", "XZEncoders",
-            "XZPlaybackValues", "XZHostCore", product("GRDB", "GRDB.swift"),
+            "XZPlaybackValues", "XZHostCore", "CFFmpegLoader", product("GRDB", "GRDB.swift"),
         ]),
         // The OpenSubsonic API on HTTP (Hummingbird): `/rest/NAME[.view]` by GET and form POST, bodies streamed.
         .target(name: "XZSubsonicServer", dependencies: [
