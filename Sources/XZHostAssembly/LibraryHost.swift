@@ -124,7 +124,10 @@ package final class LibraryHost: Sendable {
                 AtomicFile.removeLeftovers(in: url.deletingLastPathComponent().path, of: url.lastPathComponent)
                 host.restoreState(from: stateFile, paused: settings.restorePaused)
             }
-            let listener = ProtocolServer(host: host, password: settings.password, limits: settings.limits)
+            // One count of wrong credentials per address: guessing MPD's password slows the API too, and back.
+            let credentials = CredentialThrottle()
+            let listener = ProtocolServer(host: host, password: settings.password, limits: settings.limits,
+                                          credentials: credentials)
             do {
                 try listener.listen(unixPath: endpoint.socketPath)
                 if listening == .socketAndTCP { tcpPort = try listener.listen(host: settings.bindAddress, port: settings.port) }
@@ -138,7 +141,7 @@ package final class LibraryHost: Sendable {
             if settings.subsonic.port != nil {
                 do {
                     (subsonic, subsonicPort) = try await startSubsonic(settings.subsonic, host: host, library: library,
-                                                                       database: database, notes: notes)
+                                                                       database: database, credentials: credentials, notes: notes)
                 } catch {
                     listener.shutdown()
                     host.shutdown()
@@ -179,12 +182,13 @@ package final class LibraryHost: Sendable {
     /// The Subsonic API on `settings`' address and port, over the library's users (their passwords sealed
     /// under the library folder's `accounts.key`) and its caches in `cache/subsonic`.
     @MainActor private static func startSubsonic(_ settings: SubsonicSettings, host: PlayerHost, library: LibraryFolder,
-                                                 database: LibraryDatabase,
+                                                 database: LibraryDatabase, credentials: CredentialThrottle,
                                                  notes: @escaping @Sendable (String) -> Void) async throws -> (SubsonicServer, Int) {
         var settings = settings
         settings.cacheFolder = SubsonicSettings.cacheFolder(of: library)
         let accounts = AccountStore(library: library, database: database)
-        let server = SubsonicServer(library: SubsonicLibrary(host: host, accounts: accounts, settings: settings))
+        let server = SubsonicServer(library: SubsonicLibrary(host: host, accounts: accounts, settings: settings),
+                                    credentials: credentials)
         let port: Int
         do {
             port = try await server.start(address: settings.bindAddress, port: settings.port ?? 0)

@@ -42,9 +42,12 @@ package final class SubsonicServer: Sendable {
     private let events: MultiThreadedEventLoopGroup
     private let running = Mutex<Task<Void, Never>?>(nil)
 
+    /// `credentials`: where wrong credentials are counted by client address; MPD's listener's, for one
+    /// count per address over both protocols.
     package init(library: SubsonicLibrary, limits: SubsonicServerLimits = SubsonicServerLimits(),
-                 endpoints: [String: SubsonicEndpoint] = SubsonicEndpoints.all) {
-        router = SubsonicRouter(library: library, endpoints: endpoints)
+                 endpoints: [String: SubsonicEndpoint] = SubsonicEndpoints.all,
+                 credentials: CredentialThrottle = CredentialThrottle()) {
+        router = SubsonicRouter(library: library, endpoints: endpoints, throttle: credentials)
         self.limits = limits
         pool = NIOThreadPool(numberOfThreads: limits.threads)
         events = MultiThreadedEventLoopGroup(numberOfThreads: min(2, ProcessInfo.processInfo.activeProcessorCount))

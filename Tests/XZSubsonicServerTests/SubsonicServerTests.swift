@@ -6,7 +6,11 @@ import FoundationNetworking
 import FoundationXML
 #endif
 import XCTest
+import XZAccounts
+import XZCatalogue
+import XZHostAssembly
 import XZSubsonicAPI
+import XZSystem
 @testable import XZSubsonicServer
 import XZTestSupport
 
@@ -103,6 +107,49 @@ final class SubsonicServerTests: XCTestCase {
         let right = try await f.code("ping", SubsonicServerFixture.owner)
         XCTAssertNil(right)
         XCTAssertEqual(throttle.delay(for: "127.0.0.1"), .zero)
+    }
+
+    /// A host counts wrong credentials once per address over MPD and the API: wrong MPD passwords hold the
+    /// API's next request from that address, right API credentials clear MPD's count, and wrong API ones
+    /// hold MPD's next `password`.
+    @MainActor
+    func testOneCountOfWrongCredentialsPerAddressOverMPDAndTheAPI() async throws {
+        let temp = try TemporaryFolder("subsonic-shared-throttle")
+        let music = temp.url.appendingPathComponent("music")
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        let library = LibraryFolder(url: temp.url.appendingPathComponent("library"))
+        let database = try library.open(seedingDemoFrom: nil)
+        try AccountStore(library: library, database: database).add(name: "anna", password: "pw")
+        let keys = "music_directory = \(music.path)\nmpris = no\nzeroconf_enabled = no\nport = 0\npassword = secret\nsubsonic_port = 0\n"
+        let configuration = try HostConfiguration(config: ConfigFile(parsing: keys), output: .null)
+        let host = try await LibraryHost.start(configuration, library: library, database: database, listening: .socketAndTCP)
+        let mpdPort = try XCTUnwrap(host.tcpPort)
+        let apiPort = try XCTUnwrap(host.subsonicPort)
+        let counted = host.service.credentials
+        XCTAssertEqual(counted.delay(for: "127.0.0.1"), .zero)
+
+        let mpd = try RawConnection(port: mpdPort)
+        defer { mpd.close() }
+        XCTAssertTrue(String(decoding: mpd.receiveUntilClosedOr(bytes: 1 << 10, containing: "\n"), as: UTF8.self).hasPrefix("OK MPD"))
+        for guess in ["guess1", "guess2"] {
+            mpd.send(Array("password \(guess)\n".utf8))
+            let answer = String(decoding: mpd.receiveUntilClosedOr(bytes: 1 << 10, containing: "\n"), as: UTF8.self)
+            XCTAssertTrue(answer.hasPrefix("ACK"), answer)
+        }
+        XCTAssertEqual(counted.delay(for: "127.0.0.1"), CredentialThrottle.delay(afterFailures: 2),
+                       "the API's next request from the address waits as MPD's next password would")
+
+        // The API's right credentials are counted in the same table: the address is no longer held.
+        let api = "http://127.0.0.1:\(apiPort)/rest/ping.view?v=1.16.1&c=test&f=json&u=anna&p="
+        let (right, _) = try await URLSession.shared.data(from: URL(string: api + "pw")!)
+        XCTAssertTrue(String(decoding: right, as: UTF8.self).contains("\"status\":\"ok\""))
+        XCTAssertEqual(counted.delay(for: "127.0.0.1"), .zero)
+
+        // And its wrong ones hold MPD's next password.
+        let (wrong, _) = try await URLSession.shared.data(from: URL(string: api + "guess")!)
+        XCTAssertTrue(String(decoding: wrong, as: UTF8.self).contains("\"code\":40"))
+        XCTAssertEqual(counted.delay(for: "127.0.0.1"), CredentialThrottle.delay(afterFailures: 1))
+        await host.stop()
     }
 
     func testAccessByRole() async throws {
