@@ -1,5 +1,5 @@
-// The loading both FFmpeg tables share (ffmpeg_loader.c, ffmpeg_image_loader.c); each table names its own
-// libraries and functions.
+// The loading the FFmpeg tables share (ffmpeg_loader.c, ffmpeg_image_loader.c, ffmpeg_resample_loader.c);
+// each table names its own libraries and functions.
 #ifndef XZ_FFMPEG_LIBRARY_H
 #define XZ_FFMPEG_LIBRARY_H
 

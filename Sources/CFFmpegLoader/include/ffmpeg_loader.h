@@ -1,7 +1,8 @@
 // FFmpeg's functions, loaded with dlopen on first use instead of linked: linking Debian's libavformat pulls
 // in about 140 shared libraries, which would add some 30 ms to the start of every xzmusic command.
-// Two tables, each loaded on its own: audio (libavformat) and pictures (libswscale), so a host that never
-// resizes a cover never maps libswscale and audio decoding does not need it installed.
+// Three tables, each loaded on its own: audio (libavformat), pictures (libswscale) and resampling
+// (libswresample), so a host that never resizes a cover or transcodes never maps those libraries and audio
+// decoding does not need them installed.
 #ifndef XZ_FFMPEG_LOADER_H
 #define XZ_FFMPEG_LOADER_H
 
@@ -14,6 +15,7 @@
 #include <libavutil/mathematics.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +42,10 @@ extern "C" {
     F(avcodec_receive_packet) F(avcodec_send_frame) F(avcodec_send_packet) F(sws_freeContext)    \
     F(sws_getContext) F(sws_scale)
 
+#define XZ_FFMPEG_RESAMPLE_FUNCTIONS(F)                                                           \
+    F(av_channel_layout_from_mask) F(av_log_set_level) F(swr_alloc_set_opts2) F(swr_convert)      \
+    F(swr_free) F(swr_get_delay) F(swr_get_out_samples) F(swr_init) F(swr_set_matrix)
+
 #define XZ_FFMPEG_FIELD(name) __typeof__(name) *_Nonnull name;
 
 typedef struct xz_ffmpeg {
@@ -49,6 +55,10 @@ typedef struct xz_ffmpeg {
 typedef struct xz_ffmpeg_image {
     XZ_FFMPEG_IMAGE_FUNCTIONS(XZ_FFMPEG_FIELD)
 } xz_ffmpeg_image;
+
+typedef struct xz_ffmpeg_resample {
+    XZ_FFMPEG_RESAMPLE_FUNCTIONS(XZ_FFMPEG_FIELD)
+} xz_ffmpeg_resample;
 
 #undef XZ_FFMPEG_FIELD
 
@@ -60,6 +70,10 @@ const char *_Nullable xz_ffmpeg_error(void);
 /// The same for libavutil, libavcodec and libswscale: the image codecs and scaler.
 const xz_ffmpeg_image *_Nullable xz_ffmpeg_image_load(void);
 const char *_Nullable xz_ffmpeg_image_error(void);
+
+/// The same for libavutil and libswresample: sample rates, formats and channel layouts for transcodes.
+const xz_ffmpeg_resample *_Nullable xz_ffmpeg_resample_load(void);
+const char *_Nullable xz_ffmpeg_resample_error(void);
 
 #ifdef __cplusplus
 }

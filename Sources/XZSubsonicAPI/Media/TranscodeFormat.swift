@@ -106,11 +106,18 @@ package enum TranscodeFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// What the encoder is asked to take for `source`: lossy formats at most 48 kHz (their bit rates are
-    /// made for it, and libvorbis refuses most at 96 kHz), keeping the 44.1 kHz family; FLAC as it is.
+    /// What the encoder is asked to take for `source`: Opus at its own 48 kHz (resampled here, not by
+    /// libopusenc's slower resampler, as the ffmpeg CLI does); other lossy formats at most 48 kHz (their bit
+    /// rates are made for it, and libvorbis refuses most at 96 kHz), keeping the 44.1 kHz family; FLAC as it is.
     func encodedFormat(for source: AudioFormat) -> AudioFormat {
-        guard !isLossless, source.sampleRate > 48_000 else { return source }
-        let rate = source.sampleRate % 11_025 == 0 ? 44_100 : 48_000
+        let rate: Int
+        switch self {
+        case .flac: return source
+        case .opus: rate = 48_000
+        case .mp3, .vorbis:
+            guard source.sampleRate > 48_000 else { return source }
+            rate = source.sampleRate % 11_025 == 0 ? 44_100 : 48_000
+        }
         return AudioFormat(sampleRate: rate, channels: source.channels, sample: source.sample, bits: source.bits)
     }
 

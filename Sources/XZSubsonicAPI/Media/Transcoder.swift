@@ -40,7 +40,7 @@ enum Transcoder {
         let asked = job.format.encodedFormat(for: source)
         let (encoder, layout) = try openEncoder(job, asked)
         defer { encoder.close() }
-        let conversion = PCMConversion(from: source, to: layout)
+        let conversion = try PCMConversion(from: source, to: layout)
 
         var pending: [UInt8] = []
         var wroteAny = false

@@ -3,10 +3,10 @@ import XZAudio
 @testable import XZSubsonicAPI
 
 /// The conversion between a decoder's PCM and an encoder's: exact where nothing changes, channels mixed,
-/// and a resampler that keeps a tone's pitch and level and does not fold an ultrasonic one back.
+/// and libswresample keeping a tone's pitch and level without folding an ultrasonic one back.
 final class TranscodePCMConversionTests: XCTestCase {
     func convert(_ samples: [Float], from source: AudioFormat, to target: AudioFormat, pieces: Int = 7) throws -> [Float] {
-        let conversion = PCMConversion(from: source, to: target)
+        let conversion = try PCMConversion(from: source, to: target)
         var out: [Float] = []
         let frames = samples.count / source.channels
         let step = max(1, frames / pieces)
@@ -38,15 +38,15 @@ final class TranscodePCMConversionTests: XCTestCase {
     }
 
     func testSixteenAndTwentyFourBitsSurviveExactly() throws {
-        let conversion = PCMConversion(from: AudioFormat(sampleRate: 44_100, channels: 2, sample: .s32, bits: 24),
+        let conversion = try PCMConversion(from: AudioFormat(sampleRate: 44_100, channels: 2, sample: .s32, bits: 24),
                                        to: AudioFormat(sampleRate: 44_100, channels: 2, sample: .s32, bits: 24))
         let samples: [Int32] = [Int32.min, Int32.min + 256, -256, 0, 256, 0x7FFF_FF00, 123_456 << 8, -987_654 << 8]
         // Through the float stage (not passed through): from s32 to s16 and back is not exact, so a float target is used.
-        let toFloat = PCMConversion(from: AudioFormat(sampleRate: 44_100, channels: 2, sample: .s32, bits: 24),
+        let toFloat = try PCMConversion(from: AudioFormat(sampleRate: 44_100, channels: 2, sample: .s32, bits: 24),
                                     to: AudioFormat(sampleRate: 44_100, channels: 2, sample: .float32))
         var floats: [Float] = []
         try samples.withUnsafeBytes { try toFloat.convert($0) { floats += Array($0.bindMemory(to: Float.self)) } }
-        let back = PCMConversion(from: AudioFormat(sampleRate: 44_100, channels: 2, sample: .float32),
+        let back = try PCMConversion(from: AudioFormat(sampleRate: 44_100, channels: 2, sample: .float32),
                                  to: AudioFormat(sampleRate: 44_100, channels: 2, sample: .s32, bits: 24))
         var restored: [Int32] = []
         try floats.withUnsafeBytes { try back.convert($0) { restored += Array($0.bindMemory(to: Int32.self)) } }
@@ -64,8 +64,9 @@ final class TranscodePCMConversionTests: XCTestCase {
         let surround: [Float] = [0.1, 0.2, 0.4, 0.4]
         let stereo = try convert(surround, from: AudioFormat(sampleRate: 8_000, channels: 4, sample: .float32),
                                  to: AudioFormat(sampleRate: 8_000, channels: 2, sample: .float32), pieces: 1)
-        XCTAssertEqual(stereo[0], 0.1 + 0.4 * 0.707, accuracy: 1e-6)
-        XCTAssertEqual(stereo[1], 0.2 + 0.4 * 0.707, accuracy: 1e-6)
+        // Quad's back pair folded into the front at -3 dB (FFmpeg's surround mix level, 1/√2).
+        XCTAssertEqual(stereo[0], 0.1 + 0.4 * Float(0.5).squareRoot(), accuracy: 1e-6)
+        XCTAssertEqual(stereo[1], 0.2 + 0.4 * Float(0.5).squareRoot(), accuracy: 1e-6)
     }
 
     func testResamplingKeepsATonesPitchLevelAndLength() throws {
