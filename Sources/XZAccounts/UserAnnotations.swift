@@ -99,28 +99,21 @@ package struct UserAnnotations: Sendable {
     /// The key an album's rows name it by: its artist and title joined by U+001F.
     package static func albumKey(artist: String, title: String) -> String { artist + "\u{1F}" + title }
 
-    /// Rows of `select` (item_key first) for the items of `ids`, each handed over with its id.
+    /// Rows of `select` (item_key first) for the items of `ids`, each handed over with its id. Each list is
+    /// bound as one JSON array, as the catalogue binds a list of any length.
     private func forEachItem(_ kind: RatedKind, ids: [Int64], select: String, _ body: (Int64, Row) throws -> Void) throws {
         guard !ids.isEmpty else { return }
         try database.pool.read { db in
             var idsByKey: [String: [Int64]] = [:]
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let chunk = Array(ids[start..<min(start + 500, ids.count)])
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                for row in try Row.fetchAll(db, sql: "SELECT id, item_key FROM (\(Self.keyed(kind))) WHERE id IN (\(marks))",
-                                            arguments: StatementArguments(chunk)) {
-                    idsByKey[row[1], default: []].append(row[0])
-                }
+            for row in try Row.fetchAll(db, sql: "SELECT id, item_key FROM (\(Self.keyed(kind))) WHERE id IN (SELECT value FROM json_each(?))",
+                                        arguments: [LibraryDatabase.jsonArray(ids)]) {
+                idsByKey[row[1], default: []].append(row[0])
             }
-            let keys = Array(idsByKey.keys)
-            for start in stride(from: 0, to: keys.count, by: 500) {
-                let chunk = Array(keys[start..<min(start + 500, keys.count)])
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchAll(db, sql: "\(select) AND item_key IN (\(marks))",
-                                            arguments: StatementArguments([user.rawValue] as [any DatabaseValueConvertible] + chunk))
-                for row in rows {
-                    for id in idsByKey[row[0]] ?? [] { try body(id, row) }
-                }
+            guard !idsByKey.isEmpty else { return }
+            let rows = try Row.fetchAll(db, sql: "\(select) AND item_key IN (SELECT value FROM json_each(?))",
+                                        arguments: [user.rawValue, LibraryDatabase.jsonArray(Array(idsByKey.keys))])
+            for row in rows {
+                for id in idsByKey[row[0]] ?? [] { try body(id, row) }
             }
         }
     }

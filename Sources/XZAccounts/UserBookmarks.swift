@@ -85,15 +85,11 @@ package struct UserBookmarks: Sendable {
         guard !songIds.isEmpty else { return [:] }
         return try database.pool.read { db in
             var result: [Int64: Int64] = [:]
-            for start in stride(from: 0, to: songIds.count, by: 500) {
-                let chunk = Array(songIds[start..<min(start + 500, songIds.count)])
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                for row in try Row.fetchAll(db, sql: """
-                    SELECT song.id, b.position_ms FROM song JOIN user_bookmark b ON b.song_key = song.song_key AND b.user_id = ?
-                    WHERE song.id IN (\(marks))
-                    """, arguments: StatementArguments([user.rawValue] + chunk)) {
-                    result[row[0]] = row[1]
-                }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT song.id, b.position_ms FROM song JOIN user_bookmark b ON b.song_key = song.song_key AND b.user_id = ?
+                WHERE song.id IN (SELECT value FROM json_each(?))
+                """, arguments: [user.rawValue, LibraryDatabase.jsonArray(songIds)]) {
+                result[row[0]] = row[1]
             }
             return result
         }

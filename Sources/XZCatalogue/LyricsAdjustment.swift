@@ -34,14 +34,11 @@ extension LibraryDatabase {
 }
 
 extension LibraryDatabase {
-    /// Runs `select`, which ends in `… IN`, for every key, a few hundred bound at a time (well under
-    /// SQLite's limit on host parameters), handing each row to `body`.
+    /// Runs `select`, which ends in `… IN`, for every key, the keys bound as one JSON array (`jsonArray`),
+    /// handing each row to `body`.
     static func forEachRow(_ db: Database, _ select: String, keys: [String], _ body: (Row) throws -> Void) throws {
-        for start in stride(from: 0, to: keys.count, by: 500) {
-            let chunk = keys[start..<min(start + 500, keys.count)]
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let rows = try Row.fetchCursor(db, sql: "\(select) (\(marks))", arguments: StatementArguments(Array(chunk)))
-            while let row = try rows.next() { try body(row) }
-        }
+        guard !keys.isEmpty else { return }
+        let rows = try Row.fetchCursor(db, sql: "\(select) (SELECT value FROM json_each(?))", arguments: [jsonArray(keys)])
+        while let row = try rows.next() { try body(row) }
     }
 }

@@ -12,19 +12,16 @@ extension SubsonicSongDetails {
             if song.artists.count > 1 { names.formUnion(song.artists) }
             if let albumArtist = song.albumArtist { names.insert(albumArtist) }
         }
-        let songIDs = songs.map(\.id)
-        let nameList = Array(names)
+        // Each list bound as one JSON array, as the catalogue binds a list of any length.
         try database.pool.read { db in
-            try forEachChunk(of: songIDs) { marks, chunk in
-                let rows = try Row.fetchCursor(db, sql: "SELECT id, album_id FROM song WHERE album_id IS NOT NULL AND id IN (\(marks))",
-                                               arguments: StatementArguments(chunk))
-                while let row = try rows.next() { details.albumIDs[row[0]] = row[1] }
-            }
-            try forEachChunk(of: nameList) { marks, chunk in
-                let rows = try Row.fetchCursor(db, sql: "SELECT id, name FROM singer WHERE name IN (\(marks))",
-                                               arguments: StatementArguments(chunk))
-                while let row = try rows.next() { details.singerIDs[row[1]] = row[0] }
-            }
+            let albums = try Row.fetchCursor(db, sql: """
+                SELECT id, album_id FROM song WHERE album_id IS NOT NULL AND id IN (SELECT value FROM json_each(?))
+                """, arguments: [LibraryDatabase.jsonArray(songs.map(\.id))])
+            while let row = try albums.next() { details.albumIDs[row[0]] = row[1] }
+            guard !names.isEmpty else { return }
+            let singers = try Row.fetchCursor(db, sql: "SELECT id, name FROM singer WHERE name IN (SELECT value FROM json_each(?))",
+                                              arguments: [LibraryDatabase.jsonArray(Array(names))])
+            while let row = try singers.next() { details.singerIDs[row[1]] = row[0] }
         }
         details.loudness = try database.loudnessRecords(songKeys: songs.filter(\.isLocal).map(\.songKey))
         // Each file's tags cost an open: an album or a folder reads them, a page of a sync does not.
@@ -38,15 +35,6 @@ extension SubsonicSongDetails {
 
     /// The longest list whose files' ReplayGain tags are read.
     package static let maxSongsReadingTags = 100
-
-    /// Binds at most 500 values a statement, well under SQLite's limit.
-    private static func forEachChunk<Value: DatabaseValueConvertible>(of values: [Value],
-                                                                      _ body: (String, ArraySlice<Value>) throws -> Void) rethrows {
-        for start in stride(from: 0, to: values.count, by: 500) {
-            let chunk = values[start..<min(start + 500, values.count)]
-            try body(Array(repeating: "?", count: chunk.count).joined(separator: ","), chunk)
-        }
-    }
 }
 
 extension SubsonicLibrary {
