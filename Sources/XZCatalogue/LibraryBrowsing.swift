@@ -359,15 +359,19 @@ extension LibraryDatabase {
     /// Every user's ratings of each of these songs, averaged; songs nobody rated are left out.
     package func averageRatings(songKeys: [String]) throws -> [String: Double] {
         guard !songKeys.isEmpty else { return [:] }
-        return try pool.read { db in
-            var averages: [String: Double] = [:]
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT item_key, avg(rating) FROM user_rating
-                WHERE kind = 'song' AND item_key IN (SELECT value FROM json_each(?)) GROUP BY item_key
-                """), arguments: [Self.jsonArray(songKeys)])
-            while let row = try rows.next() { averages[row[0]] = row[1] }
-            return averages
-        }
+        return try pool.read { db in try Self.averageRatings(db, songKeys: songKeys) }
+    }
+
+    /// Every user's ratings of each of these songs, averaged, inside a read already open.
+    package static func averageRatings(_ db: Database, songKeys: [String]) throws -> [String: Double] {
+        guard !songKeys.isEmpty else { return [:] }
+        var averages: [String: Double] = [:]
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT item_key, avg(rating) FROM user_rating
+            WHERE kind = 'song' AND item_key IN (SELECT value FROM json_each(?)) GROUP BY item_key
+            """), arguments: [jsonArray(songKeys)])
+        while let row = try rows.next() { averages[row[0]] = row[1] }
+        return averages
     }
 
     /// Every user's ratings of each of these albums, averaged; albums nobody rated are left out.

@@ -1,7 +1,9 @@
 import Foundation
+import GRDB
 import XCTest
 import XZAccounts
 import XZCatalogue
+import XZStats
 import XZTestSupport
 @testable import XZSubsonicAPI
 
@@ -132,6 +134,54 @@ final class SearchTests: XCTestCase {
         XCTAssertNotNil(guest.artist.first?.starred)
         let owner = try search3(fixture, [("query", "wangfei")])
         XCTAssertNil(owner.artist.first?.starred)
+    }
+
+    func testSongsAndAlbumsCarryTheCallersLikesRatingsPlaysAndBookmarks() throws {
+        let fixture = try BrowsingLibrary()
+        let song = try fixture.song(titled: "红豆")
+        let albumID = try XCTUnwrap(try fixture.database.pool.read {
+            try Int64.fetchOne($0, sql: "SELECT album_id FROM song WHERE id = ?", arguments: [song.id])
+        })
+        let played = Date(timeIntervalSince1970: 1_800_000_000)
+        let stats = StatsStore(database: fixture.database, user: fixture.guest.id)
+        try stats.like(songKey: song.songKey, at: played)
+        for day in 0..<2 {
+            try stats.recordPlay(songKey: song.songKey, title: song.title, singer: song.singer, durationMs: 1_000,
+                                 at: played.addingTimeInterval(Double(day) * 86_400))
+        }
+        let guestMarks = UserAnnotations(database: fixture.database, user: fixture.guest.id)
+        try guestMarks.setRating(.song, id: song.id, rating: 4)
+        try guestMarks.setRating(.album, id: albumID, rating: 3)
+        try guestMarks.setStarred(true, albums: [albumID], at: played)
+        try UserAnnotations(database: fixture.database, user: fixture.owner.id).setRating(.song, id: song.id, rating: 1)
+        try UserBookmarks(database: fixture.database, user: fixture.guest.id).save(songId: song.id, positionMs: 42_000, comment: "")
+
+        let guest = try search3(fixture, [("query", "红豆")], as: fixture.guest)
+        let child = try XCTUnwrap(guest.song.first { $0.id == SubsonicID.song(song.id).text })
+        XCTAssertEqual(child.starred, SubsonicDate(played))
+        XCTAssertEqual(child.userRating, 4)
+        XCTAssertEqual(child.averageRating, 2.5)
+        XCTAssertEqual(child.playCount, 2)
+        XCTAssertEqual(child.played, SubsonicDate(played.addingTimeInterval(86_400)))
+        XCTAssertEqual(child.bookmarkPosition, 42_000)
+        let album = try XCTUnwrap(guest.album.first { $0.id == SubsonicID.album(albumID).text })
+        XCTAssertEqual(album.starred, SubsonicDate(played))
+        XCTAssertEqual(album.userRating, 3)
+        XCTAssertEqual(album.playCount, 2)
+        XCTAssertEqual(album.played, SubsonicDate(played.addingTimeInterval(86_400)))
+
+        let owner = try search3(fixture, [("query", "红豆")])
+        let ownChild = try XCTUnwrap(owner.song.first { $0.id == SubsonicID.song(song.id).text })
+        XCTAssertEqual(ownChild.userRating, 1)
+        XCTAssertEqual(ownChild.averageRating, 2.5)
+        XCTAssertNil(ownChild.starred)
+        XCTAssertNil(ownChild.playCount)
+        XCTAssertNil(ownChild.played)
+        XCTAssertNil(ownChild.bookmarkPosition)
+        let ownAlbum = try XCTUnwrap(owner.album.first { $0.id == SubsonicID.album(albumID).text })
+        XCTAssertNil(ownAlbum.starred)
+        XCTAssertNil(ownAlbum.userRating)
+        XCTAssertNil(ownAlbum.playCount)
     }
 
     func testResponsesMatchTheSpecsSchemas() throws {

@@ -1,7 +1,9 @@
 import Foundation
+import GRDB
 import XZAccounts
 import XZCatalogue
 import XZStats
+import XZSystem
 
 /// What one user has of the songs, albums and artists of a page — stars, ratings, counted plays, the last
 /// one, bookmarks — each kind read in one batch for the whole page, never one read per item.
@@ -19,38 +21,72 @@ struct ListenerAnnotations {
     /// Songs as clients list them, each with this user's like, rating, plays and bookmark, and every user's
     /// average rating.
     func children(of songs: [Song]) throws -> [SubsonicChild] {
-        let keys = songs.map(\.songKey)
-        let stats = StatsStore(database: database, user: user)
-        let liked = try stats.likedAt(songKeys: keys)
-        let plays = try stats.playCounts(songKeys: keys)
-        let played = try stats.lastPlayed(songKeys: keys)
-        let ids = songs.map(\.id)
-        let ratings = try UserAnnotations(database: database, user: user).ratings(.song, ids: ids)
-        let bookmarks = try UserBookmarks(database: database, user: user).positions(songIds: ids)
-        let averages = try database.averageRatings(songKeys: keys)
-        var annotations: [Int64: SubsonicAnnotation] = [:]
-        for song in songs {
-            let key = song.songKey
-            annotations[song.id] = SubsonicAnnotation(starred: liked[key].map(SubsonicDate.init), userRating: ratings[song.id],
-                                                      averageRating: averages[key], playCount: plays[key].map(Int64.init),
-                                                      played: played[key].map(SubsonicDate.init), bookmarkPosition: bookmarks[song.id])
-        }
+        let annotations = try songAnnotations(songs)
         return try library.children(of: songs, annotations: annotations)
+    }
+
+    /// Each song's marks in one read: the user's own in one statement, every user's average in another
+    /// (user_rating has no index by item alone, so it is walked once for the page, not once a song).
+    private func songAnnotations(_ songs: [Song]) throws -> [Int64: SubsonicAnnotation] {
+        guard !songs.isEmpty else { return [:] }
+        return try database.pool.read { db in
+            let averages = try LibraryDatabase.averageRatings(db, songKeys: songs.map(\.songKey))
+            var annotations: [Int64: SubsonicAnnotation] = [:]
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT song.id, song.song_key,
+                    (SELECT liked_at FROM song_like WHERE user_id = ?1 AND song_key = song.song_key),
+                    (SELECT rating FROM user_rating WHERE user_id = ?1 AND kind = 'song' AND item_key = song.song_key),
+                    (SELECT count(*) FROM play_session WHERE user_id = ?1 AND song_key = song.song_key AND counted = 1),
+                    (SELECT max(started_at) FROM play_session WHERE user_id = ?1 AND song_key = song.song_key AND counted = 1),
+                    (SELECT position_ms FROM user_bookmark WHERE user_id = ?1 AND song_key = song.song_key)
+                FROM json_each(?2) AS wanted CROSS JOIN song ON song.id = wanted.value
+                """), arguments: [user.rawValue, LibraryDatabase.jsonArray(songs.map(\.id))])
+            while let row = try rows.next() {
+                let key: String = row[1]
+                let liked: String? = row[2]
+                let plays: Int64 = row[4]
+                let last: String? = row[5]
+                annotations[row[0]] = SubsonicAnnotation(
+                    starred: liked.flatMap(UTCStamp.date).map(SubsonicDate.init), userRating: row[3], averageRating: averages[key],
+                    playCount: plays > 0 ? plays : nil, played: last.flatMap(UTCStamp.date).map(SubsonicDate.init), bookmarkPosition: row[6])
+            }
+            return annotations
+        }
     }
 
     /// Albums of the tag view with this user's star, rating and plays of their songs.
     func albums(_ summaries: [AlbumSummary]) throws -> [AlbumID3] {
-        let ids = summaries.map(\.id)
-        let store = UserAnnotations(database: database, user: user)
-        let starred = try store.starredAt(.album, ids: ids)
-        let ratings = try store.ratings(.album, ids: ids)
-        let plays = try database.albumPlays(user: user.rawValue, albumIds: ids)
+        let marks = try albumAnnotations(ids: summaries.map(\.id))
         return summaries.map { summary in
             var album = Self.album(summary)
-            album.apply(SubsonicAnnotation(starred: starred[summary.id].map(SubsonicDate.init), userRating: ratings[summary.id],
-                                           playCount: plays[summary.id].map { Int64($0.count) },
-                                           played: plays[summary.id].flatMap { SubsonicDate(stamp: $0.last) }))
+            album.apply(marks[summary.id] ?? .none)
             return album
+        }
+    }
+
+    /// Each album's star, rating and counted plays of its songs, in one statement.
+    private func albumAnnotations(ids: [Int64]) throws -> [Int64: SubsonicAnnotation] {
+        guard !ids.isEmpty else { return [:] }
+        return try database.pool.read { db in
+            var annotations: [Int64: SubsonicAnnotation] = [:]
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                SELECT album.id,
+                    (SELECT starred_at FROM user_star WHERE user_id = ?1 AND kind = 'album' AND item_key = singer.name || char(31) || album.title),
+                    (SELECT rating FROM user_rating WHERE user_id = ?1 AND kind = 'album' AND item_key = singer.name || char(31) || album.title),
+                    (SELECT count(*) FROM song JOIN play_session p ON p.user_id = ?1 AND p.song_key = song.song_key AND p.counted = 1
+                     WHERE song.album_id = album.id),
+                    (SELECT max(p.started_at) FROM song JOIN play_session p ON p.user_id = ?1 AND p.song_key = song.song_key AND p.counted = 1
+                     WHERE song.album_id = album.id)
+                FROM json_each(?2) AS wanted CROSS JOIN album ON album.id = wanted.value JOIN singer ON singer.id = album.singer_id
+                """), arguments: [user.rawValue, LibraryDatabase.jsonArray(ids)])
+            while let row = try rows.next() {
+                let starred: String? = row[1]
+                let plays: Int64 = row[3]
+                let last: String? = row[4]
+                annotations[row[0]] = SubsonicAnnotation(starred: starred.flatMap(UTCStamp.date).map(SubsonicDate.init), userRating: row[2],
+                                                         playCount: plays > 0 ? plays : nil, played: last.flatMap { SubsonicDate(stamp: $0) })
+            }
+            return annotations
         }
     }
 
