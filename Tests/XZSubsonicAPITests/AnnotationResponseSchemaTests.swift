@@ -13,14 +13,14 @@ final class AnnotationResponseSchemaTests: XCTestCase {
         let fixture = try AnnotationLibrary()
         let one = try fixture.id("One"), two = try fixture.id("Two")
         let guest = fixture.guest
-        try fixture.call("star", [("id", one)], as: guest)
-        try fixture.call("setRating", [("id", one), ("rating", "3")], as: guest)
-        try fixture.call("scrobble", [("id", one), ("time", "1700000000000")], as: guest)
-        try fixture.call("createBookmark", [("id", one), ("position", "1500"), ("comment", "here")], as: guest)
-        try fixture.call("savePlayQueue", [("id", one), ("id", two), ("current", two), ("position", "100"), ("c", "test")], as: guest)
-        try fixture.call("createInternetRadioStation", [("name", "Jazz"), ("streamUrl", "http://jazz.example.invalid/"),
+        try fixture.reply("star", [("id", one)], as: guest)
+        try fixture.reply("setRating", [("id", one), ("rating", "3")], as: guest)
+        try fixture.reply("scrobble", [("id", one), ("time", "1700000000000")], as: guest)
+        try fixture.reply("createBookmark", [("id", one), ("position", "1500"), ("comment", "here")], as: guest)
+        try fixture.reply("savePlayQueue", [("id", one), ("id", two), ("current", two), ("position", "100"), ("c", "test")], as: guest)
+        try fixture.reply("createInternetRadioStation", [("name", "Jazz"), ("streamUrl", "http://jazz.example.invalid/"),
                                                         ("homepageUrl", "http://jazz.example.invalid/about")], as: fixture.owner)
-        try fixture.call("jukeboxControl", [("action", "set"), ("id", one)], as: fixture.dj)
+        try fixture.reply("jukeboxControl", [("action", "set"), ("id", one)], as: fixture.dj)
 
         let calls: [(String, [(String, String)], LibraryUser)] = [
             ("star", [("id", two)], guest), ("unstar", [("id", two)], guest), ("setRating", [("id", two), ("rating", "0")], guest),
@@ -36,7 +36,7 @@ final class AnnotationResponseSchemaTests: XCTestCase {
         ]
         var checks: [(name: String, target: ModelSchemaValidator.Target, json: Data)] = []
         for (endpoint, parameters, user) in calls {
-            guard case .document(let document) = try fixture.call(endpoint, parameters, as: user) else {
+            guard case .document(let document) = try fixture.reply(endpoint, parameters, as: user) else {
                 XCTFail("\(endpoint) answered no document")
                 continue
             }
@@ -50,7 +50,7 @@ final class AnnotationResponseSchemaTests: XCTestCase {
         // JukeboxStatus) have it; the openapi schema names it `volume`, an integer, which is all it fails on.
         var jukebox: [(name: String, target: ModelSchemaValidator.Target, json: Data)] = []
         for (action, schema) in [("get", "JukeboxPlaylist"), ("status", "JukeboxStatus")] {
-            guard case .document(let document) = try fixture.call("jukeboxControl", [("action", action)], as: fixture.dj),
+            guard case .document(let document) = try fixture.reply("jukeboxControl", [("action", action)], as: fixture.dj),
                   let payload = document.payload else {
                 XCTFail("jukeboxControl answered no document")
                 continue

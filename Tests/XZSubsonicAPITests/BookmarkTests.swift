@@ -23,11 +23,11 @@ final class BookmarkTests: XCTestCase {
 
     func testBookmarksArePerUserAndSong() throws {
         let one = try fixture.id("One"), two = try fixture.id("Two")
-        try fixture.call("createBookmark", [("id", one), ("position", "12000"), ("comment", "chorus\n")], as: fixture.guest)
-        try fixture.call("createBookmark", [("id", two), ("position", "3000")], as: fixture.guest)
-        try fixture.call("createBookmark", [("id", one), ("position", "500")], as: fixture.third)
+        try fixture.reply("createBookmark", [("id", one), ("position", "12000"), ("comment", "chorus\n")], as: fixture.guest)
+        try fixture.reply("createBookmark", [("id", two), ("position", "3000")], as: fixture.guest)
+        try fixture.reply("createBookmark", [("id", one), ("position", "500")], as: fixture.third)
         // A second bookmark of the same song moves the first.
-        try fixture.call("createBookmark", [("id", one), ("position", "15000"), ("comment", "bridge")], as: fixture.guest)
+        try fixture.reply("createBookmark", [("id", one), ("position", "15000"), ("comment", "bridge")], as: fixture.guest)
 
         let guest = try bookmarks(fixture.guest)
         XCTAssertEqual(guest.map(\.entry.id), [one, two])
@@ -37,7 +37,7 @@ final class BookmarkTests: XCTestCase {
         XCTAssertEqual(try bookmarks(fixture.third).map(\.position), [500])
         XCTAssertEqual(try bookmarks(fixture.owner).count, 0)
 
-        try fixture.call("deleteBookmark", [("id", one)], as: fixture.guest)
+        try fixture.reply("deleteBookmark", [("id", one)], as: fixture.guest)
         XCTAssertEqual(try bookmarks(fixture.guest).map(\.entry.id), [two])
         XCTAssertEqual(try bookmarks(fixture.third).map(\.entry.id), [one], "another user's bookmark stays")
         XCTAssertEqual(fixture.errorCode("deleteBookmark", [("id", one)], as: fixture.guest), 70)

@@ -167,11 +167,7 @@ final class BrowsingTests: XCTestCase {
         calls.append(("getAlbumList", [("type", "byGenre"), ("genre", "Rock")]))
         var checks: [(name: String, target: ModelSchemaValidator.Target, json: Data)] = []
         for (endpoint, parameters) in calls {
-            let request = SubsonicRequest(endpoint: endpoint, parameters: parameters.map { (name: $0.0, value: $0.1) },
-                                          clientAddress: "127.0.0.1")
-            let reply = try XCTUnwrap(SubsonicEndpoints.all[endpoint]).answer(SubsonicCall(request: request, user: fixture.guest,
-                                                                                         library: fixture.library))
-            guard case .document(let document) = reply else { return XCTFail("\(endpoint) answered no document") }
+            guard case .document(let document) = try fixture.reply(endpoint, parameters, as: fixture.guest) else { return XCTFail("\(endpoint) answered no document") }
             let body = try SubsonicEncoding.encode(document, as: .json)
             let query = parameters.map { $0.0 + "=" + $0.1 }.joined(separator: "&")
             checks.append(("\(endpoint)?\(query)", .endpoint(endpoint), Data(body.bytes)))

@@ -6,17 +6,9 @@ import XZHostCore
 import XZTestSupport
 @testable import XZSubsonicAPI
 
-/// A host (null output) over a generated music folder, scanned into a real catalogue: one song in each
-/// format clients meet (MP3, FLAC, Ogg Vorbis, Opus, AAC in MP4, WAV), CJK names, two artists on one song
-/// (`Duets/Both/02 Together.flac`),
-/// ReplayGain tags on `王菲/红豆/02 当时的月亮.flac`, and `光/rip/` a FLAC image with a two-track CUE sheet.
-final class ModelTestLibrary: @unchecked Sendable {
-    // Held for the test's length only, by one test at a time.
-    let folder: TemporaryFolder
-    let music: URL
-    let host: PlayerHost
-    let library: SubsonicLibrary
-
+/// A generated music folder: one song in each format clients meet (MP3, FLAC, Ogg Vorbis, Opus, AAC in MP4,
+/// WAV), CJK names, two artists on one song (`Duets/Both/02 Together.flac`), ReplayGain tags on `王菲/红豆/02 当时的月亮.flac`, and `光/rip/` a FLAC image with a two-track CUE sheet.
+final class ModelTestLibrary: SubsonicTestLibrary, @unchecked Sendable {
     /// Path in the music folder → (title, artist, album, seconds) and the ffmpeg options that encode it.
     static let files: [(path: String, title: String, artist: String, album: String, seconds: Int, codec: [String])] = [
         ("王菲/红豆/01 红豆.mp3", "红豆", "王菲", "红豆", 3, ["-c:a", "libmp3lame", "-b:a", "128k", "-id3v2_version", "3"]),
@@ -42,41 +34,23 @@ final class ModelTestLibrary: @unchecked Sendable {
         """
 
     init() throws {
-        folder = try TemporaryFolder("model")
-        music = folder.url.appendingPathComponent("music")
-        for file in Self.files {
-            let url = music.appendingPathComponent(file.path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try TestProcess.runChecked("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=\(file.seconds)",
-                                                  "-ac", "2"] + file.codec + ["-metadata", "title=\(file.title)", "-metadata", "artist=\(file.artist)",
-                                                  "-metadata", "album=\(file.album)", "-metadata", "track=1", "-metadata", "genre=Pop",
-                                                  "-metadata", "date=2001", url.path])
+        try super.init(label: "model") { music in
+            for file in Self.files {
+                let url = music.appendingPathComponent(file.path)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try TestProcess.runChecked("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=\(file.seconds)",
+                                                      "-ac", "2"] + file.codec + ["-metadata", "title=\(file.title)", "-metadata", "artist=\(file.artist)",
+                                                      "-metadata", "album=\(file.album)", "-metadata", "track=1", "-metadata", "genre=Pop",
+                                                      "-metadata", "date=2001", url.path])
+            }
+            // Two values of ARTIST: a song of two artists, one of whom (Alice) has a song of her own.
+            try TestProcess.runChecked("metaflac", ["--remove-tag=ARTIST", "--set-tag=ARTIST=Alice", "--set-tag=ARTIST=Bob",
+                                                    music.appendingPathComponent("Duets/Both/02 Together.flac").path])
+            // ReplayGain tags on one file, which no scan measures.
+            try TestProcess.runChecked("metaflac", ["--set-tag=REPLAYGAIN_TRACK_GAIN=-4.20 dB", "--set-tag=REPLAYGAIN_TRACK_PEAK=0.500000",
+                                                    "--set-tag=REPLAYGAIN_ALBUM_GAIN=-5.00 dB", "--set-tag=REPLAYGAIN_ALBUM_PEAK=0.750000",
+                                                    music.appendingPathComponent("王菲/红豆/02 当时的月亮.flac").path])
+            try CueFixtures.makeRip(in: music.appendingPathComponent("光/rip"), sheet: Self.sheet)
         }
-        // Two values of ARTIST: a song of two artists, one of whom (Alice) has a song of her own.
-        try TestProcess.runChecked("metaflac", ["--remove-tag=ARTIST", "--set-tag=ARTIST=Alice", "--set-tag=ARTIST=Bob",
-                                                music.appendingPathComponent("Duets/Both/02 Together.flac").path])
-        // ReplayGain tags on one file, which no scan measures.
-        try TestProcess.runChecked("metaflac", ["--set-tag=REPLAYGAIN_TRACK_GAIN=-4.20 dB", "--set-tag=REPLAYGAIN_TRACK_PEAK=0.500000",
-                                                "--set-tag=REPLAYGAIN_ALBUM_GAIN=-5.00 dB", "--set-tag=REPLAYGAIN_ALBUM_PEAK=0.750000",
-                                                music.appendingPathComponent("王菲/红豆/02 当时的月亮.flac").path])
-        try CueFixtures.makeRip(in: music.appendingPathComponent("光/rip"), sheet: Self.sheet)
-        let libraryFolder = LibraryFolder(url: folder.url.appendingPathComponent("library"))
-        let database = try libraryFolder.open(seedingDemoFrom: nil)
-        host = PlayerHost(folder: libraryFolder, database: database, output: .null, musicDirectory: music, seed: 7) { _ in }
-        host.scanMusicFolderIfUnscanned()
-        host.updates.wait()
-        let accounts = AccountStore(library: libraryFolder, database: database)
-        library = SubsonicLibrary(host: host, accounts: accounts,
-                                  settings: SubsonicSettings(cacheFolder: folder.url.appendingPathComponent("cache")))
-    }
-
-    deinit { host.shutdown() }
-
-    var database: LibraryDatabase { host.database }
-
-    /// Every song of the catalogue, by title.
-    func songs() throws -> [String: Song] {
-        let songs = try database.localSongs()
-        return Dictionary(songs.map { ($0.title, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

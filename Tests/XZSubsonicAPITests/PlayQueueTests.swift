@@ -25,7 +25,7 @@ final class PlayQueueTests: XCTestCase {
         let one = try fixture.id("One"), two = try fixture.id("Two"), three = try fixture.id("Three")
         XCTAssertEqual(try savedQueue(of: fixture.guest).entry, nil, "nothing saved yet")
         XCTAssertEqual(try savedQueue(of: fixture.guest).username, "guest")
-        try fixture.call("savePlayQueue", [("id", one), ("id", two), ("id", one), ("id", three), ("current", two),
+        try fixture.reply("savePlayQueue", [("id", one), ("id", two), ("id", one), ("id", three), ("current", two),
                                            ("position", "61234"), ("c", "Phone")], as: fixture.guest)
         let queue = try fixture.answer("getPlayQueue", as: fixture.guest, key: "playQueue", of: SubsonicPlayQueue.self)
         XCTAssertEqual(queue.entry?.map(\.id), [one, two, one, three])
@@ -41,7 +41,7 @@ final class PlayQueueTests: XCTestCase {
         XCTAssertEqual(byIndex.entry?.count, 4)
 
         // An empty save clears the queue.
-        try fixture.call("savePlayQueue", [], as: fixture.guest)
+        try fixture.reply("savePlayQueue", [], as: fixture.guest)
         XCTAssertEqual(try savedQueue(of: fixture.guest).entry, nil)
         XCTAssertNil(try savedQueue(of: fixture.guest).current)
     }
@@ -49,7 +49,7 @@ final class PlayQueueTests: XCTestCase {
     /// The index keeps the current entry apart from an earlier copy of the same song.
     func testQueueByIndexKeepsTheCurrentOfRepeatedSongs() throws {
         let one = try fixture.id("One"), four = try fixture.id("Four")
-        try fixture.call("savePlayQueueByIndex", [("id", one), ("id", four), ("id", one), ("currentIndex", "2"), ("position", "5")],
+        try fixture.reply("savePlayQueueByIndex", [("id", one), ("id", four), ("id", one), ("currentIndex", "2"), ("position", "5")],
                          as: fixture.third)
         let byIndex = try fixture.answer("getPlayQueueByIndex", as: fixture.third, key: "playQueueByIndex", of: SubsonicPlayQueueByIndex.self)
         XCTAssertEqual(byIndex.currentIndex, 2)
@@ -62,7 +62,7 @@ final class PlayQueueTests: XCTestCase {
     /// Bad saves are refused whole: the saved queue stays as it was.
     func testBadSavesChangeNothing() throws {
         let one = try fixture.id("One"), two = try fixture.id("Two"), three = try fixture.id("Three"), four = try fixture.id("Four")
-        try fixture.call("savePlayQueue", [("id", one), ("current", one)], as: fixture.guest)
+        try fixture.reply("savePlayQueue", [("id", one), ("current", one)], as: fixture.guest)
         fixture.host.maxQueueLength = 3
         XCTAssertEqual(fixture.errorCode("savePlayQueue", [("id", one), ("id", two), ("id", three), ("id", four), ("current", one)],
                                          as: fixture.guest), 0, "past max_playlist_length")
@@ -75,7 +75,7 @@ final class PlayQueueTests: XCTestCase {
         XCTAssertEqual(fixture.errorCode("savePlayQueueByIndex", [("id", one), ("id", two), ("currentIndex", "2")], as: fixture.guest), 0)
         XCTAssertEqual(fixture.errorCode("savePlayQueueByIndex", [("id", one), ("currentIndex", "-1")], as: fixture.guest), 0)
         XCTAssertEqual(fixture.errorCode("savePlayQueueByIndex", [("id", one)], as: fixture.guest), 10)
-        try fixture.call("savePlayQueue", [("id", one), ("id", two), ("id", three), ("current", three)], as: fixture.third)
+        try fixture.reply("savePlayQueue", [("id", one), ("id", two), ("id", three), ("current", three)], as: fixture.third)
 
         let queue = try fixture.answer("getPlayQueue", as: fixture.guest, key: "playQueue", of: SubsonicPlayQueue.self)
         XCTAssertEqual(queue.entry?.map(\.id), [one])
@@ -86,7 +86,7 @@ final class PlayQueueTests: XCTestCase {
     /// A song a rescan removed leaves the queue; the current one stays the one it was.
     func testRemovedSongsLeaveTheQueue() throws {
         let one = try fixture.id("One"), two = try fixture.id("Two"), three = try fixture.id("Three")
-        try fixture.call("savePlayQueue", [("id", one), ("id", two), ("id", three), ("current", three)], as: fixture.guest)
+        try fixture.reply("savePlayQueue", [("id", one), ("id", two), ("id", three), ("current", three)], as: fixture.guest)
         try FileManager.default.removeItem(at: fixture.folder.url.appendingPathComponent("music/Band/Album/02.mp3"))
         _ = fixture.host.startUpdate(of: fixture.folder.url.appendingPathComponent("music"), rescan: false)
         fixture.host.updates.wait()

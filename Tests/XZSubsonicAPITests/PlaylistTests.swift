@@ -65,7 +65,7 @@ final class PlaylistTests: XCTestCase {
         XCTAssertEqual(try playlist("Saved", as: fixture.owner).playlist.readonly, false)
 
         // A user's playlist removed by an MPD client and saved again there is the owner's, public.
-        try fixture.call("createPlaylist", [("name", "Theirs"), ("songId", fixture.id("One"))], as: fixture.guest)
+        try fixture.reply("createPlaylist", [("name", "Theirs"), ("songId", fixture.id("One"))], as: fixture.guest)
         XCTAssertEqual(fixture.mpd("rm Theirs"), "OK\n")
         XCTAssertEqual(try names(as: fixture.third), ["Saved"])
         XCTAssertEqual(fixture.mpd("save Theirs"), "OK\n")
@@ -77,7 +77,7 @@ final class PlaylistTests: XCTestCase {
     func testOwnershipRules() throws {
         let one = try fixture.id("One"), two = try fixture.id("Two")
         let id = SubsonicID.playlist("Mine").text
-        try fixture.call("createPlaylist", [("name", "Mine"), ("songId", one)], as: fixture.guest)
+        try fixture.reply("createPlaylist", [("name", "Mine"), ("songId", one)], as: fixture.guest)
         XCTAssertEqual(try names(as: fixture.guest), ["Mine"])
         XCTAssertEqual(try names(as: fixture.third), [])
         XCTAssertEqual(fixture.errorCode("getPlaylist", [("id", id)], as: fixture.third), 70, "another's private playlist is not there")
@@ -86,7 +86,7 @@ final class PlaylistTests: XCTestCase {
         XCTAssertEqual(try names(as: fixture.owner, [("username", "guest")]), ["Mine"], "an admin lists a user's playlists")
         XCTAssertEqual(fixture.errorCode("getPlaylists", [("username", "nobody")], as: fixture.owner), 70)
 
-        try fixture.call("updatePlaylist", [("playlistId", id), ("public", "true"), ("comment", "for\u{1B} all")], as: fixture.guest)
+        try fixture.reply("updatePlaylist", [("playlistId", id), ("public", "true"), ("comment", "for\u{1B} all")], as: fixture.guest)
         XCTAssertEqual(try names(as: fixture.third), ["Mine"])
         let seen = try playlist("Mine", as: fixture.third)
         XCTAssertEqual(seen.playlist.comment, "for all")
@@ -97,7 +97,7 @@ final class PlaylistTests: XCTestCase {
         XCTAssertEqual(try playlist("Mine", as: fixture.guest).entry?.map(\.id), [one])
 
         // An admin changes anyone's playlist; the owner stays who it was.
-        try fixture.call("updatePlaylist", [("playlistId", id), ("songIdToAdd", two)], as: fixture.owner)
+        try fixture.reply("updatePlaylist", [("playlistId", id), ("songIdToAdd", two)], as: fixture.owner)
         XCTAssertEqual(try playlist("Mine", as: fixture.guest).entry?.map(\.id), [one, two])
         XCTAssertEqual(try playlist("Mine", as: fixture.guest).playlist.owner, "guest")
     }
@@ -105,8 +105,8 @@ final class PlaylistTests: XCTestCase {
     /// updatePlaylist renames (keeping owner and flag), removes by the indexes the client was shown, and adds.
     func testUpdateRenamesRemovesAndAdds() throws {
         let one = try fixture.id("One"), two = try fixture.id("Two"), three = try fixture.id("Three"), four = try fixture.id("Four")
-        try fixture.call("createPlaylist", [("name", "Mix"), ("songId", one), ("songId", two), ("songId", three)], as: fixture.guest)
-        try fixture.call("updatePlaylist", [("playlistId", SubsonicID.playlist("Mix").text), ("public", "true")], as: fixture.guest)
+        try fixture.reply("createPlaylist", [("name", "Mix"), ("songId", one), ("songId", two), ("songId", three)], as: fixture.guest)
+        try fixture.reply("updatePlaylist", [("playlistId", SubsonicID.playlist("Mix").text), ("public", "true")], as: fixture.guest)
         // A line naming no song of the library (a web address, a file gone) is no song of the list, and stays in its file.
         try StoredPlaylists(library: fixture.host.folder).edit("Mix") { entries in
             entries.insert(PlaylistEntry(location: "http://radio.example.invalid/live"), at: 1)
@@ -116,7 +116,7 @@ final class PlaylistTests: XCTestCase {
         XCTAssertEqual(shown.entry?.map(\.id), [one, two, three])
         XCTAssertEqual(shown.playlist.songCount, 3)
 
-        try fixture.call("updatePlaylist", [("playlistId", SubsonicID.playlist("Mix").text), ("name", "Mix 2"),
+        try fixture.reply("updatePlaylist", [("playlistId", SubsonicID.playlist("Mix").text), ("name", "Mix 2"),
                                             ("songIndexToRemove", "1"), ("songIndexToRemove", "0"), ("songIdToAdd", four)],
                          as: fixture.guest)
         let renamed = try playlist("Mix 2", as: fixture.guest)
@@ -138,7 +138,7 @@ final class PlaylistTests: XCTestCase {
         XCTAssertEqual(fixture.errorCode("updatePlaylist", [("playlistId", id), ("songIdToAdd", one)], as: fixture.guest), 0,
                        "no playlist passes max_playlist_length")
 
-        try fixture.call("deletePlaylist", [("id", id)], as: fixture.guest)
+        try fixture.reply("deletePlaylist", [("id", id)], as: fixture.guest)
         XCTAssertEqual(fixture.mpdValues("playlist", "listplaylists"), [])
         XCTAssertEqual(fixture.errorCode("getPlaylist", [("id", id)], as: fixture.guest), 70)
     }
@@ -146,7 +146,7 @@ final class PlaylistTests: XCTestCase {
     /// createPlaylist with a playlist's id replaces its songs; names that are no file name are refused.
     func testCreateReplacesAndRefusesBadNames() throws {
         let one = try fixture.id("One"), two = try fixture.id("Two")
-        try fixture.call("createPlaylist", [("name", "List"), ("songId", one)], as: fixture.guest)
+        try fixture.reply("createPlaylist", [("name", "List"), ("songId", one)], as: fixture.guest)
         let replaced = try fixture.answer("createPlaylist", [("playlistId", SubsonicID.playlist("List").text), ("songId", two), ("songId", two)],
                                           as: fixture.guest, key: "playlist", of: SubsonicPlaylistWithSongs.self)
         XCTAssertEqual(replaced.entry?.map(\.id), [two, two])

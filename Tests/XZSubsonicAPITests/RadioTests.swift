@@ -28,9 +28,9 @@ final class RadioTests: XCTestCase {
     func testStationsAreKeptAndMPDClientsSeeThem() throws {
         XCTAssertEqual(try stations(as: fixture.guest), [])
         XCTAssertEqual(fixture.mpdValues("playlist", "listplaylists"), [], "no stations, no playlist")
-        try fixture.call("createInternetRadioStation", [("name", "Jazz FM"), ("streamUrl", "http://jazz.example.invalid/live.mp3"),
+        try fixture.reply("createInternetRadioStation", [("name", "Jazz FM"), ("streamUrl", "http://jazz.example.invalid/live.mp3"),
                                                         ("homepageUrl", "https://jazz.example.invalid/")], as: fixture.owner)
-        try fixture.call("createInternetRadioStation", [("name", "  News  "), ("streamUrl", "https://news.example.invalid/aac")],
+        try fixture.reply("createInternetRadioStation", [("name", "  News  "), ("streamUrl", "https://news.example.invalid/aac")],
                          as: fixture.owner)
         let listed = try stations(as: fixture.guest)
         XCTAssertEqual(listed.map(\.name), ["Jazz FM", "News"])
@@ -44,15 +44,15 @@ final class RadioTests: XCTestCase {
         XCTAssertEqual(try fixture.answer("getPlaylists", as: fixture.owner, key: "playlists", of: SubsonicPlaylists.self).playlist.count, 0,
                        "the stations' list is no playlist of the API: the stations are")
 
-        try fixture.call("updateInternetRadioStation", [("id", listed[1].id), ("name", "World News"),
+        try fixture.reply("updateInternetRadioStation", [("id", listed[1].id), ("name", "World News"),
                                                         ("streamUrl", "https://news.example.invalid/mp3")], as: fixture.owner)
         XCTAssertEqual(try stations(as: fixture.third).map(\.name), ["Jazz FM", "World News"])
         XCTAssertEqual(fixture.mpdValues("file", "listplaylist \"Internet radio\""),
                        ["http://jazz.example.invalid/live.mp3", "https://news.example.invalid/mp3"])
 
-        try fixture.call("deleteInternetRadioStation", [("id", listed[0].id)], as: fixture.owner)
+        try fixture.reply("deleteInternetRadioStation", [("id", listed[0].id)], as: fixture.owner)
         XCTAssertEqual(fixture.mpdValues("file", "listplaylist \"Internet radio\""), ["https://news.example.invalid/mp3"])
-        try fixture.call("deleteInternetRadioStation", [("id", listed[1].id)], as: fixture.owner)
+        try fixture.reply("deleteInternetRadioStation", [("id", listed[1].id)], as: fixture.owner)
         XCTAssertEqual(fixture.mpdValues("playlist", "listplaylists"), [])
         XCTAssertEqual(fixture.errorCode("deleteInternetRadioStation", [("id", listed[1].id)], as: fixture.owner), 70)
     }
@@ -85,8 +85,8 @@ final class RadioTests: XCTestCase {
 
     /// On a host that plays streams, an MPD client's `load "Internet radio"` queues every station.
     func testMPDClientsLoadTheStations() throws {
-        try fixture.call("createInternetRadioStation", [("name", "Jazz"), ("streamUrl", "http://jazz.example.invalid/live")], as: fixture.owner)
-        try fixture.call("createInternetRadioStation", [("name", "News"), ("streamUrl", "https://news.example.invalid/aac")], as: fixture.owner)
+        try fixture.reply("createInternetRadioStation", [("name", "Jazz"), ("streamUrl", "http://jazz.example.invalid/live")], as: fixture.owner)
+        try fixture.reply("createInternetRadioStation", [("name", "News"), ("streamUrl", "https://news.example.invalid/aac")], as: fixture.owner)
         let streaming = PlayerHost(folder: fixture.host.folder, database: fixture.database, output: .null, seed: 7,
                                    streams: { _ in throw PlaybackError.streamFailed("not in this test") }) { _ in }
         defer { streaming.shutdown() }
