@@ -14,6 +14,31 @@ package enum ByteEncodings {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// The bytes hex digits (either case) stand for; nil when a character is no hex digit or one is left over.
+    package static func bytes(hex digits: some Collection<UInt8>) -> [UInt8]? {
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = digits.startIndex
+        while index != digits.endIndex {
+            let next = digits.index(after: index)
+            guard let high = hexDigit(digits[index]), let low = hexDigit(digits[next]) else { return nil }
+            bytes.append(high << 4 | low)
+            index = digits.index(after: next)
+        }
+        return bytes
+    }
+
+    /// The value of one hex digit, either case (a percent escape's, a hex string's).
+    package static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     package static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")

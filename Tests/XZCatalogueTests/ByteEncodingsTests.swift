@@ -8,6 +8,16 @@ final class ByteEncodingsTests: XCTestCase {
         XCTAssertEqual(ByteEncodings.hex([]), "")
     }
 
+    func testHexDigitsOfEitherCaseReadBackAndMalformedOnesAreNone() {
+        XCTAssertEqual(ByteEncodings.bytes(hex: "00fF1a09".utf8), [0x00, 0xFF, 0x1A, 0x09])
+        XCTAssertEqual(ByteEncodings.bytes(hex: "".utf8), [])
+        for text in ["0", "0g", "zz", "12 4", "é1"] {
+            XCTAssertNil(ByteEncodings.bytes(hex: text.utf8), text)
+        }
+        XCTAssertEqual(ByteEncodings.hexDigit(UInt8(ascii: "B")), 11)
+        XCTAssertNil(ByteEncodings.hexDigit(UInt8(ascii: "G")))
+    }
+
     func testBase64URLRoundTripsWithoutPaddingOrURLSpecialCharacters() {
         XCTAssertEqual(ByteEncodings.base64URL([0xFB, 0xFF]), "-_8")
         for bytes in [[], [0x00], [0xFB, 0xFF, 0xBF], Array("周杰伦/叶惠美 & co".utf8)] as [[UInt8]] {
