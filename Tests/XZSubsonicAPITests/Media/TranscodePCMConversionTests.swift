@@ -87,4 +87,13 @@ final class TranscodePCMConversionTests: XCTestCase {
         let middle = output[6_000..<18_000]
         XCTAssertLessThan(level(of: 18_000, in: middle, rate: 48_000), 0.5 * 0.001, "at least 60 dB down")
     }
+
+    func testOpusIsAskedForFortyEightKilohertzAndOthersKeepTheirFamily() {
+        let cd = AudioFormat(sampleRate: 44_100, channels: 2, sample: .s16)
+        let hiRes = AudioFormat(sampleRate: 88_200, channels: 2, sample: .s32, bits: 24)
+        XCTAssertEqual(TranscodeFormat.opus.encodedFormat(for: cd).sampleRate, 48_000)
+        XCTAssertEqual(TranscodeFormat.mp3.encodedFormat(for: cd), cd)
+        XCTAssertEqual(TranscodeFormat.vorbis.encodedFormat(for: hiRes).sampleRate, 44_100)
+        XCTAssertEqual(TranscodeFormat.flac.encodedFormat(for: hiRes), hiRes)
+    }
 }
