@@ -1,5 +1,6 @@
 import GRDB
 import XZCatalogue
+import XZSystem
 
 /// One page of each kind a search found: artists and albums as browsing lists them, songs as rows.
 struct SearchHits {
@@ -56,15 +57,16 @@ struct SearchHits {
 
     private static func everything(_ request: SearchRequest, database: LibraryDatabase) throws -> SearchHits {
         try database.pool.read { db in
+            let pages = try SearchRows.KeysetPages(db, database: database)
             var hits = SearchHits()
             if request.artists.count > 0 {
-                hits.artists = try LibraryDatabase.artistSummaries(db, ids: SearchRows.artistIDs(db, window: request.artists))
+                hits.artists = try LibraryDatabase.artistSummaries(db, ids: pages.ids(.artist, window: request.artists))
             }
             if request.albums.count > 0 {
-                hits.albums = try LibraryDatabase.albumSummaries(db, ids: SearchRows.albumIDs(db, window: request.albums))
+                hits.albums = try LibraryDatabase.albumSummaries(db, ids: pages.ids(.album, window: request.albums))
             }
             if request.songs.count > 0 {
-                hits.songs = try LibraryDatabase.browsableSongs(db, ids: SearchRows.songIDs(db, window: request.songs))
+                hits.songs = try LibraryDatabase.browsableSongs(db, ids: pages.ids(.song, window: request.songs))
             }
             return hits
         }
@@ -101,23 +103,68 @@ enum SearchRows {
 
     // An empty query's pages: every row with a browsable song, by row id.
 
-    static func artistIDs(_ db: Database, window: SearchRequest.Window) throws -> [Int64] {
-        try Int64.fetchAll(db.cachedStatement(sql: """
-            SELECT singer.id FROM singer WHERE EXISTS (SELECT 1 FROM song WHERE song.singer_id = singer.id AND \(LibraryDatabase.browsableSong))
-            ORDER BY singer.id LIMIT ? OFFSET ?
-            """), arguments: [window.count, window.offset])
+    enum Kind: Hashable {
+        case artist, album, song
+
+        /// The kind's rows with a browsable song, from row id `?1` on, by row id, `?2` of them from the `?3`th.
+        var sql: String {
+            switch self {
+            case .artist: """
+                SELECT singer.id FROM singer WHERE singer.id > ?1
+                  AND EXISTS (SELECT 1 FROM song WHERE song.singer_id = singer.id AND \(LibraryDatabase.browsableSong))
+                ORDER BY singer.id LIMIT ?2 OFFSET ?3
+                """
+            case .album: """
+                SELECT album.id FROM album WHERE album.id > ?1
+                  AND EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id AND \(LibraryDatabase.browsableSong))
+                ORDER BY album.id LIMIT ?2 OFFSET ?3
+                """
+            case .song: """
+                SELECT song.id FROM song WHERE song.id > ?1 AND \(LibraryDatabase.browsableSong) ORDER BY song.id LIMIT ?2 OFFSET ?3
+                """
+            }
+        }
     }
 
-    static func albumIDs(_ db: Database, window: SearchRequest.Window) throws -> [Int64] {
-        try Int64.fetchAll(db.cachedStatement(sql: """
-            SELECT album.id FROM album WHERE EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id AND \(LibraryDatabase.browsableSong))
-            ORDER BY album.id LIMIT ? OFFSET ?
-            """), arguments: [window.count, window.offset])
+    /// Where a page ended: the row id after which the item at `offset` comes, in the catalogue as it was.
+    struct Anchor: Hashable {
+        var library: String
+        var kind: Kind
+        var offset: Int
+        var catalogueVersion: Int64
     }
 
-    static func songIDs(_ db: Database, window: SearchRequest.Window) throws -> [Int64] {
-        try Int64.fetchAll(db.cachedStatement(sql: """
-            SELECT song.id FROM song WHERE \(LibraryDatabase.browsableSong) ORDER BY song.id LIMIT ? OFFSET ?
-            """), arguments: [window.count, window.offset])
+    /// The last pages' ends. A client syncing asks for the page after the last one, so its offset starts
+    /// from the row id the last page ended at instead of walking every row before it; any change to the
+    /// catalogue bumps its version and so retires every anchor.
+    static let anchors = Mutex<[Anchor: Int64]>([:])
+    static let maxAnchors = 256
+
+    /// The pages of one read, anchored to the catalogue's version in that read.
+    struct KeysetPages {
+        let db: Database
+        let library: String
+        let catalogueVersion: Int64
+
+        init(_ db: Database, database: LibraryDatabase) throws {
+            self.db = db
+            library = database.path
+            catalogueVersion = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM catalogue_version")) ?? 0
+        }
+
+        func ids(_ kind: Kind, window: SearchRequest.Window) throws -> [Int64] {
+            let key = Anchor(library: library, kind: kind, offset: window.offset, catalogueVersion: catalogueVersion)
+            let anchor = window.offset == 0 ? nil : SearchRows.anchors.withLock { $0[key] }
+            let ids = try Int64.fetchAll(db.cachedStatement(sql: kind.sql), arguments: [
+                anchor ?? Int64.min, window.count, anchor == nil ? window.offset : 0])
+            if ids.count == window.count, let last = ids.last {
+                let next = Anchor(library: library, kind: kind, offset: window.end, catalogueVersion: catalogueVersion)
+                SearchRows.anchors.withLock { anchors in
+                    if anchors.count >= SearchRows.maxAnchors { anchors.removeAll() }
+                    anchors[next] = last
+                }
+            }
+            return ids
+        }
     }
 }
