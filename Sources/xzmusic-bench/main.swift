@@ -92,7 +92,9 @@ case "server-scale":
     benchmark { try ServerBenchmark(folder: folder.appendingPathComponent("server"), xzmusic: binary)
         .searchAtScale(library: folder.appendingPathComponent("library-1m"), queries: queries) }
 case "subsonic":
-    benchmark { try SubsonicBenchmark(folder: folder.appendingPathComponent("subsonic"), xzmusic: binary).run() }
+    // `subsonic raw`: only the raw stream's row.
+    let subsonic = SubsonicBenchmark(folder: folder.appendingPathComponent("subsonic"), xzmusic: binary)
+    benchmark { arguments.dropFirst().first == "raw" ? try subsonic.runRawOnly() : try subsonic.run() }
 case "transport-floor":
     // Started by `server` as a child process: PORT and the answer to give every request line.
     benchmark {
@@ -103,6 +105,6 @@ case "transport-floor":
     }
 default:
     FileHandle.standardError.write(Data(
-        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] [encode] | json | download | oneshot-search | rescan | server [rss] | server-lists | server-watch | server-scale [QUERY...] | subsonic | online | lyrics | transport-floor PORT ANSWER\n".utf8))
+        "usage: xzmusic-bench search [SONGS] | playback | cli [--compare OTHER_BINARY] [--sizes N,N,…] | formats [render] [realtime] [scan] [encode] | json | download | oneshot-search | rescan | server [rss] | server-lists | server-watch | server-scale [QUERY...] | subsonic [raw] | online | lyrics | transport-floor PORT ANSWER\n".utf8))
     exit(64)
 }
