@@ -28,8 +28,9 @@ package struct SubsonicServerLimits: Sendable, Equatable {
     package var threads = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
     /// Chunks waiting between a stream's producer and its client.
     package var streamHandOffChunks = 8
-    /// Bytes read from a file at a time.
-    package var fileChunkBytes = 256 << 10
+    /// Bytes read from a file at a time: large, for few reads and writes per raw stream; a
+    /// client slower than the disk holds up to 8 chunks read ahead (NIO's file reader's high watermark).
+    package var fileChunkBytes = 1 << 20
 
     package init() {}
 }
