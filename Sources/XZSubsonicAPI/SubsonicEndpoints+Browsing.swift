@@ -35,12 +35,12 @@ extension SubsonicEndpoints {
             guard let album = try annotations.albums(database.albumSummaries(ids: [id])).first else {
                 throw SubsonicError.notFound("no album has that id")
             }
-            let songs = try annotations.children(of: database.albumSongs(albumId: id))
+            let songs = try annotations.children(of: database.albumSongs(albumId: id), readingTags: true)
             return .document(SubsonicDocument("album", AlbumID3WithSongs(album: album, song: songs)))
         },
         SubsonicEndpoint("getSong") { call in
             guard case .song(let id) = try call.id("id"), let song = try call.library.database.browsableSong(id: id),
-                  let child = try ListenerAnnotations(call).children(of: [song]).first else {
+                  let child = try ListenerAnnotations(call).children(of: [song], readingTags: true).first else {
                 throw SubsonicError.notFound("no song has that id")
             }
             return .document(SubsonicDocument("song", child))
@@ -101,7 +101,7 @@ extension SubsonicEndpoints {
             let folders = listing.folders.map {
                 SubsonicChild(folderID: SubsonicID.folder(MusicFolderTree.join(path, $0)).text, parent: id, title: $0)
             }
-            let songs = try annotations.children(of: database.browsableSongs(ids: listing.songIDs))
+            let songs = try annotations.children(of: database.browsableSongs(ids: listing.songIDs), readingTags: true)
             let name = path.isEmpty ? tree.musicFolderName : MusicFolderTree.name(of: path)
             return .document(SubsonicDocument("directory", Directory(id: id, parent: MusicFolderTree.parentID(of: path),
                                                                      name: name, child: folders + songs)))
@@ -112,7 +112,7 @@ extension SubsonicEndpoints {
                                                                      name: artist.name, child: albums)))
         case .album(let albumID):
             guard let album = try database.albumSummaries(ids: [albumID]).first else { throw SubsonicError.notFound("no album has that id") }
-            let songs = try annotations.children(of: database.albumSongs(albumId: albumID))
+            let songs = try annotations.children(of: database.albumSongs(albumId: albumID), readingTags: true)
             return .document(SubsonicDocument("directory", Directory(id: SubsonicID.album(albumID).text,
                                                                      parent: SubsonicID.artist(album.singerId).text,
                                                                      name: album.title, child: songs)))

@@ -116,11 +116,14 @@ final class ModelTests: XCTestCase {
         let children = try fixture.library.children(of: [measured, stale])
         XCTAssertEqual(children[0].replayGain, ReplayGain(trackGain: -6.5, albumGain: -7.25, trackPeak: 0.891, albumPeak: 0.95))
         XCTAssertNil(children[1].replayGain, "measured from another version of the file")
-        // A file's own ReplayGain tags, for an album or a folder; a sync's page reads no file.
+        // A file's own ReplayGain tags, for a song, an album or a folder asked for by id; a search's or a sync's
+        // page reads no file.
         let tagged = try XCTUnwrap(songs["当时的月亮"])
-        XCTAssertEqual(try fixture.library.children(of: [tagged]).first?.replayGain,
+        XCTAssertEqual(try fixture.library.children(of: [tagged], readingTags: true).first?.replayGain,
                        ReplayGain(trackGain: -4.2, albumGain: -5, trackPeak: 0.5, albumPeak: 0.75))
-        let page = try fixture.library.children(of: Array(repeating: tagged, count: SubsonicSongDetails.maxSongsReadingTags + 1))
+        XCTAssertNil(try fixture.library.children(of: [tagged]).first?.replayGain)
+        let page = try fixture.library.children(of: Array(repeating: tagged, count: SubsonicSongDetails.maxSongsReadingTags + 1),
+                                                readingTags: true)
         XCTAssertNil(page.first?.replayGain)
         // A measurement that is no number (silence) is left out, so the JSON still encodes.
         try fixture.database.saveLoudness([LoudnessRecord(songKey: measured.songKey, trackGain: .infinity, trackPeak: 0,

@@ -19,10 +19,10 @@ struct ListenerAnnotations {
     private var database: LibraryDatabase { library.database }
 
     /// Songs as clients list them, each with this user's like, rating, plays and bookmark, and every user's
-    /// average rating.
-    func children(of songs: [Song]) throws -> [SubsonicChild] {
+    /// average rating. `readingTags`: as `SubsonicSongDetails.read`'s, for a song, album or folder asked for by id.
+    func children(of songs: [Song], readingTags: Bool = false) throws -> [SubsonicChild] {
         let annotations = try songAnnotations(songs)
-        return try library.children(of: songs, annotations: annotations)
+        return try library.children(of: songs, annotations: annotations, readingTags: readingTags)
     }
 
     /// Each song's marks in one read: the user's own in one statement, every user's average in another

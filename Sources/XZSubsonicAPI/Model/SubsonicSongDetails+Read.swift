@@ -3,8 +3,10 @@ import XZAudio
 import XZCatalogue
 
 extension SubsonicSongDetails {
-    /// Reads the details of `songs` in a few statements, whatever their number.
-    package static func read(for songs: [Song], database: LibraryDatabase) throws -> SubsonicSongDetails {
+    /// Reads the details of `songs` in a few statements, whatever their number. `readingTags`: files without a
+    /// loudness measurement give their ReplayGain tags (one open each), for a song, an album or a folder
+    /// asked for by id; searches, lists and a sync's pages open no file.
+    package static func read(for songs: [Song], database: LibraryDatabase, readingTags: Bool = false) throws -> SubsonicSongDetails {
         guard !songs.isEmpty else { return SubsonicSongDetails() }
         var details = SubsonicSongDetails()
         var names = Set<String>()
@@ -24,8 +26,7 @@ extension SubsonicSongDetails {
             while let row = try singers.next() { details.singerIDs[row[1]] = row[0] }
         }
         details.loudness = try database.loudnessRecords(songKeys: songs.filter(\.isLocal).map(\.songKey))
-        // Each file's tags cost an open: an album or a folder reads them, a page of a sync does not.
-        if songs.count <= maxSongsReadingTags {
+        if readingTags, songs.count <= maxSongsReadingTags {
             for song in songs where song.isLocal && details.gains(of: song) == nil {
                 if let gains = AudioTags.replayGain(path: song.audioFile) { details.taggedGains[song.id] = gains }
             }
@@ -39,8 +40,9 @@ extension SubsonicSongDetails {
 
 extension SubsonicLibrary {
     /// Catalogue songs as clients list them, in the same order; `annotations` by song row id.
-    package func children(of songs: [Song], annotations: [Int64: SubsonicAnnotation] = [:]) throws -> [SubsonicChild] {
-        let details = try SubsonicSongDetails.read(for: songs, database: database)
+    package func children(of songs: [Song], annotations: [Int64: SubsonicAnnotation] = [:], readingTags: Bool = false)
+        throws -> [SubsonicChild] {
+        let details = try SubsonicSongDetails.read(for: songs, database: database, readingTags: readingTags)
         return songs.map { SubsonicChild(song: $0, details: details, naming: host.naming, annotation: annotations[$0.id] ?? .none) }
     }
 }
