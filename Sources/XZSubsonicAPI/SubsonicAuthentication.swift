@@ -1,4 +1,5 @@
 import XZAccounts
+import XZSystem
 
 /// Who a request comes from, by the spec's rules (api-reference.md, extensions/apiKeyAuth.md):
 /// `apiKey` alone; or `u` with `p` (clear, or `enc:` and hex) or with `t` and `s` (t = md5(password + s)).
@@ -48,14 +49,7 @@ package enum SubsonicAuthentication {
     /// case). Nil when the hex is malformed or its bytes are no UTF-8.
     package static func password(_ parameter: String) -> String? {
         guard parameter.hasPrefix("enc:") else { return parameter }
-        let hex = Array(parameter.utf8.dropFirst(4))
-        guard hex.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(hex.count / 2)
-        for index in stride(from: 0, to: hex.count, by: 2) {
-            guard let high = hexValue(hex[index]), let low = hexValue(hex[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
+        guard let bytes = ByteEncodings.bytes(hex: parameter.utf8.dropFirst(4)) else { return nil }
         return String(validating: bytes, as: UTF8.self)
     }
 
@@ -66,14 +60,5 @@ package enum SubsonicAuthentication {
         guard let major = version.split(separator: ".", omittingEmptySubsequences: false).first.flatMap({ Int($0) }) else { return }
         if major > 1 { throw SubsonicError.serverTooOld }
         if major < 1 { throw SubsonicError.clientTooOld }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -122,7 +122,7 @@ package final class SubsonicMedia: Sendable {
             throw SubsonicError.notFound("no song has the id given as 'id'")
         }
         guard let song = try host.database.song(id: id) else { throw SubsonicError.notFound("song not found") }
-        let path = song.cuePart?.file ?? song.localPath
+        let path = song.audioFile
         guard song.isLocal, !path.isEmpty else {
             throw SubsonicError.notFound("the song has no file in the library to stream")
         }

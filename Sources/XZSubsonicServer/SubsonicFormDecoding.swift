@@ -1,4 +1,5 @@
 import XZSubsonicAPI
+import XZSystem
 
 /// `application/x-www-form-urlencoded` as a URL's query and a form POST's body carry parameters:
 /// `a=1&b=x+y&c=%E7%8E%8B`, `+` a space, `%XX` a byte. Strict: a malformed escape or bytes that are no
@@ -28,9 +29,9 @@ package enum SubsonicFormDecoding {
             case UInt8(ascii: "+"):
                 bytes.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard index != encoded.endIndex, let high = hexValue(encoded[index]) else { throw malformed }
+                guard index != encoded.endIndex, let high = ByteEncodings.hexDigit(encoded[index]) else { throw malformed }
                 index = encoded.index(after: index)
-                guard index != encoded.endIndex, let low = hexValue(encoded[index]) else { throw malformed }
+                guard index != encoded.endIndex, let low = ByteEncodings.hexDigit(encoded[index]) else { throw malformed }
                 index = encoded.index(after: index)
                 bytes.append(high << 4 | low)
             default:
@@ -44,13 +45,4 @@ package enum SubsonicFormDecoding {
     }
 
     private static let malformed = SubsonicError.generic("a parameter holds a malformed percent escape")
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
