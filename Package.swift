@@ -183,7 +183,7 @@ let package = Package(
             "XZStats", "XZCatalogue", "XZFolderScan", "XZTestSupport", product("GRDB", "GRDB.swift"),
         ]),
         .testTarget(name: "XZAccountsTests", dependencies: [
-            "XZAccounts", "XZStats", "XZCatalogue", "XZSystem", "XZTestSupport", product("GRDB", "GRDB.swift"),
+            "XZAccounts", "XZStats", "XZCatalogue", "XZSystem", "XZTestSupport", product("GRDB", "GRDB.swift"), product("Crypto", "swift-crypto"),
         ]),
         .testTarget(name: "XZLyricsTests", dependencies: ["XZLyrics", "XZTestSupport", "XZCorpusTestSupport"]),
         .testTarget(name: "XZPlaybackEngineTests", dependencies: ["XZPlaybackEngine", "XZPlaybackValues", "XZAudio", "XZLyrics", "XZSystem", "XZTestSupport"]),

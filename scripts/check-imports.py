@@ -7,7 +7,7 @@ root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 os.chdir(root)
 package = json.loads(subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True, text=True).stdout)
 # Modules of the toolchain and the system, which need no declaration.
-system = {"Foundation", "FoundationEssentials", "FoundationXML", "Glibc", "Darwin", "Dispatch", "XCTest", "Testing"}
+system = {"Foundation", "FoundationEssentials", "FoundationXML", "FoundationNetworking", "Glibc", "Darwin", "Dispatch", "XCTest", "Testing"}
 problems = []
 by_name = {target["name"]: target for target in package["targets"]}
 
