@@ -10,6 +10,7 @@ import XZTestSupport
 /// Four generated MP3s — `Band/Album/01.mp3` "One" and `02.mp3` "Two", `Other/Record/01.mp3` "Three" and
 /// `02.mp3` "Four" — with three users beside the owner: `guest` and `third` (plain users) and `dj` (given
 /// the jukebox role). MPD commands are sent as a connection sends them.
+// Sendable as its base class is; its MPD session is used by the test's own thread alone.
 final class AnnotationLibrary: SubsonicTestLibrary, @unchecked Sendable {
     private var session = ClientSession(peer: .network, passwordRequired: false)
     private lazy var service = MPDService(host: host)

@@ -10,6 +10,7 @@ import XZTestSupport
 ///   `ヨルシカ/夜/` and `방탄소년단/Wings/` one MP3 each (J-Pop 2019, K-Pop 2016), `The Beatles/Abbey Road/` two
 ///   MP3s (Rock, 1969), `top.mp3` at the top (Solo), and `rip/` a FLAC image with `CueFixtures.sheet`'s three
 ///   tracks, all The Band's (The Album, Rock, 1999).
+// Sendable as its base class is: set up before any test call, then only read.
 final class BrowsingLibrary: SubsonicTestLibrary, @unchecked Sendable {
     init() throws {
         try super.init(label: "browse", users: [("guest", false)]) { music in

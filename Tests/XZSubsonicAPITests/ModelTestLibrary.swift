@@ -8,6 +8,7 @@ import XZTestSupport
 
 /// A generated music folder: one song in each format clients meet (MP3, FLAC, Ogg Vorbis, Opus, AAC in MP4,
 /// WAV), CJK names, two artists on one song (`Duets/Both/02 Together.flac`), ReplayGain tags on `王菲/红豆/02 当时的月亮.flac`, and `光/rip/` a FLAC image with a two-track CUE sheet.
+// Sendable as its base class is: set up before any test call, then only read.
 final class ModelTestLibrary: SubsonicTestLibrary, @unchecked Sendable {
     /// Path in the music folder → (title, artist, album, seconds) and the ffmpeg options that encode it.
     static let files: [(path: String, title: String, artist: String, album: String, seconds: Int, codec: [String])] = [

@@ -10,6 +10,7 @@ import XZTestSupport
 /// The API tests' one host set-up: a host (null output) over a music folder the subclass generates, scanned
 /// into a real catalogue, with `owner` (the first user, an admin) and the users the subclass names (each
 /// with the password "secret"). Endpoints are called as the router calls them.
+// Its properties are set in init and only read after, from whichever thread a test calls an endpoint on.
 class SubsonicTestLibrary: @unchecked Sendable {
     // Held for the test's length only, by one test at a time.
     let folder: TemporaryFolder

@@ -14,6 +14,7 @@ import XZTestSupport
 /// A real host (null output) over a music folder of one generated MP3, its users — `owner` (the admin,
 /// password "sesame"), `bob` (a user, password "bobpw", with an API key) — and the API's server on
 /// 127.0.0.1, a port picked by the system.
+// Its properties are set in init and only read after, by the test and the requests it sends at once.
 final class SubsonicServerFixture: @unchecked Sendable {
     // Held for one test's length, by that test alone.
     let folder: TemporaryFolder
