@@ -200,14 +200,17 @@ enum PasswordInput {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        FileHandle.standardError.write(Data(prompt.utf8))
+        // Echo goes off before the prompt shows, so nothing typed after it is echoed or lost; what was
+        // typed before it is dropped, as it was not meant as a password. Input typed after the answer
+        // is kept for the next question or command.
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) == 0 else {
             throw CommandError.failed("cannot turn the terminal's echo off: \(String(cString: strerror(errno)))")
         }
         defer {
-            _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+            _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved)
             FileHandle.standardError.write(Data("\n".utf8))
         }
+        FileHandle.standardError.write(Data(prompt.utf8))
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while true {
