@@ -152,7 +152,7 @@ package struct AccountStore: Sendable {
 
     /// The user when `password` is theirs; `wrongCredentials` otherwise, for an unknown name too.
     package func authenticate(name: String, password: String) throws -> LibraryUser {
-        guard let user = try user(named: name) else { throw AccountError.wrongCredentials }
+        guard let user = try user(named: name) else { throw unknownUser(comparedWith: password) }
         guard Self.constantTimeEqual(Array(try self.password(of: user.id).utf8), Array(password.utf8)) else {
             throw AccountError.wrongCredentials
         }
@@ -162,12 +162,22 @@ package struct AccountStore: Sendable {
     /// The user when `token` is the lowercase hex MD5 of their password followed by `salt` (Subsonic's
     /// token authentication); `wrongCredentials` otherwise.
     package func authenticate(name: String, token: String, salt: String) throws -> LibraryUser {
-        guard let user = try user(named: name) else { throw AccountError.wrongCredentials }
+        guard let user = try user(named: name) else {
+            throw unknownUser(comparedWith: ByteEncodings.hex(Insecure.MD5.hash(data: Data(salt.utf8))))
+        }
         let expected = ByteEncodings.hex(Insecure.MD5.hash(data: Data((try password(of: user.id) + salt).utf8)))
         guard Self.constantTimeEqual(Array(expected.utf8), Array(token.lowercased().utf8)) else {
             throw AccountError.wrongCredentials
         }
         return user
+    }
+
+    /// An unknown name costs what a wrong password does (a sealed password opened and compared), so the
+    /// time of the answer does not tell which names exist.
+    private func unknownUser(comparedWith given: String) -> AccountError {
+        let decoy = (try? password(of: .owner)) ?? ""
+        _ = Self.constantTimeEqual(Array(decoy.utf8), Array(given.utf8))
+        return AccountError.wrongCredentials
     }
 
     package func authenticate(apiKey: String) throws -> LibraryUser {
