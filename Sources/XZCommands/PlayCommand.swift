@@ -60,7 +60,7 @@ struct Play: AsyncLibraryCommand {
             // One command list: no other client sees the queue emptied or half filled.
             let requests = setCrossfade + [MPDRequest(name: "clear")] + MPDRequest.adds(try context.playables(for: songs))
                 + [MPDRequest(name: "play", arguments: ["0"])]
-            try context.withPlayer { try $0.runList(requests) }
+            _ = try context.withPlayer { try $0.runList(requests) }
             return
         }
         guard !songs.isEmpty else { throw ValidationError("name at least one song to play") }

@@ -71,7 +71,7 @@ struct Queue: ParsableCommand {
             guard (1...max(count, 1)).contains(number), count > 0 else { throw CommandError.noSuchEntry(number, count: count) }
             do {
                 try door.run("delete", [String(number - 1)])
-            } catch let failure as HostDoor.Failure where failure.ack?.code == .arg {
+            } catch let failure where failure.ack?.code == .arg {
                 // The queue shrank since it was counted.
                 throw CommandError.noSuchEntry(number, count: try door.status().playlistLength)
             }
