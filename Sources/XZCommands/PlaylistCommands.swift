@@ -23,7 +23,7 @@ struct PlaylistCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run(in context: CommandContext) throws {
-            let playlists = context.playlists
+            let playlists = try context.playlists
             let all = try playlists.store.list()
             if all.isEmpty { context.console.line("No playlists yet: 'playlist save NAME' keeps the queue.") }
             for (name, _) in all {
@@ -40,7 +40,7 @@ struct PlaylistCommand: ParsableCommand {
         @Argument(help: "The playlist's name.") var name: String
 
         func run(in context: CommandContext) throws {
-            let playlists = context.playlists
+            let playlists = try context.playlists
             let entries = try playlists.read(name)
             if entries.isEmpty { context.console.line("\(name.safe) is empty.") }
             for (index, entry) in entries.enumerated() {
@@ -68,7 +68,7 @@ struct PlaylistCommand: ParsableCommand {
         }
 
         func run(on door: HostDoor, context: CommandContext) throws {
-            let playlists = context.playlists
+            let playlists = try context.playlists
             // An empty queue makes an empty playlist, as MPD's save does. The queue is read a part at a time,
             // each well under what one answer may hold.
             let count = try door.status().playlistLength
@@ -99,7 +99,7 @@ struct PlaylistCommand: ParsableCommand {
         @Argument(help: "The playlist's name.") var name: String
 
         func run(on door: HostDoor, context: CommandContext) throws {
-            let playlists = context.playlists
+            let playlists = try context.playlists
             let entries = try playlists.read(name)
             let paths = entries.compactMap(playlists.path).filter { FileManager.default.isReadableFile(atPath: $0) }
             // One command list: the playlist arrives whole.
@@ -121,7 +121,7 @@ struct PlaylistCommand: ParsableCommand {
         }
 
         func run(in context: CommandContext) throws {
-            let playlists = context.playlists
+            let playlists = try context.playlists
             _ = try playlists.checked(name)
             let database = try context.database
             let entries = try context.playables(for: songs).map {
@@ -174,7 +174,7 @@ struct PlaylistCommand: ParsableCommand {
 
         func run(in context: CommandContext) throws {
             let url = URL(fileURLWithPath: LibraryFolder.expandTilde(file)).standardizedFileURL
-            let playlists = context.playlists
+            let playlists = try context.playlists
             // One line past the cap is enough to tell the file is longer than a playlist may be.
             let cap = playlists.store.maxLength
             let format = PlaylistFormat(fileName: url.lastPathComponent) ?? .m3u
@@ -276,16 +276,21 @@ struct PlaylistFiles {
 
 extension CommandContext {
     var playlists: PlaylistFiles {
-        let music: String
-        // Names relative to the music folder need no valid config: its defaults stand in.
-        let settings = (try? ConfigFile.load()).flatMap { try? HostSettings(config: $0) } ?? HostSettings()
-        if let door {
-            // A host that cannot say where its music is gets the default, as a host without a config would.
-            music = (try? door.musicDirectory()) ?? SongNaming.defaultMusicDirectory().standardizedFileURL.path
-        } else {
-            music = settings.musicDirectory.standardizedFileURL.path
+        get throws {
+            let music: String
+            // Names relative to the music folder need no valid config: its defaults stand in.
+            let settings = (try? ConfigFile.load()).flatMap { try? HostSettings(config: $0) } ?? HostSettings()
+            if let door {
+                // A host that cannot say where its music is gets the default, as a host without a config would.
+                music = (try? door.musicDirectory()) ?? SongNaming.defaultMusicDirectory().standardizedFileURL.path
+            } else {
+                music = settings.musicDirectory.standardizedFileURL.path
+            }
+            // The owner rows change in the library's open database, as the host's playlists change them in its
+            // own; a library without a database yet has no rows, and none is made for a playlist command.
+            let database = FileManager.default.fileExists(atPath: folder.databasePath) ? try self.database : nil
+            return PlaylistFiles(store: StoredPlaylists(library: folder, maxLength: settings.maxPlaylistLength, database: database),
+                                 musicDirectory: music, libraryDirectory: folder.url.path)
         }
-        return PlaylistFiles(store: StoredPlaylists(library: folder, maxLength: settings.maxPlaylistLength),
-                             musicDirectory: music, libraryDirectory: folder.url.path)
     }
 }

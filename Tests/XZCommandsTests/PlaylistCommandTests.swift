@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import XZCatalogue
 import XZTestSupport
 
 /// `playlist …`, `like` and `info` as real processes on a temporary library: playlists edited with or
@@ -115,6 +116,39 @@ final class PlaylistCommandTests: LibraryProcessTestCase {
         XCTAssertEqual(try xzmusic(["playlist", "import", xspf.path]).stdout, "imported 2 songs as Spiff\n")
         XCTAssertEqual(try xzmusic(["playlist", "show", "Spiff"]).stdout,
                        "  1  Beta — Band  [0:02]\n  2  Alpha — Band  [0:02]\n")
+    }
+
+    /// A playlist's owner row (owner, public flag, comment) follows what the terminal's commands do to its
+    /// file, with or without a host: renamed with it, removed with it, and a playlist saved under a name
+    /// whose file another program removed does not take that name's old row.
+    func testOwnerRowsFollowTheTerminalsChanges() throws {
+        let database = try LibraryDatabase(path: temp.path("library/library.sqlite"))
+        let owned = PlaylistOwnership(userId: 7, isPublic: false, comment: "road")
+        XCTAssertEqual(try xzmusic(["playlist", "add", "mix", "#1"]).status, 0)
+        try database.setPlaylistOwnership("mix", owned)
+        XCTAssertEqual(try xzmusic(["playlist", "rename", "mix", "trip"]).status, 0)
+        XCTAssertEqual(try database.playlistOwnerships(), ["trip": owned])
+        XCTAssertEqual(try xzmusic(["playlist", "rm", "trip"]).status, 0)
+        XCTAssertEqual(try database.playlistOwnerships(), [:])
+        try database.setPlaylistOwnership("gone", owned)
+        XCTAssertEqual(try xzmusic(["playlist", "add", "gone", "#1"]).status, 0)
+        XCTAssertEqual(try database.playlistOwnership("gone"), .libraryOwners)
+
+        let (host, _) = try serve()
+        defer {
+            host.signal(SIGTERM)
+            _ = host.finish()
+        }
+        try database.setPlaylistOwnership("gone", owned)
+        XCTAssertEqual(try xzmusic(["playlist", "rename", "gone", "back"]).status, 0)
+        XCTAssertEqual(try database.playlistOwnerships(), ["back": owned])
+        XCTAssertEqual(try xzmusic(["playlist", "save", "back", "--replace"]).status, 0)
+        XCTAssertEqual(try database.playlistOwnerships(), ["back": owned], "a replaced playlist keeps its owner")
+        XCTAssertEqual(try xzmusic(["playlist", "rm", "back"]).status, 0)
+        XCTAssertEqual(try database.playlistOwnerships(), [:])
+        try database.setPlaylistOwnership("queue", owned)
+        XCTAssertEqual(try xzmusic(["playlist", "save", "queue"]).status, 0)
+        XCTAssertEqual(try database.playlistOwnership("queue"), .libraryOwners)
     }
 
     func testLoadAndSaveThroughTheHostAndLikesAsStickers() throws {
