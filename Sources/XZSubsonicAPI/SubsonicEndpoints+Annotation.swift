@@ -17,6 +17,7 @@ extension SubsonicEndpoints {
                 case .song(let id): try annotations.setRating(.song, id: id, rating: rating)
                 case .album(let id): try annotations.setRating(.album, id: id, rating: rating)
                 case .artist(let id): try annotations.setRating(.artist, id: id, rating: rating)
+                case .unknownAlbum: throw SubsonicError.notFound("songs without an album are rated one by one")
                 default: throw SubsonicError.notFound("only songs, albums and artists are rated")
                 }
             }
@@ -37,6 +38,7 @@ enum Stars {
             case .song: songIDs.append(id)
             case .album(let row): albums.append(row)
             case .artist(let row): artists.append(row)
+            case .unknownAlbum: throw SubsonicError.notFound("songs without an album are starred one by one")
             default: throw SubsonicError.notFound("only songs, albums and artists are starred")
             }
         }

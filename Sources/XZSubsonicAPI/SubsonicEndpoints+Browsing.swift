@@ -25,17 +25,17 @@ extension SubsonicEndpoints {
             guard let summary = try database.artistSummary(id: id) else { throw SubsonicError.notFound("no artist has that id") }
             let annotations = ListenerAnnotations(call)
             guard let artist = try annotations.artists([summary]).first else { throw SubsonicError.notFound }
-            let albums = try annotations.albums(database.albumSummaries(singerId: id))
+            let albums = try annotations.albums(database.listedAlbums(singerId: id))
             return .document(SubsonicDocument("artist", ArtistWithAlbumsID3(artist: artist, album: albums)))
         },
         SubsonicEndpoint("getAlbum") { call in
-            let id = try call.albumID("id")
+            let id = try call.listedAlbum("id")
             let database = call.library.database
             let annotations = ListenerAnnotations(call)
-            guard let album = try annotations.albums(database.albumSummaries(ids: [id])).first else {
+            guard let album = try annotations.albums(database.albumSummaries([id])).first else {
                 throw SubsonicError.notFound("no album has that id")
             }
-            let songs = try annotations.children(of: database.albumSongs(albumId: id), readingTags: true)
+            let songs = try annotations.children(of: database.songs(of: id), readingTags: true)
             return .document(SubsonicDocument("album", AlbumID3WithSongs(album: album, song: songs)))
         },
         SubsonicEndpoint("getSong") { call in
@@ -93,7 +93,8 @@ extension SubsonicEndpoints {
     @Sendable private static func musicDirectory(_ call: SubsonicCall) throws -> SubsonicReply {
         let database = call.library.database
         let annotations = ListenerAnnotations(call)
-        switch try call.id("id") {
+        let id = try call.id("id")
+        switch id {
         case .folder(let path):
             let tree = MusicFolderTree(library: call.library)
             guard let listing = try tree.listing(of: path) else { throw SubsonicError.notFound("no folder has that id") }
@@ -107,14 +108,15 @@ extension SubsonicEndpoints {
                                                                      name: name, child: folders + songs)))
         case .artist(let artistID):
             guard let artist = try database.artistSummary(id: artistID) else { throw SubsonicError.notFound("no artist has that id") }
-            let albums = try annotations.albumFolders(database.albumSummaries(singerId: artistID))
+            let albums = try annotations.albumFolders(database.listedAlbums(singerId: artistID))
             return .document(SubsonicDocument("directory", Directory(id: SubsonicID.artist(artistID).text, parent: nil,
                                                                      name: artist.name, child: albums)))
-        case .album(let albumID):
-            guard let album = try database.albumSummaries(ids: [albumID]).first else { throw SubsonicError.notFound("no album has that id") }
-            let songs = try annotations.children(of: database.albumSongs(albumId: albumID), readingTags: true)
-            return .document(SubsonicDocument("directory", Directory(id: SubsonicID.album(albumID).text,
-                                                                     parent: SubsonicID.artist(album.singerId).text,
+        case .album, .unknownAlbum:
+            guard let listed = id.listedAlbum, let album = try database.albumSummaries([listed]).first?.summary else {
+                throw SubsonicError.notFound("no album has that id")
+            }
+            let songs = try annotations.children(of: database.songs(of: listed), readingTags: true)
+            return .document(SubsonicDocument("directory", Directory(id: id.text, parent: SubsonicID.artist(album.singerId).text,
                                                                      name: album.title, child: songs)))
         default:
             throw SubsonicError.notFound("no folder has that id")
@@ -145,8 +147,9 @@ extension SubsonicEndpoints {
     @Sendable private static func albumInfo(_ call: SubsonicCall) throws -> SubsonicReply {
         let database = call.library.database
         let known: Bool
-        switch try call.id("id") {
-        case .album(let id): known = try !database.albumSummaries(ids: [id]).isEmpty
+        let id = try call.id("id")
+        switch id {
+        case .album, .unknownAlbum: known = try !database.albumSummaries(id.listedAlbum.map { [$0] } ?? []).isEmpty
         case .song(let id): known = try database.browsableSong(id: id) != nil
         case .folder(let path): known = try MusicFolderTree(library: call.library).listing(of: path) != nil
         default: known = false
@@ -193,9 +196,9 @@ extension SubsonicCall {
         return id
     }
 
-    /// The album row of the id `name` (error 70 for an id of another kind).
-    func albumID(_ name: String) throws -> Int64 {
-        guard case .album(let id) = try self.id(name) else { throw SubsonicError.notFound("no album has that id") }
-        return id
+    /// The album the id `name` names, a row or a singer's songs without one (error 70 for an id of another kind).
+    func listedAlbum(_ name: String) throws -> ListedAlbum {
+        guard let album = try self.id(name).listedAlbum else { throw SubsonicError.notFound("no album has that id") }
+        return album
     }
 }

@@ -74,7 +74,7 @@ extension SubsonicEndpoints {
     // MARK: Album lists
 
     /// The page of albums `type` asks for.
-    private static func albumList(_ call: SubsonicCall) throws -> [AlbumSummary] {
+    private static func albumList(_ call: SubsonicCall) throws -> [ListedAlbumSummary] {
         try call.checkMusicFolder()
         let type = try call.required("type")
         let size = try call.clampedInt("size", default: 10, in: 0...maxListSize)
@@ -85,7 +85,7 @@ extension SubsonicEndpoints {
         switch type {
         case "alphabeticalByName", "alphabeticalByArtist":
             let ids = try AlbumNameOrder.ids(type == "alphabeticalByName" ? .byName : .byArtist, database: database)
-            return try database.albumSummaries(ids: Array(ids.dropFirst(min(offset, ids.count)).prefix(size)))
+            return try database.albumSummaries(Array(ids.dropFirst(min(offset, ids.count)).prefix(size)))
         case "random": order = .random
         case "newest": order = .newest
         case "frequent": order = .frequent(user: user)
@@ -103,18 +103,18 @@ extension SubsonicEndpoints {
         default:
             throw SubsonicError.generic("parameter 'type' is no album list type")
         }
-        return try database.albumSummaries(ids: database.albumIDs(order, limit: size, offset: offset))
+        return try database.albumSummaries(database.listedAlbums(order, limit: size, offset: offset))
     }
 
     // MARK: Stars
 
     /// The user's liked songs, starred albums and starred artists, latest first.
-    private static func starredItems(_ call: SubsonicCall) throws -> (artists: [ArtistSummary], albums: [AlbumSummary], songs: [Song]) {
+    private static func starredItems(_ call: SubsonicCall) throws -> (artists: [ArtistSummary], albums: [ListedAlbumSummary], songs: [Song]) {
         try call.checkMusicFolder()
         let user = call.user?.id ?? .owner
         let database = call.library.database
         let stars = UserAnnotations(database: database, user: user)
-        let albums = try database.albumSummaries(ids: stars.starred(.album).map(\.id))
+        let albums = try database.albumSummaries(ids: stars.starred(.album).map(\.id)).map(ListedAlbumSummary.init)
         let artists = try database.artistSummaries(ids: stars.starred(.artist).map(\.id))
         return (artists, albums, try database.likedSongs(user: user.rawValue))
     }
@@ -156,12 +156,13 @@ extension SubsonicEndpoints {
         let count = try call.clampedInt("count", default: 50, in: 0...maxListSize)
         let database = call.library.database
         let seeds: [Song]
-        switch try call.id("id") {
+        let id = try call.id("id")
+        switch id {
         case .song(let id):
             guard let song = try database.browsableSong(id: id) else { throw SubsonicError.notFound("no song has that id") }
             seeds = [song]
-        case .album(let id):
-            seeds = try database.albumSongs(albumId: id)
+        case .album, .unknownAlbum:
+            seeds = try id.listedAlbum.map(database.songs(of:)) ?? []
         case .artist(let id):
             guard try database.artistSummary(id: id) != nil else { throw SubsonicError.notFound("no artist has that id") }
             seeds = try database.browsableSongs(singerId: id)

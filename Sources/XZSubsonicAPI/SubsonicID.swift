@@ -1,4 +1,5 @@
 import Foundation
+import XZCatalogue
 import XZSystem
 
 /// The ids the API hands out: opaque strings to clients, each a kind and a row or a name. Music folders
@@ -7,6 +8,8 @@ import XZSystem
 package enum SubsonicID: Hashable, Sendable {
     case artist(Int64)
     case album(Int64)
+    /// A singer's songs without an album, listed as one album (by the singer's row).
+    case unknownAlbum(Int64)
     case song(Int64)
     /// A folder of the music folder, by its path relative to it ("" = the music folder itself).
     case folder(String)
@@ -21,6 +24,7 @@ package enum SubsonicID: Hashable, Sendable {
         switch self {
         case .artist(let id): "ar-\(id)"
         case .album(let id): "al-\(id)"
+        case .unknownAlbum(let singer): "ua-\(singer)"
         case .song(let id): "so-\(id)"
         case .folder(let path): "fo-" + Self.encodeName(path)
         case .playlist(let name): "pl-" + Self.encodeName(name)
@@ -39,11 +43,29 @@ package enum SubsonicID: Hashable, Sendable {
         switch prefix {
         case "ar": guard let id = Self.row(rest) else { return nil }; self = .artist(id)
         case "al": guard let id = Self.row(rest) else { return nil }; self = .album(id)
+        case "ua": guard let id = Self.row(rest) else { return nil }; self = .unknownAlbum(id)
         case "so": guard let id = Self.row(rest) else { return nil }; self = .song(id)
         case "ra": guard let id = Self.row(rest) else { return nil }; self = .radioStation(id)
         case "fo": guard let path = Self.decodeName(rest) else { return nil }; self = .folder(path)
         case "pl": guard let name = Self.decodeName(rest), !name.isEmpty else { return nil }; self = .playlist(name)
         default: return nil
+        }
+    }
+
+    /// The id of an album the tag view lists.
+    package init(_ album: ListedAlbum) {
+        switch album {
+        case .album(let id): self = .album(id)
+        case .albumless(let singer): self = .unknownAlbum(singer)
+        }
+    }
+
+    /// The album the id names, nil for an id of another kind.
+    package var listedAlbum: ListedAlbum? {
+        switch self {
+        case .album(let id): .album(id)
+        case .unknownAlbum(let singer): .albumless(singerId: singer)
+        default: nil
         }
     }
 

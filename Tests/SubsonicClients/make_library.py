@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Makes a small music folder for the API's client tests and prints what it holds as JSON: one song in each
-format clients meet (MP3, FLAC, Ogg Vorbis, Opus, AAC in MP4, WAV), CJK, kana and Hangul names, ReplayGain tags
+format clients meet (MP3, FLAC, Ogg Vorbis, Opus, AAC in MP4, WAV), a song without an album tag, CJK, kana and Hangul names, ReplayGain tags
 on one file, a cover picture, an LRC file, and a FLAC image with a two-track CUE sheet. Needs ffmpeg and metaflac.
 
 Usage: make_library.py MUSIC_FOLDER > manifest.json
@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-# (path in the music folder, title, artist, album, seconds, ffmpeg codec options)
+# (path in the music folder, title, artist, album (None: no album tag), seconds, ffmpeg codec options)
 FILES = [
     ("王菲/红豆/01 红豆.mp3", "红豆", "王菲", "红豆", 4, ["-c:a", "libmp3lame", "-b:a", "128k", "-id3v2_version", "3"]),
     ("王菲/红豆/02 当时的月亮.flac", "当时的月亮", "王菲", "红豆", 3, ["-c:a", "flac"]),
@@ -18,6 +18,7 @@ FILES = [
     ("방탄소년단/Wings/01 피 땀 눈물.opus", "피 땀 눈물", "방탄소년단", "Wings", 3, ["-c:a", "libopus", "-b:a", "64k"]),
     ("The Beatles/Abbey Road/01 Come Together.m4a", "Come Together", "The Beatles", "Abbey Road", 3, ["-c:a", "aac", "-b:a", "96k"]),
     ("The Beatles/Abbey Road/02 Something.wav", "Something", "The Beatles", "Abbey Road", 2, ["-c:a", "pcm_s16le"]),
+    ("The Beatles/Yesterday.mp3", "Yesterday", "The Beatles", None, 2, ["-c:a", "libmp3lame", "-b:a", "64k"]),
 ]
 
 SHEET = """PERFORMER "光の楽団"
@@ -43,6 +44,8 @@ def run(arguments):
 def encode(path, seconds, codec, tags):
     metadata = []
     for key, value in tags.items():
+        if value is None:
+            continue
         metadata += ["-metadata", f"{key}={value}"]
     run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
          f"sine=frequency=440:sample_rate=44100:duration={seconds}", "-ac", "2"] + codec + metadata + [path])

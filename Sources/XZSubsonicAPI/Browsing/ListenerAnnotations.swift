@@ -54,12 +54,13 @@ struct ListenerAnnotations {
         }
     }
 
-    /// Albums of the tag view with this user's star, rating and plays of their songs.
-    func albums(_ summaries: [AlbumSummary]) throws -> [AlbumID3] {
-        let marks = try albumAnnotations(ids: summaries.map(\.id))
-        return summaries.map { summary in
-            var album = Self.album(summary)
-            album.apply(marks[summary.id] ?? .none)
+    /// Albums of the tag view with this user's star, rating and plays of their songs (album rows only: the
+    /// songs without an album take no star or rating as one).
+    func albums(_ listed: [ListedAlbumSummary]) throws -> [AlbumID3] {
+        let marks = try albumAnnotations(ids: listed.compactMap(\.albumRow))
+        return listed.map { item in
+            var album = Self.album(item)
+            if let row = item.albumRow { album.apply(marks[row] ?? .none) }
             return album
         }
     }
@@ -91,9 +92,9 @@ struct ListenerAnnotations {
     }
 
     /// Albums as the folder view's lists hold them (`getAlbumList`, `getStarred`): folders of songs.
-    func albumFolders(_ summaries: [AlbumSummary]) throws -> [SubsonicChild] {
-        let averages = try database.averageRatings(albumIds: summaries.map(\.id))
-        return try zip(summaries, albums(summaries)).map { summary, album in
+    func albumFolders(_ listed: [ListedAlbumSummary]) throws -> [SubsonicChild] {
+        let averages = try database.averageRatings(albumIds: listed.compactMap(\.albumRow))
+        return try zip(listed, albums(listed)).map { item, album in
             var child = SubsonicChild(folderID: album.id, parent: album.artistId, title: album.name)
             child.album = album.name
             child.artist = album.artist
@@ -105,18 +106,21 @@ struct ListenerAnnotations {
             child.duration = album.duration
             child.created = album.created
             child.mediaType = "album"
-            child.apply(SubsonicAnnotation(starred: album.starred, userRating: album.userRating, averageRating: averages[summary.id],
+            child.apply(SubsonicAnnotation(starred: album.starred, userRating: album.userRating,
+                                           averageRating: item.albumRow.flatMap { averages[$0] },
                                            playCount: album.playCount, played: album.played))
             return child
         }
     }
 
-    /// Artists of the tag view with this user's star.
+    /// Artists of the tag view with this user's star; their songs without an album count as one album.
     func artists(_ summaries: [ArtistSummary]) throws -> [ArtistID3] {
-        let starred = try UserAnnotations(database: database, user: user).starredAt(.artist, ids: summaries.map(\.id))
+        let ids = summaries.map(\.id)
+        let starred = try UserAnnotations(database: database, user: user).starredAt(.artist, ids: ids)
+        let albumless = try database.singersWithAlbumlessSongs(ids)
         return summaries.map { summary in
-            var artist = ArtistID3(id: SubsonicID.artist(summary.id).text, name: summary.name,
-                                   coverArt: SubsonicID.artist(summary.id).text, albumCount: summary.albumCount)
+            var artist = ArtistID3(id: SubsonicID.artist(summary.id).text, name: summary.name, coverArt: SubsonicID.artist(summary.id).text,
+                                   albumCount: summary.albumCount + (albumless.contains(summary.id) ? 1 : 0))
             artist.starred = starred[summary.id].map(SubsonicDate.init)
             return artist
         }
@@ -136,9 +140,10 @@ struct ListenerAnnotations {
         }
     }
 
-    /// An album's row as the tag view has it, before any user's marks.
-    static func album(_ summary: AlbumSummary) -> AlbumID3 {
-        let id = SubsonicID.album(summary.id).text
+    /// An album as the tag view has it, before any user's marks.
+    static func album(_ listed: ListedAlbumSummary) -> AlbumID3 {
+        let summary = listed.summary
+        let id = SubsonicID(listed.album).text
         let created = SubsonicDate(stamp: summary.addedAt) ?? SubsonicDate(Date(timeIntervalSince1970: 0))
         var album = AlbumID3(id: id, name: summary.title, songCount: summary.songCount,
                              duration: Int(clamping: Double(summary.durationMs) / 1000, to: 0...Int(Int32.max)), created: created)
@@ -151,5 +156,13 @@ struct ListenerAnnotations {
         album.genre = summary.genres.first
         if !summary.genres.isEmpty { album.genres = summary.genres.map { ItemGenre(name: $0) } }
         return album
+    }
+}
+
+extension ListedAlbumSummary {
+    /// The album row, nil for songs without an album.
+    var albumRow: Int64? {
+        if case .album(let id) = album { return id }
+        return nil
     }
 }

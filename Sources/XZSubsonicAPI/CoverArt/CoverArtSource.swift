@@ -33,6 +33,14 @@ struct CoverArtSource: Equatable {
                     ORDER BY song.disc, song.track, song.id LIMIT ?
                     """, arguments: [row, songsTried])
             }
+        case .unknownAlbum(let singer):
+            paths = try database.pool.read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT coalesce(nullif(song.cue_file, ''), song.local_path) FROM song
+                    WHERE song.singer_id = ? AND song.album_id IS NULL AND \(audio)
+                    ORDER BY song.disc, song.track, song.id LIMIT ?
+                    """, arguments: [singer, songsTried])
+            }
         case .artist(let row):
             paths = try database.pool.read { db in
                 try String.fetchAll(db, sql: """

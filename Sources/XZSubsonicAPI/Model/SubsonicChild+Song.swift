@@ -41,20 +41,24 @@ extension SubsonicChild {
     /// song's `path` as MPD clients see it.
     package init(song: Song, details: SubsonicSongDetails, naming: SongNaming, annotation: SubsonicAnnotation = .none) {
         self.init(id: SubsonicID.song(song.id).text, title: song.title)
-        let albumID = details.albumIDs[song.id].map { SubsonicID.album($0).text }
+        // A local song without an album is in its singer's "[Unknown Album]", as the tag view lists it.
+        let listedAlbum: ListedAlbum? = details.albumIDs[song.id].map(ListedAlbum.album)
+            ?? (song.isLocal ? .albumless(singerId: song.singerId) : nil)
+        let albumID = listedAlbum.map { SubsonicID($0).text }
         let artistID = SubsonicID.artist(song.singerId).text
         if let folder = Self.folderPath(of: song, naming: naming) {
             parent = SubsonicID.folder(folder).text
         } else {
             parent = albumID
         }
-        album = song.album
+        album = song.album ?? (listedAlbum == nil ? nil : ListedAlbum.albumlessTitle)
         artist = song.singer
         track = song.track
         year = song.year
         genre = song.genres.first
-        // The album's cover when there is one: clients keep one picture per id, not one per song.
-        coverArt = albumID ?? id
+        // The album's cover when there is one: clients keep one picture per id, not one per song. Songs
+        // without an album are unrelated files, each with its own.
+        coverArt = details.albumIDs[song.id] == nil ? id : albumID
         size = song.size
         // A CUE track is played from its image, whose format it has.
         let file = song.isLocal ? song.audioFile : song.audioURL
