@@ -97,66 +97,6 @@ extension LibraryDatabase {
         }
     }
 
-    /// A page of album ids in `order`.
-    package func albumIDs(_ order: AlbumListOrder, limit: Int, offset: Int) throws -> [Int64] {
-        var arguments: [DatabaseValueConvertible] = []
-        let sql: String
-        let browsableAlbum = "EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id AND \(Self.browsableSong))"
-        // Counted plays of a user's, each with its song's album.
-        let plays = "FROM play_session p JOIN song ON song.song_key = p.song_key WHERE p.user_id = ? AND p.counted = 1 AND \(Self.browsableSong)"
-        switch order {
-        case .random:
-            sql = "SELECT album.id FROM album WHERE \(browsableAlbum) ORDER BY random()"
-        case .newest:
-            sql = """
-                SELECT album.id FROM song JOIN album ON album.id = song.album_id WHERE \(Self.browsableSong)
-                GROUP BY album.id ORDER BY min(song.added_at) DESC, album.id DESC
-                """
-        case .byYear(let from, let to):
-            let descending = from > to
-            sql = """
-                SELECT album.id FROM song JOIN album ON album.id = song.album_id WHERE \(Self.browsableSong)
-                GROUP BY album.id HAVING max(song.year) BETWEEN ? AND ?
-                ORDER BY max(song.year) \(descending ? "DESC" : "ASC"), album.title, album.id
-                """
-            arguments += [min(from, to), max(from, to)]
-        case .byGenre(let genre):
-            sql = """
-                SELECT DISTINCT album.id FROM song JOIN album ON album.id = song.album_id
-                WHERE \(Self.browsableSong) AND \(Self.hasGenre) ORDER BY album.title, album.id
-                """
-            arguments += [genre, genre]
-        case .frequent(let user):
-            sql = "SELECT song.album_id \(plays) AND song.album_id IS NOT NULL GROUP BY song.album_id ORDER BY count(*) DESC, song.album_id"
-            arguments.append(user)
-        case .recent(let user):
-            sql = "SELECT song.album_id \(plays) AND song.album_id IS NOT NULL GROUP BY song.album_id ORDER BY max(p.started_at) DESC, song.album_id"
-            arguments.append(user)
-        case .highest(let user):
-            sql = """
-                SELECT id FROM (
-                    SELECT album.id, album.title, coalesce(own.rating, (
-                        SELECT avg(r.rating) FROM song JOIN user_rating r ON r.user_id = ?1 AND r.kind = 'song' AND r.item_key = song.song_key
-                        WHERE song.album_id = album.id)) AS rating
-                    FROM album JOIN singer ON singer.id = album.singer_id
-                    LEFT JOIN user_rating own ON own.user_id = ?1 AND own.kind = 'album' AND own.item_key = singer.name || char(31) || album.title
-                    WHERE \(browsableAlbum))
-                WHERE rating IS NOT NULL ORDER BY rating DESC, title, id
-                """
-            arguments.append(user)
-        case .starred(let user):
-            sql = """
-                SELECT album.id FROM user_star s JOIN album JOIN singer ON singer.id = album.singer_id
-                WHERE s.user_id = ? AND s.kind = 'album' AND s.item_key = singer.name || char(31) || album.title
-                  AND \(browsableAlbum) ORDER BY s.starred_at DESC, album.id
-                """
-            arguments.append(user)
-        }
-        return try pool.read { db in
-            try Int64.fetchAll(db, sql: sql + " LIMIT ? OFFSET ?", arguments: StatementArguments(arguments + [limit, offset]))
-        }
-    }
-
     /// An album's songs by disc, track and title.
     package func albumSongs(albumId: Int64) throws -> [Song] {
         try pool.read { db in
