@@ -35,8 +35,8 @@ package final class SubsonicMedia: Sendable {
         let overCap = maxBitRate > 0 && (fileKbps ?? Int.max) > maxBitRate
 
         let format: TranscodeFormat
-        if song.cuePart != nil {
-            format = asked ?? (maxBitRate > 0 ? .mp3 : .flac)
+        if let plain = Self.plainTranscode(of: song) {
+            format = asked ?? (maxBitRate > 0 ? .mp3 : plain)
         } else if let asked {
             // The file's own format is the file, unless a cap below its rate or an offset asks for more.
             if asked == own && offset == 0 && (asked.isLossless || !overCap) { return try raw(file, request) }
@@ -49,6 +49,12 @@ package final class SubsonicMedia: Sendable {
         }
         return try transcode(song, file, format: format, kbps: format.kbps(maxBitRate: maxBitRate), offset: offset,
                              estimate: estimate, isHead: request.isHead, range: request.range)
+    }
+
+    /// What a `stream` without a format or a cap sends instead of the file as it is: a CUE sheet's track is
+    /// cut from its image as FLAC. nil: the file is sent as it is.
+    package static func plainTranscode(of song: Song) -> TranscodeFormat? {
+        song.cuePart != nil ? .flac : nil
     }
 
     /// `download`: the original file as an attachment, named after it. A CUE sheet's track is its part of

@@ -553,6 +553,10 @@ def run_browsing(results, raw, clients, expected, songs):
     results.run(["getArtists", "getArtist", "getAlbum"], "ID3 walk", id3_walk)
 
     def song():
+        # A CUE track streams as FLAC cut from its image; every other song as its file.
+        expect(songs["一"].get("transcodedSuffix") == "flac" and songs["一"].get("transcodedContentType") == "audio/flac",
+               f"CUE track {songs['一']}")
+        expect("transcodedSuffix" not in songs["红豆"], f"MP3 {songs['红豆']}")
         for title, listed in songs.items():
             typed = opensonic.get_song(listed["id"])
             expect(typed.title == title and typed.duration == listed.get("duration"), f"song {title}")

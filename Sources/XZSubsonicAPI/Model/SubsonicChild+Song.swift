@@ -67,6 +67,10 @@ extension SubsonicChild {
             suffix = fileSuffix
             contentType = SubsonicMediaFormat.contentType(ofSuffix: fileSuffix)
         }
+        if let sent = SubsonicMedia.plainTranscode(of: song) {
+            transcodedContentType = sent.contentType
+            transcodedSuffix = sent.fileExtension
+        }
         if let milliseconds = song.durationMs, milliseconds >= 0 {
             duration = Int(clamping: (Double(milliseconds) / 1000).rounded(.down), to: 0...Int(Int32.max))
         }
