@@ -504,6 +504,9 @@ def run_browsing(results, raw, clients, expected, songs):
         expect("王菲" in names and "방탄소년단" in names, f"artists {names}")
         by_letter = {index.name: [artist.name for artist in index.artist] for index in listed.index}
         expect("王菲" in by_letter.get("W", []), f"王菲 under W: {by_letter}")
+        sort_names = {artist["name"]: artist.get("sortName") for index in raw.json("getArtists")["artists"]["index"]
+                      for artist in index["artist"]}
+        expect(sort_names.get("王菲") == "wangfei", f"sort names {sort_names}")
         expect(len(knuckles.browsing.get_artists()) == len(names), "knuckles artists")
         xml_holds_json(raw.json("getArtists"), raw.xml("getArtists"), "getArtists")
         return listed

@@ -4,7 +4,7 @@ import XZCatalogue
 import XZTestSupport
 @testable import XZSubsonicAPI
 
-/// What songs tell clients beyond their names: how a song streams.
+/// What songs, albums and artists tell clients beyond their names: how a song streams, what they sort by.
 final class ChildFieldsTests: XCTestCase {
     /// The content type a plain `stream` of the song (no format, no cap) answers with.
     private func streamedType(_ fixture: BrowsingLibrary, _ id: String) throws -> String {
@@ -35,5 +35,32 @@ final class ChildFieldsTests: XCTestCase {
         let encoded = try SubsonicEncoding.encode(SubsonicDocument("song", try fixture.answer("getSong", [("id", try fixture.id("晴天"))],
                                                                                              of: SubsonicChild.self)), as: .json)
         XCTAssertFalse(String(decoding: encoded.bytes, as: UTF8.self).contains("transcoded"))
+    }
+
+    func testSortNamesAreTheKeysTheLibrarySortsNamesBy() throws {
+        let fixture = try BrowsingLibrary()
+        let artists = try fixture.answer("getArtists", [], of: ArtistsID3.self)
+        let sortNames = Dictionary(uniqueKeysWithValues: artists.index.flatMap(\.artist).map { ($0.name, $0.sortName) })
+        XCTAssertEqual(sortNames["王菲"], "wangfei")
+        XCTAssertEqual(sortNames["The Beatles"], "beatles")
+        XCTAssertEqual(sortNames["周杰伦"], "zhoujielun")
+        // Within a letter, artists come in their sort names' order.
+        for index in artists.index {
+            let keys = index.artist.map { $0.sortName ?? "" }
+            XCTAssertEqual(keys, keys.sorted(), index.name)
+        }
+        let wangFei = try XCTUnwrap(artists.index.flatMap(\.artist).first { $0.name == "王菲" })
+        let artist = try fixture.answer("getArtist", [("id", wangFei.id)], of: ArtistWithAlbumsID3.self)
+        XCTAssertEqual(artist.artist.sortName, "wangfei")
+        XCTAssertEqual(artist.album.map(\.sortName), ["hongdou"])
+        let album = try fixture.answer("getAlbum", [("id", artist.album[0].id)], of: AlbumID3WithSongs.self)
+        XCTAssertEqual(album.song.map(\.sortName), ["dangshideyueliang", "hongdou"])
+        // alphabeticalByName pages albums in their sort names' order ("The Album" as "album").
+        let byName = try fixture.answer("getAlbumList2", [("type", "alphabeticalByName"), ("size", "500")], of: SubsonicAlbumList2.self).album
+        XCTAssertEqual(byName.first { $0.name == "The Album" }?.sortName, "album")
+        let keys = byName.map { $0.sortName ?? "" }
+        XCTAssertEqual(keys, keys.sorted())
+        let folders = try fixture.answer("getAlbumList", [("type", "alphabeticalByName"), ("size", "500")], of: SubsonicAlbumList.self).album
+        XCTAssertEqual(folders.map(\.sortName), byName.map(\.sortName))
     }
 }

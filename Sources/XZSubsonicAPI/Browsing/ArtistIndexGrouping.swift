@@ -38,6 +38,13 @@ package enum ArtistIndexGrouping {
         return folded
     }
 
+    /// The OpenSubsonic `sortName` of an artist, album or song: its spelling, the key lists sort it by; nil
+    /// for a name with no letter or digit.
+    package static func sortName(of name: String) -> String? {
+        let spelling = spelling(of: name)
+        return spelling.isEmpty ? nil : spelling
+    }
+
     /// Orders names as `spelling` does, then as written.
     package static func areInIncreasingOrder(_ left: (spelling: String, name: String), _ right: (spelling: String, name: String)) -> Bool {
         left.spelling != right.spelling ? left.spelling < right.spelling : left.name < right.name

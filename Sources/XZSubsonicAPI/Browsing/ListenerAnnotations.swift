@@ -106,6 +106,7 @@ struct ListenerAnnotations {
             child.duration = album.duration
             child.created = album.created
             child.mediaType = "album"
+            child.sortName = album.sortName
             child.apply(SubsonicAnnotation(starred: album.starred, userRating: album.userRating,
                                            averageRating: item.albumRow.flatMap { averages[$0] },
                                            playCount: album.playCount, played: album.played))
@@ -122,6 +123,7 @@ struct ListenerAnnotations {
             var artist = ArtistID3(id: SubsonicID.artist(summary.id).text, name: summary.name, coverArt: SubsonicID.artist(summary.id).text,
                                    albumCount: summary.albumCount + (albumless.contains(summary.id) ? 1 : 0))
             artist.starred = starred[summary.id].map(SubsonicDate.init)
+            artist.sortName = ArtistIndexGrouping.sortName(of: summary.name)
             return artist
         }
     }
@@ -153,6 +155,7 @@ struct ListenerAnnotations {
         album.displayArtist = summary.singer
         album.coverArt = id
         album.year = summary.year
+        album.sortName = ArtistIndexGrouping.sortName(of: summary.title)
         album.genre = summary.genres.first
         if !summary.genres.isEmpty { album.genres = summary.genres.map { ItemGenre(name: $0) } }
         return album

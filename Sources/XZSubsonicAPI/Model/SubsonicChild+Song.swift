@@ -88,6 +88,7 @@ extension SubsonicChild {
         artistId = artistID
         type = "music"
         mediaType = "song"
+        sortName = ArtistIndexGrouping.sortName(of: song.title)
         musicBrainzId = song.moreTags[.musicBrainzTrackID]?.first
         if !song.genres.isEmpty { genres = song.genres.map { ItemGenre(name: $0) } }
         displayArtist = song.singer
