@@ -63,4 +63,15 @@ final class ChildFieldsTests: XCTestCase {
         let folders = try fixture.answer("getAlbumList", [("type", "alphabeticalByName"), ("size", "500")], of: SubsonicAlbumList.self).album
         XCTAssertEqual(folders.map(\.sortName), byName.map(\.sortName))
     }
+
+    func testIndexesHaveNoShortcutsAndValidate() throws {
+        let validator = try ModelSchemaValidator.make()
+        let fixture = try BrowsingLibrary()
+        guard case .document(let document) = try fixture.reply("getIndexes") else { return XCTFail("getIndexes answered no document") }
+        XCTAssertNil(try fixture.answer("getIndexes", [], of: Indexes.self).shortcut)
+        let json = try SubsonicEncoding.encode(document, as: .json)
+        XCTAssertFalse(String(decoding: json.bytes, as: UTF8.self).contains("shortcut"))
+        XCTAssertFalse(String(decoding: try SubsonicEncoding.encode(document, as: .xml).bytes, as: UTF8.self).contains("shortcut"))
+        XCTAssertEqual(try validator.failures([("getIndexes", .endpoint("getIndexes"), Data(json.bytes))]), [])
+    }
 }
