@@ -39,10 +39,16 @@ package struct ListedAlbumSummary: Sendable, Equatable {
 
 extension LibraryDatabase {
     /// A browsable song that names no album, for statements over `song`.
-    private static let albumlessSong = "song.album_id IS NULL AND \(browsableSong)"
+    package static let albumlessSong = "song.album_id IS NULL AND \(browsableSong)"
 
     /// The summaries of `albums` in their order; those without browsable songs are left out.
     package func albumSummaries(_ albums: [ListedAlbum]) throws -> [ListedAlbumSummary] {
+        guard !albums.isEmpty else { return [] }
+        return try pool.read { db in try Self.albumSummaries(db, albums) }
+    }
+
+    /// The summaries of `albums` in their order, inside a read already open.
+    package static func albumSummaries(_ db: Database, _ albums: [ListedAlbum]) throws -> [ListedAlbumSummary] {
         var rows: [Int64] = [], singers: [Int64] = []
         for album in albums {
             switch album {
@@ -51,15 +57,16 @@ extension LibraryDatabase {
             }
         }
         var found: [ListedAlbum: AlbumSummary] = [:]
-        for summary in try albumSummaries(ids: rows) { found[.album(summary.id)] = summary }
-        for summary in try albumlessSummaries(singerIds: singers) { found[.albumless(singerId: summary.singerId)] = summary }
+        for summary in try albumSummaries(db, ids: rows) { found[.album(summary.id)] = summary }
+        for summary in try albumlessSummaries(db, singerIds: singers) { found[.albumless(singerId: summary.singerId)] = summary }
         return albums.compactMap { album in found[album].map { ListedAlbumSummary(album: album, summary: $0) } }
     }
 
     /// A singer's albums by year and title, then their songs without an album when they have any.
     package func listedAlbums(singerId: Int64) throws -> [ListedAlbumSummary] {
-        try albumSummaries(singerId: singerId).map(ListedAlbumSummary.init)
-            + albumlessSummaries(singerIds: [singerId]).map { ListedAlbumSummary(album: .albumless(singerId: singerId), summary: $0) }
+        let albumless = try pool.read { db in try Self.albumlessSummaries(db, singerIds: [singerId]) }
+        return try albumSummaries(singerId: singerId).map(ListedAlbumSummary.init)
+            + albumless.map { ListedAlbumSummary(album: .albumless(singerId: singerId), summary: $0) }
     }
 
     /// A listed album's browsable songs by disc, track and title.
@@ -80,30 +87,32 @@ extension LibraryDatabase {
     /// The singers of `singerIds` who have browsable songs without an album.
     package func singersWithAlbumlessSongs(_ singerIds: [Int64]) throws -> Set<Int64> {
         guard !singerIds.isEmpty else { return [] }
-        return try pool.read { db in
-            Set(try Int64.fetchAll(db, sql: """
-                SELECT DISTINCT song.singer_id FROM json_each(?) AS wanted CROSS JOIN song ON song.singer_id = wanted.value
-                WHERE \(Self.albumlessSong)
-                """, arguments: [Self.jsonArray(singerIds)]))
-        }
+        return try pool.read { db in Set(try Self.singersWithAlbumlessSongs(db, singerIds)) }
+    }
+
+    /// Those of `singerIds` who have browsable songs without an album, in their order, inside a read already open.
+    package static func singersWithAlbumlessSongs(_ db: Database, _ singerIds: [Int64]) throws -> [Int64] {
+        guard !singerIds.isEmpty else { return [] }
+        return try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT wanted.value FROM json_each(?) AS wanted
+            WHERE EXISTS (SELECT 1 FROM song WHERE song.singer_id = wanted.value AND \(albumlessSong)) ORDER BY wanted.key
+            """), arguments: [jsonArray(singerIds)])
     }
 
     /// Each singer's songs without an album summed as an album's are, titled `ListedAlbum.albumlessTitle`.
-    private func albumlessSummaries(singerIds: [Int64]) throws -> [AlbumSummary] {
+    private static func albumlessSummaries(_ db: Database, singerIds: [Int64]) throws -> [AlbumSummary] {
         guard !singerIds.isEmpty else { return [] }
-        return try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT singer.id, singer.name, count(*), coalesce(sum(song.duration_ms), 0), max(song.year), min(song.added_at),
-                    coalesce((SELECT first.genre FROM song AS first WHERE first.singer_id = singer.id AND first.album_id IS NULL
-                              AND first.genre <> '' ORDER BY first.disc, first.track, first.id LIMIT 1), '')
-                FROM json_each(?) AS wanted CROSS JOIN song ON song.singer_id = wanted.value JOIN singer ON singer.id = song.singer_id
-                WHERE \(Self.albumlessSong) GROUP BY singer.id
-                """, arguments: [Self.jsonArray(singerIds)]).map { row in
-                let genre: String = row[6]
-                return AlbumSummary(id: row[0], title: ListedAlbum.albumlessTitle, singerId: row[0], singer: row[1], songCount: row[2],
-                                    durationMs: row[3], year: row[4],
-                                    genres: genre.isEmpty ? [] : genre.split(separator: "\u{1F}").map(String.init), addedAt: row[5])
-            }
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT singer.id, singer.name, count(*), coalesce(sum(song.duration_ms), 0), max(song.year), min(song.added_at),
+                coalesce((SELECT first.genre FROM song AS first WHERE first.singer_id = singer.id AND first.album_id IS NULL
+                          AND first.genre <> '' ORDER BY first.disc, first.track, first.id LIMIT 1), '')
+            FROM json_each(?) AS wanted CROSS JOIN song ON song.singer_id = wanted.value JOIN singer ON singer.id = song.singer_id
+            WHERE \(albumlessSong) GROUP BY singer.id
+            """), arguments: [jsonArray(singerIds)]).map { row in
+            let genre: String = row[6]
+            return AlbumSummary(id: row[0], title: ListedAlbum.albumlessTitle, singerId: row[0], singer: row[1], songCount: row[2],
+                                durationMs: row[3], year: row[4],
+                                genres: genre.isEmpty ? [] : genre.split(separator: "\u{1F}").map(String.init), addedAt: row[5])
         }
     }
 

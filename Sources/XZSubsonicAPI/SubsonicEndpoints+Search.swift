@@ -5,13 +5,13 @@ extension SubsonicEndpoints {
         SubsonicEndpoint("search2") { call in
             let (hits, annotations) = try searchHits(call)
             return .document(SubsonicDocument("searchResult2", SearchResult2(
-                artist: try annotations.folderArtists(hits.artists), album: try annotations.albumFolders(hits.albums.map(ListedAlbumSummary.init)),
+                artist: try annotations.folderArtists(hits.artists), album: try annotations.albumFolders(hits.albums),
                 song: try annotations.children(of: hits.songs))))
         },
         SubsonicEndpoint("search3") { call in
             let (hits, annotations) = try searchHits(call)
             return .document(SubsonicDocument("searchResult3", SearchResult3(
-                artist: try annotations.artists(hits.artists), album: try annotations.albums(hits.albums.map(ListedAlbumSummary.init)),
+                artist: try annotations.artists(hits.artists), album: try annotations.albums(hits.albums),
                 song: try annotations.children(of: hits.songs))))
         },
     ]

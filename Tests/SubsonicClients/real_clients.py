@@ -418,6 +418,10 @@ def run_sync(results, raw, clients, expected):
         expect(len(ids) == len(set(ids)), f"a song came twice paging by {page}")
         titles = sorted(song["title"] for song in seen["song"])
         expect(titles == sorted(song["title"] for song in expected), f"songs by {page}: {titles}")
+        # Each song's album is among the albums synced, an "[Unknown Album]" too.
+        albums = [album["id"] for album in seen["album"]]
+        expect(len(albums) == len(set(albums)), f"an album came twice paging by {page}")
+        expect({song["albumId"] for song in seen["song"]} <= set(albums), f"albums by {page}: {albums}")
         return seen
 
     def symfonium():

@@ -100,6 +100,33 @@ final class UnknownAlbumTests: XCTestCase {
         XCTAssertEqual(cover.bytes, try [UInt8](Data(contentsOf: fixture.music.appendingPathComponent("The Beatles/singles/cover.jpg"))))
     }
 
+    func testSearchListsUnknownAlbumsBesideTheAlbumRows() throws {
+        let fixture = try LooseSongsLibrary()
+        let songs = try fixture.songs()
+        let beatles = SubsonicID.unknownAlbum(try XCTUnwrap(songs["Yesterday"]).singerId).text
+        let solo = SubsonicID.unknownAlbum(try XCTUnwrap(songs["Alone"]).singerId).text
+        func search(_ parameters: [(String, String)]) throws -> SearchResult3 {
+            try fixture.answer("search3", parameters, of: SearchResult3.self)
+        }
+        // Symfonium's sync: the empty query's pages, one album at a time and all at once, each album once.
+        let all = try search([("query", "\"\""), ("albumCount", "500"), ("songCount", "500")])
+        XCTAssertEqual(Set(all.song.compactMap(\.albumId)), Set(all.album.map(\.id)))
+        XCTAssertEqual(all.album.count, 4)
+        // After the album rows, by their singers' rows.
+        let singers = try ["Yesterday", "Alone"].map { try XCTUnwrap(songs[$0]).singerId }.sorted()
+        XCTAssertEqual(all.album.suffix(2).map(\.id), singers.map { SubsonicID.unknownAlbum($0).text })
+        XCTAssertEqual(Set(all.album.suffix(2).map(\.id)), [beatles, solo])
+        var paged: [String] = []
+        for offset in 0..<6 {
+            paged += try search([("query", "\"\""), ("albumCount", "1"), ("albumOffset", String(offset)), ("songCount", "0")]).album.map(\.id)
+        }
+        XCTAssertEqual(paged, all.album.map(\.id))
+        XCTAssertEqual(try search([("query", ""), ("albumCount", "2"), ("albumOffset", "3")]).album.map(\.id), [all.album[3].id])
+        // A song found brings its album, and an artist found their songs without one.
+        XCTAssertEqual(try search([("query", "Yesterday")]).album.map(\.id), [beatles])
+        XCTAssertTrue(try search([("query", "Beatles")]).album.map(\.id).contains(beatles))
+    }
+
     func testUnknownAlbumIdsAreParsedStrictly() throws {
         let fixture = try LooseSongsLibrary()
         let songs = try fixture.songs()

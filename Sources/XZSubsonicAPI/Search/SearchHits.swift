@@ -5,7 +5,8 @@ import XZSystem
 /// One page of each kind a search found: artists and albums as browsing lists them, songs as rows.
 struct SearchHits {
     var artists: [ArtistSummary] = []
-    var albums: [AlbumSummary] = []
+    /// Album rows and singers' songs without an album, as the tag view lists them.
+    var albums: [ListedAlbumSummary] = []
     var songs: [Song] = []
 
     /// A query's hits, through the catalogue's own search (pinyin, initials, traditional/simplified, and
@@ -45,11 +46,14 @@ struct SearchHits {
             }
             if request.albums.count > 0 {
                 // The albums of the songs found, in their order, then those of the singers found.
-                var seen = Set<Int64>()
-                let fromSongs = songs.compactMap { browsable[$0.id] ?? nil }
-                let fromSingers = try SearchRows.albumIDs(db, singerIDs: singerIDs, limit: reach)
-                let albumIDs = (fromSongs + fromSingers).filter { seen.insert($0).inserted }.prefix(reach)
-                hits.albums = page(try LibraryDatabase.albumSummaries(db, ids: Array(albumIDs)), request.albums)
+                var seen = Set<ListedAlbum>()
+                let fromSongs = songs.compactMap { song in
+                    browsable[song.id].map { $0.map(ListedAlbum.album) ?? .albumless(singerId: song.singerId) }
+                }
+                let fromSingers = try SearchRows.albumIDs(db, singerIDs: singerIDs, limit: reach).map(ListedAlbum.album)
+                    + LibraryDatabase.singersWithAlbumlessSongs(db, singerIDs).map { ListedAlbum.albumless(singerId: $0) }
+                let albums = (fromSongs + fromSingers).filter { seen.insert($0).inserted }.prefix(reach)
+                hits.albums = page(try LibraryDatabase.albumSummaries(db, Array(albums)), request.albums)
             }
             return hits
         }
@@ -63,7 +67,7 @@ struct SearchHits {
                 hits.artists = try LibraryDatabase.artistSummaries(db, ids: pages.ids(.artist, window: request.artists))
             }
             if request.albums.count > 0 {
-                hits.albums = try LibraryDatabase.albumSummaries(db, ids: pages.ids(.album, window: request.albums))
+                hits.albums = try LibraryDatabase.albumSummaries(db, pages.albums(window: request.albums))
             }
             if request.songs.count > 0 {
                 hits.songs = try LibraryDatabase.browsableSongs(db, ids: pages.ids(.song, window: request.songs))
@@ -101,10 +105,11 @@ enum SearchRows {
             """), arguments: [LibraryDatabase.jsonArray(singerIDs), limit])
     }
 
-    // An empty query's pages: every row with a browsable song, by row id.
+    // An empty query's pages: every row with a browsable song, by row id; past the album rows, the singers
+    // with songs without an album, by row id, for their "[Unknown Album]".
 
     enum Kind: Hashable {
-        case artist, album, song
+        case artist, album, albumless, song
 
         /// The kind's rows with a browsable song, from row id `?1` on, by row id, `?2` of them from the `?3`th.
         var sql: String {
@@ -118,6 +123,11 @@ enum SearchRows {
                 SELECT album.id FROM album WHERE album.id > ?1
                   AND EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id AND \(LibraryDatabase.browsableSong))
                 ORDER BY album.id LIMIT ?2 OFFSET ?3
+                """
+            case .albumless: """
+                SELECT singer.id FROM singer WHERE singer.id > ?1
+                  AND EXISTS (SELECT 1 FROM song WHERE song.singer_id = singer.id AND \(LibraryDatabase.albumlessSong))
+                ORDER BY singer.id LIMIT ?2 OFFSET ?3
                 """
             case .song: """
                 SELECT song.id FROM song WHERE song.id > ?1 AND \(LibraryDatabase.browsableSong) ORDER BY song.id LIMIT ?2 OFFSET ?3
@@ -150,6 +160,18 @@ enum SearchRows {
             self.db = db
             library = database.path
             catalogueVersion = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM catalogue_version")) ?? 0
+        }
+
+        /// The album rows of the window, then, past the last row, the singers' songs without an album.
+        func albums(window: SearchRequest.Window) throws -> [ListedAlbum] {
+            let rows = try ids(.album, window: window)
+            guard rows.count < window.count else { return rows.map(ListedAlbum.album) }
+            // Where the album rows end: just past this page's, or, for a page past them all, counted.
+            let rowCount = !rows.isEmpty ? window.offset + rows.count : try Int.fetchOne(db.cachedStatement(sql: """
+                SELECT count(*) FROM album WHERE EXISTS (SELECT 1 FROM song WHERE song.album_id = album.id AND \(LibraryDatabase.browsableSong))
+                """)) ?? 0
+            let rest = SearchRequest.Window(count: window.count - rows.count, offset: max(0, window.offset - rowCount))
+            return rows.map(ListedAlbum.album) + (try ids(.albumless, window: rest)).map { ListedAlbum.albumless(singerId: $0) }
         }
 
         func ids(_ kind: Kind, window: SearchRequest.Window) throws -> [Int64] {
