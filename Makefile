@@ -130,12 +130,12 @@ bench-online: deps
 # executions, coverage and findings (in .build-fuzz/protocol/findings/), and fails when there are findings.
 FUZZ_SECONDS ?= 60
 fuzz-protocol: deps
-	fuzz/protocol.py $(FUZZ_SECONDS)
+	fuzz/fuzz.py protocol $(FUZZ_SECONDS)
 
 # The Subsonic API fuzzer against a real library (fuzz/README.md) for FUZZ_SECONDS; the same summary, findings
 # in .build-fuzz/subsonic/findings/, and fails when there are findings.
 fuzz-subsonic: deps
-	fuzz/subsonic.py $(FUZZ_SECONDS)
+	fuzz/fuzz.py subsonic $(FUZZ_SECONDS)
 
 # The program stripped; DEBUG=1 also installs its debug information beside it, in bin/.debug where gdb
 # looks for the file the stripped program names by its debug link.

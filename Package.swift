@@ -155,13 +155,15 @@ let package = Package(
         // The bench's floor for a one-shot client: swift-argument-parser and one request, nothing else.
         .executableTarget(name: "xzmusic-floor-client", dependencies: [product("ArgumentParser", "swift-argument-parser")]),
 
+        // What both fuzzers share: the program's modes (libFuzzer, replay, seeds) and the fuzzed music folder.
+        .target(name: "XZFuzzSupport", dependencies: ["XZSystem", "XZTestSupport"], path: "fuzz/FuzzSupport"),
         // The MPD protocol fuzzer (make fuzz-protocol); built without libFuzzer it replays inputs.
         .executableTarget(name: "xzmusic-protocol-fuzz", dependencies: [
-            "XZSystem", "XZCatalogue", "XZHostCore", "XZPlaybackEngine", "XZProtocol", "XZMPDCommands", "XZTestSupport",
+            "XZSystem", "XZCatalogue", "XZHostCore", "XZPlaybackEngine", "XZProtocol", "XZMPDCommands", "XZFuzzSupport",
         ], path: "fuzz/ProtocolFuzz"),
         // The Subsonic API fuzzer (make fuzz-subsonic); built without libFuzzer it replays inputs.
         .executableTarget(name: "xzmusic-subsonic-fuzz", dependencies: [
-            "XZSystem", "XZCatalogue", "XZHostCore", "XZAccounts", "XZSubsonicAPI", "XZSubsonicServer", "XZTestSupport",
+            "XZSystem", "XZCatalogue", "XZHostCore", "XZAccounts", "XZSubsonicAPI", "XZSubsonicServer", "XZFuzzSupport",
             product("Crypto", "swift-crypto"),
         ], path: "fuzz/SubsonicFuzz"),
 

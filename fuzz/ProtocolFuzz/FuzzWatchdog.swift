@@ -1,4 +1,5 @@
 import Foundation
+import XZFuzzSupport
 import XZSystem
 
 /// Watches the request being answered from a thread of its own: one that has used more than a second

@@ -1,4 +1,5 @@
 import Foundation
+import XZFuzzSupport
 import XZMPDCommands
 import XZProtocol
 
@@ -8,9 +9,6 @@ struct Grammar {
     let names: [String]
     let samples: [String: [[String]]]
     let library: [String: [String]]
-    /// The name inputs reach the fuzz library's folder outside the music folder by: a link to it. The folder's
-    /// own name and everything in it carry the canary (`FuzzLibrary.canary`), which no input holds.
-    static let outsideAlias = "outside"
 
     /// Names that try to leave the music folder, and strings parsers choke on.
     let hostileArguments: [String]
@@ -19,10 +17,11 @@ struct Grammar {
     init(names: [String], samples: [String: [[String]]], library: [String: [String]], root: String) {
         self.names = names
         self.library = library
-        let outside = root + "/" + Self.outsideAlias
+        let alias = FuzzFolder.outsideAlias
+        let outside = root + "/" + alias
         hostileArguments = [
-            "..", "../", "../\(Self.outsideAlias)", "../\(Self.outsideAlias)/song.mp3", "../\(Self.outsideAlias)/cover.jpg",
-            "album/../../\(Self.outsideAlias)", "%2e%2e/\(Self.outsideAlias)", "xzmusic-catalogue/../\(Self.outsideAlias)",
+            "..", "../", "../\(alias)", "../\(alias)/song.mp3", "../\(alias)/cover.jpg",
+            "album/../../\(alias)", "%2e%2e/\(alias)", "xzmusic-catalogue/../\(alias)",
             "xzmusic-catalogue/", "xzmusic-catalogue/etc", "xzmusic-catalogue\(outside)", "xzmusic-catalogue\(outside)/song.mp3",
             root, "file://\(root)/", "\(outside)/song.mp3", "file://\(outside)/song.mp3", "/etc/passwd", "file:///etc/passwd",
             "", " ", "\"", "'", "\\",

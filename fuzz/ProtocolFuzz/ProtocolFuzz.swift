@@ -1,9 +1,10 @@
 // The MPD protocol fuzzer: each input is request lines, run one after another on one client session
-// against a real in-process host (FuzzLibrary). Built with libFuzzer by fuzz/protocol.sh (`make
+// against a real in-process host (FuzzLibrary). Built with libFuzzer by fuzz/fuzz.py (`make
 // fuzz-protocol`); built without it (as in `swift build`) the program replays inputs given as files.
 // A crash, a request over its budget (FuzzWatchdog) or the process growing past libFuzzer's
 // -rss_limit_mb is a finding.
 import Foundation
+import XZFuzzSupport
 import XZHostCore
 import XZMPDCommands
 import XZProtocol
@@ -12,42 +13,8 @@ import XZSystem
 @main
 enum ProtocolFuzz {
     static func main() {
-        let arguments = CommandLine.arguments
-        if arguments.count == 3, arguments[1] == "--write-seeds" {
-            exit(writeSeeds(to: arguments[2]))
-        }
-        if arguments.count >= 2, arguments[1] == "--replay" {
-            exit(replay(Array(arguments.dropFirst(2))))
-        }
-        typealias Callback = @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-        typealias Driver = @convention(c) (UnsafeMutablePointer<Int32>,
-                                           UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                                           Callback) -> Int32
-        guard let symbol = dlsym(nil, "LLVMFuzzerRunDriver") else {
-            printError("built without libFuzzer: run `make fuzz-protocol`, or replay inputs with --replay FILE...\n")
-            exit(2)
-        }
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(unsafeBitCast(symbol, to: Driver.self)(&argc, &argv) { data, size in
-            Fuzzing.shared.run(UnsafeBufferPointer(start: data, count: size))
-            return 0
-        })
-    }
-
-    /// Runs each file as one input, printing every line and its answer: a finding's story, and with the
-    /// Swift runtime's backtracer (on by default) the stack of a crash.
-    static func replay(_ files: [String]) -> Int32 {
-        for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                printError("cannot read \(file)\n")
-                return 1
-            }
-            printOutput("== \(file)\n")
-            Array(data).withUnsafeBufferPointer { Fuzzing.shared.run($0, echo: true) }
-        }
-        Fuzzing.shared.library.remove()
-        return 0
+        FuzzDriver.main(make: "fuzz-protocol", run: { Fuzzing.shared.run($0, echo: $1) }, writeSeeds: writeSeeds,
+                        remove: { Fuzzing.shared.library.remove() })
     }
 
     /// The seed corpus: each row's sample arguments as single requests (the library's names filled in),
@@ -73,14 +40,7 @@ enum ProtocolFuzz {
         let dictionary = Set(grammar.names + grammar.samples.values.flatMap { $0.flatMap { $0 } }
             + MPDCommands.edgeNumbers + grammar.tokens)
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            for seed in seeds {
-                let data = Data(seed.utf8)
-                try data.write(to: URL(fileURLWithPath: folder).appendingPathComponent("seed-\(stableHash(data))"))
-            }
-            // libFuzzer takes words of 1 to 64 bytes.
-            let entries = dictionary.filter { (1...64).contains($0.utf8.count) }.sorted().map { "\"" + dictionaryEscaped($0) + "\"" }
-            try (entries.joined(separator: "\n") + "\n").write(toFile: folder + ".dict", atomically: true, encoding: .utf8)
+            try FuzzSeeds.write(seeds, words: dictionary, to: folder)
         } catch {
             printError("cannot write the seeds: \(error)\n")
             return 1
@@ -89,19 +49,6 @@ enum ProtocolFuzz {
         print("\(seeds.count) seeds in \(folder), \(dictionary.count) words in \(folder).dict")
         Fuzzing.shared.library.remove()
         return 0
-    }
-
-    private static func dictionaryEscaped(_ word: String) -> String {
-        word.utf8.map { byte in
-            byte == 0x22 || byte == 0x5C || byte < 0x20 || byte > 0x7E ? String(format: "\\x%02X", byte)
-                : String(UnicodeScalar(byte))
-        }.joined()
-    }
-
-    private static func stableHash(_ data: Data) -> String {
-        var hash: UInt64 = 0xcbf29ce484222325
-        for byte in data { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
-        return String(hash, radix: 16)
     }
 }
 
@@ -126,18 +73,14 @@ package func customMutator(_ data: UnsafeMutablePointer<UInt8>, _ size: Int, _ m
 
 /// The fuzzing state of the process: the library, the grammar, the watchdog, the lines skipped.
 final class Fuzzing: @unchecked Sendable {  // driven from libFuzzer's one thread only
-    static let shared: Fuzzing = {
-        do { return try Fuzzing() } catch {
-            printError("protocol fuzz: cannot set up the library: \(error)\n")
-            exit(2)
-        }
-    }()
+    static let shared = FuzzDriver.setUp("protocol") { try Fuzzing() }
 
     let library: FuzzLibrary
     let grammar: Grammar
     let watchdog: FuzzWatchdog
     /// Lines matching one of these are not run: known findings, so the fuzzer gets past them.
-    private let skips: [NSRegularExpression]
+    private let skips = FuzzSkips()
+    private let lastInput = LastInputFile()
     /// At most this many lines of an input are run.
     private let maxLines = 64
 
@@ -146,34 +89,18 @@ final class Fuzzing: @unchecked Sendable {  // driven from libFuzzer's one threa
         grammar = Grammar(names: MPDCommands.commandNames, samples: MPDCommands.sampleArguments,
                           library: library.names, root: library.root.path)
         watchdog = FuzzWatchdog()
-        let environment = ProcessInfo.processInfo.environment
-        skips = environment["XZ_FUZZ_SKIP"].flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
-            .split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
-            .compactMap { try? NSRegularExpression(pattern: String($0)) } ?? []
         atexit { Fuzzing.shared.library.remove() }
     }
 
-    /// XZ_FUZZ_LAST: a file that holds the input being run, for a crash that corrupts the heap before
-    /// libFuzzer can save it.
-    private let lastInput: Int32 = ProcessInfo.processInfo.environment["XZ_FUZZ_LAST"]
-        .map { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o644) } ?? -1
-
     func run(_ input: UnsafeBufferPointer<UInt8>, echo: Bool = false) {
-        if lastInput >= 0 {
-            _ = ftruncate(lastInput, 0)
-            if let base = input.baseAddress { _ = pwrite(lastInput, base, input.count, 0) }
-        }
+        lastInput.keep(input)
         var session = ClientSession(peer: .network, passwordRequired: false)
         var usedStickers = false
         // The newline ending the last line starts no line of its own.
         let body = input.last == 0x0A ? UnsafeBufferPointer(rebasing: input.dropLast()) : input
         for line in body.split(separator: 0x0A, maxSplits: maxLines, omittingEmptySubsequences: false).prefix(maxLines) {
             let bytes = Array(line)
-            if !skips.isEmpty {
-                let text = String(decoding: bytes, as: UTF8.self)
-                let range = NSRange(text.startIndex..., in: text)
-                if skips.contains(where: { $0.firstMatch(in: text, range: range) != nil }) { continue }
-            }
+            if skips.skips(String(decoding: bytes, as: UTF8.self)) { continue }
             if echo { printOutput("> " + String(decoding: bytes, as: UTF8.self) + "\n") }
             usedStickers = usedStickers || bytes.starts(with: "sticker".utf8)
             watchdog.begin(bytes)
@@ -218,11 +145,6 @@ struct SplitMix: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
         return z ^ (z >> 31)
     }
-}
-
-/// Written at once (unbuffered): a replay's last lines must be out before a crash.
-private func printOutput(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
 }
 
 /// The process's resident size, which libFuzzer's -rss_limit_mb watches.

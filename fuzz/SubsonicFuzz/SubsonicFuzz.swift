@@ -1,11 +1,12 @@
 // The Subsonic API fuzzer: each input is request lines (`ENDPOINT?QUERY`, the query as a URL carries it),
 // run one after another through the API's router against a real in-process library
 // (SubsonicFuzzLibrary), as the owner unless the line starts with `!` (then with its own credentials
-// alone). `_range=` in a query is the request's Range header. Built with libFuzzer by fuzz/subsonic.py
+// alone). `_range=` in a query is the request's Range header. Built with libFuzzer by fuzz/fuzz.py
 // (`make fuzz-subsonic`); built without it (as in `swift build`) the program replays inputs given as files.
 // A finding: a crash (a trap included); a reply holding the canary (what the API read outside the
 // library); a file reply outside the music folder and the cache; the process past libFuzzer's limits.
 import Foundation
+import XZFuzzSupport
 import XZSubsonicAPI
 import XZSubsonicServer
 import XZSystem
@@ -13,41 +14,8 @@ import XZSystem
 @main
 enum SubsonicFuzz {
     static func main() {
-        let arguments = CommandLine.arguments
-        if arguments.count == 3, arguments[1] == "--write-seeds" {
-            exit(writeSeeds(to: arguments[2]))
-        }
-        if arguments.count >= 2, arguments[1] == "--replay" {
-            exit(replay(Array(arguments.dropFirst(2))))
-        }
-        typealias Callback = @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-        typealias Driver = @convention(c) (UnsafeMutablePointer<Int32>,
-                                           UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                                           Callback) -> Int32
-        guard let symbol = dlsym(nil, "LLVMFuzzerRunDriver") else {
-            printError("built without libFuzzer: run `make fuzz-subsonic`, or replay inputs with --replay FILE...\n")
-            exit(2)
-        }
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(unsafeBitCast(symbol, to: Driver.self)(&argc, &argv) { data, size in
-            SubsonicFuzzing.shared.run(UnsafeBufferPointer(start: data, count: size))
-            return 0
-        })
-    }
-
-    /// Runs each file as one input, printing every request and the start of its reply.
-    static func replay(_ files: [String]) -> Int32 {
-        for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                printError("cannot read \(file)\n")
-                return 1
-            }
-            printOutput("== \(file)\n")
-            Array(data).withUnsafeBufferPointer { SubsonicFuzzing.shared.run($0, echo: true) }
-        }
-        SubsonicFuzzing.shared.library.remove()
-        return 0
+        FuzzDriver.main(make: "fuzz-subsonic", run: { SubsonicFuzzing.shared.run($0, echo: $1) }, writeSeeds: writeSeeds,
+                        remove: { SubsonicFuzzing.shared.library.remove() })
     }
 
     /// The seed corpus: every endpoint of the table bare, and with each parameter the spec gives it (when
@@ -97,21 +65,15 @@ enum SubsonicFuzz {
         words.formUnion(library.ids.values.flatMap { $0 })
         // Ids that name what lies outside the music folder: the folder beside it through `..`, the link to
         // it, absolute names; as folders, playlists and in every endpoint that takes an id.
-        let outside = ["..", "../outside", "../outside/song.mp3", "album/../../outside", "/", "/etc", "//etc/passwd", "outside"]
+        let alias = FuzzFolder.outsideAlias
+        let outside = ["..", "../\(alias)", "../\(alias)/song.mp3", "album/../../\(alias)", "/", "/etc", "//etc/passwd", alias]
         let hostileIDs = outside.map { SubsonicID.folder($0).text } + outside.map { SubsonicID.playlist($0).text }
         words.formUnion(hostileIDs)
         for name in SubsonicEndpoints.all.keys.sorted() {
             seeds.append(hostileIDs.prefix(4).map { "\(name)?id=\($0)" }.joined(separator: "\n"))
         }
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            for seed in seeds {
-                let data = Data(seed.utf8)
-                try data.write(to: URL(fileURLWithPath: folder).appendingPathComponent("seed-\(stableHash(data))"))
-            }
-            // libFuzzer takes words of 1 to 64 bytes.
-            let entries = words.filter { (1...64).contains($0.utf8.count) }.sorted().map { "\"" + dictionaryEscaped($0) + "\"" }
-            try (entries.joined(separator: "\n") + "\n").write(toFile: folder + ".dict", atomically: true, encoding: .utf8)
+            try FuzzSeeds.write(seeds, words: words, to: folder)
         } catch {
             printError("cannot write the seeds: \(error)\n")
             return 1
@@ -123,19 +85,6 @@ enum SubsonicFuzz {
 
     private static func encoded(_ value: String) -> String {
         value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? value
-    }
-
-    private static func dictionaryEscaped(_ word: String) -> String {
-        word.utf8.map { byte in
-            byte == 0x22 || byte == 0x5C || byte < 0x20 || byte > 0x7E ? String(format: "\\x%02X", byte)
-                : String(UnicodeScalar(byte))
-        }.joined()
-    }
-
-    private static func stableHash(_ data: Data) -> String {
-        var hash: UInt64 = 0xcbf29ce484222325
-        for byte in data { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
-        return String(hash, radix: 16)
     }
 }
 
@@ -191,9 +140,4 @@ struct SpecParameters {
                                   values: values)
         }
     }
-}
-
-/// Written at once (unbuffered): a replay's last lines must be out before a crash.
-func printOutput(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
 }

@@ -1,22 +1,17 @@
 import Foundation
 import XZAccounts
 import XZCatalogue
+import XZFuzzSupport
 import XZHostCore
 import XZSubsonicAPI
 import XZSystem
-import XZTestSupport
 
-/// The real library the API fuzzer asks: a temporary folder (removed at exit) with a small music folder —
-/// two MP3s and a cover, a CJK-named MP3, a FLAC — the demo catalogue, two users (`fuzz`, the owner and
-/// an admin; `guest`, with an API key), and beside the music folder a folder named by the canary that no
-/// answer may ever show.
+/// The real library the API fuzzer asks: the music folder of a `FuzzFolder`, the demo catalogue, and two
+/// users (`fuzz`, the owner and an admin; `guest`, with an API key).
 final class SubsonicFuzzLibrary: @unchecked Sendable {  // used from the fuzzing thread only
-    let root: URL
-    let music: URL
-    /// A word chosen at random when the process starts, never in a seed or an input: the folder beside the
-    /// music folder, its song's tags, its cover's and its file's bytes. A reply holding it shows what the
-    /// API read outside the library.
-    let canary = "k" + String(UInt64.random(in: 1 << 60...UInt64.max), radix: 36)
+    let folder: FuzzFolder
+    var music: URL { folder.music }
+    var canary: String { folder.canary }
     let host: PlayerHost
     let accounts: AccountStore
     let library: SubsonicLibrary
@@ -28,23 +23,18 @@ final class SubsonicFuzzLibrary: @unchecked Sendable {  // used from the fuzzing
     static let password = "fuzz-pw"
 
     init() throws {
-        root = ProcessInfo.processInfo.environment["XZ_FUZZ_ROOT"].map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("xzmusic-subsonic-fuzz-\(getpid())")
-        try? FileManager.default.removeItem(at: root)
-        music = root.appendingPathComponent("music")
-        try Self.makeMusic(in: music)
-        try Self.makeOutside(in: root, canary: canary, music: music)
-        let folder = LibraryFolder(url: root.appendingPathComponent("library"))
+        folder = try FuzzFolder(name: "xzmusic-subsonic-fuzz")
+        let libraryFolder = LibraryFolder(url: folder.root.appendingPathComponent("library"))
         let demo = ProcessInfo.processInfo.environment["XZ_FUZZ_DEMO"].map { URL(fileURLWithPath: $0) }
-        let database = try folder.open(seedingDemoFrom: demo)
-        host = PlayerHost(folder: folder, database: database, output: .null, musicDirectory: music, seed: 1) { _ in }
+        let database = try libraryFolder.open(seedingDemoFrom: demo)
+        host = PlayerHost(folder: libraryFolder, database: database, output: .null, musicDirectory: folder.music, seed: 1) { _ in }
         host.scanMusicFolderIfUnscanned()
         host.updates.wait()
-        accounts = AccountStore(library: folder, database: database)
+        accounts = AccountStore(library: libraryFolder, database: database)
         try accounts.add(name: "fuzz", password: Self.password)
         try accounts.add(name: "guest", password: "guest-pw")
         guestKey = try accounts.newAPIKey(name: "guest")
-        var settings = SubsonicSettings(cacheFolder: root.appendingPathComponent("cache"))
+        var settings = SubsonicSettings(cacheFolder: folder.root.appendingPathComponent("cache"))
         settings.maxTranscodes = 2
         settings.transcodeCacheBytes = 32 << 20
         settings.coverCacheBytes = 8 << 20
@@ -71,7 +61,7 @@ final class SubsonicFuzzLibrary: @unchecked Sendable {  // used from the fuzzing
 
     func remove() {
         host.shutdown()
-        try? FileManager.default.removeItem(at: root)
+        folder.remove()
     }
 
     /// Whether a path a file reply would send lies in the music folder, the API's cache, or the library
@@ -93,50 +83,8 @@ final class SubsonicFuzzLibrary: @unchecked Sendable {  // used from the fuzzing
         // Rows are numbered from 1: the first few albums are the music folder's and the demo's.
         ids["album"] = (1...4).map { SubsonicID.album($0).text }
         ids["artist"] = Array(Set(songs.map(\.singerId))).sorted().prefix(4).map { SubsonicID.artist($0).text }
-        ids["folder"] = ["", "album", "音乐", "flac"].map { SubsonicID.folder($0).text }
+        ids["folder"] = ["", "album", "音乐", "音乐/周杰伦", "flac"].map { SubsonicID.folder($0).text }
         ids["playlist"] = ["mix", "列表"].map { SubsonicID.playlist($0).text }
         ids["radio"] = [SubsonicID.radioStation(1).text]
     }
-
-    private static func makeOutside(in root: URL, canary: String, music: URL) throws {
-        let folder = root.appendingPathComponent(canary)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try AudioFixtures.makeMP3(at: folder.appendingPathComponent("song.mp3").path, seconds: 1,
-                                  tags: .init(title: canary, artist: canary, album: canary))
-        var cover = try Data(contentsOf: music.appendingPathComponent("album/cover.jpg"))
-        cover.insert(contentsOf: Data(canary.utf8), at: 20)
-        try cover.write(to: folder.appendingPathComponent("cover.jpg"))
-        try Data(canary.utf8).write(to: folder.appendingPathComponent("\(canary).txt"))
-        // Reached by inputs as `../outside` from the music folder.
-        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("outside").path, withDestinationPath: canary)
-    }
-
-    private static func makeMusic(in music: URL) throws {
-        let fm = FileManager.default
-        for folder in ["album", "音乐", "flac"] {
-            try fm.createDirectory(at: music.appendingPathComponent(folder), withIntermediateDirectories: true)
-        }
-        for (index, title) in ["One", "Two"].enumerated() {
-            try AudioFixtures.makeMP3(at: music.appendingPathComponent("album/\(index + 1).mp3").path, seconds: 1,
-                                      tags: .init(title: title, artist: "Band", album: "LP", track: index + 1, year: 1999))
-        }
-        try AudioFixtures.makeMP3(at: music.appendingPathComponent("音乐/晴天.mp3").path, seconds: 1,
-                                  tags: .init(title: "晴天", artist: "周杰伦", album: "叶惠美", track: 1, year: 2003))
-        // A tiny JPEG (SOI, APP0 JFIF, EOI): enough for a cover's bytes.
-        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
-            + [UInt8](repeating: 0x55, count: 300) + [0xFF, 0xD9]
-        try Data(jpeg).write(to: music.appendingPathComponent("album/cover.jpg"))
-        try TestProcess.runChecked("sox", ["-n", "--comment", "TITLE=Flac Tone", "-r", "44100", "-c", "2", "-b", "16",
-                                           music.appendingPathComponent("flac/tone.flac").path, "synth", "1", "sine", "330"])
-    }
-}
-
-struct FuzzSetupError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Writes to standard error unbuffered, as a finding's last words must arrive before the abort.
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
 }

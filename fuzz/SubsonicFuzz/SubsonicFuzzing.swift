@@ -1,30 +1,24 @@
 import Crypto
 import Foundation
+import XZFuzzSupport
 import XZSubsonicAPI
 import XZSubsonicServer
 import XZSystem
 
 /// The fuzzing state of the process: the library, and how one input is run and judged.
 final class SubsonicFuzzing: @unchecked Sendable {  // driven from libFuzzer's one thread only
-    static let shared: SubsonicFuzzing = {
-        do { return try SubsonicFuzzing() } catch {
-            printError("subsonic fuzz: cannot set up the library: \(error)\n")
-            exit(2)
-        }
-    }()
+    static let shared = FuzzDriver.setUp("subsonic") { try SubsonicFuzzing() }
 
     let library: SubsonicFuzzLibrary
     /// Requests whose endpoint matches one of these are not run: known findings, so the fuzzer gets past them.
-    private let skips: [NSRegularExpression]
+    private let skips = FuzzSkips()
+    private let lastInput = LastInputFile()
     private let maxLines = 16
     /// Bytes of a file or stream reply read and looked at.
     private let maxBodyBytes = 512 << 10
 
     private init() throws {
         library = try SubsonicFuzzLibrary()
-        skips = ProcessInfo.processInfo.environment["XZ_FUZZ_SKIP"].flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
-            .split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
-            .compactMap { try? NSRegularExpression(pattern: String($0)) } ?? []
         atexit { SubsonicFuzzing.shared.library.remove() }
     }
 
@@ -32,14 +26,8 @@ final class SubsonicFuzzing: @unchecked Sendable {  // driven from libFuzzer's o
         Insecure.MD5.hash(data: Data((password + salt).utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
-    private let lastInput: Int32 = ProcessInfo.processInfo.environment["XZ_FUZZ_LAST"]
-        .map { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o644) } ?? -1
-
     func run(_ input: UnsafeBufferPointer<UInt8>, echo: Bool = false) {
-        if lastInput >= 0 {
-            _ = ftruncate(lastInput, 0)
-            if let base = input.baseAddress { _ = pwrite(lastInput, base, input.count, 0) }
-        }
+        lastInput.keep(input)
         let body = input.last == 0x0A ? UnsafeBufferPointer(rebasing: input.dropLast()) : input
         for (index, line) in body.split(separator: 0x0A, maxSplits: maxLines, omittingEmptySubsequences: true)
             .prefix(maxLines).enumerated() {
@@ -48,10 +36,7 @@ final class SubsonicFuzzing: @unchecked Sendable {  // driven from libFuzzer's o
             if !signsIn { bytes.removeFirst() }
             let question = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
             let endpoint = String(decoding: bytes[..<question], as: UTF8.self)
-            if !skips.isEmpty {
-                let range = NSRange(endpoint.startIndex..., in: endpoint)
-                if skips.contains(where: { $0.firstMatch(in: endpoint, range: range) != nil }) { continue }
-            }
+            if skips.skips(endpoint) { continue }
             // As the transport: a query that is no form is refused before the router sees it.
             guard var parameters = try? SubsonicFormDecoding.pairs(bytes[(question == bytes.endIndex ? question : question + 1)...]) else {
                 if echo { printOutput("> \(String(decoding: bytes, as: UTF8.self))\n(refused: no form)\n") }
