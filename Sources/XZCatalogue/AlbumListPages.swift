@@ -3,8 +3,8 @@ import GRDB
 
 extension LibraryDatabase {
     /// A page of the albums the tag view lists (`getAlbumList2`) in `order`: album rows, and each singer's
-    /// songs without an album as one. Only album rows take stars and album ratings, so `starred` and
-    /// `highest` list rows alone.
+    /// songs without an album as one. Only album rows take stars and ratings of their own: `starred` lists
+    /// rows alone, `highest` rates the songs without an album by their songs' ratings.
     package func listedAlbums(_ order: AlbumListOrder, limit: Int, offset: Int) throws -> [ListedAlbum] {
         // One group per album, and one per singer of the songs without one; within an album every song is
         // its singer's, so min(song.singer_id) is the album's singer.
@@ -44,16 +44,20 @@ extension LibraryDatabase {
             arguments.append(user)
         case .highest(let user):
             sql = """
-                SELECT id, NULL FROM (
-                    SELECT album.id, album.title, coalesce(own.rating, (
+                SELECT id, singer FROM (
+                    SELECT album.id AS id, NULL AS singer, album.title AS title, coalesce(own.rating, (
                         SELECT avg(r.rating) FROM song JOIN user_rating r ON r.user_id = ?1 AND r.kind = 'song' AND r.item_key = song.song_key
                         WHERE song.album_id = album.id)) AS rating
                     FROM album JOIN singer ON singer.id = album.singer_id
                     LEFT JOIN user_rating own ON own.user_id = ?1 AND own.kind = 'album' AND own.item_key = singer.name || char(31) || album.title
-                    WHERE \(browsableAlbum))
-                WHERE rating IS NOT NULL ORDER BY rating DESC, title, id
+                    WHERE \(browsableAlbum)
+                    UNION ALL
+                    SELECT NULL, song.singer_id, ?2, avg(r.rating)
+                    FROM song JOIN user_rating r ON r.user_id = ?1 AND r.kind = 'song' AND r.item_key = song.song_key
+                    WHERE \(Self.albumlessSong) GROUP BY song.singer_id)
+                WHERE rating IS NOT NULL ORDER BY rating DESC, title, id IS NULL, id, singer
                 """
-            arguments.append(user)
+            arguments += [user, ListedAlbum.albumlessTitle]
         case .starred(let user):
             sql = """
                 SELECT album.id, NULL FROM user_star s JOIN album JOIN singer ON singer.id = album.singer_id

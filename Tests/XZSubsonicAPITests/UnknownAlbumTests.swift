@@ -94,6 +94,13 @@ final class UnknownAlbumTests: XCTestCase {
         try fixture.play(try XCTUnwrap(songs["Hey Jude"]), as: fixture.owner)
         XCTAssertEqual(try list([("type", "frequent")]), [unknown])
         XCTAssertEqual(try list([("type", "recent")]), [unknown])
+        // Rated by its songs' ratings, as an album without a rating of its own is.
+        XCTAssertEqual(try list([("type", "highest")]), [])
+        try fixture.reply("setRating", [("id", try fixture.id("Yesterday")), ("rating", "4")])
+        try fixture.reply("setRating", [("id", theirs.album[0].id), ("rating", "5")])
+        try fixture.reply("setRating", [("id", try fixture.id("Alone")), ("rating", "2")])
+        XCTAssertEqual(try list([("type", "highest")]), [theirs.album[0].id, unknown, SubsonicID.unknownAlbum(solo).text])
+        XCTAssertEqual(try list([("type", "highest"), ("size", "1"), ("offset", "1")]), [unknown])
 
         // Its cover is its songs': the cover file beside Yesterday.
         guard case .bytes(let cover) = try fixture.reply("getCoverArt", [("id", unknown)]) else { return XCTFail("no cover") }
