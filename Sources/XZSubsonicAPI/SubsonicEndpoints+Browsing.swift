@@ -14,7 +14,8 @@ extension SubsonicEndpoints {
         SubsonicEndpoint("getArtists") { call in
             try call.checkMusicFolder()
             let artists = try ListenerAnnotations(call).artists(call.library.database.artistSummaries())
-            let groups = ArtistIndexGrouping.grouped(artists) { $0.name }
+            // Each artist's sortName is its spelling, already made.
+            let groups = ArtistIndexGrouping.grouped(artists, spelling: { $0.sortName ?? "" }) { $0.name }
             return .document(SubsonicDocument("artists", ArtistsID3(
                 ignoredArticles: ArtistIndexGrouping.ignoredArticles,
                 index: groups.map { IndexID3(name: $0.letter, artist: $0.items) })))

@@ -50,12 +50,14 @@ package enum ArtistIndexGrouping {
         left.spelling != right.spelling ? left.spelling < right.spelling : left.name < right.name
     }
 
-    /// Groups `items` by the letter of their name, groups A-Z then '#', each in spelling order.
-    package static func grouped<Item>(_ items: [Item], name: (Item) -> String) -> [(letter: String, items: [Item])] {
+    /// Groups `items` by the letter of their name, groups A-Z then '#', each in spelling order. `spelling`:
+    /// the name's, when the item already holds it (an artist's `sortName`).
+    package static func grouped<Item>(_ items: [Item], spelling known: ((Item) -> String)? = nil,
+                                      name: (Item) -> String) -> [(letter: String, items: [Item])] {
         var groups: [String: [(spelling: String, name: String, item: Item)]] = [:]
         for item in items {
             let itemName = name(item)
-            let spelling = spelling(of: itemName)
+            let spelling = known?(item) ?? spelling(of: itemName)
             groups[letter(ofSpelling: spelling), default: []].append((spelling, itemName, item))
         }
         return groups.keys.sorted { ($0 == "#" ? "~" : $0) < ($1 == "#" ? "~" : $1) }.map { letter in
