@@ -27,8 +27,7 @@ package struct ListedAlbumSummary: Sendable, Equatable {
     package var summary: AlbumSummary
 
     package init(album: ListedAlbum, summary: AlbumSummary) {
-        self.album = album
-        self.summary = summary
+        (self.album, self.summary) = (album, summary)
     }
 
     /// An album row's summary.
