@@ -58,7 +58,7 @@ enum SubsonicFuzz {
             "stream?id=\(library.ids["song"]?.first ?? "so-1")&_range=bytes=10-99\ndownload?id=\(library.ids["song"]?.first ?? "so-1")&_range=bytes=-5",
             "createUser?username=x&password=enc:7878&email=e\ngetUser?username=x\nchangePassword?username=x&password=y\ndeleteUser?username=x",
         ]
-        words.formUnion(["..", "../", "%2e%2e", "%00", "enc:", "fo-", "pl-", "so-", "al-", "ar-", "ra-", "outside", "/etc/passwd",
+        words.formUnion(["..", "../", "%2e%2e", "%00", "enc:", "fo-", "pl-", "so-", "al-", "ua-", "ar-", "ra-", "outside", "/etc/passwd",
                          "9223372036854775807", "9223372036854775808", "-9223372036854775809", "4294967296", "2147483648",
                          "-1", "0", "1e309", "nan", "bytes=0-", "bytes=-1", "bytes=99999999999-", "&f=json", "&f=jsonp&callback=cb",
                          "_range=", "!", "\n", ".view"])

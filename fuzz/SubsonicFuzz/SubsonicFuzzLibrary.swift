@@ -82,6 +82,7 @@ final class SubsonicFuzzLibrary: @unchecked Sendable {  // used from the fuzzing
         ids["song"] = songs.prefix(6).map { SubsonicID.song($0.id).text }
         // Rows are numbered from 1: the first few albums are the music folder's and the demo's.
         ids["album"] = (1...4).map { SubsonicID.album($0).text }
+            + Array(Set(songs.filter { $0.album == nil }.map(\.singerId))).sorted().map { SubsonicID.unknownAlbum($0).text }
         ids["artist"] = Array(Set(songs.map(\.singerId))).sorted().prefix(4).map { SubsonicID.artist($0).text }
         ids["folder"] = ["", "album", "音乐", "音乐/周杰伦", "flac"].map { SubsonicID.folder($0).text }
         ids["playlist"] = ["mix", "列表"].map { SubsonicID.playlist($0).text }
