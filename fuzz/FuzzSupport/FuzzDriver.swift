@@ -8,8 +8,15 @@ package enum FuzzDriver {
     /// Runs one input; with `echo`, prints every request and its answer.
     package typealias Run = @Sendable (_ input: UnsafeBufferPointer<UInt8>, _ echo: Bool) -> Void
 
+    /// The fuzzer's `run` in a class, so reading it back out of the mutex never re-wraps the closure: a
+    /// closure kept in the mutex itself gained a conversion layer on every read until the stack overflowed.
+    private final class RunBox: Sendable {
+        let run: Run
+        init(_ run: @escaping Run) { self.run = run }
+    }
+
     /// libFuzzer's callback is a C function, which cannot capture the fuzzer's `run`.
-    private static let running = Mutex<Run?>(nil)
+    private static let running = Mutex<RunBox?>(nil)
 
     /// `make`: the make target that builds the fuzzer with libFuzzer; `remove`: removes the fuzzed library.
     package static func main(make: String, run: @escaping Run, writeSeeds: (String) -> Int32, remove: () -> Void) -> Never {
@@ -28,11 +35,11 @@ package enum FuzzDriver {
             printError("built without libFuzzer: run `make \(make)`, or replay inputs with --replay FILE...\n")
             exit(2)
         }
-        running.withLock { $0 = run }
+        running.withLock { $0 = RunBox(run) }
         var argc = CommandLine.argc
         var argv = CommandLine.unsafeArgv
         exit(unsafeBitCast(symbol, to: Driver.self)(&argc, &argv) { data, size in
-            FuzzDriver.running.withLock { $0 }?(UnsafeBufferPointer(start: data, count: size), false)
+            FuzzDriver.running.withLock { $0 }?.run(UnsafeBufferPointer(start: data, count: size), false)
             return 0
         })
     }
