@@ -50,6 +50,7 @@ final class SubsonicServerHostileTests: XCTestCase {
             ("below 64 bits", "id=\(song)&" + all("-9223372036854775809")),
             ("past 32 bits", "id=\(song)&" + all("4294967296")),
             ("negative", "id=\(song)&" + all("-1")),
+            ("unknown albums at the edges", "id=ua-9223372036854775807&" + all("ua-0")),
             ("bad escape", "id=%zz"),
             ("no UTF-8", "id=%ff%fe"),
             ("bad enc: hex", "password=enc:zz&" + all("enc:0")),
